@@ -1,0 +1,3 @@
+"""zoosim: Monte Carlo rules-balance analysis for tabletop games."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,12 @@
+"""The project's own error type: problems a user can fix, reported as one line and exit status 2."""
+
+
+class ZoosimError(Exception):
+    """A user-fixable problem. `str(error)` is the whole one-line message the CLI prints."""
+
+    def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
+        self.file = file
+        self.key = key
+        self.detail = message
+        where = ": ".join(part for part in (file, key) if part)
+        super().__init__(f"{where}: {message}" if where else message)
