@@ -110,12 +110,15 @@ class Game:
     # position (New York Zoo boards belong to seats), so rotation only matters for mixed seatings.
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
-    # play_batch(params, seat_policies, seeds uint64 (g,), rotations int8 (g,)) -> columns
+    # play_batch(params, seat_policies, seeds uint64 (g,), rotations int8 (g,), check=False)
+    # -> columns; check=True runs the rules' invariants after every move and raises on a violation
     play_batch: Callable[..., dict[str, np.ndarray]]
     # trace(params, seat_policies, seed, rotation) -> the game as text, turn by turn
     trace: Callable[..., str]
     seat_columns: tuple[str, ...]  # per-seat record columns, beyond score and win
     game_columns: tuple[str, ...]  # per-game record columns, beyond turns, rounds, end_reason
+    # per-game columns the report shows as game-length distributions besides turns and rounds
+    length_columns: tuple[str, ...] = ()
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

@@ -1,0 +1,302 @@
+"""From a run folder's logs to the tables a report shows.
+
+The logs are read one chunk at a time and folded into per-cell sums (`CellTotals`), so analysis
+memory does not grow with the number of games. Tables are then pandas DataFrames with plain
+column names; the report renders them and offers each as CSV.
+
+Conventions:
+- *Win share*: a game's win is split between its winners (a 3-way shared win gives each 1/3), so
+  seat shares sum to 1 per game and a fair seat's expected share is 1/n. Rates are win shares per
+  game with Wilson intervals on the share sum (the score interval accepts fractional counts).
+- *Score margin* of a seat: its score minus the best score among the other seats.
+- *Deal*: with seat rotation a deal is played once per rotation; the per-deal mean of a seat's
+  share is what the common-random-numbers design averages, and comparing its variance with the
+  single-game variance gives the variance reduction shown in the report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simulator.analysis import stats
+from simulator.logs import iter_chunk_tables
+
+
+@dataclass
+class CellTotals:
+    """Sums over every game of one cell, accumulated chunk by chunk."""
+
+    players: int
+    slots: int
+    games: int = 0
+    deals: int = 0
+    share_sum: np.ndarray = field(default=None)  # (n,) win share per seat
+    share_sq_sum: np.ndarray = field(default=None)
+    outright_wins: np.ndarray = field(default=None)  # (n,) sole winner
+    shared_wins: np.ndarray = field(default=None)  # (n,) among several winners
+    score_sum: np.ndarray = field(default=None)
+    score_sq_sum: np.ndarray = field(default=None)
+    margin_sum: np.ndarray = field(default=None)
+    margin_sq_sum: np.ndarray = field(default=None)
+    deal_share_sum: np.ndarray = field(default=None)  # (n,) per-deal mean share, summed over deals
+    deal_share_sq_sum: np.ndarray = field(default=None)
+    slot_share_sum: np.ndarray = field(default=None)  # (n seats, slots) share by seat and slot
+    slot_games: np.ndarray = field(default=None)  # (n seats, slots)
+    tied_games: int = 0
+    no_winner_games: int = 0
+    length_histograms: dict[str, np.ndarray] = field(default_factory=dict)  # column -> counts
+    length_sums: dict[str, list[float]] = field(default_factory=dict)  # column -> [sum, sum sq]
+    end_reason_counts: np.ndarray = field(default=None)
+
+    def __post_init__(self) -> None:
+        n = self.players
+        for name in (
+            "share_sum", "share_sq_sum", "outright_wins", "shared_wins", "score_sum", "score_sq_sum",
+            "margin_sum", "margin_sq_sum", "deal_share_sum", "deal_share_sq_sum",
+        ):
+            setattr(self, name, np.zeros(n))
+        self.slot_share_sum = np.zeros((n, self.slots))
+        self.slot_games = np.zeros((n, self.slots))
+        self.end_reason_counts = np.zeros(0, dtype=np.int64)
+
+    def add_chunk(self, frame: dict[str, np.ndarray], games_per_deal: int, length_columns: list[str]) -> None:
+        n = self.players
+        wins = np.stack([frame[f"win_{s}"].astype(bool) for s in range(n)], axis=1)
+        scores = np.stack([frame[f"score_{s}"].astype(np.float64) for s in range(n)], axis=1)
+        slots = np.stack([frame[f"slot_{s}"].astype(np.int64) for s in range(n)], axis=1)
+        winners = wins.sum(axis=1)
+        shares = np.divide(wins, winners[:, None], out=np.zeros(wins.shape), where=winners[:, None] > 0)
+        best_other = _best_other(scores)
+        margins = scores - best_other
+        self.games += len(winners)
+        self.share_sum += shares.sum(axis=0)
+        self.share_sq_sum += (shares**2).sum(axis=0)
+        self.outright_wins += (wins & (winners == 1)[:, None]).sum(axis=0)
+        self.shared_wins += (wins & (winners > 1)[:, None]).sum(axis=0)
+        self.score_sum += scores.sum(axis=0)
+        self.score_sq_sum += (scores**2).sum(axis=0)
+        self.margin_sum += margins.sum(axis=0)
+        self.margin_sq_sum += (margins**2).sum(axis=0)
+        self.tied_games += int((winners > 1).sum())
+        self.no_winner_games += int((winners == 0).sum())
+        deal_shares = shares.reshape(-1, games_per_deal, n).mean(axis=1)
+        self.deals += deal_shares.shape[0]
+        self.deal_share_sum += deal_shares.sum(axis=0)
+        self.deal_share_sq_sum += (deal_shares**2).sum(axis=0)
+        for seat in range(n):
+            np.add.at(self.slot_share_sum[seat], slots[:, seat], shares[:, seat])
+            np.add.at(self.slot_games[seat], slots[:, seat], 1)
+        for column in length_columns:
+            values = frame[column].astype(np.int64)
+            counts = np.bincount(values)
+            self.length_histograms[column] = _add_padded(self.length_histograms.get(column), counts)
+            sums = self.length_sums.setdefault(column, [0.0, 0.0])
+            sums[0] += float(values.sum())
+            sums[1] += float((values.astype(np.float64) ** 2).sum())
+        self.end_reason_counts = _add_padded(self.end_reason_counts, np.bincount(frame["end_reason"].astype(np.int64)))
+
+
+def _best_other(scores: np.ndarray) -> np.ndarray:
+    """For each seat, the highest score among the other seats."""
+    n = scores.shape[1]
+    if n == 1:
+        return np.zeros_like(scores)
+    order = np.sort(scores, axis=1)
+    top, second = order[:, -1:], order[:, -2:-1]
+    return np.where(scores == top, second, top)
+
+
+def _add_padded(total: np.ndarray | None, counts: np.ndarray) -> np.ndarray:
+    if total is None or len(total) == 0:
+        return counts.astype(np.int64)
+    size = max(len(total), len(counts))
+    out = np.zeros(size, dtype=np.int64)
+    out[: len(total)] += total
+    out[: len(counts)] += counts
+    return out
+
+
+def length_columns_of(cell: dict[str, Any]) -> list[str]:
+    """Game-length measures shown for a cell: turns and rounds, plus game-specific ones."""
+    from simulator.games import get_game
+
+    game = get_game(cell["game"])
+    return ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")]
+
+
+def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
+    """Fold every finished chunk of a cell into its totals."""
+    n = cell["players"]
+    games_per_deal = n if cell["rotate"] else 1
+    lengths = length_columns_of(cell)
+    wanted = ["end_reason"] + lengths + [f"{k}_{s}" for k in ("win", "score", "slot") for s in range(n)]
+    totals = CellTotals(players=n, slots=n)
+    for table in iter_chunk_tables(run_dir, cell["index"], columns=wanted):
+        frame = {name: table.column(name).to_numpy() for name in wanted}
+        totals.add_chunk(frame, games_per_deal, lengths)
+    return totals
+
+
+@dataclass
+class Analysis:
+    """Everything the report shows, as tables."""
+
+    cells: pd.DataFrame  # one row per cell: uniformity test, verdict, lengths
+    seats: pd.DataFrame  # one row per (cell, seat)
+    policies: pd.DataFrame  # one row per (cell, policy) for mixed seatings
+    lengths: pd.DataFrame  # one row per (cell, measure, value): histogram counts
+    totals: dict[int, CellTotals]
+
+
+def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95) -> Analysis:
+    margin = float(manifest["experiment"].get("margin_points", 1.0))
+    cell_rows, seat_rows, policy_rows, length_rows = [], [], [], []
+    totals_by_cell: dict[int, CellTotals] = {}
+    for cell in manifest["cells"]:
+        totals = summarize_cell(run_dir, cell)
+        totals_by_cell[cell["index"]] = totals
+        if totals.games == 0:
+            continue
+        seat_frame = _seat_rows(cell, totals, confidence)
+        seat_rows.append(seat_frame)
+        uniformity = stats.seat_uniformity(totals.share_sum, totals.games)
+        verdict = stats.equivalence_verdict(
+            seat_frame["win_rate"].to_numpy(),
+            seat_frame["sim_low"].to_numpy(),
+            seat_frame["sim_high"].to_numpy(),
+            cell["players"],
+            margin_points=margin,
+        )
+        row = {
+            "cell": cell["index"],
+            "label": cell["label"],
+            "game": cell["game"],
+            "players": cell["players"],
+            "seating": " / ".join(dict.fromkeys(cell["seats"])),
+            **{f"sweep:{k}": v for k, v in cell["sweep_values"].items()},
+            "games": totals.games,
+            "deals": totals.deals,
+            "chi2": float(uniformity.chi_square),
+            "p_value": float(uniformity.p_value),
+            "max_deviation_points": float(uniformity.max_deviation_points),
+            "cohens_w": float(uniformity.cohens_w),
+            "verdict": verdict,
+            "sentence": stats.verdict_sentence(
+                seat_frame["win_rate"].to_numpy(),
+                seat_frame["sim_low"].to_numpy(),
+                seat_frame["sim_high"].to_numpy(),
+                cell["players"],
+                margin_points=margin,
+                confidence=confidence,
+            ),
+            "tie_rate": totals.tied_games / totals.games,
+            "crn_gain": _crn_gain(totals),
+        }
+        for column, (total, total_sq) in totals.length_sums.items():
+            low, high = stats.mean_interval_from_moments(totals.games, total, total_sq, confidence)
+            row[f"mean_{column}"] = total / totals.games
+            row[f"mean_{column}_low"] = float(low)
+            row[f"mean_{column}_high"] = float(high)
+            histogram = totals.length_histograms[column]
+            for value in np.flatnonzero(histogram):
+                length_rows.append(
+                    {"cell": cell["index"], "label": cell["label"], "measure": column,
+                     "value": int(value), "games": int(histogram[value])}
+                )
+        from simulator.games import get_game
+
+        reasons = get_game(cell["game"]).end_reasons
+        for code, count in enumerate(totals.end_reason_counts):
+            name = reasons[code] if code < len(reasons) else f"reason {code}"
+            row[f"end:{name}"] = count / totals.games
+        cell_rows.append(row)
+        if len(set(cell["seats"])) > 1:
+            policy_rows.append(_policy_rows(cell, totals, confidence))
+    cells = pd.DataFrame(cell_rows)
+    if len(cells):
+        cells["p_holm"] = stats.holm_adjust(cells["p_value"].to_numpy())
+    return Analysis(
+        cells=cells,
+        seats=pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame(),
+        policies=pd.concat(policy_rows, ignore_index=True) if policy_rows else pd.DataFrame(),
+        lengths=pd.DataFrame(length_rows),
+        totals=totals_by_cell,
+    )
+
+
+def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+    n, games = cell["players"], totals.games
+    low, high = stats.wilson_interval(totals.share_sum, games, confidence)
+    sim_low, sim_high = stats.simultaneous_wilson(totals.share_sum, games, confidence)
+    score_low, score_high = stats.mean_interval_from_moments(games, totals.score_sum, totals.score_sq_sum, confidence)
+    margin_low, margin_high = stats.mean_interval_from_moments(games, totals.margin_sum, totals.margin_sq_sum, confidence)
+    rate = totals.share_sum / games
+    mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
+    seat_policy = ["(all, rotating)"] * n if mixed_and_rotating else cell["seats"]
+    return pd.DataFrame(
+        {
+            "cell": cell["index"],
+            "label": cell["label"],
+            "seat": np.arange(n),
+            "policy": seat_policy,
+            "games": games,
+            "win_rate": rate,
+            "ci_low": low,
+            "ci_high": high,
+            "sim_low": sim_low,
+            "sim_high": sim_high,
+            "deviation_points": (rate - 1.0 / n) * 100,
+            "outright_wins": totals.outright_wins.astype(np.int64),
+            "shared_wins": totals.shared_wins.astype(np.int64),
+            "mean_score": totals.score_sum / games,
+            "score_low": score_low,
+            "score_high": score_high,
+            "mean_margin": totals.margin_sum / games,
+            "margin_low": margin_low,
+            "margin_high": margin_high,
+        }
+    )
+
+
+def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+    """Win rate of each seating slot's policy over all seats, and per seat (seat x policy)."""
+    rows = []
+    for slot, policy in enumerate(cell["seats"]):
+        games = totals.slot_games[:, slot].sum()
+        share = totals.slot_share_sum[:, slot].sum()
+        low, high = stats.wilson_interval(np.array([share]), np.array([games]), confidence)
+        row = {
+            "cell": cell["index"], "label": cell["label"], "slot": slot, "policy": policy,
+            "games": int(games), "win_rate": share / games, "ci_low": float(low[0]), "ci_high": float(high[0]),
+        }
+        for seat in range(cell["players"]):
+            seat_games = totals.slot_games[seat, slot]
+            row[f"seat_{seat}_rate"] = totals.slot_share_sum[seat, slot] / seat_games if seat_games else np.nan
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _crn_gain(totals: CellTotals) -> float:
+    """Variance reduction of the seat win-rate estimates bought by replaying deals in rotation.
+
+    The equal-deal-size case of `stats.crn_variance_reduction_from_deal_sums` (every deal has
+    `games_per_deal` games), computed from streamed moments of per-deal means, averaged over
+    seats. 1.0 means rotation bought nothing; 3.0 means each game counted as much as three games
+    on independent deals would have.
+    """
+    games, deals = totals.games, totals.deals
+    if deals < 2 or games == deals:
+        return 1.0
+    per_game = games // deals
+    mean = totals.share_sum / games
+    single_var = (totals.share_sq_sum - games * mean**2) / (games - 1)
+    deal_var = (totals.deal_share_sq_sum - deals * mean**2) / (deals - 1)
+    deal_var = np.maximum(deal_var, 0.0)  # exactly 0 (up to rounding) when rotation removes all luck
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gain = np.where(deal_var > 1e-15, (single_var / per_game) / deal_var, np.inf)
+    return float(np.mean(gain))

@@ -1,0 +1,212 @@
+"""The `zoosim` command line: a thin click layer over config, plan, runner, report and games.
+
+Heavy modules (numba engines, pandas, matplotlib) are imported inside the commands, so
+`zoosim --help` is instant. Every user-fixable problem is a `ZoosimError`, printed as one line on
+stderr with exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from simulator import __version__
+from simulator.errors import ZoosimError
+
+DEFAULT_REPORTS_DIR = Path("reports")
+
+
+class ZoosimGroup(click.Group):
+    """Turns ZoosimError into a one-line message and exit status 2."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except ZoosimError as error:
+            click.echo(f"zoosim: error: {error}", err=True)
+            sys.exit(2)
+
+
+@click.group(cls=ZoosimGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="zoosim")
+def main() -> None:
+    """Monte Carlo rules-balance analysis for tabletop games.
+
+    Plays many games of a ruleset under AI heuristics and reports seat advantage, win rates and
+    game lengths with confidence intervals. Start with:
+
+        zoosim run experiments/seat_bias.yaml
+    """
+
+
+@main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Run folder for logs and report. Default: reports/<name>-<run hash>, "
+                   "which is resumed automatically when it exists.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Parallel workers (default: every core).")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games per cell, overriding the file.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None,
+              help="Master seed, overriding the file.")
+@click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished chunks.")
+@click.option("--force", is_flag=True, help="Replace whatever --out holds.")
+@click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
+              show_default=True, help="Where chunks run: processes, threads, or a dask cluster.")
+@click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")
+@click.option("--check", is_flag=True, help="Check the rules' invariants after every move (slower).")
+@click.option("--no-report", is_flag=True, help="Only play and log the games.")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, check, no_report, quiet):
+    """Play every game of EXPERIMENT (a YAML file) and write logs and an HTML report."""
+    from simulator.config import load_experiment
+    from simulator.plan import build_plan
+    from simulator.runner import run_plan
+
+    model, text = load_experiment(experiment, games=games, seed=seed)
+    plan = build_plan(model, file=str(experiment))
+    if out is None:
+        out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
+        resume = resume or not force
+    jobs = jobs or os.cpu_count() or 1
+    if not quiet:
+        click.echo(f"{model.name}: {len(plan.cells)} cell(s), {plan.games:,} games -> {out}", err=True)
+    try:
+        summary = run_plan(
+            plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
+            resume=resume, force=force, check=check, progress=not quiet,
+        )
+    except KeyboardInterrupt:
+        click.echo(
+            f"\nzoosim: interrupted; finished chunks are kept in {out}. Resume with:\n"
+            f"  zoosim run {experiment} --out {out} --resume",
+            err=True,
+        )
+        sys.exit(130)
+    if summary.games_played:
+        rate = summary.games_played / summary.seconds / jobs if summary.seconds else float("nan")
+        click.echo(
+            f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
+            f"({rate:,.0f} games/s per core, {jobs} jobs)",
+            err=True,
+        )
+    if not no_report:
+        _report(out)
+
+
+def _report(run_dir: Path) -> None:
+    from simulator.report.build import build_report
+
+    path, analysis = build_report(run_dir)
+    for _, row in analysis.cells.iterrows():
+        click.echo(f"  {row['label']}: {row['verdict']}. {row['sentence']}")
+    click.echo(f"report: {path}")
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+def report(run_dir):
+    """Re-render RUN_DIR/report.html from the logs, without replaying any game."""
+    _report(run_dir)
+
+
+@main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
+def validate(experiment):
+    """Check EXPERIMENT without running it: schema, rule knobs, policies, seatings."""
+    from simulator.config import load_experiment
+    from simulator.plan import build_plan
+
+    model, _ = load_experiment(experiment)
+    plan = build_plan(model, file=str(experiment))
+    click.echo(f"{experiment}: valid. {len(plan.cells)} cell(s), {plan.games:,} games, "
+               f"{len(plan.chunks())} chunks, run hash {plan.run_hash}")
+    for cell in plan.cells:
+        rotation = f", {cell.players} rotations per deal" if cell.rotate else ""
+        click.echo(f"  {cell.label}: {cell.games:,} games, seats {', '.join(cell.seat_labels)}{rotation}")
+
+
+def _parse_settings(settings: tuple[str, ...]) -> dict:
+    import yaml
+
+    knobs = {}
+    for setting in settings:
+        name, sep, value = setting.partition("=")
+        if not sep or not name:
+            raise ZoosimError(f"--set takes knob=value, got '{setting}'")
+        knobs[name.strip()] = yaml.safe_load(value)
+    return knobs
+
+
+GAME_NAMES = click.Choice(["katz", "nyz"])
+
+
+@main.command()
+@click.argument("game", type=GAME_NAMES)
+@click.option("--players", type=click.IntRange(min=1), default=None, help="Number of players.")
+@click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
+              help="Game seed; the same seed replays the same game.")
+@click.option("--rotation", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Seat rotation of the deal (slot j sits in seat (j + rotation) mod n).")
+@click.option("--policy", default=None,
+              help="Policy for every seat, or one per seat separated by commas (e.g. greedy,random).")
+@click.option("--set", "settings", multiple=True, metavar="KNOB=VALUE",
+              help="Set a rule knob (repeatable), e.g. --set blocked_cell_rule=dead_cell.")
+def play(game, players, seed, rotation, policy, settings):
+    """Print one game of GAME turn by turn: board, hands, every decision, final scores."""
+    from simulator.games import get_game
+
+    module = get_game(game)
+    knobs = _parse_settings(settings)
+    if players is not None:
+        knobs["players"] = players
+    params = module.make_params(knobs)
+    n = module.players(params)
+    names = (policy or module.default_policy).split(",")
+    if len(names) == 1:
+        names = names * n
+    if len(names) != n:
+        raise ZoosimError(f"--policy lists {len(names)} policies for {n} players")
+    seat_policies = module.seat_policies([(name.strip(), {}) for name in names])
+    click.echo(module.trace(params, seat_policies, seed, rotation % n))
+
+
+@main.command()
+@click.argument("game", type=GAME_NAMES)
+def rules(game):
+    """List every rule knob of GAME with its default, allowed values and rule id."""
+    from simulator.games import get_game
+
+    module = get_game(game)
+    click.echo(f"{module.title}: rule knobs (rules version {module.rules_version}); "
+               "set them under `rules:` in an experiment or with `zoosim play --set`.\n")
+    for knob in module.knobs():
+        click.echo(f"{knob.name} = {knob.default}   [{knob.rule}]")
+        click.echo(f"    allowed: {knob.allowed}")
+        if knob.description:
+            click.echo(f"    {knob.description}")
+    click.echo(f"\npresets: {', '.join(module.presets)}")
+    click.echo("policies: " + ", ".join(
+        f"{name}{' (default)' if name == module.default_policy else ''}" for name in module.policies))
+
+
+@main.command()
+@click.argument("game", type=GAME_NAMES, required=False)
+@click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
+@click.option("--policy", multiple=True, help="Policies (default: all).")
+@click.option("--seconds", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
+              help="Measuring time per line.")
+def bench(game, players, policy, seconds):
+    """Games per second per core of each policy and player count (one core, after compiling)."""
+    from simulator.bench import run_bench
+
+    for line in run_bench([game] if game else ["katz", "nyz"], players, policy, seconds):
+        click.echo(line)
+
+
+if __name__ == "__main__":
+    main()

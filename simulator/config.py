@@ -1,0 +1,152 @@
+"""Experiment files: the typed schema, loading with one-line errors, and the experiment hash.
+
+An experiment is a list of studies. A study names a game, its rule knobs, who sits where, and
+optionally a sweep over knobs; `simulator.plan` expands it into cells. Everything a user can get
+wrong is reported as a `ZoosimError` naming the file, the key path and what is allowed, before
+anything is written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pydantic
+import yaml
+from pydantic import BaseModel, ConfigDict, Field
+
+from simulator.errors import ZoosimError
+from simulator.games.base import describe_validation_error
+
+MAX_GAMES_PER_CELL = 10_000_000_000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class SeatSpec(_Strict):
+    """A heuristic in one seat: its registered name and overrides of its numeric parameters."""
+
+    policy: str
+    params: dict[str, float] = Field(default_factory=dict)
+
+
+class Study(_Strict):
+    """One game under one set of rules, seatings and sweeps. Each sweep combination is a cell."""
+
+    name: str | None = Field(None, description="label in the report; defaults to the game name")
+    game: str = Field(description="katz | nyz")
+    rules: dict[str, Any] = Field(default_factory=dict, description="rule knobs (`zoosim rules GAME`)")
+    seats: list[str | SeatSpec] | None = Field(
+        None,
+        description="policy per seat in turn order; one entry means every seat; "
+        "default: the game's default policy everywhere",
+    )
+    sweep: dict[str, list[Any]] | None = Field(
+        None, description="knob -> values; every combination becomes a cell (a grid)"
+    )
+    cases: list[dict[str, Any]] | None = Field(
+        None, description="listed knob combinations, one cell each (instead of a grid)"
+    )
+    games: int | None = Field(None, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
+
+    @pydantic.model_validator(mode="after")
+    def _sweep_xor_cases(self) -> "Study":
+        if self.sweep is not None and self.cases is not None:
+            raise ValueError("give either 'sweep' (a grid) or 'cases' (listed combinations), not both")
+        for knob, values in (self.sweep or {}).items():
+            if not values:
+                raise ValueError(f"sweep over '{knob}' lists no values")
+        return self
+
+
+class Experiment(_Strict):
+    """A whole experiment file."""
+
+    name: str | None = Field(None, description="defaults to the file name without .yaml")
+    description: str = ""
+    seed: int = Field(0, ge=0, lt=2**63, description="master seed; same seed, same games")
+    games: int = Field(10_000, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
+    chunk_games: int = Field(
+        20_000, ge=1, le=10_000_000, description="games per chunk (one Parquet file each)"
+    )
+    rotate_seats: bool = Field(
+        True, description="replay every deal in every rotation of the seating (common random numbers)"
+    )
+    margin_points: float = Field(
+        1.0, gt=0, le=50, description="equivalence margin: a seat is fair within ±this many points"
+    )
+    studies: list[Study] = Field(min_length=1)
+
+
+def load_experiment(
+    path: str | Path, *, games: int | None = None, seed: int | None = None
+) -> tuple[Experiment, str]:
+    """Read and validate an experiment file. Returns the model and the file's text.
+
+    `games` and `seed` are the command line's overrides; they are validated like the file's keys.
+    """
+    path = Path(path)
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ZoosimError("no such file", file=file) from None
+    except IsADirectoryError:
+        raise ZoosimError("is a folder, not an experiment file", file=file) from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise ZoosimError(f"cannot read: {error}", file=file) from None
+    try:
+        document = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise ZoosimError(f"invalid YAML: {where}{problem}", file=file) from None
+    if not isinstance(document, dict):
+        raise ZoosimError(
+            "an experiment file must be a mapping with at least a 'studies' list", file=file
+        )
+    if games is not None:
+        document["games"] = games
+        for study in document.get("studies") or []:
+            if isinstance(study, dict):
+                study.pop("games", None)
+    if seed is not None:
+        document["seed"] = seed
+    experiment = parse_experiment(document, file=file)
+    if experiment.name is None:
+        experiment = experiment.model_copy(update={"name": path.stem})
+    return experiment, text
+
+
+def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Experiment:
+    """Validate a parsed document; errors become one-line ZoosimErrors naming the key path."""
+    try:
+        return Experiment.model_validate(document)
+    except pydantic.ValidationError as error:
+        first = error.errors()[0]
+        key = _key_path(first["loc"])
+        raise ZoosimError(describe_validation_error(Experiment, _for_models(first)), file=file, key=key) from None
+
+
+def _key_path(loc: tuple[Any, ...]) -> str | None:
+    """pydantic's location as the user wrote it: studies[0].rules, not studies.0.rules."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part in ("str", "SeatSpec") or "[" in str(part):
+            continue  # union branch names, not keys
+        else:
+            text += f".{part}" if text else str(part)
+    return text or None
+
+
+def _for_models(err: dict[str, Any]) -> dict[str, Any]:
+    """Drop list indices and union branch names so `describe_validation_error` walks the models."""
+    loc = tuple(
+        part for part in err["loc"] if not isinstance(part, int) and part not in ("str", "SeatSpec")
+    )
+    return {**err, "loc": loc}

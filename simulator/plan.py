@@ -1,0 +1,257 @@
+"""Expands an experiment into cells and chunks, and assigns every game its seed.
+
+A *cell* is one game under one set of rules and one seating (a study, or one combination of its
+sweep). A cell's games come in *deals*: with seat rotation, deal d is played once per rotation
+r = 0..n-1 as games d*n + r (common random numbers); without it, every game is its own deal.
+Deals are split into fixed-size *chunks*, the unit of work and of logging (one Parquet file each).
+
+Seeds (DESIGN.md, "Randomness"): the seeds of chunk c of a cell are
+`SeedSequence(entropy=(experiment seed, cell key), spawn_key=(c,)).generate_state(deals)`, where
+the cell key hashes what the cell plays (game, rules version, knobs, seating, rotation, chunk size).
+Nothing depends on the worker, the backend or the clock, so every game is the same for any
+`--jobs`, after a resume, and even when cells are added to or removed from the experiment; and
+raising `games` only appends chunks, keeping the earlier games (what precision mode relies on).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pydantic
+
+from simulator.config import Experiment, SeatSpec, Study
+from simulator.errors import ZoosimError
+from simulator.games import get_game
+from simulator.games.base import SeatPolicies, params_hash
+
+
+@dataclass(frozen=True)
+class Cell:
+    index: int
+    study: str
+    game: str
+    label: str  # e.g. "katz · players=4"
+    sweep_values: dict[str, Any]
+    params: pydantic.BaseModel
+    params_hash: str
+    rules_version: int
+    seats: tuple[tuple[str, dict[str, float]], ...]  # (policy, parameter overrides) per slot
+    players: int
+    rotate: bool
+    deals: int
+    chunk_deals: int
+    seed_entropy: tuple[int, int]
+
+    @property
+    def games_per_deal(self) -> int:
+        return self.players if self.rotate else 1
+
+    @property
+    def games(self) -> int:
+        return self.deals * self.games_per_deal
+
+    @property
+    def chunks(self) -> int:
+        return -(-self.deals // self.chunk_deals)
+
+    @property
+    def seat_labels(self) -> list[str]:
+        """Readable seating, e.g. ['greedy', 'greedy(skip_cost=3)']."""
+        return [policy_label(name, overrides) for name, overrides in self.seats]
+
+    def seat_policies(self) -> SeatPolicies:
+        return get_game(self.game).seat_policies(list(self.seats))
+
+    def chunk(self, chunk_index: int) -> "Chunk":
+        first = chunk_index * self.chunk_deals
+        return Chunk(self, chunk_index, first, min(self.chunk_deals, self.deals - first))
+
+    def all_chunks(self) -> list["Chunk"]:
+        return [self.chunk(index) for index in range(self.chunks)]
+
+    def describe(self) -> dict[str, Any]:
+        """What the manifest and the report say about this cell."""
+        return {
+            "index": self.index,
+            "study": self.study,
+            "game": self.game,
+            "label": self.label,
+            "sweep_values": self.sweep_values,
+            "players": self.players,
+            "seats": self.seat_labels,
+            "rotate": self.rotate,
+            "games": self.games,
+            "deals": self.deals,
+            "chunks": self.chunks,
+            "rules_version": self.rules_version,
+            "params_hash": self.params_hash,
+            "params": self.params.model_dump(mode="json"),
+            "seed_entropy": list(self.seed_entropy),
+        }
+
+
+@dataclass(frozen=True)
+class Chunk:
+    cell: Cell
+    index: int
+    first_deal: int
+    deals: int
+
+    @property
+    def games(self) -> int:
+        return self.deals * self.cell.games_per_deal
+
+    @property
+    def first_game(self) -> int:
+        return self.first_deal * self.cell.games_per_deal
+
+    def deal_seeds(self) -> np.ndarray:
+        sequence = np.random.SeedSequence(entropy=list(self.cell.seed_entropy), spawn_key=(self.index,))
+        return sequence.generate_state(self.deals, dtype=np.uint64)
+
+    def game_seeds_and_rotations(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per game: its deal's seed and its rotation, in game-index order."""
+        per_deal = self.cell.games_per_deal
+        seeds = np.repeat(self.deal_seeds(), per_deal)
+        rotations = np.tile(np.arange(per_deal, dtype=np.int8), self.deals)
+        return seeds, rotations
+
+
+@dataclass
+class Plan:
+    experiment: Experiment
+    run_hash: str
+    cells: list[Cell] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return sum(cell.games for cell in self.cells)
+
+    def chunks(self) -> list[Chunk]:
+        return [chunk for cell in self.cells for chunk in cell.all_chunks()]
+
+
+def policy_label(name: str, overrides: dict[str, float]) -> str:
+    if not overrides:
+        return name
+    return f"{name}({', '.join(f'{key}={value:g}' for key, value in sorted(overrides.items()))})"
+
+
+def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
+    """Every cell of every study, validated (rules, seats) before anything runs."""
+    cells: list[Cell] = []
+    for study_index, study in enumerate(experiment.studies):
+        where = f"studies[{study_index}]"
+        for sweep_values in _combinations(study, where, file):
+            cells.append(_make_cell(experiment, study, where, sweep_values, len(cells), file))
+    run_key = {
+        "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
+        "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
+    }
+    return Plan(experiment=experiment, run_hash=_digest(run_key), cells=cells)
+
+
+def _combinations(study: Study, where: str, file: str | None) -> list[dict[str, Any]]:
+    if study.cases is not None:
+        for index, case in enumerate(study.cases):
+            if not case:
+                raise ZoosimError("a case sets no knob", file=file, key=f"{where}.cases[{index}]")
+        return [dict(case) for case in study.cases]
+    if not study.sweep:
+        return [{}]
+    names = list(study.sweep)
+    return [dict(zip(names, values)) for values in itertools.product(*study.sweep.values())]
+
+
+def _make_cell(
+    experiment: Experiment,
+    study: Study,
+    where: str,
+    sweep_values: dict[str, Any],
+    index: int,
+    file: str | None,
+) -> Cell:
+    try:
+        game = get_game(study.game)
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
+    knobs = {**study.rules, **sweep_values}
+    try:
+        params = game.make_params(knobs)
+    except ZoosimError as error:
+        origin = "sweep" if error.key and error.key.split(".")[0] in _roots(sweep_values) else "rules"
+        key = f"{where}.{origin}" + (f".{error.key}" if error.key else "")
+        label = f" (in the cell {_sweep_text(sweep_values)})" if sweep_values else ""
+        raise ZoosimError(error.detail + label, file=file, key=key) from None
+    players = game.players(params)
+    seats = _resolve_seats(study, game, players, where, file)
+    rotate = experiment.rotate_seats and (
+        game.deal_travels_with_slot or len({(name, tuple(sorted(o.items()))) for name, o in seats}) > 1
+    )
+    games_per_deal = players if rotate else 1
+    games = study.games or experiment.games
+    chunk_deals = max(1, experiment.chunk_games // games_per_deal)
+    name = study.name or study.game
+    cell_key = {
+        "game": study.game,
+        "rules_version": game.rules_version,
+        "params": params.model_dump(mode="json"),
+        "seats": [[policy, sorted(o.items())] for policy, o in seats],
+        "rotate": rotate,
+        "chunk_deals": chunk_deals,
+    }
+    return Cell(
+        index=index,
+        study=name,
+        game=study.game,
+        label=f"{name} · {_sweep_text(sweep_values)}" if sweep_values else name,
+        sweep_values=sweep_values,
+        params=params,
+        params_hash=params_hash(params, game.rules_version),
+        rules_version=game.rules_version,
+        seats=tuple(seats),
+        players=players,
+        rotate=rotate,
+        deals=-(-games // games_per_deal),
+        chunk_deals=chunk_deals,
+        seed_entropy=(experiment.seed, int(_digest(cell_key), 16)),
+    )
+
+
+def _resolve_seats(study, game, players: int, where: str, file: str | None):
+    entries = study.seats or [game.default_policy]
+    if len(entries) == 1:
+        entries = entries * players
+    if len(entries) != players:
+        raise ZoosimError(
+            f"{len(entries)} seats listed but the game has {players} players "
+            "(list one policy for every seat, or a single policy for all)",
+            file=file,
+            key=f"{where}.seats",
+        )
+    seats = []
+    for seat_index, entry in enumerate(entries):
+        spec = entry if isinstance(entry, SeatSpec) else SeatSpec(policy=entry)
+        seats.append((spec.policy, dict(spec.params)))
+    try:
+        game.seat_policies(seats)  # validates names and parameters
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, file=file, key=f"{where}.seats") from None
+    return seats
+
+
+def _roots(values: dict[str, Any]) -> set[str]:
+    return {key.split(".")[0] for key in values}
+
+
+def _sweep_text(values: dict[str, Any]) -> str:
+    return ", ".join(f"{key}={json.dumps(value)}" for key, value in values.items())
+
+
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -1,0 +1,91 @@
+"""Shared fixtures. Registers `coin`, a tiny pure-NumPy game with a known seat advantage, so the
+runner, analysis and report can be tested against known truth without any engine."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pydantic
+import pytest
+
+from simulator.games import GAME_MODULES
+from simulator.games.base import Game, PolicySpec
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class CoinParams(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(extra="forbid")
+    preset: Literal["standard"] = "standard"
+    players: int = pydantic.Field(3, ge=2, le=5, json_schema_extra={"rule": "C-1"})
+    first_seat_bonus: float = pydantic.Field(
+        0.0, ge=0, le=1, description="probability that seat 0 gets +5", json_schema_extra={"rule": "C-2"}
+    )
+
+
+def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
+    """Each slot draws a strength 0..9 from the deal; seat 0 may get a bonus; highest wins."""
+    games, n = len(seeds), params.players
+    score = np.empty((games, n), dtype=np.int16)
+    turns = np.empty(games, dtype=np.int16)
+    for g, (seed, rotation) in enumerate(zip(seeds, rotations)):
+        deal = np.random.default_rng(int(seed))
+        strength = deal.integers(0, 10, size=n)
+        seat_strength = strength[(np.arange(n) - int(rotation)) % n]
+        play = np.random.default_rng([int(seed), int(rotation)])
+        bonus = 5 if play.random() < params.first_seat_bonus else 0
+        score[g] = seat_strength
+        score[g, 0] += bonus
+        turns[g] = 5 + play.integers(0, 10)
+    win = score == score.max(axis=1, keepdims=True)
+    return {
+        "turns": turns,
+        "rounds": (turns // n).astype(np.int16),
+        "end_reason": np.zeros(games, dtype=np.int8),
+        "score": score,
+        "win": win,
+    }
+
+
+def _coin_trace(params, seat_policies, seed, rotation):
+    columns = _coin_play_batch(params, seat_policies, np.array([seed], dtype=np.uint64), np.array([rotation]))
+    return f"scores {columns['score'][0].tolist()}"
+
+
+COIN = Game(
+    name="coin",
+    title="Coin test game",
+    rules_version=1,
+    params_model=CoinParams,
+    presets={"standard": {}},
+    policies={"fair": PolicySpec("fair", 0, "the only policy"), "lucky": PolicySpec("lucky", 1, "same", {"luck": 1.0})},
+    default_policy="fair",
+    end_reasons=("done",),
+    deal_travels_with_slot=True,
+    players=lambda params: params.players,
+    play_batch=_coin_play_batch,
+    trace=_coin_trace,
+    seat_columns=(),
+    game_columns=(),
+)
+
+_module = types.ModuleType("zoosim_test_coin")
+_module.GAME = COIN
+sys.modules["zoosim_test_coin"] = _module
+GAME_MODULES.setdefault("coin", "zoosim_test_coin")
+
+
+@pytest.fixture
+def write_experiment(tmp_path):
+    """Write YAML text to a file in a fresh folder and return its path."""
+
+    def write(text: str, name: str = "experiment.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write

@@ -1,0 +1,110 @@
+"""The runner: identical logs for any job count and backend, resume, and output-folder safety."""
+
+import hashlib
+import json
+import os
+
+import pytest
+
+from simulator.config import parse_experiment
+from simulator.errors import ZoosimError
+from simulator.logs import chunk_path, finished_chunks
+from simulator.plan import build_plan
+from simulator.runner import MANIFEST, run_plan
+
+DOCUMENT = {
+    "name": "coin_run",
+    "seed": 1,
+    "games": 900,
+    "chunk_games": 200,
+    "studies": [{"game": "coin", "rules": {"first_seat_bonus": 0.2}, "sweep": {"players": [2, 3]}}],
+}
+
+
+def make_plan(**overrides):
+    return build_plan(parse_experiment({**DOCUMENT, **overrides}))
+
+
+def run(plan, out, **options):
+    return run_plan(plan, out, "experiment text", progress=False, **options)
+
+
+def log_digests(run_dir):
+    """File name -> sha256 of every chunk file: byte-identical logs give identical dicts."""
+    logs = run_dir / "logs"
+    return {
+        str(path.relative_to(logs)): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(logs.rglob("*.parquet"))
+    }
+
+
+def test_one_job_and_two_threads_write_byte_identical_logs(tmp_path):
+    plan = make_plan()
+    run(plan, tmp_path / "a", jobs=1)
+    run(plan, tmp_path / "b", jobs=2, backend="threading")
+    digests = log_digests(tmp_path / "a")
+    assert len(digests) == sum(cell.chunks for cell in plan.cells) == 10
+    assert digests == log_digests(tmp_path / "b")
+
+
+def test_resume_plays_only_missing_chunks_and_matches_a_full_run(tmp_path):
+    plan = make_plan()
+    run(plan, tmp_path / "full", jobs=1)
+    run(plan, tmp_path / "partial", jobs=1)
+    for chunk in (0, 3):  # as if the run had been killed before these were written
+        chunk_path(tmp_path / "partial", 1, chunk).unlink()
+    (tmp_path / "partial" / "logs" / "cell=0001" / ".chunk-000004.parquet.1.tmp").write_bytes(b"half")
+    summary = run(plan, tmp_path / "partial", jobs=1, resume=True)
+    assert summary.games_played == plan.cells[1].chunk(0).games + plan.cells[1].chunk(3).games == 2 * 198
+    assert log_digests(tmp_path / "partial") == log_digests(tmp_path / "full")
+    assert not list((tmp_path / "partial").rglob("*.tmp"))
+
+
+def test_a_folder_with_another_experiment_is_refused_unless_forced(tmp_path):
+    run(make_plan(), tmp_path / "out", jobs=1)
+    other = make_plan(seed=2)
+    with pytest.raises(ZoosimError, match="holds a different experiment"):
+        run(other, tmp_path / "out", jobs=1)
+    run(other, tmp_path / "out", jobs=1, force=True)
+    assert json.loads((tmp_path / "out" / MANIFEST).read_text())["run_hash"] == other.run_hash
+
+
+def test_the_same_experiment_needs_resume_to_continue(tmp_path):
+    plan = make_plan()
+    run(plan, tmp_path / "out", jobs=1)
+    with pytest.raises(ZoosimError, match="--resume"):
+        run(plan, tmp_path / "out", jobs=1)
+    assert run(plan, tmp_path / "out", jobs=1, resume=True).games_played == 0
+
+
+def test_a_foreign_non_empty_folder_is_refused(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    with pytest.raises(ZoosimError, match="holds no zoosim run"):
+        run(make_plan(), tmp_path, jobs=1)
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt"]
+
+
+def test_an_unwritable_location_is_refused_before_writing(tmp_path):
+    blocker = tmp_path / "plain-file"
+    blocker.write_text("x")
+    with pytest.raises(ZoosimError, match="cannot write"):
+        run(make_plan(), blocker / "run", jobs=1)
+    assert sorted(os.listdir(tmp_path)) == ["plain-file"]
+
+
+def test_an_output_path_that_is_a_file_is_refused(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("x")
+    with pytest.raises(ZoosimError, match="not a folder"):
+        run(make_plan(), target, jobs=1)
+
+
+def test_every_game_index_is_logged_once(tmp_path):
+    import pyarrow.parquet as pq
+
+    plan = make_plan()
+    run(plan, tmp_path / "out", jobs=2, backend="threading")
+    for cell in plan.cells:
+        assert finished_chunks(tmp_path / "out", cell.index) == set(range(cell.chunks))
+        indices = pq.read_table(tmp_path / "out" / "logs" / f"cell={cell.index:04d}").column("game_index").to_numpy()
+        assert sorted(indices) == list(range(cell.games))

@@ -1,0 +1,84 @@
+"""Experiment loading and validation: good files load, bad input gives one clear line, exit 2."""
+
+import pytest
+from click.testing import CliRunner
+
+from simulator.cli import main
+from simulator.config import load_experiment
+from simulator.errors import ZoosimError
+from simulator.plan import build_plan
+
+GOOD = """
+seed: 3
+games: 100
+studies:
+  - game: coin
+    rules: {players: 3}
+"""
+
+
+def test_a_valid_file_loads_and_takes_its_name_from_the_file(write_experiment):
+    experiment, text = load_experiment(write_experiment(GOOD, "my_study.yaml"))
+    assert experiment.name == "my_study"
+    assert experiment.seed == 3 and experiment.games == 100
+    assert "coin" in text
+
+
+def test_command_line_overrides_games_and_seed(write_experiment):
+    experiment, _ = load_experiment(write_experiment(GOOD), games=7, seed=11)
+    assert (experiment.games, experiment.seed) == (7, 11)
+
+
+BAD_INPUT = [
+    # (file text, words the one-line message must contain)
+    ("studies: [", ["invalid YAML", "line"]),
+    ("- just\n- a list\n", ["must be a mapping"]),
+    ("seed: 1\n", ["studies", "Field required"]),
+    ("games: -5\nstudies: [{game: coin}]\n", ["games", "greater than or equal to 1"]),
+    ("games: lots\nstudies: [{game: coin}]\n", ["games", "integer"]),
+    ("gmaes: 10\nstudies: [{game: coin}]\n", ["unknown key 'gmaes'", "did you mean 'games'"]),
+    ("studies: [{game: chess}]\n", ["studies[0].game", "unknown game 'chess'", "katz"]),
+    ("studies: [{game: coin, rules: {playrs: 3}}]\n", ["studies[0].rules.playrs", "did you mean 'players'"]),
+    ("studies: [{game: coin, rules: {players: 9}}]\n", ["studies[0].rules.players", "less than or equal to 5"]),
+    ("studies: [{game: coin, seats: [cheater]}]\n", ["studies[0].seats", "unknown policy 'cheater'", "fair"]),
+    ("studies: [{game: coin, rules: {players: 3}, seats: [fair, fair]}]\n", ["studies[0].seats", "2 seats listed", "3 players"]),
+    ("studies: [{game: coin, seats: [{policy: lucky, params: {luk: 2}}]}]\n", ["unknown parameter 'luk'", "luck"]),
+    ("studies: [{game: coin, sweep: {players: [2, 3]}, cases: [{players: 2}]}]\n", ["either 'sweep'", "not both"]),
+    ("studies: [{game: coin, sweep: {players: []}}]\n", ["lists no values"]),
+    ("studies: [{game: coin, sweep: {players: [2, 7]}}]\n", ["studies[0].sweep.players", "players=7"]),
+    ("studies: []\n", ["studies", "at least 1"]),
+    ("margin_points: 0\nstudies: [{game: coin}]\n", ["margin_points", "greater than 0"]),
+]
+
+
+@pytest.mark.parametrize("text, expected", BAD_INPUT, ids=[b[1][0] for b in BAD_INPUT])
+def test_bad_experiment_gives_one_line_naming_file_and_key(write_experiment, text, expected):
+    path = write_experiment(text, "bad.yaml")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith(f"zoosim: error: {path}"), lines[0]
+    for words in expected:
+        assert words in lines[0], lines[0]
+
+
+def test_missing_file_is_named(tmp_path):
+    result = CliRunner().invoke(main, ["validate", str(tmp_path / "nope.yaml")])
+    assert result.exit_code == 2
+    assert "nope.yaml: no such file" in result.stderr
+
+
+def test_validate_describes_the_cells(write_experiment):
+    path = write_experiment("games: 90\nstudies: [{game: coin, sweep: {players: [2, 3]}}]\n")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "2 cell(s), 180 games" in result.output
+    assert "coin · players=2: 90 games" in result.output
+
+
+def test_errors_are_project_errors_not_tracebacks(write_experiment):
+    path = write_experiment("studies: [{game: coin, rules: {first_seat_bonus: high}}]\n")
+    experiment, _ = load_experiment(path)
+    with pytest.raises(ZoosimError, match=r"studies\[0\].rules.first_seat_bonus"):
+        build_plan(experiment, file=str(path))

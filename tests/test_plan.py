@@ -1,0 +1,54 @@
+"""Cells, chunks and seeds: the same experiment gives the same games, however it is split."""
+
+import numpy as np
+
+from simulator.config import parse_experiment
+from simulator.plan import build_plan
+
+
+def plan_for(**overrides):
+    document = {"seed": 5, "games": 1000, "chunk_games": 300, "studies": [{"game": "coin", "sweep": {"players": [2, 4]}}]}
+    document.update(overrides)
+    return build_plan(parse_experiment(document))
+
+
+def test_rotation_replays_each_deal_in_every_seat_rotation():
+    cell = plan_for().cells[1]  # 4 players
+    assert cell.rotate and cell.games_per_deal == 4
+    seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
+    assert np.array_equal(rotations[:8], [0, 1, 2, 3, 0, 1, 2, 3])
+    assert len(set(seeds[:4])) == 1 and seeds[3] != seeds[4]
+    assert cell.chunk_deals == 75 and cell.games == 1000 and cell.chunks == 4
+
+
+def test_games_round_up_to_whole_deals():
+    cell = plan_for(games=1001).cells[1]
+    assert cell.games == 1004
+
+
+def test_seeds_are_reproducible_and_chunks_differ():
+    first, again = plan_for().cells[0], plan_for().cells[0]
+    assert np.array_equal(first.chunk(1).deal_seeds(), again.chunk(1).deal_seeds())
+    assert not np.array_equal(first.chunk(0).deal_seeds(), first.chunk(1).deal_seeds())
+
+
+def test_more_games_only_appends_chunks():
+    small, large = plan_for(games=600).cells[0], plan_for(games=6000).cells[0]
+    assert np.array_equal(small.chunk(1).deal_seeds(), large.chunk(1).deal_seeds())
+    assert plan_for(games=600).run_hash != plan_for(games=6000).run_hash
+
+
+def test_a_cells_games_do_not_depend_on_the_other_cells():
+    both = plan_for()
+    alone = build_plan(parse_experiment({"seed": 5, "games": 1000, "chunk_games": 300,
+                                         "studies": [{"game": "coin", "rules": {"players": 4}}]}))
+    assert np.array_equal(both.cells[1].chunk(2).deal_seeds(), alone.cells[0].chunk(2).deal_seeds())
+
+
+def test_the_seed_changes_the_games():
+    assert not np.array_equal(plan_for().cells[0].chunk(0).deal_seeds(), plan_for(seed=6).cells[0].chunk(0).deal_seeds())
+
+
+def test_no_rotation_when_switched_off():
+    cell = plan_for(rotate_seats=False).cells[1]
+    assert not cell.rotate and cell.games_per_deal == 1 and cell.deals == 1000
