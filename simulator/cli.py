@@ -65,7 +65,7 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     """Play every game of EXPERIMENT (a YAML file) and write logs and an HTML report."""
     from simulator.config import load_experiment
     from simulator.plan import build_plan
-    from simulator.runner import run_plan
+    from simulator.runner import run_experiment
 
     model, text = load_experiment(experiment, games=games, seed=seed)
     plan = build_plan(model, file=str(experiment))
@@ -76,7 +76,7 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     if not quiet:
         click.echo(f"{model.name}: {len(plan.cells)} cell(s), {plan.games:,} games -> {out}", err=True)
     try:
-        summary = run_plan(
+        summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
             resume=resume, force=force, check=check, progress=not quiet,
         )

@@ -9,7 +9,7 @@ anything is written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import pydantic
 import yaml
@@ -30,6 +30,20 @@ class SeatSpec(_Strict):
 
     policy: str
     params: dict[str, float] = Field(default_factory=dict)
+
+
+class PrecisionTarget(_Strict):
+    halfwidth: float = Field(gt=0, lt=0.5, description="largest allowed interval half-width of a seat win rate")
+
+
+class PrecisionGames(_Strict):
+    """Precision mode: add chunks until every seat's anytime-valid interval is this narrow."""
+
+    until: PrecisionTarget
+    max: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="stop at this many games per cell regardless")
+    start: int = Field(
+        20_000, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell before the first look"
+    )
 
 
 class Study(_Strict):
@@ -67,7 +81,9 @@ class Experiment(_Strict):
     name: str | None = Field(None, description="defaults to the file name without .yaml")
     description: str = ""
     seed: int = Field(0, ge=0, lt=2**63, description="master seed; same seed, same games")
-    games: int = Field(10_000, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
+    games: Annotated[int, Field(ge=1, le=MAX_GAMES_PER_CELL)] | PrecisionGames = Field(
+        10_000, description="games per cell, or {until: {halfwidth: H}, max: N} for precision mode"
+    )
     chunk_games: int = Field(
         20_000, ge=1, le=10_000_000, description="games per chunk (one Parquet file each)"
     )
@@ -126,27 +142,35 @@ def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Ex
     try:
         return Experiment.model_validate(document)
     except pydantic.ValidationError as error:
-        first = error.errors()[0]
-        key = _key_path(first["loc"])
-        raise ZoosimError(describe_validation_error(Experiment, _for_models(first)), file=file, key=key) from None
+        first = _most_relevant(error.errors())
+        loc = tuple(part for part in first["loc"] if part not in _UNION_BRANCHES)
+        raise ZoosimError(
+            describe_validation_error(Experiment, {**first, "loc": tuple(p for p in loc if not isinstance(p, int))}),
+            file=file,
+            key=_key_path(loc),
+        ) from None
+
+
+# pydantic names the branch of a union in an error's location; these are not keys of the file.
+_UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames"}
+# Errors that only say "this union branch does not apply" (a mapping where a number was tried).
+_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type"}
+
+
+def _most_relevant(errors: list[dict[str, Any]]) -> dict[str, Any]:
+    """For a union, the error of the branch the user meant rather than of the one tried first."""
+    for err in errors:
+        if err["type"] not in _WRONG_BRANCH:
+            return err
+    return errors[0]
 
 
 def _key_path(loc: tuple[Any, ...]) -> str | None:
-    """pydantic's location as the user wrote it: studies[0].rules, not studies.0.rules."""
+    """A location as the user wrote it: studies[0].rules, not studies.0.rules."""
     text = ""
     for part in loc:
         if isinstance(part, int):
             text += f"[{part}]"
-        elif part in ("str", "SeatSpec") or "[" in str(part):
-            continue  # union branch names, not keys
         else:
             text += f".{part}" if text else str(part)
     return text or None
-
-
-def _for_models(err: dict[str, Any]) -> dict[str, Any]:
-    """Drop list indices and union branch names so `describe_validation_error` walks the models."""
-    loc = tuple(
-        part for part in err["loc"] if not isinstance(part, int) and part not in ("str", "SeatSpec")
-    )
-    return {**err, "loc": loc}

@@ -10,11 +10,12 @@ Seeds (DESIGN.md, "Randomness"): the seeds of chunk c of a cell are
 the cell key hashes what the cell plays (game, rules version, knobs, seating, rotation, chunk size).
 Nothing depends on the worker, the backend or the clock, so every game is the same for any
 `--jobs`, after a resume, and even when cells are added to or removed from the experiment; and
-raising `games` only appends chunks, keeping the earlier games (what precision mode relies on).
+raising `games` keeps every earlier whole chunk's games (precision mode grows cells this way).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import itertools
 import json
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 import pydantic
 
-from simulator.config import Experiment, SeatSpec, Study
+from simulator.config import Experiment, PrecisionGames, SeatSpec, Study
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import SeatPolicies, params_hash
@@ -44,6 +45,7 @@ class Cell:
     players: int
     rotate: bool
     deals: int
+    max_deals: int | None  # precision mode: the cap; None for a fixed number of games
     chunk_deals: int
     seed_entropy: tuple[int, int]
 
@@ -194,8 +196,15 @@ def _make_cell(
         game.deal_travels_with_slot or len({(name, tuple(sorted(o.items()))) for name, o in seats}) > 1
     )
     games_per_deal = players if rotate else 1
-    games = study.games or experiment.games
     chunk_deals = max(1, experiment.chunk_games // games_per_deal)
+    target = study.games or experiment.games
+    if isinstance(target, PrecisionGames):
+        # Precision mode grows cells by whole chunks, so a chunk file, once written, stays whole.
+        deals = _round_up(-(-target.start // games_per_deal), chunk_deals)
+        max_deals = -(-target.max // games_per_deal)
+        deals = min(deals, max_deals)
+    else:
+        deals, max_deals = -(-target // games_per_deal), None
     name = study.name or study.game
     cell_key = {
         "game": study.game,
@@ -217,7 +226,8 @@ def _make_cell(
         seats=tuple(seats),
         players=players,
         rotate=rotate,
-        deals=-(-games // games_per_deal),
+        deals=deals,
+        max_deals=max_deals,
         chunk_deals=chunk_deals,
         seed_entropy=(experiment.seed, int(_digest(cell_key), 16)),
     )
@@ -243,6 +253,17 @@ def _resolve_seats(study, game, players: int, where: str, file: str | None):
     except ZoosimError as error:
         raise ZoosimError(error.detail, file=file, key=f"{where}.seats") from None
     return seats
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def grow_cell(cell: Cell) -> Cell | None:
+    """Precision mode: the cell with twice the deals (whole chunks, at most its cap), or None."""
+    if cell.max_deals is None or cell.deals >= cell.max_deals:
+        return None
+    return dataclasses.replace(cell, deals=min(_round_up(2 * cell.deals, cell.chunk_deals), cell.max_deals))
 
 
 def _roots(values: dict[str, Any]) -> set[str]:

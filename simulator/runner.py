@@ -26,6 +26,7 @@ from typing import Any
 from simulator import __version__
 from simulator.errors import ZoosimError
 from simulator.logs import chunk_path, finished_chunks, records_table, remove_temporaries, write_table_atomic
+from simulator.config import PrecisionGames
 from simulator.plan import Chunk, Plan
 
 BACKENDS = ("loky", "threading", "dask")
@@ -206,6 +207,32 @@ def run_plan(
         bar.close()
         _record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: Any) -> RunSummary:
+    """Run a plan; in precision mode, keep doubling the games of every cell whose seat win rates
+    are not yet as precise as asked (anytime-valid intervals, checked after each round)."""
+    from simulator.analysis.tables import precision_halfwidth, summarize_cell
+    from simulator.plan import grow_cell
+
+    summary = run_plan(plan, run_dir, experiment_text, **options)
+    precision = plan.experiment.games
+    if not isinstance(precision, PrecisionGames):
+        return summary
+    target = precision.model_dump()
+    options = {**options, "resume": True, "force": False}
+    while True:
+        grown = []
+        for cell in plan.cells:
+            totals = summarize_cell(Path(run_dir), cell.describe())
+            precise = precision_halfwidth(totals.share_sum, totals.games, target) <= precision.until.halfwidth
+            grown.append(None if precise else grow_cell(cell))
+        if not any(grown):
+            return summary
+        plan.cells = [bigger or cell for bigger, cell in zip(grown, plan.cells)]
+        more = run_plan(plan, run_dir, experiment_text, **options)
+        summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
+                             summary.seconds + more.seconds, summary.chunks_skipped)
 
 
 def _backend_context(backend: str, scheduler: str | None):

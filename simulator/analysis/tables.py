@@ -142,6 +142,20 @@ def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
     return totals
 
 
+def precision_halfwidth(share_sum: np.ndarray, games: int, precision: dict[str, Any], confidence: float = 0.95) -> float:
+    """Precision mode's measure: the widest seat's half-width of an anytime-valid confidence
+    sequence (joint over the seats by Bonferroni), so looking after every round is allowed.
+
+    The sequence is tuned, in advance, to be tightest near the game count at which a 1.5/sqrt(t)
+    half-width (its width at the tuned point) would meet the target, capped at `max`.
+    """
+    target, cap = precision["until"]["halfwidth"], precision["max"]
+    tuned = min(cap, (1.5 / target) ** 2)
+    joint = stats.bonferroni_confidence(confidence, len(share_sum))
+    low, high = stats.confidence_sequence(share_sum, games, joint, tuned_trials=tuned)
+    return float(np.max((high - low) / 2))
+
+
 @dataclass
 class Analysis:
     """Everything the report shows, as tables."""
@@ -195,6 +209,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
                 confidence=confidence,
             ),
             "tie_rate": totals.tied_games / totals.games,
+            **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
         }
         for column, (total, total_sq) in totals.length_sums.items():
@@ -227,6 +242,15 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         lengths=pd.DataFrame(length_rows),
         totals=totals_by_cell,
     )
+
+
+def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, float]:
+    if not isinstance(games_setting, dict):
+        return {}
+    return {
+        "target_halfwidth": games_setting["until"]["halfwidth"],
+        "reached_halfwidth": precision_halfwidth(totals.share_sum, totals.games, games_setting),
+    }
 
 
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs everything the tests need and runs them: the README's test command, and CI's (.ci/run).
+#   - Debian's chromium for the report's browser test (apt-get, as root or through sudo);
+#   - a virtual environment in .venv with zoosim and its test extras;
+#   - the whole pytest suite (extra arguments are passed to pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "run-all: installing Debian's chromium for the browser test" >&2
+  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+.venv/bin/python -m pip install -q --upgrade pip
+.venv/bin/python -m pip install -q -e '.[test]'
+exec .venv/bin/python -m pytest "$@"
