@@ -115,6 +115,25 @@ def report(run_dir):
 
 
 @main.command()
+@click.argument("run_a", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("run_b", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="HTML file to write (default: RUN_B/compare.html).")
+def compare(run_a, run_b, out):
+    """Compare two runs seat by seat (before/after a rule change), with intervals."""
+    from simulator.report.compare import render_comparison
+
+    path, seats, _ = render_comparison(run_a, run_b, out or run_b / "compare.html")
+    for _, row in seats.iterrows():
+        click.echo(
+            f"  {row['label']} seat {row['seat']}: {row['rate_a']:.2%} -> {row['rate_b']:.2%} "
+            f"({row['change_points']:+.2f} pts, 95% {row['change_low_points']:+.2f} to "
+            f"{row['change_high_points']:+.2f})"
+        )
+    click.echo(f"comparison: {path}")
+
+
+@main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
 def validate(experiment):
     """Check EXPERIMENT without running it: schema, rule knobs, policies, seatings."""

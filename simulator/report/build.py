@@ -191,7 +191,11 @@ def _table(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, s
     if frame is None:
         frame = pd.DataFrame()
     if columns is None:
-        columns = [(c, c.replace("_", " "), "text" if frame[c].dtype == object else "num") for c in frame.columns if c not in ("cell", "label")]
+        columns = [
+            (c, c.replace("_", " "), "num" if pd.api.types.is_numeric_dtype(frame[c]) else "text")
+            for c in frame.columns
+            if c != "cell"
+        ]
     columns = [c for c in columns if c[0] in frame.columns]
     rows = []
     for _, record in frame.iterrows():
