@@ -1,0 +1,1 @@
+"""Analysis: pandas tables over the run logs and the statistics the reports stand on."""

@@ -1,0 +1,607 @@
+"""Tests of simulator.analysis.stats: published values, closed forms, scipy cross-checks and
+coverage simulations with fixed seeds (each simulation is sized to run in well under a second)."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from simulator.analysis.stats import (
+    bonferroni_confidence,
+    bradley_terry,
+    confidence_sequence,
+    confidence_sequence_halfwidth,
+    crn_variance_reduction,
+    crn_variance_reduction_from_deal_sums,
+    difference_interval,
+    equivalence_verdict,
+    holm_adjust,
+    holm_reject,
+    mean_interval,
+    mean_interval_from_moments,
+    pairwise_wins_from_ranks,
+    seat_uniformity,
+    seat_win_shares,
+    simultaneous_wilson,
+    verdict_sentence,
+    wilson_interval,
+)
+
+Z95 = stats.norm.ppf(0.975)
+ELO_PER_LOG_STRENGTH = 400 / math.log(10)
+
+
+# --- Wilson intervals ----------------------------------------------------------------------------
+
+
+def test_wilson_matches_closed_forms_for_0_n_and_half_of_10():
+    n = 10
+    low, high = wilson_interval([0, 10, 5], n)
+    # x = 0: (0, z^2 / (n + z^2)); x = n: (n / (n + z^2), 1); x = n/2: 1/2 -+ z / (2 sqrt(n + z^2)).
+    half_at_half = Z95 / (2 * math.sqrt(n + Z95**2))
+    np.testing.assert_allclose(low, [0.0, n / (n + Z95**2), 0.5 - half_at_half], rtol=1e-12)
+    np.testing.assert_allclose(high, [Z95**2 / (n + Z95**2), 1.0, 0.5 + half_at_half], rtol=1e-12)
+    # The same to four places as usually tabulated.
+    np.testing.assert_allclose(low, [0.0, 0.7225, 0.2366], atol=5e-5)
+    np.testing.assert_allclose(high, [0.2775, 1.0, 0.7634], atol=5e-5)
+    assert low[0] == 0.0 and high[1] == 1.0
+
+
+def test_wilson_matches_newcombe_1998_single_proportion_examples():
+    # Newcombe (1998), Statistics in Medicine 17:857-872, worked examples, method 3 (score).
+    low, high = wilson_interval([81, 15, 0, 1], [263, 148, 20, 29])
+    np.testing.assert_allclose(low, [0.2553, 0.0624, 0.0, 0.0061], atol=5e-5)
+    np.testing.assert_allclose(high, [0.3662, 0.1605, 0.1611, 0.1718], atol=5e-5)
+
+
+def test_wilson_broadcasts_and_brackets_the_rate():
+    successes = np.array([[0, 3, 7, 10], [1, 2, 5, 20]])
+    trials = np.array([[10], [20]])
+    low, high = wilson_interval(successes, trials)
+    assert low.shape == high.shape == (2, 4)
+    rates = successes / trials
+    assert np.all((0 <= low) & (low <= rates) & (rates <= high) & (high <= 1))
+
+
+def test_wilson_narrows_with_confidence_and_accepts_fractional_successes():
+    low_90, high_90 = wilson_interval(25.5, 100, 0.90)
+    low_99, high_99 = wilson_interval(25.5, 100, 0.99)
+    assert low_99 < low_90 < 0.255 < high_90 < high_99
+
+
+@pytest.mark.parametrize(
+    "successes, trials, confidence",
+    [(-1, 10, 0.95), (11, 10, 0.95), (1, 0, 0.95), (1, 10, 1.0), (1, 10, 0.0)],
+)
+def test_wilson_rejects_impossible_input(successes, trials, confidence):
+    with pytest.raises(ValueError):
+        wilson_interval(successes, trials, confidence)
+
+
+def test_wilson_covers_a_fair_seat_at_close_to_the_nominal_rate():
+    rng = np.random.default_rng(20260101)
+    repetitions, games, seats = 2000, 300, 4
+    wins = rng.multinomial(games, [1 / seats] * seats, size=repetitions)
+    low, high = wilson_interval(wins, games)
+    coverage = np.mean((low <= 0.25) & (0.25 <= high))
+    # Exact coverage at n = 300, p = 0.25 is 0.947; Monte Carlo error here is about 0.003.
+    assert 0.935 <= coverage <= 0.962
+
+
+def test_simultaneous_wilson_covers_all_seats_jointly_where_plain_wilson_does_not():
+    rng = np.random.default_rng(7)
+    repetitions, games, seats = 2000, 400, 4
+    wins = rng.multinomial(games, [1 / seats] * seats, size=repetitions)
+
+    low, high = simultaneous_wilson(wins, games)
+    joint_coverage = np.mean(np.all((low <= 0.25) & (0.25 <= high), axis=1))
+    plain_low, plain_high = wilson_interval(wins, games)
+    plain_joint_coverage = np.mean(np.all((plain_low <= 0.25) & (0.25 <= plain_high), axis=1))
+
+    assert joint_coverage >= 0.94
+    assert plain_joint_coverage < 0.90
+    assert np.all(low <= plain_low) and np.all(high >= plain_high)
+
+
+def test_simultaneous_wilson_uses_bonferroni_per_seat_level():
+    low, high = simultaneous_wilson([[30, 20, 25, 25]], 100, confidence=0.95)
+    expected_low, expected_high = wilson_interval([[30, 20, 25, 25]], 100, confidence=1 - 0.05 / 4)
+    np.testing.assert_allclose(low, expected_low)
+    np.testing.assert_allclose(high, expected_high)
+    assert bonferroni_confidence(0.95, 4) == pytest.approx(0.9875)
+
+
+# --- Win shares and mean intervals ---------------------------------------------------------------
+
+
+def test_seat_win_shares_split_shared_wins_equally():
+    wins = np.array([[True, False, False], [True, True, False], [True, True, True]])
+    shares = seat_win_shares(wins)
+    np.testing.assert_allclose(shares, [[1, 0, 0], [0.5, 0.5, 0], [1 / 3, 1 / 3, 1 / 3]])
+    np.testing.assert_allclose(shares.sum(axis=1), 1.0)
+
+
+def test_seat_win_shares_reject_a_game_without_winner():
+    with pytest.raises(ValueError, match="without a winner"):
+        seat_win_shares(np.array([[True, False], [False, False]]))
+
+
+def test_mean_interval_matches_scipy_t_interval_per_column():
+    rng = np.random.default_rng(3)
+    values = rng.random((57, 3))
+    low, high = mean_interval(values, confidence=0.9)
+    expected_low, expected_high = stats.t.interval(
+        0.9, df=56, loc=values.mean(axis=0), scale=stats.sem(values, axis=0)
+    )
+    np.testing.assert_allclose(low, expected_low, rtol=1e-10)
+    np.testing.assert_allclose(high, expected_high, rtol=1e-10)
+
+
+def test_mean_interval_from_chunk_moments_equals_interval_from_all_values():
+    rng = np.random.default_rng(4)
+    win_flags = rng.random((10_000, 4)) < 0.3
+    win_flags[~win_flags.any(axis=1), 0] = True
+    values = seat_win_shares(win_flags)
+    chunks = np.array_split(values, 7)
+    count = sum(len(chunk) for chunk in chunks)
+    total = sum(chunk.sum(axis=0) for chunk in chunks)
+    total_sq = sum(np.square(chunk).sum(axis=0) for chunk in chunks)
+    np.testing.assert_allclose(
+        mean_interval_from_moments(count, total, total_sq), mean_interval(values), rtol=1e-12
+    )
+
+
+def test_mean_interval_covers_the_mean_share_when_ties_are_common():
+    rng = np.random.default_rng(5)
+    repetitions, games, seats = 2000, 200, 3
+    win_flags = rng.random((repetitions, games, seats)) < 0.5
+    win_flags[~win_flags.any(axis=2), 0] = True  # seat 0 takes games nobody else won
+    shares = win_flags / win_flags.sum(axis=2, keepdims=True)
+    # True mean share of seat 0 by enumeration of the 8 equally likely win patterns.
+    patterns = np.array([[(code >> seat) & 1 for seat in range(seats)] for code in range(8)])
+    patterns[0, 0] = 1
+    true_mean = np.mean(patterns[:, 0] / patterns.sum(axis=1))
+
+    seat0 = shares[:, :, 0]
+    low, high = mean_interval_from_moments(
+        games, seat0.sum(axis=1), np.square(seat0).sum(axis=1)
+    )
+    coverage = np.mean((low <= true_mean) & (true_mean <= high))
+    assert 0.935 <= coverage <= 0.965
+
+
+# --- Seat uniformity ---------------------------------------------------------------------------
+
+
+def test_seat_uniformity_matches_scipy_chisquare_and_hand_effect_sizes():
+    counts = np.array([260.0, 240.0, 255.0, 245.0])
+    result = seat_uniformity(counts, 1000)
+    expected = stats.chisquare(counts)
+    assert result.chi_square == pytest.approx(expected.statistic)
+    assert result.p_value == pytest.approx(expected.pvalue)
+    assert result.max_deviation_points == pytest.approx(1.0)  # 26.0% against 25.0%
+    assert result.most_deviant_seat == 0
+    # w = sqrt(sum((p - 1/4)^2 / (1/4))) with deviations 1.0, 1.0, 0.5, 0.5 points.
+    assert result.cohens_w == pytest.approx(math.sqrt(4 * (2 * 0.01**2 + 2 * 0.005**2)))
+
+
+def test_seat_uniformity_is_vectorised_over_cells():
+    counts = np.array([[260.0, 240.0, 255.0, 245.0], [30.0, 30.0, 40.0, 0.0]])
+    games = np.array([1000.0, 100.0])
+    batched = seat_uniformity(counts, games)
+    for row in range(2):
+        single = seat_uniformity(counts[row], games[row])
+        assert batched.p_value[row] == pytest.approx(single.p_value)
+        assert batched.max_deviation_points[row] == pytest.approx(single.max_deviation_points)
+    assert batched.most_deviant_seat[1] == 3
+
+
+def test_seat_uniformity_takes_win_shares_and_rejects_raw_win_flags_with_ties():
+    wins = np.array([[True, True, False], [True, False, False], [False, False, True]])
+    shares_per_seat = seat_win_shares(wins).sum(axis=0)
+    result = seat_uniformity(shares_per_seat, games=3)
+    assert 0 <= result.p_value <= 1
+    with pytest.raises(ValueError, match="win shares"):
+        seat_uniformity(wins.sum(axis=0), games=3)
+
+
+def test_seat_uniformity_rejects_about_5_percent_of_fair_runs():
+    rng = np.random.default_rng(11)
+    wins = rng.multinomial(1000, [0.25] * 4, size=2000)
+    p_values = seat_uniformity(wins, 1000).p_value
+    assert 0.035 <= np.mean(p_values < 0.05) <= 0.065
+
+
+def test_a_biased_seat_is_detected_and_called_unbalanced():
+    rng = np.random.default_rng(12)
+    games = 100_000
+    wins = rng.multinomial(games, [0.28, 0.24, 0.24, 0.24])
+    uniformity = seat_uniformity(wins, games)
+    low, high = simultaneous_wilson(wins, games)
+    rates = wins / games
+
+    assert uniformity.p_value < 1e-12
+    assert uniformity.most_deviant_seat == 0
+    assert 2.5 < uniformity.max_deviation_points < 3.5
+    assert equivalence_verdict(rates, low, high, n_seats=4) == "unbalanced"
+    sentence = verdict_sentence(rates, low, high, n_seats=4)
+    assert sentence.startswith("Seat 0 wins ")
+    assert "more often than a fair 25.0%" in sentence
+
+
+def test_a_fair_game_with_many_games_is_called_balanced():
+    rng = np.random.default_rng(13)
+    games = 200_000
+    wins = rng.multinomial(games, [0.25] * 4)
+    low, high = simultaneous_wilson(wins, games)
+    assert equivalence_verdict(wins / games, low, high, n_seats=4) == "balanced"
+
+
+# --- Equivalence verdict and sentence ------------------------------------------------------------
+
+
+def _interval_around(rates, half_width):
+    rates = np.asarray(rates, dtype=float)
+    return rates, rates - half_width, rates + half_width
+
+
+@pytest.mark.parametrize(
+    "rates, half_width, n_seats, expected",
+    [
+        ([0.25, 0.25, 0.25, 0.25], 0.005, 4, "balanced"),
+        ([0.255, 0.245, 0.25, 0.25], 0.004, 4, "balanced"),
+        ([0.275, 0.245, 0.24, 0.24], 0.004, 4, "unbalanced"),  # seat 0 above the band
+        ([0.215, 0.265, 0.26, 0.26], 0.004, 4, "unbalanced"),  # seat 0 below the band
+        ([0.262, 0.246, 0.246, 0.246], 0.004, 4, "inconclusive"),  # seat 0 straddles 26%
+        ([0.25, 0.25, 0.25, 0.25], 0.03, 4, "inconclusive"),  # too few games to tell
+        ([0.338, 0.331, 0.331], 0.004, 3, "balanced"),  # fair 33.3%, band 32.3%-34.3%
+        ([0.36, 0.32, 0.32], 0.005, 3, "unbalanced"),
+    ],
+)
+def test_equivalence_verdict_cases(rates, half_width, n_seats, expected):
+    assert equivalence_verdict(*_interval_around(rates, half_width), n_seats) == expected
+
+
+def test_equivalence_verdict_margin_changes_the_call():
+    intervals = _interval_around([0.27, 0.25, 0.24, 0.24], 0.004)
+    assert equivalence_verdict(*intervals, n_seats=4, margin_points=1.0) == "unbalanced"
+    assert equivalence_verdict(*intervals, n_seats=4, margin_points=3.0) == "balanced"
+
+
+def test_equivalence_verdict_rejects_rates_outside_their_intervals():
+    with pytest.raises(ValueError, match="inside its interval"):
+        equivalence_verdict([0.3, 0.7], [0.1, 0.4], [0.2, 0.6], n_seats=2)
+
+
+def test_balanced_sentence():
+    sentence = verdict_sentence(*_interval_around([0.25] * 4, 0.005), n_seats=4)
+    assert sentence == (
+        "Balanced within ±1.0 points: every seat's win rate is within 24.0%-26.0% "
+        "(95% simultaneous intervals)."
+    )
+
+
+def test_unbalanced_sentence_names_the_worst_seat_outside_the_band():
+    rates = np.array([0.24, 0.282, 0.239, 0.239])
+    lows = np.array([0.237, 0.279, 0.236, 0.236])
+    highs = np.array([0.243, 0.285, 0.242, 0.242])
+    assert verdict_sentence(rates, lows, highs, n_seats=4) == (
+        "Seat 1 wins 3.2 points more often than a fair 25.0% (interval 2.9 to 3.5 points): "
+        "not balanced within ±1.0 points."
+    )
+
+
+def test_unbalanced_sentence_for_a_seat_that_wins_too_rarely():
+    rates = np.array([0.26, 0.26, 0.26, 0.22])
+    sentence = verdict_sentence(rates, rates - 0.005, rates + 0.005, n_seats=4)
+    assert sentence == (
+        "Seat 3 wins 3.0 points less often than a fair 25.0% (interval 2.5 to 3.5 points): "
+        "not balanced within ±1.0 points."
+    )
+
+
+def test_inconclusive_sentence_names_the_seat_reaching_beyond_the_band():
+    rates = np.array([0.25, 0.258, 0.246, 0.246])
+    sentence = verdict_sentence(rates, rates - 0.004, rates + 0.004, n_seats=4, confidence=0.9)
+    assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8% ")
+    assert "(interval 25.4% to 26.2%)" in sentence
+    assert "24.0%-26.0% (90% simultaneous intervals)" in sentence
+
+
+# --- Holm ----------------------------------------------------------------------------------------
+
+
+def test_holm_worked_example_with_four_hypotheses():
+    # Four hypotheses at alpha = 0.05: sorted p 0.005, 0.01, 0.03, 0.04 are compared with
+    # 0.05/4, 0.05/3, 0.05/2: the first two are rejected, 0.03 > 0.025 stops the procedure.
+    p_values = [0.01, 0.04, 0.03, 0.005]
+    # Adjusted by hand: 4*0.005, 3*0.01, max(2*0.03, .), max(1*0.04, 0.06).
+    np.testing.assert_allclose(holm_adjust(p_values), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_array_equal(holm_reject(p_values, 0.05), [True, False, False, True])
+
+
+def test_holm_worked_example_with_six_hypotheses_and_capping():
+    p_values = [0.01, 0.04, 0.20, 0.03, 0.005, 0.07]
+    # Sorted 0.005, 0.01, 0.03, 0.04, 0.07, 0.20 times 6..1: 0.03, 0.05, 0.12, 0.12, 0.14, 0.20.
+    np.testing.assert_allclose(holm_adjust(p_values), [0.05, 0.12, 0.20, 0.12, 0.03, 0.14])
+    np.testing.assert_allclose(holm_adjust([0.9, 0.8]), [1.0, 1.0])
+    assert holm_adjust([]).size == 0
+
+
+def _holm_step_down(p_values, alpha):
+    """Holm (1979) exactly as stated: walk up the sorted p-values until one fails its level."""
+    rejected = np.zeros(len(p_values), dtype=bool)
+    order = np.argsort(p_values)
+    for step, index in enumerate(order):
+        if p_values[index] > alpha / (len(p_values) - step):
+            break
+        rejected[index] = True
+    return rejected
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    p_values=st.lists(st.floats(min_value=0.0, max_value=1.0), min_size=1, max_size=12),
+    alpha=st.sampled_from([0.01, 0.05, 0.1]),
+)
+def test_holm_adjustment_agrees_with_the_step_down_procedure(p_values, alpha):
+    p_values = np.array(p_values)
+    adjusted = holm_adjust(p_values)
+    assert np.all(adjusted >= p_values) and np.all(adjusted <= 1.0)
+    order = np.argsort(p_values, kind="stable")
+    assert np.all(np.diff(adjusted[order]) >= 0)
+    np.testing.assert_array_equal(holm_reject(p_values, alpha), _holm_step_down(p_values, alpha))
+
+
+# --- Confidence sequences ------------------------------------------------------------------------
+
+
+def test_confidence_sequence_is_wider_than_the_fixed_n_interval():
+    trials = np.unique(np.logspace(1, 7, 200).astype(int))
+    wilson_low, wilson_high = wilson_interval(trials / 2, trials)  # widest Wilson: rate 1/2
+    cs_half_width = confidence_sequence_halfwidth(trials)
+    assert np.all(cs_half_width > (wilson_high - wilson_low) / 2)
+
+
+def test_confidence_sequence_is_tightest_near_its_tuned_trial_count():
+    trials = np.unique(np.logspace(2, 6, 401).astype(int))
+    scaled_half_width = confidence_sequence_halfwidth(trials, tuned_trials=10_000) * np.sqrt(trials)
+    tightest = trials[np.argmin(scaled_half_width)]
+    assert 8_000 <= tightest <= 12_500
+
+
+@pytest.mark.parametrize("rate", [0.25, 0.5])
+def test_confidence_sequence_covers_uniformly_over_time_where_peeking_does_not(rate):
+    rng = np.random.default_rng(99)
+    paths, steps = 500, 5_000
+    successes = np.cumsum(rng.random((paths, steps)) < rate, axis=1)
+    trials = np.arange(1, steps + 1)
+
+    low, high = confidence_sequence(successes, trials, 0.95, tuned_trials=2_000)
+    crossing_rate = np.mean(np.any((low > rate) | (high < rate), axis=1))
+    peek_low, peek_high = wilson_interval(successes, trials)
+    peeking_crossing_rate = np.mean(np.any((peek_low > rate) | (peek_high < rate), axis=1))
+
+    assert crossing_rate <= 0.05 + 0.02
+    assert peeking_crossing_rate > 0.3
+
+
+def test_confidence_sequence_stays_in_the_unit_interval():
+    low, high = confidence_sequence([0, 10, 5], [10, 10, 10])
+    assert np.all(low >= 0) and np.all(high <= 1)
+    assert low[0] == 0.0 and high[1] == 1.0
+
+
+# --- Common random numbers ---------------------------------------------------------------------
+
+
+def _seat0_wins_in_rotations(rng, deals, hand_luck, seat_luck):
+    """Seat 0's win flag in every rotation of each deal, four seats; (deals, 4 rotations).
+
+    Hand h is held by seat (h - rotation) % 4. A game's winner is drawn with probability
+    proportional to hand_luck[deal, hand] * seat_luck[deal, seat].
+    """
+    rotations = 4
+    seat_of_hand = (np.arange(4)[np.newaxis, :] - np.arange(rotations)[:, np.newaxis]) % 4
+    weights = hand_luck[:, np.newaxis, :] * np.take_along_axis(
+        seat_luck[:, np.newaxis, :].repeat(rotations, axis=1),
+        seat_of_hand[np.newaxis, :, :].repeat(deals, axis=0),
+        axis=2,
+    )  # (deals, rotations, hands)
+    winning_hand = np.argmax(np.log(weights) + rng.gumbel(size=weights.shape), axis=2)
+    winning_seat = (winning_hand - np.arange(rotations)[np.newaxis, :]) % 4
+    return (winning_seat == 0).astype(float)
+
+
+def test_crn_reduction_is_about_one_for_independent_games():
+    rng = np.random.default_rng(21)
+    values = (rng.random(80_000) < 0.25).astype(float)
+    result = crn_variance_reduction(values, np.arange(values.size) // 4)
+    assert 0.93 <= result.reduction_factor <= 1.07
+    assert result.equivalent_independent_games == pytest.approx(
+        values.size * result.reduction_factor
+    )
+
+
+def test_crn_reduction_exceeds_one_when_luck_follows_the_hand_and_matches_the_real_gain():
+    rng = np.random.default_rng(22)
+    repetitions, deals = 1000, 200
+    paired_means, independent_means = [], []
+    estimated_paired_variances, estimated_factors = [], []
+    for _ in range(repetitions):
+        hand_luck = rng.gamma(0.5, size=(deals, 4))
+        paired = _seat0_wins_in_rotations(rng, deals, hand_luck, np.ones((deals, 4)))
+        result = crn_variance_reduction(paired.ravel(), np.repeat(np.arange(deals), 4))
+        estimated_paired_variances.append(result.paired_variance)
+        estimated_factors.append(result.reduction_factor)
+        paired_means.append(paired.mean())
+        # The same number of games, each with its own deal: first rotation of 4x as many deals.
+        fresh_luck = rng.gamma(0.5, size=(4 * deals, 4))
+        independent = _seat0_wins_in_rotations(rng, 4 * deals, fresh_luck, np.ones((4 * deals, 4)))
+        independent_means.append(independent[:, 0].mean())
+
+    true_factor = np.var(independent_means) / np.var(paired_means)
+    assert true_factor > 1.3
+    assert np.mean(estimated_paired_variances) == pytest.approx(np.var(paired_means), rel=0.15)
+    assert np.mean(estimated_factors) == pytest.approx(true_factor, rel=0.2)
+
+
+def test_crn_reduction_falls_below_one_when_luck_follows_the_seat():
+    rng = np.random.default_rng(23)
+    deals = 20_000
+    seat_luck = rng.gamma(0.5, size=(deals, 4))
+    values = _seat0_wins_in_rotations(rng, deals, np.ones((deals, 4)), seat_luck)
+    result = crn_variance_reduction(values.ravel(), np.repeat(np.arange(deals), 4))
+    assert result.reduction_factor < 0.8
+
+
+def test_crn_reduction_from_chunked_deal_sums_equals_the_per_game_version():
+    rng = np.random.default_rng(24)
+    values = rng.random(4_000)
+    deal_ids = rng.integers(0, 900, size=values.size)  # unequal deal sizes, some deals empty
+    per_game = crn_variance_reduction(values, deal_ids)
+
+    deal_games = np.zeros(900)
+    deal_sums = np.zeros(900)
+    deal_sums_sq = np.zeros(900)
+    for chunk_values, chunk_deals in zip(np.array_split(values, 5), np.array_split(deal_ids, 5)):
+        np.add.at(deal_games, chunk_deals, 1)
+        np.add.at(deal_sums, chunk_deals, chunk_values)
+        np.add.at(deal_sums_sq, chunk_deals, chunk_values**2)
+    played = deal_games > 0
+    from_sums = crn_variance_reduction_from_deal_sums(
+        deal_games[played], deal_sums[played], deal_sums_sq[played]
+    )
+    for field in per_game._fields:
+        assert getattr(from_sums, field) == pytest.approx(getattr(per_game, field), rel=1e-10)
+
+
+# --- Bradley-Terry -------------------------------------------------------------------------------
+
+
+def _simulated_pairwise_wins(rng, true_elo, comparisons_per_pair):
+    strength = 10 ** (np.asarray(true_elo) / 400)
+    policy_count = len(strength)
+    wins = np.zeros((policy_count, policy_count))
+    for i in range(policy_count):
+        for j in range(i + 1, policy_count):
+            i_beats_j = strength[i] / (strength[i] + strength[j])
+            wins[i, j] = rng.binomial(comparisons_per_pair, i_beats_j)
+            wins[j, i] = comparisons_per_pair - wins[i, j]
+    return wins
+
+
+def test_bradley_terry_recovers_known_strengths():
+    rng = np.random.default_rng(31)
+    true_elo = np.array([-200.0, 0.0, 100.0, 300.0])
+    true_elo -= true_elo.mean()
+    fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 3_000))
+    assert np.all(np.abs(fit.elo - true_elo) < 4 * fit.elo_standard_error)
+    assert np.all(np.abs(fit.elo - true_elo) < 25)
+    assert fit.elo.mean() == pytest.approx(0.0, abs=1e-9)
+    np.testing.assert_allclose(fit.strengths, 10 ** (fit.elo / 400))
+
+
+def test_bradley_terry_solves_the_likelihood_equations():
+    rng = np.random.default_rng(32)
+    wins = _simulated_pairwise_wins(rng, [0, 50, -120], 200) + 0.5 * np.eye(3)  # diagonal ignored
+    fit = bradley_terry(wins)
+    wins_off_diagonal = wins - np.diag(np.diag(wins))
+    comparisons = wins_off_diagonal + wins_off_diagonal.T
+    gamma = fit.strengths
+    expected_wins = (comparisons * gamma[:, None] / (gamma[:, None] + gamma[None, :])).sum(axis=1)
+    np.testing.assert_allclose(expected_wins, wins_off_diagonal.sum(axis=1), rtol=1e-7)
+
+
+def test_bradley_terry_fisher_intervals_cover_at_close_to_nominal_rate():
+    rng = np.random.default_rng(33)
+    true_elo = np.array([-150.0, -20.0, 60.0, 110.0])
+    true_elo -= true_elo.mean()
+    covered = []
+    for _ in range(300):
+        fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 150))
+        covered.append((fit.elo_low <= true_elo) & (true_elo <= fit.elo_high))
+    assert 0.925 <= np.mean(covered) <= 0.975
+
+
+def test_pairwise_wins_from_ranks_counts_ties_as_halves_and_skips_same_policy_pairs():
+    ranks = np.array([[1, 2, 3], [1, 1, 2]])
+    policies = np.array([[0, 1, 2], [2, 0, 0]])
+    wins = pairwise_wins_from_ranks(ranks, policies, n_policies=3)
+    # Game 1: 0 beats 1 and 2, 1 beats 2. Game 2: 2 ties the first 0 and beats the second.
+    expected = np.array(
+        [
+            [0.0, 1.0, 1.0 + 0.5],
+            [0.0, 0.0, 1.0],
+            [0.5 + 1.0, 0.0, 0.0],
+        ]
+    )
+    np.testing.assert_allclose(wins, expected)
+
+
+def test_bradley_terry_from_multiplayer_rankings_and_the_documented_interval_caveat():
+    # Plackett-Luce rankings (sort by log-strength + Gumbel noise) order any two players by
+    # Bradley-Terry with the same strengths, so pairwise counts recover them. The six comparisons
+    # of one 4-player game are correlated, so the spread of the estimates exceeds the Fisher
+    # standard error by about sqrt((4 + 1) / 3) at equal strengths, as the docstring says.
+    rng = np.random.default_rng(34)
+    games, seats = 400, 4
+    log_strength = np.zeros(seats)
+    estimates, standard_errors = [], []
+    for _ in range(300):
+        policies = np.argsort(rng.random((games, seats)), axis=1)
+        noisy = log_strength[policies] + rng.gumbel(size=(games, seats))
+        ranks = np.argsort(np.argsort(-noisy, axis=1), axis=1)
+        fit = bradley_terry(pairwise_wins_from_ranks(ranks, policies, seats))
+        estimates.append(fit.elo)
+        standard_errors.append(fit.elo_standard_error)
+    spread_over_reported = np.std(estimates, axis=0).mean() / np.mean(standard_errors)
+    assert spread_over_reported == pytest.approx(math.sqrt(5 / 3), rel=0.1)
+
+    rng = np.random.default_rng(35)
+    true_elo = np.array([-100.0, 0.0, 40.0, 60.0])
+    policies = np.argsort(rng.random((20_000, seats)), axis=1)
+    noisy = (true_elo / ELO_PER_LOG_STRENGTH)[policies] + rng.gumbel(size=(20_000, seats))
+    ranks = np.argsort(np.argsort(-noisy, axis=1), axis=1)
+    fit = bradley_terry(pairwise_wins_from_ranks(ranks, policies, seats))
+    np.testing.assert_allclose(fit.elo, true_elo - true_elo.mean(), atol=12)
+
+
+def test_bradley_terry_refuses_a_policy_that_never_lost():
+    wins = np.array([[0, 3, 2], [0, 0, 1], [0, 2, 0]])
+    with pytest.raises(ValueError, match="strongly connected"):
+        bradley_terry(wins)
+
+
+# --- Difference of two rates ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "x1, n1, x2, n2, low, high",
+    [
+        # Newcombe (1998), Statistics in Medicine 17:873-890, Table II, method 10.
+        (56, 70, 48, 80, 0.0524, 0.3339),
+        (9, 10, 3, 10, 0.1705, 0.8090),
+        (5, 56, 0, 29, -0.0381, 0.1926),
+        (10, 10, 0, 10, 0.6075, 1.0000),
+    ],
+)
+def test_difference_interval_matches_newcombe_examples(x1, n1, x2, n2, low, high):
+    result = difference_interval(x1 / n1, n1, x2 / n2, n2)
+    np.testing.assert_allclose(result, [low, high], atol=5e-5)
+
+
+def test_difference_interval_is_antisymmetric_and_covers_in_simulation():
+    low, high = difference_interval(0.3, 200, 0.25, 300)
+    swapped_low, swapped_high = difference_interval(0.25, 300, 0.3, 200)
+    assert swapped_low == pytest.approx(-high) and swapped_high == pytest.approx(-low)
+
+    rng = np.random.default_rng(41)
+    first = rng.binomial(200, 0.3, size=2000) / 200
+    second = rng.binomial(300, 0.25, size=2000) / 300
+    low, high = difference_interval(first, 200, second, 300)
+    coverage = np.mean((low <= 0.05) & (0.05 <= high))
+    assert 0.935 <= coverage <= 0.965
