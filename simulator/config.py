@@ -9,7 +9,7 @@ anything is written.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
@@ -57,6 +57,14 @@ class Study(_Strict):
         description="policy per seat in turn order; one entry means every seat; "
         "default: the game's default policy everywhere",
     )
+    pool: list[str | SeatSpec] | None = Field(
+        None,
+        description="heuristic tournament: policies of which every combination of `players` "
+        "(round_robin) or every ordering (permutations) plays as its own cell; instead of seats",
+    )
+    pool_format: Literal["round_robin", "permutations"] = Field(
+        "round_robin", description="how the pool is seated: round_robin | permutations"
+    )
     sweep: dict[str, list[Any]] | None = Field(
         None, description="knob -> values; every combination becomes a cell (a grid)"
     )
@@ -69,6 +77,10 @@ class Study(_Strict):
     def _sweep_xor_cases(self) -> "Study":
         if self.sweep is not None and self.cases is not None:
             raise ValueError("give either 'sweep' (a grid) or 'cases' (listed combinations), not both")
+        if self.pool is not None and self.seats is not None:
+            raise ValueError("give either 'seats' (one seating) or 'pool' (a tournament), not both")
+        if self.pool is not None and len(self.pool) < 2:
+            raise ValueError("a tournament pool needs at least 2 policies")
         for knob, values in (self.sweep or {}).items():
             if not values:
                 raise ValueError(f"sweep over '{knob}' lists no values")

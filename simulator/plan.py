@@ -150,7 +150,8 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     for study_index, study in enumerate(experiment.studies):
         where = f"studies[{study_index}]"
         for sweep_values in _combinations(study, where, file):
-            cells.append(_make_cell(experiment, study, where, sweep_values, len(cells), file))
+            for seating in _seatings(study, sweep_values, where, file):
+                cells.append(_make_cell(experiment, study, where, sweep_values, seating, len(cells), file))
     run_key = {
         "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
         "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
@@ -170,11 +171,30 @@ def _combinations(study: Study, where: str, file: str | None) -> list[dict[str, 
     return [dict(zip(names, values)) for values in itertools.product(*study.sweep.values())]
 
 
+def _seatings(study: Study, sweep_values: dict[str, Any], where: str, file: str | None) -> list[list | None]:
+    """The seatings of a study: its `seats` (None = game default), or the tournament's."""
+    if study.pool is None:
+        return [study.seats]
+    game = get_game(study.game)
+    try:
+        players = game.players(game.make_params({**study.rules, **sweep_values}))
+    except ZoosimError:
+        return [None]  # invalid rules: _make_cell reports them with their key
+    if len(study.pool) < players:
+        raise ZoosimError(
+            f"the pool has {len(study.pool)} policies but the game seats {players}",
+            file=file, key=f"{where}.pool",
+        )
+    arrange = itertools.permutations if study.pool_format == "permutations" else itertools.combinations
+    return [list(seating) for seating in arrange(study.pool, players)]
+
+
 def _make_cell(
     experiment: Experiment,
     study: Study,
     where: str,
     sweep_values: dict[str, Any],
+    seating: list | None,
     index: int,
     file: str | None,
 ) -> Cell:
@@ -191,7 +211,7 @@ def _make_cell(
         label = f" (in the cell {_sweep_text(sweep_values)})" if sweep_values else ""
         raise ZoosimError(error.detail + label, file=file, key=key) from None
     players = game.players(params)
-    seats = _resolve_seats(study, game, players, where, file)
+    seats = _resolve_seats(seating, game, players, where, file)
     rotate = experiment.rotate_seats and (
         game.deal_travels_with_slot or len({(name, tuple(sorted(o.items()))) for name, o in seats}) > 1
     )
@@ -206,6 +226,9 @@ def _make_cell(
     else:
         deals, max_deals = -(-target // games_per_deal), None
     name = study.name or study.game
+    labels = [policy_label(policy, overrides) for policy, overrides in seats]
+    if study.pool is not None:
+        sweep_values = {**sweep_values, "seating": " / ".join(labels)}
     cell_key = {
         "game": study.game,
         "rules_version": game.rules_version,
@@ -233,8 +256,8 @@ def _make_cell(
     )
 
 
-def _resolve_seats(study, game, players: int, where: str, file: str | None):
-    entries = study.seats or [game.default_policy]
+def _resolve_seats(seating: list | None, game, players: int, where: str, file: str | None):
+    entries = seating or [game.default_policy]
     if len(entries) == 1:
         entries = entries * players
     if len(entries) != players:

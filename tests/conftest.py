@@ -36,7 +36,7 @@ def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
         deal = np.random.default_rng(int(seed))
         strength = deal.integers(0, 10, size=n)
         seat_strength = strength[(np.arange(n) - int(rotation)) % n]
-        play = np.random.default_rng([int(seed), int(rotation)])
+        play = np.random.default_rng([int(seed), 1 + int(rotation)])  # differs from the deal stream
         bonus = 5 if play.random() < params.first_seat_bonus else 0
         score[g] = seat_strength
         score[g, 0] += bonus

@@ -22,9 +22,16 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from scipy import stats as scipy_stats
 
 from simulator.analysis import stats
 from simulator.logs import iter_chunk_tables
+
+
+# Tournament strengths get jackknife intervals over this many batches of deals: the games of one
+# deal (its seat rotations) and the placements within one game are correlated, which the
+# Bradley-Terry Fisher intervals would ignore.
+JACKKNIFE_BATCHES = 20
 
 
 @dataclass
@@ -47,6 +54,9 @@ class CellTotals:
     deal_share_sq_sum: np.ndarray = field(default=None)
     slot_share_sum: np.ndarray = field(default=None)  # (n seats, slots) share by seat and slot
     slot_games: np.ndarray = field(default=None)  # (n seats, slots)
+    # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
+    # games of deals d with d % JACKKNIFE_BATCHES == b (deals are never split between batches)
+    slot_pairwise_wins: np.ndarray = field(default=None)
     tied_games: int = 0
     no_winner_games: int = 0
     length_histograms: dict[str, np.ndarray] = field(default_factory=dict)  # column -> counts
@@ -62,6 +72,7 @@ class CellTotals:
             setattr(self, name, np.zeros(n))
         self.slot_share_sum = np.zeros((n, self.slots))
         self.slot_games = np.zeros((n, self.slots))
+        self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, self.slots, self.slots))
         self.end_reason_counts = np.zeros(0, dtype=np.int64)
 
     def add_chunk(self, frame: dict[str, np.ndarray], games_per_deal: int, length_columns: list[str]) -> None:
@@ -69,6 +80,7 @@ class CellTotals:
         wins = np.stack([frame[f"win_{s}"].astype(bool) for s in range(n)], axis=1)
         scores = np.stack([frame[f"score_{s}"].astype(np.float64) for s in range(n)], axis=1)
         slots = np.stack([frame[f"slot_{s}"].astype(np.int64) for s in range(n)], axis=1)
+        ranks = np.stack([frame[f"rank_{s}"] for s in range(n)], axis=1)
         winners = wins.sum(axis=1)
         shares = np.divide(wins, winners[:, None], out=np.zeros(wins.shape), where=winners[:, None] > 0)
         best_other = _best_other(scores)
@@ -91,6 +103,11 @@ class CellTotals:
         for seat in range(n):
             np.add.at(self.slot_share_sum[seat], slots[:, seat], shares[:, seat])
             np.add.at(self.slot_games[seat], slots[:, seat], 1)
+        if n > 1:
+            batch = frame["deal"] % JACKKNIFE_BATCHES
+            for b in range(JACKKNIFE_BATCHES):
+                chosen = batch == b
+                self.slot_pairwise_wins[b] += stats.pairwise_wins_from_ranks(ranks[chosen], slots[chosen], self.slots)
         for column in length_columns:
             values = frame[column].astype(np.int64)
             counts = np.bincount(values)
@@ -134,7 +151,7 @@ def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
     n = cell["players"]
     games_per_deal = n if cell["rotate"] else 1
     lengths = length_columns_of(cell)
-    wanted = ["end_reason"] + lengths + [f"{k}_{s}" for k in ("win", "score", "slot") for s in range(n)]
+    wanted = ["deal", "end_reason"] + lengths + [f"{k}_{s}" for k in ("win", "score", "slot", "rank") for s in range(n)]
     totals = CellTotals(players=n, slots=n)
     for table in iter_chunk_tables(run_dir, cell["index"], columns=wanted):
         frame = {name: table.column(name).to_numpy() for name in wanted}
@@ -164,6 +181,7 @@ class Analysis:
     seats: pd.DataFrame  # one row per (cell, seat)
     policies: pd.DataFrame  # one row per (cell, policy) for mixed seatings
     lengths: pd.DataFrame  # one row per (cell, measure, value): histogram counts
+    ratings: pd.DataFrame  # one row per (study, policy) of tournaments: strength and seat effect
     totals: dict[int, CellTotals]
 
 
@@ -233,6 +251,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         if len(set(cell["seats"])) > 1:
             policy_rows.append(_policy_rows(cell, totals, confidence))
     cells = pd.DataFrame(cell_rows)
+    ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest)]
     if len(cells):
         cells["p_holm"] = stats.holm_adjust(cells["p_value"].to_numpy())
     return Analysis(
@@ -240,6 +259,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         seats=pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame(),
         policies=pd.concat(policy_rows, ignore_index=True) if policy_rows else pd.DataFrame(),
         lengths=pd.DataFrame(length_rows),
+        ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(),
         totals=totals_by_cell,
     )
 
@@ -324,3 +344,74 @@ def _crn_gain(totals: CellTotals) -> float:
     with np.errstate(divide="ignore", invalid="ignore"):
         gain = np.where(deal_var > 1e-15, (single_var / per_game) / deal_var, np.inf)
     return float(np.mean(gain))
+
+
+def _mixed_studies(manifest: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Cells of each study in which different policies meet, grouped by study."""
+    studies: dict[str, list[dict[str, Any]]] = {}
+    for cell in manifest["cells"]:
+        if len(set(cell["seats"])) > 1:
+            studies.setdefault(cell["study"], []).append(cell)
+    return list(studies.values())
+
+
+def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTotals], confidence: float) -> pd.DataFrame:
+    """Bradley-Terry strength (Elo scale) of each policy over a study's mixed cells, its pooled
+    win rate, and the seat x policy interaction: how much more often the policy wins from the
+    first seat than on average over the seats it played."""
+    policies = list(dict.fromkeys(label for cell in cells for label in cell["seats"]))
+    index = {label: i for i, label in enumerate(policies)}
+    k = len(policies)
+    pairwise = np.zeros((JACKKNIFE_BATCHES, k, k))
+    share, games = np.zeros(k), np.zeros(k)
+    first_share, first_games = np.zeros(k), np.zeros(k)
+    fair_share = np.zeros(k)
+    for cell in cells:
+        totals = totals_by_cell[cell["index"]]
+        ids = np.array([index[label] for label in cell["seats"]])
+        for batch in range(JACKKNIFE_BATCHES):
+            np.add.at(pairwise[batch], (ids[:, None], ids[None, :]), totals.slot_pairwise_wins[batch])
+        np.add.at(share, ids, totals.slot_share_sum.sum(axis=0))
+        np.add.at(games, ids, totals.slot_games.sum(axis=0))
+        np.add.at(fair_share, ids, totals.slot_games.sum(axis=0) / cell["players"])
+        np.add.at(first_share, ids, totals.slot_share_sum[0])
+        np.add.at(first_games, ids, totals.slot_games[0])
+    elo, low, high = _jackknife_elo(pairwise, confidence)
+    rate_low, rate_high = stats.wilson_interval(share, games, confidence)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        first_rate = first_share / first_games
+    return pd.DataFrame(
+        {
+            "study": cells[0]["study"],
+            "policy": policies,
+            "games": games.astype(np.int64),
+            "win_rate": share / games,
+            "ci_low": rate_low,
+            "ci_high": rate_high,
+            "fair_rate": fair_share / games,
+            "elo": elo,
+            "elo_low": low,
+            "elo_high": high,
+            "first_seat_advantage_points": (first_rate - share / games) * 100,
+        }
+    )
+
+
+def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bradley-Terry Elo of all games, with delete-one-batch jackknife intervals (batches of
+    deals are independent, so the intervals account for correlated games). NaN when some policy
+    never lost or never won, which leaves its strength unbounded."""
+    k = batch_wins.shape[1]
+    total = batch_wins.sum(axis=0)
+    np.fill_diagonal(total, 0.0)
+    try:
+        elo = stats.bradley_terry(total, confidence).elo
+        leave_one_out = np.array([stats.bradley_terry(total - batch, confidence).elo for batch in batch_wins])
+    except ValueError:
+        nan = np.full(k, np.nan)
+        return nan, nan, nan
+    batches = len(batch_wins)
+    spread = leave_one_out - leave_one_out.mean(axis=0)
+    standard_error = np.sqrt((batches - 1) / batches * (spread**2).sum(axis=0))
+    z = scipy_stats.norm.ppf(0.5 + confidence / 2)
+    return elo, elo - z * standard_error, elo + z * standard_error

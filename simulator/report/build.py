@@ -56,6 +56,7 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
                 "game": study_cells[0]["game"],
                 "cells": cells,
                 "sweep_charts": _sweep_charts(study_cells, analysis, margin),
+                **_tournament_view(study_name, analysis),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -126,6 +127,16 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[
     }
 
 
+def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
+    if len(analysis.ratings) == 0:
+        return {}
+    ratings = analysis.ratings[analysis.ratings["study"] == study_name]
+    if len(ratings) == 0:
+        return {}
+    chart = charts.strength_chart(ratings, "seat advantage against strength") if ratings["elo"].notna().all() else None
+    return {"ratings_table": _table(ratings, f"ratings-{study_name}", RATING_COLUMNS), "ratings_chart": chart}
+
+
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
     knobs = list(study_cells[0]["sweep_values"])
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
@@ -154,6 +165,18 @@ SEAT_COLUMNS = [
     ("shared_wins", "shared wins", "int"),
     ("mean_score", "mean score", "num"),
     ("mean_margin", "mean margin", "signed"),
+]
+RATING_COLUMNS = [
+    ("policy", "policy", "text"),
+    ("games", "games", "int"),
+    ("win_rate", "win rate", "pct"),
+    ("ci_low", "95% low", "pct"),
+    ("ci_high", "95% high", "pct"),
+    ("fair_rate", "fair rate", "pct"),
+    ("elo", "Elo", "signed"),
+    ("elo_low", "Elo low", "signed"),
+    ("elo_high", "Elo high", "signed"),
+    ("first_seat_advantage_points", "first seat vs own average (pts)", "signed"),
 ]
 CELL_COLUMNS = [
     ("label", "cell", "text"),

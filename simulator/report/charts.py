@@ -85,3 +85,21 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, margin_poin
     axes.set_ylabel("first seat − fair (pts)")
     axes.set_title(title, loc="left")
     return to_svg(figure)
+
+
+def strength_chart(ratings: pd.DataFrame, title: str) -> str:
+    """Seat advantage against agent strength: does moving first help strong policies more?"""
+    figure, axes = plt.subplots(figsize=(5.2, 2.8))
+    x = ratings["elo"].to_numpy()
+    y = ratings["first_seat_advantage_points"].to_numpy()
+    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1)
+    axes.errorbar(
+        x, y, xerr=[x - ratings["elo_low"].to_numpy(), ratings["elo_high"].to_numpy() - x],
+        fmt="o", color=POINT_COLOUR, capsize=2,
+    )
+    for name, px, py in zip(ratings["policy"], x, y):
+        axes.annotate(name, (px, py), textcoords="offset points", xytext=(4, 4), fontsize=7)
+    axes.set_xlabel("strength (Elo, Bradley-Terry)")
+    axes.set_ylabel("first seat − own average (pts)")
+    axes.set_title(title, loc="left")
+    return to_svg(figure)
