@@ -76,6 +76,20 @@ class Cell:
     def all_chunks(self) -> list["Chunk"]:
         return [self.chunk(index) for index in range(self.chunks)]
 
+    def replay_command(self, seed: int, rotation: int) -> str:
+        """The `zoosim play` command line that replays one game of this cell."""
+        game = get_game(self.game)
+        defaults = game.make_params({"preset": self.params.preset}).model_dump(mode="json")
+        settings = [
+            f"--set {name}={json.dumps(value, separators=(',', ':'))}"
+            for name, value in _flatten(self.params.model_dump(mode="json")).items()
+            if _flatten(defaults).get(name) != value
+        ]
+        policies = ",".join(name for name, _ in self.seats)
+        return " ".join(
+            [f"zoosim play {self.game} --seed {seed} --rotation {rotation} --policy {policies}"] + settings
+        )
+
     def describe(self) -> dict[str, Any]:
         """What the manifest and the report say about this cell."""
         return {
@@ -276,6 +290,17 @@ def _resolve_seats(seating: list | None, game, players: int, where: str, file: s
     except ZoosimError as error:
         raise ZoosimError(error.detail, file=file, key=f"{where}.seats") from None
     return seats
+
+
+def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{'a': {'b': 1}} -> {'a.b': 1}, the dotted knob names `--set` takes."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def _round_up(value: int, multiple: int) -> int:

@@ -138,9 +138,8 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
     except Exception as error:  # noqa: BLE001 - re-raised with what is needed to replay it
         raise ChunkFailed(
             f"cell {cell.index} ({cell.label}) chunk {chunk.index} failed: "
-            f"{type(error).__name__}: {error}. Its first game has seed {int(seeds[0])}, "
-            f"rotation {int(rotations[0])}; replay with `zoosim play {cell.game} --seed {int(seeds[0])}` "
-            "and the cell's rules"
+            f"{type(error).__name__}: {error}. Replay its first game with: "
+            f"{cell.replay_command(int(seeds[0]), int(rotations[0]))}"
         ) from error
     table = records_table(
         columns,

@@ -25,10 +25,13 @@ class CoinParams(pydantic.BaseModel):
     first_seat_bonus: float = pydantic.Field(
         0.0, ge=0, le=1, description="probability that seat 0 gets +5", json_schema_extra={"rule": "C-2"}
     )
+    crash: bool = pydantic.Field(False, description="raise inside play_batch (tests error reporting)")
 
 
 def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
     """Each slot draws a strength 0..9 from the deal; seat 0 may get a bonus; highest wins."""
+    if params.crash:
+        raise RuntimeError("the engine crashed")
     games, n = len(seeds), params.players
     score = np.empty((games, n), dtype=np.int16)
     turns = np.empty(games, dtype=np.int16)

@@ -100,7 +100,7 @@ class Game:
     name: str
     title: str
     rules_version: int
-    params_model: type[pydantic.BaseModel]
+    params_model: type[pydantic.BaseModel]  # must have `preset` and `players` fields
     presets: dict[str, dict[str, Any]]
     policies: dict[str, PolicySpec]
     default_policy: str

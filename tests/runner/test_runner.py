@@ -108,3 +108,16 @@ def test_every_game_index_is_logged_once(tmp_path):
         assert finished_chunks(tmp_path / "out", cell.index) == set(range(cell.chunks))
         indices = pq.read_table(tmp_path / "out" / "logs" / f"cell={cell.index:04d}").column("game_index").to_numpy()
         assert sorted(indices) == list(range(cell.games))
+
+
+def test_a_failing_chunk_names_cell_chunk_and_replay_command(tmp_path, write_experiment):
+    from click.testing import CliRunner
+
+    from simulator.cli import main
+
+    path = write_experiment("games: 100\nstudies: [{game: coin, rules: {crash: true, players: 2}}]\n")
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 2
+    message = result.stderr.strip().splitlines()[-1]
+    assert "cell 0 (coin) chunk 0 failed: RuntimeError: the engine crashed" in message
+    assert "zoosim play coin --seed " in message and "--rotation 0 --policy fair,fair --set players=2 --set crash=true" in message
