@@ -40,6 +40,7 @@ class CellTotals:
 
     players: int
     slots: int
+    mixed: bool = False  # different policies meet: placements between slots are counted
     games: int = 0
     deals: int = 0
     share_sum: np.ndarray = field(default=None)  # (n,) win share per seat
@@ -101,9 +102,9 @@ class CellTotals:
         self.deal_share_sum += deal_shares.sum(axis=0)
         self.deal_share_sq_sum += (deal_shares**2).sum(axis=0)
         for seat in range(n):
-            np.add.at(self.slot_share_sum[seat], slots[:, seat], shares[:, seat])
-            np.add.at(self.slot_games[seat], slots[:, seat], 1)
-        if n > 1:
+            self.slot_share_sum[seat] += np.bincount(slots[:, seat], weights=shares[:, seat], minlength=self.slots)
+            self.slot_games[seat] += np.bincount(slots[:, seat], minlength=self.slots)
+        if self.mixed:
             batch = frame["deal"] % JACKKNIFE_BATCHES
             for b in range(JACKKNIFE_BATCHES):
                 chosen = batch == b
@@ -152,7 +153,7 @@ def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
     games_per_deal = n if cell["rotate"] else 1
     lengths = length_columns_of(cell)
     wanted = ["deal", "end_reason"] + lengths + [f"{k}_{s}" for k in ("win", "score", "slot", "rank") for s in range(n)]
-    totals = CellTotals(players=n, slots=n)
+    totals = CellTotals(players=n, slots=n, mixed=len(set(cell["seats"])) > 1)
     for table in iter_chunk_tables(run_dir, cell["index"], columns=wanted):
         frame = {name: table.column(name).to_numpy() for name in wanted}
         totals.add_chunk(frame, games_per_deal, lengths)
