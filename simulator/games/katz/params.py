@@ -1,0 +1,333 @@
+"""The rule knobs of Alles für die Katz (seeds/alles-fuer-die-katz.md, K-9), their validation,
+and their translation into the flat int64 array and card table the numba kernels read.
+
+Every field names its rule id in `json_schema_extra={"rule": ...}`; `zoosim rules katz` lists
+them through `base.knob_table`. Defaults are the spec's defaults (rules spec §5.3).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from simulator.games.katz import state as S
+
+RULES_VERSION = 1
+
+MAX_KINDS = 32  # kinds are bits of an int64 mask (K-3.1)
+MAX_VALUES = 32
+MAX_COPIES = 8
+MAX_STANDARD_PLAYERS = 5
+MAX_PLAYERS = 16
+MAX_ROUNDS = 100
+
+# Short codes of the spec (§1) for the box's kinds; other kind names get derived codes.
+KNOWN_KIND_CODES = {
+    "giraffe": "Gi",
+    "elephant": "El",
+    "monkey": "Mo",
+    "parrot": "Pa",
+    "penguin": "Pe",
+    "lion": "Li",
+    "panda": "Pd",
+    "cat": "Ca",
+}
+
+
+def knob(default, rule: str, description: str, **kwargs):
+    """A pydantic field that documents itself for `zoosim rules katz`."""
+    return Field(default, description=description, json_schema_extra={"rule": rule}, **kwargs)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Deck(_Strict):
+    zoo_kinds: list[str] = knob(
+        ["giraffe", "elephant", "monkey", "parrot", "penguin", "lion", "panda"],
+        "K-1.1",
+        "animal kinds that score positively (best card of a kind counts plus)",
+    )
+    penalty_kinds: list[str] = knob(
+        ["cat"], "K-1.1", "kinds whose every card counts minus (the cats)"
+    )
+    values: list[int] = knob(
+        [1, 2, 3, 4, 5, 6, 7], "K-1.1", "card values; every kind has one card of each value"
+    )
+    copies_per_card: int = knob(
+        1, "K-1.1", "copies of each (kind, value) card in the deck", ge=1, le=MAX_COPIES
+    )
+
+    @field_validator("zoo_kinds")
+    @classmethod
+    def _some_zoo_kind(cls, kinds: list[str]) -> list[str]:
+        if not kinds:
+            raise ValueError("the deck needs at least one zoo kind")
+        return kinds
+
+    @field_validator("values")
+    @classmethod
+    def _distinct_values(cls, values: list[int]) -> list[int]:
+        if not values:
+            raise ValueError("the deck needs at least one card value")
+        if len(set(values)) != len(values):
+            raise ValueError("card values must be distinct")
+        if len(values) > MAX_VALUES:
+            raise ValueError(f"at most {MAX_VALUES} card values are supported")
+        if min(values) < 0 or max(values) > 99:
+            raise ValueError("card values must lie in 0..99")
+        return values
+
+    @model_validator(mode="after")
+    def _distinct_kinds(self) -> Deck:
+        kinds = self.zoo_kinds + self.penalty_kinds
+        for name in kinds:
+            if not re.fullmatch(r"[A-Za-z][A-Za-z_ -]*", name):
+                raise ValueError(f"kind name '{name}' must be letters (with _ - or spaces)")
+        if len(set(kinds)) != len(kinds):
+            raise ValueError("kind names must be distinct across zoo_kinds and penalty_kinds")
+        if len(kinds) > MAX_KINDS:
+            raise ValueError(f"at most {MAX_KINDS} kinds are supported")
+        return self
+
+    @property
+    def kinds(self) -> list[str]:
+        """All kinds in kind-index order: zoo kinds first, then penalty kinds (K-1.2)."""
+        return self.zoo_kinds + self.penalty_kinds
+
+    @property
+    def size(self) -> int:
+        return len(self.kinds) * len(self.values) * self.copies_per_card
+
+
+class Grid(_Strict):
+    cols: int = knob(7, "K-2.2", "cells per row of the zoo", ge=1, le=64)
+    rows: Literal["auto"] | int = knob(
+        "auto",
+        "K-2.2",
+        "rows of the zoo; auto = floor((deck size - players * hand_size) / cols)",
+    )
+    leftover: Literal["set_aside"] = knob(
+        "set_aside", "K-2.3", "cards that do not make a whole row leave the game unseen"
+    )
+
+    @field_validator("rows")
+    @classmethod
+    def _positive_rows(cls, rows):
+        if rows != "auto" and rows < 1:
+            raise ValueError("grid.rows must be 'auto' or at least 1")
+        return rows
+
+
+class ValueEffectsOn(_Strict):
+    place: bool = knob(True, "K-3.5.3", "value effects apply to a face-up placement into a gap")
+    replace: bool = knob(True, "K-3.5.3", "value effects apply to a card that replaces a keeper")
+    covered: bool = knob(
+        True, "K-3.5.3", "value effects apply to a card put under a keeper (blocked-cell exception)"
+    )
+
+
+class Scoring(_Strict):
+    best_of_kind: Literal["plus_face"] = knob(
+        "plus_face", "K-4.2", "the highest card of each zoo kind held counts its face value plus"
+    )
+    other_of_kind_penalty: Literal["minus_face", "zero", "minus_one"] = knob(
+        "minus_face", "K-4.2", "what every other card of a zoo kind held counts"
+    )
+    penalty_kind_card: Literal["minus_face", "minus_one"] = knob(
+        "minus_face", "K-4.2", "what every card of a penalty kind (cat) held counts"
+    )
+
+
+class Params(_Strict):
+    """All knobs of one Katz configuration (rules spec §5.3; seeds K-9)."""
+
+    preset: Literal["amigo", "zoo_party", "7_safari"] = knob(
+        "amigo", "K-9.1", "edition; all three play by identical rules (no difference is confirmed)"
+    )
+    players: int = knob(4, "K-2.1", "number of players (box: 2..5)", ge=1, le=MAX_PLAYERS)
+    allow_nonstandard_players: bool = knob(
+        False, "K-2.1", "permit player counts outside 2..5 (designer variant)"
+    )
+    hand_size: int = knob(7, "K-2.1", "cards dealt to each player", ge=0, le=256)
+    deck: Deck = Field(default_factory=Deck)
+    grid: Grid = Field(default_factory=Grid)
+    keepers: int | None = knob(
+        8, "K-1.3", "zookeepers in the supply; null = unlimited (removes end trigger K-4.1.2)", ge=1, le=4095
+    )
+    first_player: Literal["seat0", "random"] = knob(
+        "seat0", "K-2.4", "who starts: seat 0, or a seat drawn from the game's random stream"
+    )
+    take_from: Literal["any_face_down"] = knob(
+        "any_face_down", "K-3.2.1", "which face-down card a draw may take"
+    )
+    must_place_if_able: bool = knob(
+        True, "K-3.2.3", "a fitting card must be placed; false also allows a bare keeper then"
+    )
+    allow_pass: bool = knob(False, "K-3.2.6", "a player may end the turn doing nothing")
+    allow_keeper_replacement: bool = knob(True, "K-3.4", "action B (replace a bare keeper) exists")
+    replaceable_keepers: Literal["bare_only"] = knob(
+        "bare_only", "K-3.4.1", "only a keeper with no card beneath can be replaced"
+    )
+    blocked_cell_rule: Literal["line_completion", "dead_cell", "either", "off"] = knob(
+        "line_completion", "K-3.3", "which blocked-cell exception lets a card go under a keeper"
+    )
+    blocked_cell_optional: bool = knob(
+        True, "K-3.3.4", "the exception may be declined in favour of a bare keeper"
+    )
+    line_complete_counts_keepers: bool = knob(
+        True, "K-3.3.2", "keepers count as filling a line for the line-completion exception"
+    )
+    covered_cards_block: bool = knob(
+        False, "K-3.1.3", "cards under keepers block their kind like face-up cards"
+    )
+    penalty_kind_blocks: bool = knob(
+        True, "K-3.1.4", "penalty kinds (cats) block their own kind like any other kind"
+    )
+    extra_turn_values: list[int] = knob(
+        [7], "K-3.5.1", "card values whose placement earns an immediate extra turn"
+    )
+    skip_values: list[int] = knob([1], "K-3.5.2", "card values whose placement costs the next turn")
+    chain_extra_turns: bool = knob(
+        True, "K-3.5.1", "a qualifying card placed in an extra turn earns a further one"
+    )
+    value_effects_on: ValueEffectsOn = Field(default_factory=ValueEffectsOn)
+    end_when_no_face_down: bool = knob(
+        True, "K-4.1.1", "the game ends when no face-down card is left"
+    )
+    end_timing: Literal["immediate", "complete_round"] = knob(
+        "immediate", "K-4.1.4", "end at once, or let the seats up to the last seat take one more turn"
+    )
+    scoring: Scoring = Field(default_factory=Scoring)
+    tie_break: Literal["shared", "fewest_hand_cards", "fewest_cats", "later_seat"] = knob(
+        "shared", "K-4.3", "how a tie for the highest score is decided"
+    )
+    rounds: int = knob(
+        1, "K-4.4", "deals per game; scores are summed, the start seat moves on each deal", ge=1, le=MAX_ROUNDS
+    )
+
+    @model_validator(mode="after")
+    def _playable(self) -> Params:
+        if not self.allow_nonstandard_players and not 2 <= self.players <= MAX_STANDARD_PLAYERS:
+            raise ValueError(
+                f"players must be 2..5 (the box); got {self.players}; "
+                "set allow_nonstandard_players: true for other counts"
+            )
+        values = set(self.deck.values)
+        for name in ("extra_turn_values", "skip_values"):
+            missing = sorted(set(getattr(self, name)) - values)
+            if missing:
+                raise ValueError(f"{name} {missing} are not card values of the deck {sorted(values)}")
+        both = sorted(set(self.extra_turn_values) & set(self.skip_values))
+        if both:
+            raise ValueError(f"values {both} cannot both earn an extra turn and cost a turn")
+        deck_size, dealt = self.deck.size, self.players * self.hand_size
+        cols = self.grid.cols
+        if dealt + cols > deck_size:
+            raise ValueError(
+                f"deck of {deck_size} cards cannot deal {self.players} hands of {self.hand_size} "
+                f"and one row of {cols}"
+            )
+        rows = self.grid_rows
+        if dealt + rows * cols > deck_size:
+            raise ValueError(
+                f"deck of {deck_size} cards cannot deal {self.players} hands of {self.hand_size} "
+                f"and {rows} rows of {cols}"
+            )
+        if rows * cols > S.MAX_CELLS:
+            raise ValueError(f"a zoo of {rows * cols} cells is larger than {S.MAX_CELLS}")
+        return self
+
+    @property
+    def grid_rows(self) -> int:
+        """The zoo's row count with `auto` resolved (K-2.2)."""
+        if self.grid.rows == "auto":
+            return (self.deck.size - self.players * self.hand_size) // self.grid.cols
+        return self.grid.rows
+
+
+def kind_codes(deck: Deck) -> list[str]:
+    """Unique letter-only short codes per kind index: the spec's codes for the box's kinds, else
+    the first two letters of the name (three, or all of them, if that would collide)."""
+    codes: list[str] = []
+    for name in deck.kinds:
+        letters = re.sub("[^A-Za-z]", "", name).title()
+        candidates = [KNOWN_KIND_CODES.get(name.lower(), letters[:2]), letters[:3], letters]
+        codes.append(next(code for code in candidates if code not in codes))
+    return codes
+
+
+def rule_array(params: Params) -> np.ndarray:
+    """The flat int64 array the kernels read; index layout `P_*` in state.py."""
+    deck = params.deck
+    kinds = deck.kinds
+    kind_count = len(kinds)
+    all_kinds = (1 << kind_count) - 1
+    penalty_kinds = sum(1 << index for index in range(len(deck.zoo_kinds), kind_count))
+    blocking_kinds = all_kinds if params.penalty_kind_blocks else all_kinds & ~penalty_kinds
+    copies = deck.copies_per_card
+    rules = np.zeros(S.P_SIZE, dtype=np.int64)
+    rules[S.P_PLAYERS] = params.players
+    rules[S.P_HAND_SIZE] = params.hand_size
+    rules[S.P_ROWS] = params.grid_rows
+    rules[S.P_COLS] = params.grid.cols
+    rules[S.P_CELLS] = params.grid_rows * params.grid.cols
+    rules[S.P_KINDS] = kind_count
+    rules[S.P_VALUES] = len(deck.values)
+    rules[S.P_CARD_IDS] = kind_count * len(deck.values)
+    rules[S.P_COPIES] = copies
+    rules[S.P_DECK_SIZE] = deck.size
+    rules[S.P_KEEPERS] = S.UNLIMITED if params.keepers is None else params.keepers
+    rules[S.P_FIRST_PLAYER_RANDOM] = params.first_player == "random"
+    rules[S.P_MUST_PLACE_IF_ABLE] = params.must_place_if_able
+    rules[S.P_ALLOW_PASS] = params.allow_pass
+    rules[S.P_ALLOW_REPLACEMENT] = params.allow_keeper_replacement
+    rules[S.P_BLOCKED_CELL_RULE] = S.BLOCKED_CELL_RULES.index(params.blocked_cell_rule)
+    rules[S.P_BLOCKED_CELL_OPTIONAL] = params.blocked_cell_optional
+    rules[S.P_LINE_COMPLETE_COUNTS_KEEPERS] = params.line_complete_counts_keepers
+    rules[S.P_COVERED_CARDS_BLOCK] = params.covered_cards_block
+    rules[S.P_CHAIN_EXTRA_TURNS] = params.chain_extra_turns
+    rules[S.P_EFFECTS_ON_PLACE] = params.value_effects_on.place
+    rules[S.P_EFFECTS_ON_REPLACE] = params.value_effects_on.replace
+    rules[S.P_EFFECTS_ON_COVERED] = params.value_effects_on.covered
+    rules[S.P_END_WHEN_NO_FACE_DOWN] = params.end_when_no_face_down
+    rules[S.P_END_COMPLETE_ROUND] = params.end_timing == "complete_round"
+    rules[S.P_OTHER_OF_KIND_PENALTY] = S.OTHER_OF_KIND_PENALTIES.index(
+        params.scoring.other_of_kind_penalty
+    )
+    rules[S.P_PENALTY_KIND_CARD] = S.PENALTY_KIND_CARD_SCORES.index(params.scoring.penalty_kind_card)
+    rules[S.P_TIE_BREAK] = S.TIE_BREAKS.index(params.tie_break)
+    rules[S.P_ROUNDS] = params.rounds
+    rules[S.P_ALL_KINDS] = all_kinds
+    rules[S.P_BLOCKING_KINDS] = blocking_kinds
+    rules[S.P_EXTRA_TURN_CARDS] = kind_count * copies * len(params.extra_turn_values)
+    rules[S.P_SKIP_CARDS] = kind_count * copies * len(params.skip_values)
+    return rules
+
+
+def card_table(params: Params) -> np.ndarray:
+    """One row per card id (kind * value_count + value_index); columns `CARD_*` in state.py."""
+    deck = params.deck
+    zoo_count = len(deck.zoo_kinds)
+    table = np.zeros((len(deck.kinds) * len(deck.values), S.CARD_FIELDS), dtype=np.int64)
+    for kind in range(len(deck.kinds)):
+        for value_index, value in enumerate(deck.values):
+            row = table[kind * len(deck.values) + value_index]
+            row[S.CARD_KIND] = kind
+            row[S.CARD_VALUE] = value
+            row[S.CARD_KIND_BIT] = 1 << kind
+            row[S.CARD_IS_PENALTY] = kind >= zoo_count
+            row[S.CARD_EXTRA_TURN] = value in params.extra_turn_values
+            row[S.CARD_SKIP] = value in params.skip_values
+            row[S.CARD_COPIES] = deck.copies_per_card
+    return table
+
+
+def deck_cards(params: Params) -> np.ndarray:
+    """Every physical card as its card id, in id order (the deal shuffles a copy)."""
+    card_ids = len(params.deck.kinds) * len(params.deck.values)
+    return np.repeat(np.arange(card_ids, dtype=np.int16), params.deck.copies_per_card)

@@ -1,0 +1,346 @@
+"""Katz heuristics (numba) and their registry. A policy picks one of the legal moves the engine
+listed; it sees only public state and its own hand (K-8.3): the rule array, card table,
+scalars (phase, gap, supply, extra-turn and final-turn flags), the public cells (face-up and
+covered cards, keepers), the line summaries, its hand, and the seats' public facts (hand
+sizes, pending skips). It never receives the face-down identities or other hands.
+
+Values are measured with the spec's hand score (rules.hand_score, K-4.2): a move's worth is the
+change of the own hand's score, plus `extra_turn_value` for a card that earns an extra turn
+and minus `skip_cost` for one that costs a turn (only where those effects apply, K-3.5).
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.games import rng as random_stream
+from simulator.games.base import PolicySpec
+from simulator.games.katz import rules as R
+from simulator.games.katz import state as S
+
+RANDOM = 0
+GREEDY = 1
+EXPECTIMAX = 2
+
+# Policy parameter rows (base.MAX_POLICY_PARAMS wide); greedy and expectimax share the first two.
+EXTRA_TURN_VALUE = 0
+SKIP_COST = 1
+REPLACE_THRESHOLD = 2
+BLOCKED_COST = 3
+
+NEG_INF = -1e18
+
+_VALUE_HELP = {
+    "extra_turn_value": "points a placement that earns an extra turn is worth on top of the hand change",
+    "skip_cost": "points a placement that costs the next turn is worth less",
+}
+
+POLICIES = {
+    "random": PolicySpec(
+        name="random",
+        policy_id=RANDOM,
+        description="uniform over the legal options of each decision (action, then placement)",
+    ),
+    "greedy": PolicySpec(
+        name="greedy",
+        policy_id=GREEDY,
+        description=(
+            "draws where its most harmful card can be dumped, replaces a keeper when that "
+            "gains more, and places the fitting card that leaves the best hand"
+        ),
+        params={"extra_turn_value": 3.0, "skip_cost": 3.0, "replace_threshold": 0.0, "blocked_cost": 4.0},
+        param_help={
+            **_VALUE_HELP,
+            "replace_threshold": (
+                "a replacement is chosen only if it beats the best draw (counted as at least 0, "
+                "since a drawn card can usually go straight back) by more than this"
+            ),
+            "blocked_cost": "assumed loss of drawing at a cell where no hand card fits",
+        },
+    ),
+    "expectimax": PolicySpec(
+        name="expectimax",
+        policy_id=EXPECTIMAX,
+        description=(
+            "one-ply lookahead: each draw cell scored by the expected best placement over the "
+            "cards it has not seen, against the best replacement (and a pass when allowed)"
+        ),
+        params={"extra_turn_value": 3.0, "skip_cost": 3.0},
+        param_help=dict(_VALUE_HELP),
+    ),
+}
+
+
+@njit(cache=True, nogil=True)
+def allocate_workspace(rules):
+    """Scratch arrays of the policies: kind stats, per-kind gains (row 0: face-up placement,
+    row 1: covered), unseen card counts, and per unseen card id (add delta, best within its kind
+    placed face up, best within its kind covered)."""
+    kinds = rules[S.P_KINDS]
+    card_ids = rules[S.P_CARD_IDS]
+    return (
+        np.zeros((kinds, R.STAT_FIELDS), dtype=np.int64),
+        np.zeros((2, kinds), dtype=np.float64),
+        np.zeros(card_ids, dtype=np.int64),
+        np.zeros((3, card_ids), dtype=np.float64),
+    )
+
+
+@njit(cache=True, nogil=True)
+def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, hand, hand_len,
+                seats, moves, move_count, rng, workspace):
+    """Index into moves[:move_count] chosen by policy `policy_id`."""
+    if policy_id == RANDOM or move_count == 1:
+        return random_stream.randint(rng, move_count) if move_count > 1 else 0
+    stats = workspace[0]
+    R.fill_kind_stats(rules, cards, hand, hand_len, stats)
+    if scalars[S.S_PHASE] == S.PHASE_PLACE:
+        return best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
+    if policy_id == GREEDY:
+        return greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params,
+                             moves, move_count, workspace[1])
+    return expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats,
+                             policy_params, moves, move_count, workspace)
+
+
+@njit(cache=True, nogil=True)
+def effect_bonus(rules, cards, scalars, card, entry, policy_params):
+    bonus = 0.0
+    if R.earns_extra_turn(rules, cards, scalars, card, entry):
+        bonus += policy_params[EXTRA_TURN_VALUE]
+    if R.earns_skip(rules, cards, card, entry):
+        bonus -= policy_params[SKIP_COST]
+    return bonus
+
+
+@njit(cache=True, nogil=True)
+def card_gain(rules, cards, scalars, stats, card, entry, policy_params):
+    """Worth of moving a held card into the zoo: hand score change plus value-effect bonus."""
+    return R.removal_delta(rules, cards, stats, card) + effect_bonus(
+        rules, cards, scalars, card, entry, policy_params)
+
+
+@njit(cache=True, nogil=True)
+def move_value(rules, cards, scalars, stats, policy_params, move):
+    """Immediate worth of a placement outcome or replacement (a bare keeper or pass is 0)."""
+    move_type = move // S.MOVE_TYPE_UNIT
+    card = move & S.MOVE_CARD_MASK
+    if move_type == S.MOVE_PLACE:
+        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_PLACE, policy_params)
+    if move_type == S.MOVE_COVER:
+        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_COVERED, policy_params)
+    if move_type == S.MOVE_REPLACE:
+        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_REPLACE, policy_params)
+    return 0.0
+
+
+@njit(cache=True, nogil=True)
+def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count):
+    """Placement after a draw (greedy and expectimax): the outcome leaving the best hand; the
+    first listed wins ties."""
+    best_index = 0
+    best_value = NEG_INF
+    for index in range(move_count):
+        value = move_value(rules, cards, scalars, stats, policy_params, moves[index])
+        if value > best_value:
+            best_value = value
+            best_index = index
+    return best_index
+
+
+@njit(cache=True, nogil=True)
+def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_params, gains):
+    """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held)."""
+    gains[:] = NEG_INF
+    for slot in range(hand_len):
+        card = hand[slot]
+        gain = card_gain(rules, cards, scalars, stats, card, entry, policy_params)
+        kind = cards[card, S.CARD_KIND]
+        if gain > gains[kind]:
+            gains[kind] = gain
+
+
+@njit(cache=True, nogil=True)
+def best_two_kinds(gains, kinds_mask):
+    """(best kind, its gain, best gain of any other kind) among kinds in the mask."""
+    best_kind = -1
+    best = NEG_INF
+    runner_up = NEG_INF
+    for kind in range(gains.shape[0]):
+        if (kinds_mask >> kind) & 1 == 0:
+            continue
+        gain = gains[kind]
+        if gain > best:
+            runner_up = best
+            best = gain
+            best_kind = kind
+        elif gain > runner_up:
+            runner_up = gain
+    return best_kind, best, runner_up
+
+
+@njit(cache=True, nogil=True)
+def held_kinds(rules, stats):
+    mask = 0
+    for kind in range(rules[S.P_KINDS]):
+        if stats[kind, R.STAT_COUNT] > 0:
+            mask |= 1 << kind
+    return mask
+
+
+@njit(cache=True, nogil=True)
+def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params, moves,
+                  move_count, kind_gains):
+    """Greedy's action: the draw cell where its most harmful fitting card scores best (or
+    -blocked_cost where nothing fits), unless a replacement gains more by replace_threshold.
+    It passes (when allowed) only if no card fits anywhere and no replacement gains."""
+    gains = kind_gains[0]
+    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE, policy_params, gains)
+    all_kinds = rules[S.P_ALL_KINDS]
+    blocked = -policy_params[BLOCKED_COST]
+    draw_index, best_draw = -1, NEG_INF
+    replace_index, best_replace = -1, NEG_INF
+    pass_index = -1
+    for index in range(move_count):
+        move = moves[index]
+        move_type = move // S.MOVE_TYPE_UNIT
+        if move_type == S.MOVE_DRAW:
+            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
+            fitting = all_kinds & ~R.cell_visible_kinds(rules, lines, cell)
+            value = best_two_kinds(gains, fitting)[1]
+            if value == NEG_INF:
+                value = blocked
+            if value > best_draw:
+                draw_index, best_draw = index, value
+        elif move_type == S.MOVE_REPLACE:
+            value = move_value(rules, cards, scalars, stats, policy_params, move)
+            if value > best_replace:
+                replace_index, best_replace = index, value
+        else:
+            pass_index = index
+    if pass_index >= 0 and best_draw <= blocked and best_replace <= 0:
+        return pass_index
+    if replace_index >= 0 and (
+        draw_index < 0 or best_replace > max(best_draw, 0.0) + policy_params[REPLACE_THRESHOLD]
+    ):
+        return replace_index
+    if draw_index >= 0:
+        return draw_index
+    return replace_index if replace_index >= 0 else pass_index
+
+
+@njit(cache=True, nogil=True)
+def fill_unseen(rules, cards, cells, hand, hand_len, unseen):
+    """Cards the seat has not seen: the deck minus its hand, face-up and covered cards."""
+    total = 0
+    for card in range(rules[S.P_CARD_IDS]):
+        unseen[card] = cards[card, S.CARD_COPIES]
+        total += unseen[card]
+    for slot in range(hand_len):
+        unseen[hand[slot]] -= 1
+        total -= 1
+    for cell in range(rules[S.P_CELLS]):
+        state = cells[S.CELL_STATE, cell]
+        if state == S.FACE_UP or state == S.KEEPER_OVER:
+            unseen[cells[S.CELL_CARD, cell]] -= 1
+            total -= 1
+    return total
+
+
+@njit(cache=True, nogil=True)
+def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen,
+                      per_card):
+    """For each unseen card x, relative to the current hand's score:
+    per_card[0, x] = score change of just adding x (it stays in hand),
+    per_card[1, x] / per_card[2, x] = best worth of putting x or a held card of x's kind face
+    up / under a keeper, with x added to the hand first."""
+    for x in range(rules[S.P_CARD_IDS]):
+        if unseen[x] == 0:
+            continue
+        kind = cards[x, S.CARD_KIND]
+        is_penalty = cards[x, S.CARD_IS_PENALTY] != 0
+        top = stats[kind, R.STAT_TOP]
+        second = stats[kind, R.STAT_SECOND]
+        total = stats[kind, R.STAT_TOTAL]
+        count = stats[kind, R.STAT_COUNT]
+        before = R.kind_term(rules, is_penalty, top, total, count)
+        top2, second2, total2, count2 = R.stats_with(top, second, total, count, cards[x, S.CARD_VALUE])
+        per_card[0, x] = R.kind_term(rules, is_penalty, top2, total2, count2) - before
+        for row, entry in ((1, S.ENTRY_PLACE), (2, S.ENTRY_COVERED)):
+            best = effect_bonus(rules, cards, scalars, x, entry, policy_params)  # x itself goes
+            for slot in range(hand_len):
+                card = hand[slot]
+                if cards[card, S.CARD_KIND] != kind:
+                    continue
+                after = R.term_without(rules, is_penalty, top2, second2, total2, count2,
+                                       cards[card, S.CARD_VALUE])
+                value = after - before + effect_bonus(rules, cards, scalars, card, entry, policy_params)
+                best = max(best, value)
+            per_card[row, x] = best
+
+
+@njit(cache=True, nogil=True)
+def expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen, unseen_total):
+    """Expected worth of drawing at `cell`: the best legal outcome (rules.placement_outcomes'
+    rules, via the same fit and exception queries) averaged over the unseen cards."""
+    if unseen_total <= 0:
+        return 0.0
+    all_kinds = rules[S.P_ALL_KINDS]
+    visible = R.cell_visible_kinds(rules, lines, cell)
+    fitting = all_kinds & ~visible
+    eligible = R.cover_eligible_kinds(rules, lines, cell, visible, 1)
+    place_kind, place_best, place_runner_up = best_two_kinds(gains[0], fitting & held)
+    cover_kind, cover_best, cover_runner_up = best_two_kinds(gains[1], eligible & held)
+    expected = 0.0
+    for x in range(rules[S.P_CARD_IDS]):
+        if unseen[x] == 0:
+            continue
+        kind = cards[x, S.CARD_KIND]
+        bit = cards[x, S.CARD_KIND_BIT]
+        add = per_card[0, x]
+        best = NEG_INF
+        if (held | bit) & fitting:
+            other = place_runner_up if place_kind == kind else place_best
+            if other > NEG_INF:
+                best = add + other
+            if bit & fitting:
+                best = max(best, per_card[1, x])
+            if R.bare_keeper_legal(rules, True, False):
+                best = max(best, add)
+        else:
+            any_eligible = ((held | bit) & eligible) != 0
+            if any_eligible:
+                other = cover_runner_up if cover_kind == kind else cover_best
+                if other > NEG_INF:
+                    best = add + other
+                if bit & eligible:
+                    best = max(best, per_card[2, x])
+            if R.bare_keeper_legal(rules, False, any_eligible):
+                best = max(best, add)
+        expected += unseen[x] * best
+    return expected / unseen_total
+
+
+@njit(cache=True, nogil=True)
+def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats, policy_params,
+                      moves, move_count, workspace):
+    """Expectimax's action: the listed move of highest expected worth (draws by
+    expected_draw_value, replacements by their sure worth, a pass at 0)."""
+    gains, unseen, per_card = workspace[1], workspace[2], workspace[3]
+    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE, policy_params, gains[0])
+    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_COVERED, policy_params, gains[1])
+    unseen_total = fill_unseen(rules, cards, cells, hand, hand_len, unseen)
+    fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen, per_card)
+    held = held_kinds(rules, stats)
+    best_index, best_value = 0, NEG_INF
+    for index in range(move_count):
+        move = moves[index]
+        move_type = move // S.MOVE_TYPE_UNIT
+        if move_type == S.MOVE_DRAW:
+            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
+            value = expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen,
+                                        unseen_total)
+        else:
+            value = move_value(rules, cards, scalars, stats, policy_params, move)
+        if value > best_value:
+            best_index, best_value = index, value
+    return best_index

@@ -1,0 +1,236 @@
+"""Text for Katz states: the zoo in the spec's notation (`Gi5`, `##` face down, `__` the gap,
+`ZK` bare keeper, `ZK/Ca7` keeper over a card), hands, supply and pending skips; a whole game
+as a turn-by-turn trace driven through the step API (so through the same kernels and policy
+functions as play_batch); and the inverse used by tests: a state built from a text grid.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games.base import SeatPolicies
+from simulator.games.katz import engine
+from simulator.games.katz import state as S
+from simulator.games.katz.params import Params, kind_codes
+
+CELL_WIDTH = 7
+
+
+def card_text(params: Params, card: int) -> str:
+    values = params.deck.values
+    return f"{kind_codes(params.deck)[card // len(values)]}{values[card % len(values)]}"
+
+
+def parse_card(params: Params, text: str) -> int:
+    """Card id of a code such as `Pd3` (ValueError if the deck has no such card)."""
+    match = re.fullmatch(r"([A-Za-z]+)(\d+)", text.strip())
+    codes = kind_codes(params.deck)
+    if not match or match.group(1) not in codes or int(match.group(2)) not in params.deck.values:
+        raise ValueError(f"no card '{text}' in this deck (kinds {' '.join(codes)}, "
+                         f"values {params.deck.values})")
+    values = params.deck.values
+    return codes.index(match.group(1)) * len(values) + values.index(int(match.group(2)))
+
+
+def cell_text(state: engine.KatzState, cell: int) -> str:
+    kind = int(state.cells[S.CELL_STATE, cell])
+    card = int(state.cells[S.CELL_CARD, cell])
+    if kind == S.FACE_DOWN:
+        return "##"
+    if kind == S.GAP:
+        return "__"
+    if kind == S.KEEPER:
+        return "ZK"
+    if kind == S.KEEPER_OVER:
+        return "ZK/" + card_text(state.params, card)
+    return card_text(state.params, card)
+
+
+def grid_text(state: engine.KatzState) -> str:
+    rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
+    header = "     " + "".join(f"{column:<{CELL_WIDTH}}" for column in range(cols))
+    lines = [header.rstrip()]
+    for row in range(rows):
+        cells = "".join(f"{cell_text(state, row * cols + column):<{CELL_WIDTH}}" for column in range(cols))
+        lines.append(f"r{row}:  {cells}".rstrip())
+    return "\n".join(lines)
+
+
+def hand_text(state: engine.KatzState, seat: int) -> str:
+    return " ".join(card_text(state.params, card) for card in sorted(state.hand(seat))) or "(empty)"
+
+
+def render_state(state: engine.KatzState) -> str:
+    """The zoo, supply, face-down count, every hand with its current score, and pending skips."""
+    scalars = state.scalars
+    keepers = state.params.keepers
+    supply = "unlimited" if keepers is None else str(int(scalars[S.S_SUPPLY]))
+    phase = {S.PHASE_ACTION: "to act", S.PHASE_PLACE: "to place into the gap",
+             S.PHASE_OVER: "game over"}.get(state.phase, "")
+    lines = [
+        f"deal {int(scalars[S.S_DEAL]) + 1}/{state.params.rounds}, seat {state.seat} {phase}; "
+        f"supply {supply}, face-down {int(scalars[S.S_FACE_DOWN])}",
+        grid_text(state),
+    ]
+    current = engine.scores(state)
+    for seat in range(state.params.players):
+        skip = "  [skips next turn]" if state.seats[seat, S.SEAT_SKIP_PENDING] else ""
+        lines.append(f"seat {seat} ({state.policy_of_seat(seat)}), score {int(current[seat])}: "
+                     f"{hand_text(state, seat)}{skip}")
+    return "\n".join(lines)
+
+
+def position(state: engine.KatzState, cell: int) -> str:
+    cols = int(state.rules[S.P_COLS])
+    return f"({cell // cols},{cell % cols})"
+
+
+def event_text(state: engine.KatzState, event: tuple[int, int, int, int]) -> str:
+    code, seat, cell, card = event
+    who = f"seat {seat} ({state.policy_of_seat(seat)})"
+    if code == S.EV_DEAL:
+        return f"deal {cell + 1}: seat {seat} starts"
+    if code == S.EV_DRAW:
+        return f"{who} draws at {position(state, cell)}: {card_text(state.params, card)}"
+    if code == S.EV_PLACE:
+        return f"{who} places {card_text(state.params, card)} face up at {position(state, cell)}"
+    if code == S.EV_KEEPER:
+        return f"{who} puts a bare keeper at {position(state, cell)}"
+    if code == S.EV_COVER:
+        return (f"{who} puts {card_text(state.params, card)} under a keeper at "
+                f"{position(state, cell)} (blocked-cell exception)")
+    if code == S.EV_REPLACE:
+        return (f"{who} replaces the keeper at {position(state, cell)} with "
+                f"{card_text(state.params, card)}")
+    if code == S.EV_PASS:
+        return f"{who} passes"
+    if code == S.EV_FORCED_PASS:
+        return f"{who} has no legal action and passes"
+    if code == S.EV_SKIPPED:
+        return f"{who} loses this turn (skip)"
+    if code == S.EV_EXTRA_TURN:
+        return f"{who} takes an extra turn"
+    if code == S.EV_SKIP_EARNED:
+        return f"{who} will lose their next turn"
+    if code == S.EV_FINAL_TURNS:
+        return f"end triggered by seat {seat}: {cell} more seat turn(s) this round"
+    if code == S.EV_DEAL_OVER:
+        return f"deal over: {S.END_REASONS[cell]}"
+    return f"event {code}"
+
+
+def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int = 0) -> str:
+    """One whole game, turn by turn, reproducible from (params, seating, seed, rotation)."""
+    state = engine.new_game(params, seat_policies, seed, rotation)
+    seating = ", ".join(f"seat {seat}: {state.policy_of_seat(seat)}" for seat in range(params.players))
+    out = [f"Alles für die Katz, {params.players} players, seed {seed}, rotation {rotation % params.players}",
+           f"rules: preset {params.preset}, blocked_cell_rule {params.blocked_cell_rule}; {seating}"]
+    out += [event_text(state, event) for event in state.last_events()]
+    out.append(render_state(state))
+    while not engine.is_over(state):
+        move = engine.policy_move(state)
+        deal_before = int(state.scalars[S.S_DEAL])
+        engine.apply(state, move)
+        out += ["  " + event_text(state, event) for event in state.last_events()]
+        if state.phase != S.PHASE_PLACE:
+            if int(state.scalars[S.S_DEAL]) == deal_before or engine.is_over(state):
+                out.append(grid_text(state))
+            else:
+                out.append(render_state(state))
+    final = engine.scores(state)
+    won = engine.winners(state)
+    out.append(render_state(state))
+    out.append("final scores: " + ", ".join(f"seat {seat} {int(final[seat])}" for seat in range(params.players)))
+    out.append("winners: " + ", ".join(f"seat {seat} ({state.policy_of_seat(seat)})"
+                                       for seat in range(params.players) if won[seat]))
+    return "\n".join(out) + "\n"
+
+
+def state_from_text(
+    params: Params,
+    grid: str,
+    hands: list[str],
+    *,
+    seat: int = 0,
+    supply: int | None = None,
+    face_down: dict[tuple[int, int], str] | None = None,
+    skips: tuple[int, ...] = (),
+    seat_policies: SeatPolicies | None = None,
+    seed: int = 0,
+    check: bool = False,
+) -> engine.KatzState:
+    """A scripted position in the spec's notation (§7): rows of tokens, optionally prefixed `r0:`;
+    `hands` one string per seat (after the draw when the grid has a gap `__`). Face-down cells
+    hold the cards given in `face_down`, the others the unused cards in id order; cards left
+    over are set aside. Seat `seat` is to decide."""
+    state = engine.empty_state(params, seat_policies, check=check)
+    state.rng = random_stream.new_state(np.uint64(seed))
+    rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
+    tokens = [re.sub(r"^r\d+:", "", line).split() for line in grid.strip().splitlines()]
+    if len(tokens) != rows or any(len(row) != cols for row in tokens):
+        raise ValueError(f"grid text must be {rows} rows of {cols} tokens")
+    if len(hands) != params.players:
+        raise ValueError(f"{len(hands)} hands for {params.players} players")
+    cells, hidden, hands_array, seats = state.cells, state.hidden, state.hands, state.seats
+    remaining = {card: int(state.cards[card, S.CARD_COPIES]) for card in range(state.cards.shape[0])}
+
+    def use(text: str) -> int:
+        card = parse_card(params, text)
+        if remaining[card] == 0:
+            raise ValueError(f"card {text} is used more often than the deck holds it")
+        remaining[card] -= 1
+        return card
+
+    gap = -1
+    face_down = {where: use(text) for where, text in (face_down or {}).items()}
+    for row, row_tokens in enumerate(tokens):
+        for column, token in enumerate(row_tokens):
+            cell = row * cols + column
+            cells[S.CELL_CARD, cell] = S.NO_CARD
+            hidden[cell] = S.NO_CARD
+            if token == "##":
+                cells[S.CELL_STATE, cell] = S.FACE_DOWN
+            elif token == "__":
+                if gap >= 0:
+                    raise ValueError("a grid can hold only one gap")
+                cells[S.CELL_STATE, cell], gap = S.GAP, cell
+            elif token == "ZK":
+                cells[S.CELL_STATE, cell] = S.KEEPER
+            elif token.startswith("ZK/"):
+                cells[S.CELL_STATE, cell] = S.KEEPER_OVER
+                cells[S.CELL_CARD, cell] = use(token[3:])
+            else:
+                cells[S.CELL_STATE, cell] = S.FACE_UP
+                cells[S.CELL_CARD, cell] = use(token)
+    for player, text in enumerate(hands):
+        cards = [use(token) for token in text.split()]
+        hands_array[player, : len(cards)] = cards
+        seats[player, S.SEAT_HAND_LEN] = len(cards)
+        seats[player, S.SEAT_SLOT] = player
+        seats[player, S.SEAT_SKIP_PENDING] = player in skips
+    unused = [card for card, copies in remaining.items() for _ in range(copies)]
+    for cell in range(rows * cols):
+        if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
+            where = (cell // cols, cell % cols)
+            hidden[cell] = face_down.pop(where) if where in face_down else unused.pop(0)
+    if face_down:
+        raise ValueError(f"face_down names cells that are not '##': {sorted(face_down)}")
+    hidden[rows * cols : rows * cols + len(unused)] = unused
+    states = cells[S.CELL_STATE]
+    keepers_shown = int(np.sum((states == S.KEEPER) | (states == S.KEEPER_OVER)))
+    scalars = state.scalars
+    scalars[S.S_SET_ASIDE] = len(unused)
+    scalars[S.S_FACE_DOWN] = int(np.sum(states == S.FACE_DOWN))
+    if params.keepers is not None:
+        scalars[S.S_SUPPLY] = params.keepers - keepers_shown if supply is None else supply
+    scalars[S.S_SEAT] = seat
+    scalars[S.S_GAP] = gap
+    scalars[S.S_PHASE] = S.PHASE_PLACE if gap >= 0 else S.PHASE_ACTION
+    scalars[S.S_FINAL_TURNS_LEFT] = -1
+    scalars[S.S_END_REASON] = -1
+    scalars[S.S_INITIAL_KEEPERS] = int(np.sum(states == S.KEEPER))
+    engine.recount_lines(state.rules, state.cards, cells, state.lines)
+    return state

@@ -1,0 +1,226 @@
+"""Array layout, dtypes and constants of the Katz kernels. Nothing here computes anything.
+
+A game in progress is held in seven NumPy arrays (all created by `engine.allocate_state`):
+
+  scalars  int64 (S_SIZE,)            game-wide scalars and counters, indices `S_*`
+  cells    int16 (2, cells)           public zoo: cells[CELL_STATE, i] is a cell state
+                                      (FACE_DOWN ... GAP), cells[CELL_CARD, i] the card id shown
+                                      (face up) or covered (KEEPER_OVER), NO_CARD otherwise.
+                                      Cell i is row i // cols, column i % cols.
+  hidden   int16 (deck_size,)         private to the engine: hidden[i] for i < cells is the card
+                                      lying face down in cell i (NO_CARD once drawn); the tail
+                                      hidden[cells:cells + scalars[S_SET_ASIDE]] holds the cards
+                                      set aside at the deal (K-2.3). Policies never receive it.
+  lines    int64 (LINE_FIELDS, rows + cols)
+                                      per line summaries; line l < rows is row l, line rows + c
+                                      is column c. Masks have one bit per kind (bit = kind index).
+  hands    int16 (players, deck_size) hands[seat, :seats[seat, SEAT_HAND_LEN]] are card ids.
+  seats    int64 (players, SEAT_FIELDS) per-seat public facts, indices `SEAT_*`.
+  events   int64 (capacity, EVENT_FIELDS) optional log for traces (capacity 0 = off).
+
+Cards. A card id is `kind * value_count + value_index` where kinds are numbered zoo kinds
+first, then penalty kinds (K-1.2); the card table (`params.card_table`) gives each id's kind,
+value and flags. With `copies_per_card > 1` several physical cards share one id.
+
+Moves are int64 codes: `type * MOVE_TYPE_UNIT + cell * MOVE_CELL_UNIT + card`, with cell and
+card below 4096 (0 when unused).
+"""
+
+import numpy as np
+
+UNLIMITED = -1  # P_KEEPERS value for `keepers: null`
+NO_CARD = -1
+MAX_CELLS = 4095  # cells and card ids must fit 12 bits of a move code
+
+# ---- rule array (params.rule_array) -----------------------------------------------------------
+P_PLAYERS = 0
+P_HAND_SIZE = 1
+P_ROWS = 2
+P_COLS = 3
+P_CELLS = 4  # rows * cols
+P_KINDS = 5
+P_VALUES = 6  # number of distinct values per kind
+P_CARD_IDS = 7  # kinds * values
+P_COPIES = 8
+P_DECK_SIZE = 9
+P_KEEPERS = 10  # UNLIMITED or the keeper count
+P_FIRST_PLAYER_RANDOM = 11
+P_MUST_PLACE_IF_ABLE = 12
+P_ALLOW_PASS = 13
+P_ALLOW_REPLACEMENT = 14
+P_BLOCKED_CELL_RULE = 15  # index into BLOCKED_CELL_RULES
+P_BLOCKED_CELL_OPTIONAL = 16
+P_LINE_COMPLETE_COUNTS_KEEPERS = 17
+P_COVERED_CARDS_BLOCK = 18
+P_CHAIN_EXTRA_TURNS = 19
+P_EFFECTS_ON_PLACE = 20
+P_EFFECTS_ON_REPLACE = 21
+P_EFFECTS_ON_COVERED = 22
+P_END_WHEN_NO_FACE_DOWN = 23
+P_END_COMPLETE_ROUND = 24
+P_OTHER_OF_KIND_PENALTY = 25  # index into OTHER_OF_KIND_PENALTIES
+P_PENALTY_KIND_CARD = 26  # index into PENALTY_KIND_CARD_SCORES
+P_TIE_BREAK = 27  # index into TIE_BREAKS
+P_ROUNDS = 28  # deals per game (K-4.4)
+P_ALL_KINDS = 29  # mask of every kind in the deck
+P_BLOCKING_KINDS = 30  # kinds that block their own kind (all, or all but penalty kinds)
+P_EXTRA_TURN_CARDS = 31  # cards per deal whose value earns an extra turn (T17.5 bound)
+P_SKIP_CARDS = 32  # cards per deal whose value costs a turn
+P_SIZE = 33
+
+BLOCKED_CELL_RULES = ("line_completion", "dead_cell", "either", "off")
+RULE_LINE_COMPLETION = 0
+RULE_DEAD_CELL = 1
+RULE_EITHER = 2
+RULE_OFF = 3
+OTHER_OF_KIND_PENALTIES = ("minus_face", "zero", "minus_one")
+PENALTY_KIND_CARD_SCORES = ("minus_face", "minus_one")
+SCORE_MINUS_FACE = 0
+SCORE_ZERO = 1
+SCORE_MINUS_ONE = 2  # index 2 in OTHER_OF_KIND_PENALTIES
+PENALTY_MINUS_ONE = 1  # index 1 in PENALTY_KIND_CARD_SCORES
+TIE_BREAKS = ("shared", "fewest_hand_cards", "fewest_cats", "later_seat")
+TIE_SHARED = 0
+TIE_FEWEST_HAND_CARDS = 1
+TIE_FEWEST_CATS = 2
+TIE_LATER_SEAT = 3
+
+# ---- card table (params.card_table), one row per card id ---------------------------------------
+CARD_KIND = 0
+CARD_VALUE = 1
+CARD_KIND_BIT = 2
+CARD_IS_PENALTY = 3
+CARD_EXTRA_TURN = 4
+CARD_SKIP = 5
+CARD_COPIES = 6
+CARD_FIELDS = 7
+
+# ---- cells ------------------------------------------------------------------------------------
+CELL_STATE = 0
+CELL_CARD = 1
+FACE_DOWN = 0
+FACE_UP = 1
+KEEPER = 2  # bare keeper
+KEEPER_OVER = 3  # keeper covering CELL_CARD; permanent (K-3.3.3)
+GAP = 4  # the cell just drawn from, until the placement (K-3.2.1)
+CELL_STATE_NAMES = ("FACE_DOWN", "FACE_UP", "KEEPER", "KEEPER_OVER", "GAP")
+
+# ---- lines ------------------------------------------------------------------------------------
+LINE_FACE_UP_KINDS = 0  # mask of blocking kinds shown face up in the line
+LINE_COVERED_KINDS = 1  # mask of blocking kinds lying under keepers in the line
+LINE_FACE_DOWN = 2  # face-down cells in the line (a gap no longer counts)
+LINE_KEEPERS = 3  # keeper cells in the line, bare and covered
+LINE_FIELDS = 4
+
+# ---- seats ------------------------------------------------------------------------------------
+SEAT_HAND_LEN = 0
+SEAT_SKIP_PENDING = 1  # 1 while the seat's next turn is lost (K-3.5.2)
+SEAT_SLOT = 2  # the player slot sitting here (rotation, K-8.1)
+SEAT_TOTAL_SCORE = 3  # summed over finished deals
+SEAT_TOTAL_HAND_CARDS = 4
+SEAT_TOTAL_PENALTY_CARDS = 5  # cats held at the end, summed over deals
+SEAT_FIELDS = 6
+
+# ---- scalars ----------------------------------------------------------------------------------
+S_PHASE = 0  # PHASE_*
+S_SEAT = 1  # seat to decide
+S_GAP = 2  # gap cell during PHASE_PLACE, else -1
+S_START_SEAT = 3  # seat that started the current deal
+S_FIRST_SEAT = 4  # seat that started the first deal
+S_DEAL = 5  # index of the current deal (0 .. rounds - 1)
+S_FACE_DOWN = 6  # face-down cells left
+S_SUPPLY = 7  # keepers in the supply (meaningless when unlimited)
+S_IN_EXTRA_TURN = 8  # 1 while the acting seat is taking an extra turn
+S_FINAL_TURNS_LEFT = 9  # -1, or seat turns left after an end trigger (end_timing complete_round)
+S_PASS_STREAK = 10  # consecutive seat turns without an action (K-4.1.5)
+S_SET_ASIDE = 11  # cards in the hidden tail
+S_END_REASON = 12  # END_* of the last finished deal, -1 while running
+S_INITIAL_KEEPERS = 13  # bare keepers already in the zoo when a scripted state began
+S_EVENT_COUNT = 14
+S_VIOLATIONS = 15  # checked mode: invariant violations seen
+S_FIRST_VIOLATION = 16  # checked mode: VIOLATION_* of the first one
+S_TURNS = 17  # actions taken (draws, replacements, chosen passes), extra turns included
+S_TABLE_ROUNDS = 18  # turn-order rounds begun (the start seat's turn came up)
+S_DRAWS = 19
+S_REPLACEMENTS = 20
+S_KEEPERS_PLACED = 21  # bare keepers put into gaps
+S_COVERED_KEEPERS = 22  # keepers put over a card (blocked-cell exception)
+S_EXTRA_TURNS = 23  # extra turns granted
+S_SKIPS_EARNED = 24  # skip effects triggered
+S_SKIPPED_TURNS = 25  # seat turns lost to a skip
+S_PASSES = 26  # passes chosen by a player (allow_pass)
+S_FORCED_PASSES = 27  # seat turns with no legal action
+S_NO_FIT_DRAWS = 28  # draws where no hand card fitted the gap
+S_DEAD_CELL_DRAWS = 29  # ... of which the gap was dead
+S_STEPS = 30  # apply calls, the safety bound of K-4.1.6
+S_SIZE = 31
+
+PHASE_ACTION = 0  # choose draw, replacement or pass
+PHASE_PLACE = 1  # a gap is open: choose the placement outcome
+PHASE_OVER = 2  # the game (every deal) is over
+PHASE_DEAL_OVER = 3  # transient inside apply: a deal ended, the next one is not dealt yet
+
+END_REASONS = ("no_face_down", "keepers_exhausted", "no_progress")
+END_NO_FACE_DOWN = 0
+END_KEEPERS_EXHAUSTED = 1
+END_NO_PROGRESS = 2
+
+# ---- moves ------------------------------------------------------------------------------------
+MOVE_TYPE_UNIT = 1 << 24
+MOVE_CELL_UNIT = 1 << 12
+MOVE_CARD_MASK = MOVE_CELL_UNIT - 1
+MOVE_DRAW = 0  # action A: take the face-down card of `cell`
+MOVE_REPLACE = 1  # action B: put `card` on the bare keeper of `cell`
+MOVE_PASS = 2  # allow_pass only
+MOVE_PLACE = 3  # put `card` face up into the gap
+MOVE_KEEPER = 4  # put a bare keeper into the gap
+MOVE_COVER = 5  # put `card` into the gap under a keeper (blocked-cell exception)
+MOVE_NAMES = ("draw", "replace", "pass", "place", "keeper", "cover")
+
+# Which value-effect switch applies to a card entering the zoo (K-3.5.3).
+ENTRY_PLACE = 0
+ENTRY_REPLACE = 1
+ENTRY_COVERED = 2
+
+# ---- events (trace log) -----------------------------------------------------------------------
+EVENT_CODE = 0
+EVENT_SEAT = 1
+EVENT_CELL = 2
+EVENT_CARD = 3
+EVENT_FIELDS = 4
+EV_DEAL = 0  # seat = start seat, cell = deal index
+EV_DRAW = 1
+EV_PLACE = 2
+EV_KEEPER = 3
+EV_COVER = 4
+EV_REPLACE = 5
+EV_PASS = 6
+EV_FORCED_PASS = 7
+EV_SKIPPED = 8  # a pending skip used up this seat turn
+EV_EXTRA_TURN = 9
+EV_SKIP_EARNED = 10
+EV_DEAL_OVER = 11  # cell = END_* reason
+EV_FINAL_TURNS = 12  # end_timing complete_round: cell = seat turns still to come
+EVENT_NAMES = (
+    "deal", "draw", "place", "keeper", "cover", "replace", "pass", "forced_pass",
+    "skipped", "extra_turn", "skip_earned", "deal_over", "final_turns",
+)
+TRACE_EVENT_CAPACITY = 512
+
+# ---- checked mode (T17) -----------------------------------------------------------------------
+VIOLATION_NONE = 0
+VIOLATION_DUPLICATE_KIND = 1  # T17.1 two face-up cards of one blocking kind in a line
+VIOLATION_CARDS = 2  # T17.2 cards not conserved
+VIOLATION_KEEPERS = 3  # T17.3 keepers not conserved
+VIOLATION_BOUNDS = 4  # T17.4/5 counter bounds, hand or line bookkeeping out of range
+VIOLATION_KEEPER_WHILE_FIT = 5  # T17.9 a keeper offered while a hand card fits the gap
+VIOLATION_FROZEN_CELL = 6  # T17.7/8 a face-up or covered cell changed
+VIOLATION_NO_TERMINATION = 7  # T17.6 the step bound was hit, or the end state is wrong
+VIOLATION_NAMES = (
+    "none", "duplicate_kind", "cards", "keepers", "bounds", "keeper_while_fit", "frozen_cell",
+    "no_termination",
+)
+
+# ---- record dtypes ----------------------------------------------------------------------------
+COUNT_DTYPE = np.int16
+SCORE_DTYPE = np.int16
