@@ -50,7 +50,7 @@ def allocate_game(rules, event_capacity):
     players = rules[S.P_PLAYERS]
     scalars = np.zeros(S.S_SIZE, dtype=np.int64)
     cells = np.zeros((2, rules[S.P_CELLS]), dtype=np.int16)
-    hidden = np.zeros(rules[S.P_DECK_SIZE], dtype=np.int16)
+    hidden = np.zeros(rules[S.P_CELLS] + rules[S.P_DECK_SIZE], dtype=np.int16)
     lines = np.zeros((S.LINE_FIELDS, rules[S.P_ROWS] + rules[S.P_COLS]), dtype=np.int64)
     hands = np.zeros((players, rules[S.P_DECK_SIZE]), dtype=np.int16)
     seats = np.zeros((players, S.SEAT_FIELDS), dtype=np.int64)

@@ -169,7 +169,7 @@ def state_from_text(
     state = engine.empty_state(params, seat_policies, check=check)
     state.rng = random_stream.new_state(np.uint64(seed))
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
-    tokens = [re.sub(r"^r\d+:", "", line).split() for line in grid.strip().splitlines()]
+    tokens = [re.sub(r"^r\d+:", "", line.strip()).split() for line in grid.strip().splitlines()]
     if len(tokens) != rows or any(len(row) != cols for row in tokens):
         raise ValueError(f"grid text must be {rows} rows of {cols} tokens")
     if len(hands) != params.players:

@@ -7,7 +7,7 @@ A game in progress is held in seven NumPy arrays (all created by `engine.allocat
                                       (FACE_DOWN ... GAP), cells[CELL_CARD, i] the card id shown
                                       (face up) or covered (KEEPER_OVER), NO_CARD otherwise.
                                       Cell i is row i // cols, column i % cols.
-  hidden   int16 (deck_size,)         private to the engine: hidden[i] for i < cells is the card
+  hidden   int16 (cells + deck_size,) private to the engine: hidden[i] for i < cells is the card
                                       lying face down in cell i (NO_CARD once drawn); the tail
                                       hidden[cells:cells + scalars[S_SET_ASIDE]] holds the cards
                                       set aside at the deal (K-2.3). Policies never receive it.
