@@ -1,6 +1,5 @@
 """The runner: identical logs for any job count and backend, resume, and output-folder safety."""
 
-import hashlib
 import json
 import os
 
@@ -11,6 +10,7 @@ from simulator.errors import ZoosimError
 from simulator.logs import chunk_path, finished_chunks
 from simulator.plan import build_plan
 from simulator.runner import MANIFEST, run_plan
+from tests_support import log_digests
 
 DOCUMENT = {
     "name": "coin_run",
@@ -27,15 +27,6 @@ def make_plan(**overrides):
 
 def run(plan, out, **options):
     return run_plan(plan, out, "experiment text", progress=False, **options)
-
-
-def log_digests(run_dir):
-    """File name -> sha256 of every chunk file: byte-identical logs give identical dicts."""
-    logs = run_dir / "logs"
-    return {
-        str(path.relative_to(logs)): hashlib.sha256(path.read_bytes()).hexdigest()
-        for path in sorted(logs.rglob("*.parquet"))
-    }
 
 
 def test_one_job_and_two_threads_write_byte_identical_logs(tmp_path):

@@ -1,0 +1,70 @@
+"""Real processes: loky workers, a dask LocalCluster on loopback, and a run killed with SIGKILL
+then resumed. Each must give game-for-game the same logs as a plain one-job run."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from simulator.config import parse_experiment
+from simulator.plan import build_plan
+from simulator.runner import run_plan
+from tests_support import log_digests
+
+pytestmark = pytest.mark.slow
+
+DOCUMENT = {
+    "name": "processes",
+    "seed": 12,
+    "games": 6000,
+    "chunk_games": 1000,
+    "studies": [{"game": "katz", "seats": ["greedy", "random"], "rules": {"players": 2}},
+                {"game": "katz", "rules": {"players": 4}}],
+}
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory):
+    """The same experiment played in this process, one job."""
+    out = tmp_path_factory.mktemp("reference")
+    run_plan(build_plan(parse_experiment(DOCUMENT)), out, "", jobs=1, progress=False)
+    return log_digests(out)
+
+
+def test_loky_processes_match_one_job(tmp_path, reference):
+    run_plan(build_plan(parse_experiment(DOCUMENT)), tmp_path, "", jobs=2, backend="loky", progress=False)
+    assert log_digests(tmp_path) == reference
+
+
+def test_dask_local_cluster_matches_one_job(tmp_path, reference):
+    distributed = pytest.importorskip("dask.distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None) as cluster:
+        run_plan(build_plan(parse_experiment(DOCUMENT)), tmp_path, "", jobs=2, backend="dask",
+                 scheduler=cluster.scheduler_address, progress=False)
+    assert log_digests(tmp_path) == reference
+
+
+def test_a_run_killed_with_sigkill_resumes_to_identical_logs(tmp_path, reference):
+    import yaml
+
+    experiment = tmp_path / "processes.yaml"
+    experiment.write_text(yaml.safe_dump(DOCUMENT))
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
+               "--jobs", "2", "--quiet", "--no-report"]
+    process = subprocess.Popen(command, start_new_session=True)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("logs/*/chunk-*.parquet"))) < 3:
+        assert process.poll() is None, "the run ended before it could be killed"
+        assert time.monotonic() < deadline, "no chunk was written in time"
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGKILL)  # the CLI and its workers, mid-run
+    process.wait()
+    written = len(list(out.glob("logs/*/chunk-*.parquet")))
+    assert 3 <= written < 12
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert log_digests(out) == reference
