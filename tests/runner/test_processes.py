@@ -68,3 +68,26 @@ def test_a_run_killed_with_sigkill_resumes_to_identical_logs(tmp_path, reference
     resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
     assert resumed.returncode == 0, resumed.stderr
     assert log_digests(out) == reference
+
+
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference):
+    import yaml
+
+    experiment = tmp_path / "processes.yaml"
+    experiment.write_text(yaml.safe_dump(DOCUMENT))
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
+               "--jobs", "2", "--quiet", "--no-report"]
+    process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(list(out.glob("logs/*/chunk-*.parquet"))) < 2:
+        assert process.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    os.killpg(process.pid, signal.SIGINT)  # what a terminal sends to the foreground group
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted; finished chunks are kept" in stderr and "--resume" in stderr
+    assert "Traceback" not in stderr
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert log_digests(out) == reference
