@@ -1,0 +1,1058 @@
+"""New York Zoo rules as numba kernels: setup, the turn machine, breeding, end, play_batch.
+
+The engine owns every rule of seeds/new-york-zoo.md. A game is a `State` (state.py) advanced by
+one machine: `advance` runs everything automatic until the next decision with at least two legal
+moves (a decision with a single legal move is applied at once), writes the legal moves to
+`State.options` and stops; `apply_move` applies one of them and calls `advance` again. The batch
+kernel (`play_games`) and the Python step API (`new_game`, `legal_moves`, `apply`, ...) both drive
+these same functions, so there is one implementation of the rules.
+
+Follow-ups (N-4.4 scoring a full enclosure, N-5.4 add-from-house) are a small queue that `advance`
+drains before it continues the stage it interrupted, so they resolve "at once" wherever an animal
+enters an enclosure: acquisition, house add, breeding, bonus breeding.
+"""
+
+import numpy as np
+from numba import njit
+
+from simulator.games import rng
+from simulator.games.base import MAX_POLICY_PARAMS
+from simulator.games.nyz import policies
+from simulator.games.nyz.bits import has_bit, kernel, popcount
+from simulator.games.nyz.state import (
+    BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, D_ANIMAL_CHOICE,
+    D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
+    D_KEEP_ONE, D_NONE, D_PLACE, D_POPULATE, DECLINE, E_ADDED_THIS_TURN, E_BRED, E_CAPACITY,
+    E_COUNT, E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, END_COMPLETE_ACTION,
+    END_COMPLETE_BREEDING, END_SOLO_LAPS, END_STUCK, END_TURN_CAP, FIRST_ATTRACTION,
+    FU_ATTRACTION, FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY,
+    INV_CONSERVATION, INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES,
+    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, MARKER_FREE, MARKER_NONE,
+    MAX_CELLS, MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES,
+    N_ATTRACTION_TYPES, N_ENC_FIELDS, N_ENCLOSURE_TILES, N_SCALARS, N_SEAT_FIELDS, N_SPACES,
+    N_SPECIES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES, P_ACQUIRED, P_ATTRACTION_SQUARES,
+    P_ATTRACTIONS, P_BONUS_TAKEN, P_COVERED, P_ENCLOSURES, P_FILLED, P_HOUSES, P_PASSES,
+    P_START_TILES, P_WIN, P_YOUNG, POP_STOP, R_ATTRACTION_OPTIONAL, R_BGA_ORDER,
+    R_BONUS_ENABLED, R_BONUS_PER_EVENT, R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT,
+    R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS, R_RANGE,
+    R_SHORT_GAME, R_SINGLE_ANY_TIME, R_SOLO, R_SOLO_LAP_AWARE, R_SOLO_LAPS,
+    R_SOLO_LAST_TURN_BREEDING, R_SUPPLY_LIMITED, R_TILES_PER_BAY, SC_ACTIVE, SC_BREEDER,
+    SC_BREEDING_EVENTS, SC_BRED, SC_CHECKED, SC_DECIDER, SC_DECISION, SC_ELEPHANT,
+    SC_END_REASON, SC_EVENT, SC_FIRST_VIOLATION, SC_FOLLOW_HEAD, SC_FOLLOW_LEN,
+    SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_N_EVENTS, SC_N_OPTIONS,
+    SC_NEW_ENCLOSURE, SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS,
+    SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON,
+    SC_STAGE, SC_TILE, SC_TURNS, SC_VIOLATIONS, SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE,
+    ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT, ST_MAIN_DONE,
+    ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE, ST_TURN_END, ST_TURN_START,
+    START_SPACE_INDEX, State, TARGET_HOUSE, UNLIMITED,
+)
+
+# ---------------------------------------------------------------------------------------------
+# small queries
+
+
+@kernel
+def next_space(space):
+    return 1 if space == N_SPACES else space + 1
+
+
+@kernel
+def counts_as_step(st, tab, space):
+    """N-4.1: animal spaces and bays holding a tile count; empty bays are skipped."""
+    return tab.strip_kind[space] == SPACE_ANIMALS or st.bay_count[space] > 0
+
+
+@kernel
+def top_tile(st, space):
+    count = st.bay_count[space]
+    return st.bay_tiles[space, count - 1] if count > 0 else -1
+
+
+@kernel
+def free_house(st, seat):
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] == NO_SPECIES:
+            return h
+    return -1
+
+
+@kernel
+def house_with(st, seat, species):
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] == species:
+            return h
+    return -1
+
+
+@kernel
+def animals_of(st, seat):
+    """Animals in houses and enclosures (N-7.2 tie-break)."""
+    total = 0
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] != NO_SPECIES:
+            total += 1
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        total += st.enc[seat, e, E_COUNT]
+    return total
+
+
+@kernel
+def empty_squares(st, tab, seat):
+    return popcount(tab.board_bits[seat, 0] & ~st.grid[seat, 0],
+                    tab.board_bits[seat, 1] & ~st.grid[seat, 1])
+
+
+@kernel
+def fits(st, seat, placement, tab):
+    return (tab.place_bits[placement, 0] & st.grid[seat, 0]) == 0 and (
+        tab.place_bits[placement, 1] & st.grid[seat, 1]) == 0
+
+
+@kernel
+def has_placement(st, tab, seat, shape):
+    first = tab.place_first[seat, shape]
+    for k in range(first, first + tab.place_count[seat, shape]):
+        if fits(st, seat, k, tab):
+            return True
+    return False
+
+
+@kernel
+def list_placements(st, tab, seat, shape):
+    """Legal placements of a shape (N-4.2 (2)) written to options; returns their number."""
+    n = 0
+    first = tab.place_first[seat, shape]
+    for k in range(first, first + tab.place_count[seat, shape]):
+        if fits(st, seat, k, tab):
+            st.options[n] = k
+            n += 1
+    return n
+
+
+@kernel
+def has_movable_animal(st, seat):
+    """N-4.2 (4b): an animal in a house, or an enclosure that keeps one after giving one."""
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] != NO_SPECIES:
+            return True
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if st.enc[seat, e, E_COUNT] >= 2:
+            return True
+    return False
+
+
+@kernel
+def may_add(st, tab, seat, e):
+    """E20 knob: with the French limit an enclosure takes at most 2 animals per turn."""
+    return tab.rules[R_FRENCH_LIMIT] == 0 or st.enc[seat, e, E_ADDED_THIS_TURN] < 2
+
+
+@kernel
+def can_receive(st, tab, seat, e, species):
+    """N-4.3 targets: an enclosure that is empty or holds this species, and has room."""
+    count = st.enc[seat, e, E_COUNT]
+    return (count < st.enc[seat, e, E_CAPACITY]
+            and (count == 0 or st.enc[seat, e, E_SPECIES] == species)
+            and may_add(st, tab, seat, e))
+
+
+@kernel
+def has_target(st, tab, seat, species):
+    """A newly taken animal of this species can be placed (and the supply has one)."""
+    if st.animal_supply[species] <= 0:
+        return False
+    if free_house(st, seat) >= 0:
+        return True
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if can_receive(st, tab, seat, e, species):
+            return True
+    return False
+
+
+@kernel
+def animal_choice_options(st, tab, seat, space, write):
+    """N-4.3: B1 the pictured pair, B2 one animal of another species; E3/E5 knobs."""
+    a = tab.strip_pair[space, 0]
+    b = tab.strip_pair[space, 1]
+    pair_ok = has_target(st, tab, seat, a) or has_target(st, tab, seat, b)
+    n = 0
+    if pair_ok:
+        if write:
+            st.options[n] = CHOICE_PAIR
+        n += 1
+    if pair_ok and tab.rules[R_SINGLE_ANY_TIME] == 0:
+        return n
+    for species in range(N_SPECIES):
+        if species != a and species != b and has_target(st, tab, seat, species):
+            if write:
+                st.options[n] = species
+            n += 1
+    return n
+
+
+@kernel
+def space_legal(st, tab, seat, space):
+    """A destination is legal only if its action can be carried out (N-4.2 (4), N-4.3)."""
+    if tab.strip_kind[space] == SPACE_ANIMALS:
+        return animal_choice_options(st, tab, seat, space, False) > 0
+    tile = top_tile(st, space)
+    return tile >= 0 and has_movable_animal(st, seat) and has_placement(st, tab, seat, tile)
+
+
+@kernel
+def line_bit(tab, space):
+    species = tab.line_species[space]
+    return (1 << species) if species >= 0 else 0
+
+
+@kernel
+def add_destination(st, n, code, space, crossed):
+    st.options[n] = space + 32 * code
+    st.option_aux[n] = crossed
+    return n + 1
+
+
+@kernel
+def destination_options(st, tab, seat):
+    """Legal (marker, space) moves of the elephant; option_aux = species lines crossed.
+
+    Multiplayer N-4.1: 1..range counted steps clockwise. Solo N-8.2: unused markers 0 / 1 / 2 / 3
+    / 4+ or the free move to the next animal space. Bit 5 of option_aux: the move enters
+    space 10 (solo lap, N-8.2).
+    """
+    start = st.sc[SC_ELEPHANT]
+    n = 0
+    if tab.rules[R_SOLO] == 0:
+        space, steps, crossed = start, 0, 0
+        while steps < tab.rules[R_RANGE]:
+            space = next_space(space)
+            crossed |= line_bit(tab, space)
+            if counts_as_step(st, tab, space):
+                steps += 1
+                if space_legal(st, tab, seat, space):
+                    n = add_destination(st, n, MARKER_NONE, space, crossed)
+        return n
+    if st.markers_used[0] == 0 and counts_as_step(st, tab, start) and space_legal(
+            st, tab, seat, start):
+        n = add_destination(st, n, 1, start, 0)
+    space, steps, crossed, free_done = start, 0, 0, False
+    for _ in range(N_SPACES - 1):  # 4+ reaches less than one full lap (N-8.2)
+        space = next_space(space)
+        crossed |= line_bit(tab, space)
+        if space == START_SPACE_INDEX:
+            crossed |= 1 << 5
+        if not counts_as_step(st, tab, space):
+            continue
+        steps += 1
+        legal = space_legal(st, tab, seat, space)
+        marker = steps if steps <= 3 else 4
+        if legal and st.markers_used[marker] == 0:
+            n = add_destination(st, n, marker + 1, space, crossed)
+        if not free_done and tab.strip_kind[space] == SPACE_ANIMALS:
+            free_done = True
+            if legal:
+                n = add_destination(st, n, MARKER_FREE, space, crossed)
+    return n
+
+
+@kernel
+def board_complete(st, tab, seat):
+    return empty_squares(st, tab, seat) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# changes of the state
+
+
+@kernel
+def violation(st, code):
+    st.sc[SC_VIOLATIONS] += 1
+    if st.sc[SC_FIRST_VIOLATION] == 0:
+        st.sc[SC_FIRST_VIOLATION] = code
+
+
+@kernel
+def paint(st, tab, seat, placement, code):
+    """Cover the squares of a placement with an enclosure index or attraction code."""
+    lo = tab.place_bits[placement, 0]
+    hi = tab.place_bits[placement, 1]
+    if (lo & st.grid[seat, 0]) != 0 or (hi & st.grid[seat, 1]) != 0:
+        violation(st, INV_OVERLAP)
+    st.grid[seat, 0] |= lo
+    st.grid[seat, 1] |= hi
+    for index in range(MAX_CELLS):
+        if has_bit(lo, hi, index):
+            st.cells[seat, index] = code
+
+
+@kernel
+def new_enclosure(st, tab, seat, tile, placement):
+    e = st.seat[seat, P_ENCLOSURES]
+    st.enc[seat, e, E_TILE] = tile
+    st.enc[seat, e, E_PLACEMENT] = placement
+    st.enc[seat, e, E_SPECIES] = NO_SPECIES
+    st.enc[seat, e, E_COUNT] = 0
+    st.enc[seat, e, E_CAPACITY] = tab.shape_squares[tile]
+    st.seat[seat, P_ENCLOSURES] = e + 1
+    paint(st, tab, seat, placement, e)
+    return e
+
+
+@kernel
+def take_from_supply(st, tab, species):
+    if tab.rules[R_SUPPLY_LIMITED] != 0:
+        st.animal_supply[species] -= 1
+
+
+@kernel
+def put_in_enclosure(st, seat, e, species):
+    st.enc[seat, e, E_SPECIES] = species
+    st.enc[seat, e, E_COUNT] += 1
+    st.enc[seat, e, E_ADDED_THIS_TURN] += 1
+
+
+@kernel
+def push_follow_up(st, seat, e):
+    """Queue an enclosure an animal just entered (N-4.4 full check, N-5.4 house add)."""
+    if st.sc[SC_FOLLOW_LEN] == st.sc[SC_FOLLOW_HEAD]:
+        st.sc[SC_FOLLOW_LEN] = 0
+        st.sc[SC_FOLLOW_HEAD] = 0
+        st.sc[SC_FOLLOW_STEP] = FU_ENTERED
+    st.sc[SC_FOLLOW_OWNER] = seat
+    st.follow[st.sc[SC_FOLLOW_LEN]] = e
+    st.sc[SC_FOLLOW_LEN] += 1
+
+
+@kernel
+def pop_follow_up(st):
+    st.sc[SC_FOLLOW_HEAD] += 1
+    st.sc[SC_FOLLOW_STEP] = FU_ENTERED
+
+
+@kernel
+def breed_into(st, tab, seat, e, species):
+    """One young (N-6.2/N-6.3); not gained when a limited supply is out of the species."""
+    if st.animal_supply[species] <= 0:
+        return 0
+    take_from_supply(st, tab, species)
+    put_in_enclosure(st, seat, e, species)
+    st.enc[seat, e, E_BRED] = 1
+    st.seat[seat, P_YOUNG] += 1
+    push_follow_up(st, seat, e)
+    return 1
+
+
+@kernel
+def reset_house_asked(st):
+    """N-5.4 / E13: one house add per enclosure per phase (turn start, each breeding event)."""
+    for seat in range(st.sc[SC_PLAYERS]):
+        for e in range(st.seat[seat, P_ENCLOSURES]):
+            st.enc[seat, e, E_HOUSE_ASKED] = 0
+
+
+@kernel
+def record_crossings(st, tab, start, dest):
+    """N-3.2 / N-6.1: breeding events of the move start -> dest, in the chosen order."""
+    n = 0
+    space = start
+    while space != dest:
+        space = next_space(space)
+        species = tab.line_species[space]
+        if species >= 0:
+            st.events[n] = species
+            n += 1
+        if space == START_SPACE_INDEX and tab.rules[R_SOLO] != 0:
+            st.sc[SC_LAPS] += 1  # N-8.2: entering space 10 counts a lap
+    if tab.rules[R_BGA_ORDER] != 0:  # E7: BGA resolves by position of the line on the strip
+        for i in range(1, n):
+            j = i
+            while j > 0 and tab.line_rank[st.events[j - 1]] > tab.line_rank[st.events[j]]:
+                tmp = st.events[j]
+                st.events[j] = st.events[j - 1]
+                st.events[j - 1] = tmp
+                j -= 1
+    limit = tab.rules[R_MAX_EVENTS]
+    if limit > 0 and n > limit:
+        n = limit
+    st.sc[SC_N_EVENTS] = n
+
+
+@kernel
+def finish(st, tab, reason):
+    """N-7: end the game; winners = complete boards with the most animals (shared on ties)."""
+    players = st.sc[SC_PLAYERS]
+    st.sc[SC_OVER] = 1
+    st.sc[SC_END_REASON] = reason
+    st.sc[SC_STAGE] = ST_OVER
+    st.sc[SC_DECISION] = D_NONE
+    st.sc[SC_N_OPTIONS] = 0
+    st.sc[SC_ROUNDS] = (st.sc[SC_TURNS] + players - 1) // players
+    if reason != END_COMPLETE_ACTION and reason != END_COMPLETE_BREEDING:
+        return
+    best = -1
+    for seat in range(players):
+        if board_complete(st, tab, seat):
+            best = max(best, animals_of(st, seat))
+    for seat in range(players):
+        if board_complete(st, tab, seat) and animals_of(st, seat) == best:
+            st.seat[seat, P_WIN] = 1
+    if tab.rules[R_SOLO] != 0:
+        st.sc[SC_SOLO_WON] = st.seat[0, P_WIN]
+
+
+# ---------------------------------------------------------------------------------------------
+# setup
+
+
+@njit(cache=True, nogil=True)
+def new_state(tab, seed, policy_id, policy_params, checked):
+    """A game after setup (N-3.4), stopped at its first decision."""
+    players = tab.rules[R_PLAYERS]
+    st = State(
+        np.zeros(N_SCALARS, dtype=np.int32),
+        rng.new_state(seed),
+        policy_id.copy(),
+        policy_params.copy(),
+        np.full((N_SPACES + 1, 3), -1, dtype=np.int32),
+        np.zeros(N_SPACES + 1, dtype=np.int32),
+        np.full(N_SPECIES, UNLIMITED, dtype=np.int32),
+        tab.attraction_copies.copy(),
+        tab.barn_bits.copy(),
+        np.full((players, MAX_CELLS), CELL_BARN, dtype=np.int8),
+        np.full((players, MAX_HOUSES), NO_SPECIES, dtype=np.int32),
+        np.zeros((players, MAX_ENCLOSURES, N_ENC_FIELDS), dtype=np.int32),
+        np.zeros((players, N_SEAT_FIELDS), dtype=np.int32),
+        np.full((players, MAX_START_TILES), -1, dtype=np.int32),
+        np.zeros(MAX_EVENTS, dtype=np.int32),
+        np.zeros(4, dtype=np.int32),
+        np.zeros(5, dtype=np.int32),
+        np.zeros(MAX_OPTIONS, dtype=np.int32),
+        np.zeros(MAX_OPTIONS, dtype=np.int32),
+        np.zeros(MAX_ENCLOSURES, dtype=np.int32),
+    )
+    st.sc[SC_PLAYERS] = players
+    st.sc[SC_ELEPHANT] = START_SPACE_INDEX
+    st.sc[SC_CHECKED] = checked
+    st.sc[SC_NEW_ENCLOSURE] = -1
+    st.sc[SC_PENDING_0] = NO_SPECIES
+    st.sc[SC_PENDING_1] = NO_SPECIES
+    if tab.rules[R_SUPPLY_LIMITED] != 0:
+        st.animal_supply[:] = tab.animal_caps
+    for seat in range(players):
+        for index in range(tab.width[seat] * tab.height[seat]):
+            if not has_bit(tab.barn_bits[seat, 0], tab.barn_bits[seat, 1], index):
+                st.cells[seat, index] = CELL_EMPTY
+        st.seat[seat, P_HOUSES] = tab.houses[seat]
+        for i in range(2):
+            species = tab.start_animals[seat, i]
+            if species >= 0:
+                st.house[seat, i] = species
+                take_from_supply(st, tab, species)
+        st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
+    stock_strip(st, tab)
+    st.sc[SC_STAGE] = ST_SETUP_PLACE if tab.rules[R_SHORT_GAME] != 0 else ST_TURN_START
+    advance(st, tab)
+    return st
+
+
+@njit(cache=True, nogil=True)
+def stock_strip(st, tab):
+    """N-3.3: shuffle each class, deal A, B, C, D layer by layer; keep the lowest layers.
+
+    Removed top tiles leave the game, except in the 2-player short game, which deals 3 class-D
+    and 3 class-C tiles of them to each player (N-8.1).
+    """
+    by_class = np.full((4, N_ENCLOSURE_TILES), -1, dtype=np.int32)
+    class_size = np.zeros(4, dtype=np.int32)
+    for tile in range(N_ENCLOSURE_TILES):
+        cls = tab.tile_class[tile]
+        by_class[cls, class_size[cls]] = tile
+        class_size[cls] += 1
+    for cls in range(4):
+        rng.shuffle(st.rng, by_class[cls, :class_size[cls]])
+    dealt = np.zeros(4, dtype=np.int32)
+    for cls in range(4):
+        for space in range(1, N_SPACES + 1):
+            for layer in range(3):
+                if tab.bay_layers[space, layer] == cls:
+                    st.bay_tiles[space, layer] = by_class[cls, dealt[cls]]
+                    dealt[cls] += 1
+    keep = tab.rules[R_TILES_PER_BAY]
+    removed = np.full((4, N_ENCLOSURE_TILES), -1, dtype=np.int32)
+    removed_size = np.zeros(4, dtype=np.int32)
+    for space in range(1, N_SPACES + 1):
+        if tab.bay_layers[space, 0] < 0:
+            continue
+        for layer in range(keep, 3):
+            tile = st.bay_tiles[space, layer]
+            cls = tab.tile_class[tile]
+            removed[cls, removed_size[cls]] = tile
+            removed_size[cls] += 1
+            st.bay_tiles[space, layer] = -1
+        st.bay_count[space] = keep
+    if tab.rules[R_SHORT_GAME] == 0:
+        return
+    for cls in (2, 3):
+        pool = removed[cls, :removed_size[cls]]
+        rng.shuffle(st.rng, pool)
+        if cls == 3 and tab.rules[R_D1_BUG] != 0:  # E29: BGA never deals D1 (tile 38)
+            for i in range(pool.shape[0] - 1):
+                if pool[i] == 38:
+                    pool[i] = pool[pool.shape[0] - 1]
+                    pool[pool.shape[0] - 1] = 38
+        for seat in range(st.sc[SC_PLAYERS]):
+            for k in range(3):
+                if 3 * seat + k < pool.shape[0]:
+                    st.start_tiles[seat, st.seat[seat, P_START_TILES]] = pool[3 * seat + k]
+                    st.seat[seat, P_START_TILES] += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# the turn machine
+
+
+@kernel
+def offer(st, tab, decision, seat, n):
+    """Stop at a decision with n >= 2 legal moves; apply a forced single move at once."""
+    if n == 1:
+        st.sc[SC_DECIDER] = seat
+        st.sc[SC_DECISION] = decision
+        apply_effects(st, tab, st.options[0])
+        return False
+    st.sc[SC_DECIDER] = seat
+    st.sc[SC_DECISION] = decision
+    st.sc[SC_N_OPTIONS] = n
+    return True
+
+
+@kernel
+def follow_up(st, tab):
+    """Resolve the head of the follow-up queue; True when a decision is waiting."""
+    seat = st.sc[SC_FOLLOW_OWNER]
+    e = st.follow[st.sc[SC_FOLLOW_HEAD]]
+    step = st.sc[SC_FOLLOW_STEP]
+    if step == FU_ENTERED:
+        count = st.enc[seat, e, E_COUNT]
+        species = st.enc[seat, e, E_SPECIES]
+        if count >= st.enc[seat, e, E_CAPACITY]:
+            # N-4.4: all animals back to the supply; the enclosure stays, without species
+            if tab.rules[R_SUPPLY_LIMITED] != 0:
+                st.animal_supply[species] += count
+            st.enc[seat, e, E_COUNT] = 0
+            st.enc[seat, e, E_SPECIES] = NO_SPECIES
+            st.seat[seat, P_FILLED] += 1
+            st.sc[SC_FOLLOW_SPECIES] = species
+            st.sc[SC_FOLLOW_STEP] = FU_KEEP_ONE
+            if free_house(st, seat) >= 0 and st.animal_supply[species] > 0:
+                st.options[0] = 0
+                st.options[1] = 1
+                return offer(st, tab, D_KEEP_ONE, seat, 2)
+            st.sc[SC_FOLLOW_STEP] = FU_ATTRACTION
+            return False
+        if (st.enc[seat, e, E_HOUSE_ASKED] == 0 and count > 0
+                and house_with(st, seat, species) >= 0 and may_add(st, tab, seat, e)):
+            st.options[0] = 0
+            st.options[1] = 1
+            return offer(st, tab, D_HOUSE_ADD, seat, 2)
+        pop_follow_up(st)
+        return False
+    if step == FU_ATTRACTION:
+        n = 0
+        for kind in range(N_ATTRACTION_TYPES):
+            if st.attraction_supply[kind] > 0 and has_placement(
+                    st, tab, seat, FIRST_ATTRACTION + kind):
+                st.options[n] = kind
+                n += 1
+        if n == 0:
+            pop_follow_up(st)
+            return False
+        if tab.rules[R_ATTRACTION_OPTIONAL] != 0:  # E1
+            st.options[n] = NO_ATTRACTION
+            n += 1
+        return offer(st, tab, D_ATTRACTION, seat, n)
+    # FU_ATTRACTION_PLACE
+    n = list_placements(st, tab, seat, st.sc[SC_TILE])
+    return offer(st, tab, D_ATTRACTION_PLACE, seat, n)
+
+
+@kernel
+def populate_options(st, seat):
+    """N-4.2 (3): sources of the next populating animal, one option per house species."""
+    species = st.sc[SC_POP_SPECIES]
+    new = st.sc[SC_NEW_ENCLOSURE]
+    n = 0
+    for h in range(st.seat[seat, P_HOUSES]):
+        held = st.house[seat, h]
+        if held == NO_SPECIES or (species != NO_SPECIES and held != species):
+            continue
+        if house_with(st, seat, held) == h:  # houses of one species are interchangeable
+            st.options[n] = SRC_HOUSE + h
+            n += 1
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if e != new and st.enc[seat, e, E_COUNT] >= 2 and (
+                species == NO_SPECIES or st.enc[seat, e, E_SPECIES] == species):
+            st.options[n] = SRC_ENCLOSURE + e
+            n += 1
+    if n > 0 and st.sc[SC_POP_COUNT] == 1:
+        st.options[n] = POP_STOP
+        n += 1
+    return n
+
+
+@kernel
+def animal_place_options(st, tab, seat):
+    """N-4.3: (pending animal, target) moves, and DECLINE once one animal was placed (E4)."""
+    n = 0
+    house = free_house(st, seat)
+    for slot in range(2):
+        species = st.sc[SC_PENDING_0 + slot]
+        if species == NO_SPECIES or st.animal_supply[species] <= 0:
+            continue
+        if house >= 0:
+            st.options[n] = 64 * slot + TARGET_HOUSE
+            n += 1
+        for e in range(st.seat[seat, P_ENCLOSURES]):
+            if can_receive(st, tab, seat, e, species):
+                st.options[n] = 64 * slot + e
+                n += 1
+    if n > 0 and st.sc[SC_PLACED_ANIMALS] > 0 and tab.rules[R_PARTIAL_PAIR] != 0:
+        st.options[n] = DECLINE
+        n += 1
+    return n
+
+
+@kernel
+def breed_options(st, tab, seat, species):
+    """N-6.2: up to 2 different eligible enclosures (>= 2 animals of the event species),
+    as ordered pairs (the first is resolved first, E23), singles, or none."""
+    eligible = st.scratch
+    m = 0
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        st.enc[seat, e, E_BRED] = 0
+        if (st.enc[seat, e, E_SPECIES] == species and st.enc[seat, e, E_COUNT] >= 2
+                and may_add(st, tab, seat, e)):
+            eligible[m] = e
+            m += 1
+    if m == 0 or st.animal_supply[species] <= 0:
+        return 0
+    n = 0
+    for i in range(m):
+        for j in range(m):
+            if i != j:
+                st.options[n] = 64 * eligible[i] + eligible[j]
+                n += 1
+        st.options[n] = 64 * eligible[i] + NO_ENCLOSURE
+        n += 1
+    st.options[n] = BREED_NONE
+    return n + 1
+
+
+@kernel
+def bonus_options(st, tab, seat):
+    """N-6.3: one enclosure with >= 2 animals that got no young in this event, or none."""
+    n = 0
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        species = st.enc[seat, e, E_SPECIES]
+        if (st.enc[seat, e, E_BRED] == 0 and st.enc[seat, e, E_COUNT] >= 2
+                and st.animal_supply[species] > 0 and may_add(st, tab, seat, e)):
+            st.options[n] = e
+            n += 1
+    if n == 0:
+        return 0
+    st.options[n] = NO_ENCLOSURE
+    return n + 1
+
+
+@kernel
+def start_turn(st, tab):
+    """N-4: a new turn of the active seat; True when a decision is waiting."""
+    if st.sc[SC_TURNS] >= tab.rules[R_MAX_TURNS]:
+        finish(st, tab, END_TURN_CAP)  # N-7.3 safety cap, reported as its own end reason
+        return False
+    st.sc[SC_TURNS] += 1
+    seat = st.sc[SC_ACTIVE]
+    for p in range(st.sc[SC_PLAYERS]):
+        st.seat[p, P_BONUS_TAKEN] = 0
+        for e in range(st.seat[p, P_ENCLOSURES]):
+            st.enc[p, e, E_HOUSE_ASKED] = 0
+            st.enc[p, e, E_ADDED_THIS_TURN] = 0
+    st.sc[SC_N_EVENTS] = 0
+    st.sc[SC_NEW_ENCLOSURE] = -1
+    n = destination_options(st, tab, seat)
+    if n == 0:  # E27: no legal destination
+        if tab.rules[R_NO_MOVE_ENDS_GAME] != 0:
+            finish(st, tab, END_STUCK)
+            return False
+        st.sc[SC_PASSES] += 1
+        st.seat[seat, P_PASSES] += 1
+        st.sc[SC_STAGE] = ST_TURN_END
+        return False
+    return offer(st, tab, D_DEST, seat, n)
+
+
+@kernel
+def main_action_done(st, tab):
+    """N-7.1 (1): a complete board ends the game before breeding (E14); solo lap end (E17)."""
+    new = st.sc[SC_NEW_ENCLOSURE]
+    active = st.sc[SC_ACTIVE]
+    if new >= 0 and st.sc[SC_CHECKED] != 0:
+        count = st.enc[active, new, E_COUNT]
+        if count < 1 or count > 2:
+            violation(st, INV_POPULATE)
+    if board_complete(st, tab, active):
+        if tab.rules[R_END_SKIPS_BREEDING] != 0 or st.sc[SC_N_EVENTS] == 0:
+            finish(st, tab, END_COMPLETE_ACTION)
+            return
+    if (tab.rules[R_SOLO] != 0 and st.sc[SC_LAPS] >= tab.rules[R_SOLO_LAPS]
+            and tab.rules[R_SOLO_LAST_TURN_BREEDING] == 0):
+        st.sc[SC_N_EVENTS] = 0
+    if st.sc[SC_N_EVENTS] > 0:
+        st.sc[SC_EVENT] = 0
+        st.sc[SC_BREEDER] = 0
+        st.sc[SC_BREEDING_EVENTS] += 1
+        reset_house_asked(st)
+        st.sc[SC_STAGE] = ST_BREED
+    else:
+        st.sc[SC_STAGE] = ST_TURN_END
+
+
+@kernel
+def end_turn(st, tab):
+    """N-4.6 / N-7.1 (2): end after breeding if a board is complete; solo end and markers."""
+    players = st.sc[SC_PLAYERS]
+    for seat in range(players):
+        if board_complete(st, tab, seat):
+            reason = END_COMPLETE_BREEDING if st.sc[SC_N_EVENTS] > 0 else END_COMPLETE_ACTION
+            finish(st, tab, reason)
+            return
+    if tab.rules[R_SOLO] != 0:
+        if st.sc[SC_LAPS] >= tab.rules[R_SOLO_LAPS]:
+            finish(st, tab, END_SOLO_LAPS)
+            return
+        if st.markers_used.sum() == 5:  # N-8.2: all five come back
+            st.markers_used[:] = 0
+    st.sc[SC_ACTIVE] = (st.sc[SC_ACTIVE] + 1) % players
+    st.sc[SC_STAGE] = ST_TURN_START
+
+
+@kernel
+def advance(st, tab):
+    """Run the game until the next decision with >= 2 legal moves, or its end."""
+    st.sc[SC_N_OPTIONS] = 0
+    while st.sc[SC_OVER] == 0:
+        if st.sc[SC_FOLLOW_HEAD] < st.sc[SC_FOLLOW_LEN]:
+            if follow_up(st, tab):
+                return
+            continue
+        stage = st.sc[SC_STAGE]
+        active = st.sc[SC_ACTIVE]
+        if stage == ST_SETUP_PLACE:  # N-8.1 (3): short game start tiles, seat by seat
+            seat = st.sc[SC_SETUP_SEAT]
+            if seat >= st.sc[SC_PLAYERS]:
+                st.sc[SC_STAGE] = ST_TURN_START
+                continue
+            left = st.seat[seat, P_START_TILES]
+            if left == 0:
+                st.sc[SC_SETUP_SEAT] += 1
+                continue
+            st.sc[SC_TILE] = st.start_tiles[seat, left - 1]
+            n = list_placements(st, tab, seat, st.sc[SC_TILE])
+            if n == 0:
+                st.seat[seat, P_START_TILES] -= 1  # cannot happen on real boards
+                continue
+            if offer(st, tab, D_PLACE, seat, n):
+                return
+        elif stage == ST_TURN_START:
+            if start_turn(st, tab):
+                return
+        elif stage == ST_PLACE_ENCLOSURE:
+            n = list_placements(st, tab, active, st.sc[SC_TILE])
+            if offer(st, tab, D_PLACE, active, n):
+                return
+        elif stage == ST_POPULATE:
+            n = populate_options(st, active) if st.sc[SC_POP_COUNT] < 2 else 0
+            if n == 0 or (n == 1 and st.options[0] == POP_STOP):
+                st.sc[SC_STAGE] = ST_MAIN_DONE
+                continue
+            if offer(st, tab, D_POPULATE, active, n):
+                return
+        elif stage == ST_ANIMAL_CHOICE:
+            n = animal_choice_options(st, tab, active, st.sc[SC_ELEPHANT], True)
+            if offer(st, tab, D_ANIMAL_CHOICE, active, n):
+                return
+        elif stage == ST_ANIMAL_PLACE:
+            n = animal_place_options(st, tab, active)
+            if n == 0:  # nothing left, or no target: the animal is declined (N-4.3)
+                st.sc[SC_PENDING_0] = NO_SPECIES
+                st.sc[SC_PENDING_1] = NO_SPECIES
+                st.sc[SC_STAGE] = ST_MAIN_DONE
+                continue
+            if offer(st, tab, D_ANIMAL_PLACE, active, n):
+                return
+        elif stage == ST_MAIN_DONE:
+            main_action_done(st, tab)
+        elif stage == ST_BREED:
+            seat = (active + st.sc[SC_BREEDER]) % st.sc[SC_PLAYERS]
+            st.sc[SC_BRED] = 0
+            n = breed_options(st, tab, seat, st.events[st.sc[SC_EVENT]])
+            st.sc[SC_STAGE] = ST_BONUS if n > 0 else ST_BREED_NEXT
+            if n > 0 and offer(st, tab, D_BREED, seat, n):
+                return
+        elif stage == ST_BONUS:
+            seat = (active + st.sc[SC_BREEDER]) % st.sc[SC_PLAYERS]
+            st.sc[SC_STAGE] = ST_BREED_NEXT
+            if (tab.rules[R_BONUS_ENABLED] != 0 and st.sc[SC_BRED] > 0 and (
+                    tab.rules[R_BONUS_PER_EVENT] != 0 or st.seat[seat, P_BONUS_TAKEN] == 0)):
+                n = bonus_options(st, tab, seat)
+                if n > 0:
+                    st.seat[seat, P_BONUS_TAKEN] = 1
+                    if offer(st, tab, D_BONUS, seat, n):
+                        return
+        elif stage == ST_BREED_NEXT:  # N-6.1: every player from the active one, event by event
+            st.sc[SC_BREEDER] += 1
+            st.sc[SC_STAGE] = ST_BREED
+            if st.sc[SC_BREEDER] >= st.sc[SC_PLAYERS]:
+                st.sc[SC_BREEDER] = 0
+                st.sc[SC_EVENT] += 1
+                if st.sc[SC_EVENT] >= st.sc[SC_N_EVENTS]:
+                    st.sc[SC_STAGE] = ST_TURN_END
+                else:
+                    st.sc[SC_BREEDING_EVENTS] += 1
+                    reset_house_asked(st)
+        elif stage == ST_TURN_END:
+            end_turn(st, tab)
+    st.sc[SC_DECISION] = D_NONE
+    st.sc[SC_N_OPTIONS] = 0
+
+
+@kernel
+def apply_effects(st, tab, move):
+    """Apply one legal move of the current decision (no advancing)."""
+    decision = st.sc[SC_DECISION]
+    seat = st.sc[SC_DECIDER]
+    if decision == D_DEST:
+        code = move // 32
+        dest = move % 32
+        if code >= 1 and code <= 5:
+            st.markers_used[code - 1] = 1
+        if not counts_as_step(st, tab, dest) and st.sc[SC_CHECKED] != 0:
+            violation(st, INV_EMPTY_BAY)
+        if code != 1:  # marker "0" stays and crosses nothing (N-8.2)
+            record_crossings(st, tab, st.sc[SC_ELEPHANT], dest)
+        st.sc[SC_ELEPHANT] = dest
+        if tab.strip_kind[dest] == SPACE_ANIMALS:
+            st.sc[SC_STAGE] = ST_ANIMAL_CHOICE
+        else:
+            st.bay_count[dest] -= 1
+            st.sc[SC_TILE] = st.bay_tiles[dest, st.bay_count[dest]]
+            st.bay_tiles[dest, st.bay_count[dest]] = -1
+            st.sc[SC_STAGE] = ST_PLACE_ENCLOSURE
+    elif decision == D_PLACE:
+        e = new_enclosure(st, tab, seat, st.sc[SC_TILE], move)
+        if st.sc[SC_STAGE] == ST_SETUP_PLACE:
+            st.seat[seat, P_START_TILES] -= 1
+        else:
+            st.sc[SC_NEW_ENCLOSURE] = e
+            st.sc[SC_POP_SPECIES] = NO_SPECIES
+            st.sc[SC_POP_COUNT] = 0
+            st.sc[SC_STAGE] = ST_POPULATE
+    elif decision == D_POPULATE:
+        if move == POP_STOP:
+            st.sc[SC_STAGE] = ST_MAIN_DONE
+            return
+        if move >= SRC_ENCLOSURE:
+            source = move - SRC_ENCLOSURE
+            species = st.enc[seat, source, E_SPECIES]
+            st.enc[seat, source, E_COUNT] -= 1
+        else:
+            species = st.house[seat, move - SRC_HOUSE]
+            st.house[seat, move - SRC_HOUSE] = NO_SPECIES
+        put_in_enclosure(st, seat, st.sc[SC_NEW_ENCLOSURE], species)
+        st.sc[SC_POP_SPECIES] = species
+        st.sc[SC_POP_COUNT] += 1
+    elif decision == D_ANIMAL_CHOICE:
+        if move == CHOICE_PAIR:
+            st.sc[SC_PENDING_0] = tab.strip_pair[st.sc[SC_ELEPHANT], 0]
+            st.sc[SC_PENDING_1] = tab.strip_pair[st.sc[SC_ELEPHANT], 1]
+        else:
+            st.sc[SC_PENDING_0] = move
+            st.sc[SC_PENDING_1] = NO_SPECIES
+        st.sc[SC_PLACED_ANIMALS] = 0
+        st.sc[SC_STAGE] = ST_ANIMAL_PLACE
+    elif decision == D_ANIMAL_PLACE:
+        if move == DECLINE:
+            st.sc[SC_PENDING_0] = NO_SPECIES
+            st.sc[SC_PENDING_1] = NO_SPECIES
+            return
+        slot = move // 64
+        target = move % 64
+        species = st.sc[SC_PENDING_0 + slot]
+        st.sc[SC_PENDING_0 + slot] = NO_SPECIES
+        st.sc[SC_PLACED_ANIMALS] += 1
+        st.seat[seat, P_ACQUIRED] += 1
+        take_from_supply(st, tab, species)
+        if target == TARGET_HOUSE:
+            st.house[seat, free_house(st, seat)] = species
+        else:
+            put_in_enclosure(st, seat, target, species)
+            push_follow_up(st, seat, target)
+    elif decision == D_HOUSE_ADD:
+        e = st.follow[st.sc[SC_FOLLOW_HEAD]]
+        st.enc[seat, e, E_HOUSE_ASKED] = 1
+        if move == 1:
+            species = st.enc[seat, e, E_SPECIES]
+            st.house[seat, house_with(st, seat, species)] = NO_SPECIES
+            put_in_enclosure(st, seat, e, species)
+    elif decision == D_KEEP_ONE:
+        if move == 1:  # E21: one animal of the scored species into a free house
+            species = st.sc[SC_FOLLOW_SPECIES]
+            take_from_supply(st, tab, species)
+            st.house[seat, free_house(st, seat)] = species
+        st.sc[SC_FOLLOW_STEP] = FU_ATTRACTION
+    elif decision == D_ATTRACTION:
+        if move == NO_ATTRACTION:
+            pop_follow_up(st)
+        else:
+            st.sc[SC_TILE] = FIRST_ATTRACTION + move
+            st.sc[SC_FOLLOW_STEP] = FU_ATTRACTION_PLACE
+    elif decision == D_ATTRACTION_PLACE:
+        kind = st.sc[SC_TILE] - FIRST_ATTRACTION
+        paint(st, tab, seat, move, CELL_ATTRACTION + kind)
+        st.attraction_supply[kind] -= 1
+        st.seat[seat, P_ATTRACTIONS] += 1
+        st.seat[seat, P_ATTRACTION_SQUARES] += tab.shape_squares[st.sc[SC_TILE]]
+        pop_follow_up(st)
+    elif decision == D_BREED:
+        species = st.events[st.sc[SC_EVENT]]
+        first = move // 64
+        second = move % 64
+        if first != NO_ENCLOSURE:
+            st.sc[SC_BRED] += breed_into(st, tab, seat, first, species)
+        if second != NO_ENCLOSURE:
+            st.sc[SC_BRED] += breed_into(st, tab, seat, second, species)
+    elif decision == D_BONUS:
+        if move != NO_ENCLOSURE:
+            breed_into(st, tab, seat, move, st.enc[seat, move, E_SPECIES])
+
+
+@kernel
+def awaiting_follow_up(st, seat, e):
+    """Two young enter together (N-6.2): the second may be full while the first resolves."""
+    if st.sc[SC_FOLLOW_OWNER] != seat:
+        return False
+    for i in range(st.sc[SC_FOLLOW_HEAD], st.sc[SC_FOLLOW_LEN]):
+        if st.follow[i] == e:
+            return True
+    return False
+
+
+@kernel
+def check_invariants(st, tab):
+    """N-11 T18: the invariants checked after every move in checked mode."""
+    players = st.sc[SC_PLAYERS]
+    on_boards = st.scratch
+    on_boards[:N_SPECIES] = 0
+    for seat in range(players):
+        lo = st.grid[seat, 0]
+        hi = st.grid[seat, 1]
+        if (lo & ~tab.board_bits[seat, 0]) != 0 or (hi & ~tab.board_bits[seat, 1]) != 0:
+            violation(st, INV_OUTSIDE)
+        covered = popcount(lo, hi)
+        if covered < st.seat[seat, P_COVERED]:
+            violation(st, INV_COVER_DECREASED)
+        st.seat[seat, P_COVERED] = covered
+        painted = 0
+        for index in range(tab.width[seat] * tab.height[seat]):
+            if st.cells[seat, index] != CELL_EMPTY:
+                painted += 1
+        if painted != covered:
+            violation(st, INV_OVERLAP)
+        for h in range(MAX_HOUSES):
+            held = st.house[seat, h]
+            if h >= st.seat[seat, P_HOUSES] and held != NO_SPECIES:
+                violation(st, INV_HOUSES)
+            if held != NO_SPECIES:
+                on_boards[held] += 1
+        for e in range(st.seat[seat, P_ENCLOSURES]):
+            count = st.enc[seat, e, E_COUNT]
+            species = st.enc[seat, e, E_SPECIES]
+            if (count > 0) != (species != NO_SPECIES):
+                violation(st, INV_SPECIES)
+            if count > st.enc[seat, e, E_CAPACITY]:
+                violation(st, INV_CAPACITY)
+            elif count == st.enc[seat, e, E_CAPACITY] and not awaiting_follow_up(st, seat, e):
+                violation(st, INV_FULL_BETWEEN_ACTIONS)
+            if species != NO_SPECIES:
+                on_boards[species] += count
+    if tab.rules[R_SUPPLY_LIMITED] != 0:
+        for species in range(N_SPECIES):
+            if st.animal_supply[species] + on_boards[species] != tab.animal_caps[species]:
+                violation(st, INV_CONSERVATION)
+
+
+@kernel
+def apply_move(st, tab, move):
+    """Apply a legal move of the current decision and run on to the next decision."""
+    apply_effects(st, tab, move)
+    advance(st, tab)
+    if st.sc[SC_CHECKED] != 0:
+        check_invariants(st, tab)
+
+
+@kernel
+def solo_score(st, tab):
+    """N-8.2 / E16: spaces from the elephant to space 10 (bga), or to the end of the last lap
+    (lap_aware), if the board is complete; else minus the uncovered squares."""
+    if not board_complete(st, tab, 0):
+        return -empty_squares(st, tab, 0)
+    distance = 0
+    space = st.sc[SC_ELEPHANT]
+    while space != START_SPACE_INDEX:
+        space = next_space(space)
+        distance += 1
+    if tab.rules[R_SOLO_LAP_AWARE] != 0:
+        distance += N_SPACES * max(0, tab.rules[R_SOLO_LAPS] - 1 - st.sc[SC_LAPS])
+    return distance
+
+
+@njit(cache=True, nogil=True)
+def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
+               game_out, seat_out):
+    """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
+    SEAT_COLUMNS in __init__)."""
+    players = tab.rules[R_PLAYERS]
+    policy_id = np.empty(players, dtype=np.int8)
+    policy_params = np.empty((players, MAX_POLICY_PARAMS), dtype=np.float64)
+    for g in range(seeds.shape[0]):
+        for seat in range(players):  # rotation r puts slot j in seat (j + r) % n
+            slot = (seat - rotations[g]) % players
+            policy_id[seat] = slot_policy_ids[slot]
+            policy_params[seat] = slot_policy_params[slot]
+        st = new_state(tab, seeds[g], policy_id, policy_params, checked)
+        if checked:
+            check_invariants(st, tab)
+        while st.sc[SC_OVER] == 0:
+            index = policies.choose(st, tab)
+            apply_move(st, tab, st.options[index])
+        game_out[g, 0] = st.sc[SC_TURNS]
+        game_out[g, 1] = st.sc[SC_ROUNDS]
+        game_out[g, 2] = st.sc[SC_END_REASON]
+        game_out[g, 3] = st.sc[SC_BREEDING_EVENTS]
+        game_out[g, 4] = st.sc[SC_SOLO_WON]
+        game_out[g, 5] = solo_score(st, tab) if tab.rules[R_SOLO] != 0 else 0
+        game_out[g, 6] = st.sc[SC_VIOLATIONS]
+        game_out[g, 7] = st.sc[SC_FIRST_VIOLATION]
+        game_out[g, 8] = st.sc[SC_LAPS]
+        for seat in range(players):
+            empty = empty_squares(st, tab, seat)
+            seat_out[g, seat, 0] = -empty
+            seat_out[g, seat, 1] = st.seat[seat, P_WIN]
+            seat_out[g, seat, 2] = st.seat[seat, P_ENCLOSURES]
+            seat_out[g, seat, 3] = st.seat[seat, P_FILLED]
+            seat_out[g, seat, 4] = st.seat[seat, P_ATTRACTIONS]
+            seat_out[g, seat, 5] = empty
+            seat_out[g, seat, 6] = animals_of(st, seat)
+            seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
+            seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
+            seat_out[g, seat, 9] = st.seat[seat, P_PASSES]

@@ -1,0 +1,251 @@
+"""Heuristic players of New York Zoo (numba), registered by name for the YAML.
+
+A policy sees the state (everything in New York Zoo is public, N-12.6) and the legal moves of the
+current decision, and returns the index of the move it takes. `random` picks uniformly at every
+decision. `greedy` scores every legal move with a few designer-set weights and takes the best
+(first on ties); `greedy_builder` and `greedy_breeder` are greedy with weights that favour tiles
+or animals. The policies only read top tiles of bays.
+
+Greedy weights (policy parameter row, in this order):
+  tile_value      value per square of an enclosure or attraction taken
+  animal_value    value of an animal entering an enclosure, times its fill ratio afterwards
+  fill_bonus      extra value when the animal fills the enclosure (scoring, attraction)
+  breeding_value  value per own enclosure that may breed on a line the move crosses
+  house_value     value of an animal kept in a house (free choice later)
+  contact_weight  value per edge of a placed tile touching a covered square or the border
+  hole_weight     penalty per empty square left with no empty neighbour (only a 1x1 fills it)
+  dead_end_weight penalty per empty square left with exactly one empty neighbour
+"""
+
+from simulator.games import rng
+from simulator.games.base import PolicySpec
+from simulator.games.nyz.bits import kernel, neighbours, popcount
+from simulator.games.nyz.state import (
+    CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS,
+    D_BREED, D_DEST, D_HOUSE_ADD, D_KEEP_ONE, D_PLACE, D_POPULATE, DECLINE, E_CAPACITY,
+    E_COUNT, E_SPECIES, FIRST_ATTRACTION, N_SPECIES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES,
+    P_ENCLOSURES, P_HOUSES, POP_STOP, R_BONUS_ENABLED, R_SOLO, SC_DECIDER, SC_DECISION,
+    SC_ELEPHANT, SC_FOLLOW_HEAD, SC_N_OPTIONS, SC_NEW_ENCLOSURE, SC_PENDING_0, SC_POP_COUNT, SPACE_ANIMALS,
+    SRC_ENCLOSURE, TARGET_HOUSE,
+)
+
+RANDOM, GREEDY = 0, 1
+W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END = range(8)
+
+_GREEDY_HELP = {
+    "tile_value": "value per square of an enclosure or attraction taken",
+    "animal_value": "value of an animal entering an enclosure, times its fill ratio",
+    "fill_bonus": "extra value when an animal fills an enclosure (scoring + attraction)",
+    "breeding_value": "value per own enclosure that may breed on a crossed line",
+    "house_value": "value of an animal kept in a house",
+    "contact_weight": "value per tile edge touching a covered square or the border",
+    "hole_weight": "penalty per empty square left without an empty neighbour",
+    "dead_end_weight": "penalty per empty square left with exactly one empty neighbour",
+}
+
+
+def _greedy(name, description, **weights):
+    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP)
+
+
+POLICIES = {
+    "random": PolicySpec("random", RANDOM, "uniform random choice at every decision"),
+    "greedy": _greedy(
+        "greedy", "one-step greedy with balanced weights",
+        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
+        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
+    ),
+    "greedy_builder": _greedy(
+        "greedy_builder", "greedy that prefers big tiles and tight packing over animals",
+        tile_value=3.0, animal_value=0.5, fill_bonus=3.0, breeding_value=0.3, house_value=0.2,
+        contact_weight=1.5, hole_weight=4.0, dead_end_weight=1.5,
+    ),
+    "greedy_breeder": _greedy(
+        "greedy_breeder", "greedy that chases animals, breeding lines and full enclosures",
+        tile_value=0.5, animal_value=3.0, fill_bonus=10.0, breeding_value=3.0, house_value=1.0,
+        contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5,
+    ),
+}
+
+
+@kernel
+def choose(st, tab):
+    """Index into st.options of the move the deciding seat's policy takes."""
+    seat = st.sc[SC_DECIDER]
+    n = st.sc[SC_N_OPTIONS]
+    if st.policy_id[seat] == RANDOM:
+        return rng.randint(st.rng, n)
+    return greedy(st, tab, seat, n, st.policy_params[seat])
+
+
+@kernel
+def animal_gain(st, seat, e, w):
+    """Value of one more animal in enclosure e."""
+    count = st.enc[seat, e, E_COUNT] + 1
+    capacity = st.enc[seat, e, E_CAPACITY]
+    if count >= capacity:
+        return w[W_ANIMAL] + w[W_FILL]
+    return w[W_ANIMAL] * count / capacity
+
+
+@kernel
+def best_target(st, seat, species, w):
+    """Best value of placing one new animal of a species (-1 when it has no target)."""
+    best = -1.0
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] == NO_SPECIES:
+            best = w[W_HOUSE]
+            break
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        count = st.enc[seat, e, E_COUNT]
+        if count == 0 or st.enc[seat, e, E_SPECIES] == species:
+            best = max(best, animal_gain(st, seat, e, w))
+    return best
+
+
+@kernel
+def pair_value(st, seat, a, b, w):
+    return max(best_target(st, seat, a, w), 0.0) + max(best_target(st, seat, b, w), 0.0)
+
+
+@kernel
+def destination_value(st, tab, seat, move, crossed, w):
+    space = move % 32
+    if tab.strip_kind[space] == SPACE_ANIMALS:
+        value = pair_value(st, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1], w)
+        for species in range(N_SPECIES):
+            value = max(value, best_target(st, seat, species, w))
+    else:
+        tile = st.bay_tiles[space, st.bay_count[space] - 1]
+        value = w[W_TILE] * tab.shape_squares[tile]
+    for species in range(N_SPECIES):
+        if crossed & (1 << species):
+            breeders = 0
+            for e in range(st.seat[seat, P_ENCLOSURES]):
+                if st.enc[seat, e, E_SPECIES] == species and st.enc[seat, e, E_COUNT] >= 2:
+                    breeders += 1
+            value += w[W_BREED] * (min(breeders, 2) + (tab.rules[R_BONUS_ENABLED] if breeders else 0))
+    if tab.rules[R_SOLO] != 0:  # laps are limited: a long move costs time
+        distance = (space - st.sc[SC_ELEPHANT]) % 25
+        value -= 0.2 * w[W_TILE] * distance
+    return value
+
+
+@kernel
+def placement_value(st, tab, seat, placement, covered_nb, w):
+    """Contact with covered squares and borders, minus holes left (see module docstring)."""
+    lo = tab.place_bits[placement, 0]
+    hi = tab.place_bits[placement, 1]
+    contact = 0
+    for d in range(4):
+        contact += popcount(lo & covered_nb[2 * d], hi & covered_nb[2 * d + 1])
+        contact += popcount(lo & tab.edge_bits[seat, d, 0], hi & tab.edge_bits[seat, d, 1])
+    empty_lo = tab.board_bits[seat, 0] & ~(st.grid[seat, 0] | lo)
+    empty_hi = tab.board_bits[seat, 1] & ~(st.grid[seat, 1] | hi)
+    a0, a1, b0, b1, c0, c1, d0, d1 = neighbours(
+        empty_lo, empty_hi, tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat])
+    any0 = a0 | b0 | c0 | d0
+    any1 = a1 | b1 | c1 | d1
+    two0 = (a0 & b0) | (a0 & c0) | (a0 & d0) | (b0 & c0) | (b0 & d0) | (c0 & d0)
+    two1 = (a1 & b1) | (a1 & c1) | (a1 & d1) | (b1 & c1) | (b1 & d1) | (c1 & d1)
+    holes = popcount(empty_lo & ~any0, empty_hi & ~any1)
+    dead_ends = popcount(empty_lo & any0 & ~two0, empty_hi & any1 & ~two1)
+    return (w[W_CONTACT] * contact - w[W_HOLE] * holes - w[W_DEAD_END] * dead_ends
+            + w[W_TILE] * popcount(lo, hi))
+
+
+@kernel
+def covered_neighbours(st, tab, seat):
+    """neighbours() of the covered squares, as a tuple of 8 words for placement_value."""
+    return neighbours(st.grid[seat, 0], st.grid[seat, 1], tab.width[seat], tab.edge_bits[seat],
+                      tab.board_bits[seat])
+
+
+@kernel
+def best_placement_value(st, tab, seat, shape, w):
+    covered_nb = covered_neighbours(st, tab, seat)
+    best = -1e18
+    first = tab.place_first[seat, shape]
+    for k in range(first, first + tab.place_count[seat, shape]):
+        if (tab.place_bits[k, 0] & st.grid[seat, 0]) == 0 and (
+                tab.place_bits[k, 1] & st.grid[seat, 1]) == 0:
+            best = max(best, placement_value(st, tab, seat, k, covered_nb, w))
+    return best
+
+
+@kernel
+def populate_value(st, seat, move, w):
+    if move == POP_STOP:
+        return 0.0
+    new = st.sc[SC_NEW_ENCLOSURE]
+    value = w[W_ANIMAL] * (st.sc[SC_POP_COUNT] + 1) / st.enc[seat, new, E_CAPACITY]
+    if move >= SRC_ENCLOSURE:
+        source = move - SRC_ENCLOSURE
+        species = st.enc[seat, source, E_SPECIES]
+        value -= w[W_ANIMAL] / st.enc[seat, source, E_CAPACITY]
+    else:
+        species = st.house[seat, move]
+        value += 0.5 * w[W_HOUSE]
+    # prefer a species with more movable animals, so a second one can follow
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] == species:
+            value += 0.1
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if e != new and st.enc[seat, e, E_SPECIES] == species:
+            value += 0.1 * (st.enc[seat, e, E_COUNT] - 1)
+    return value
+
+
+@kernel
+def greedy(st, tab, seat, n, w):
+    decision = st.sc[SC_DECISION]
+    covered_nb = covered_neighbours(st, tab, seat)
+    best_index = 0
+    best = -1e300
+    for i in range(n):
+        move = st.options[i]
+        if decision == D_DEST:
+            value = destination_value(st, tab, seat, move, st.option_aux[i], w)
+        elif decision == D_PLACE or decision == D_ATTRACTION_PLACE:
+            value = placement_value(st, tab, seat, move, covered_nb, w)
+        elif decision == D_POPULATE:
+            value = populate_value(st, seat, move, w)
+        elif decision == D_ANIMAL_CHOICE:
+            space = st.sc[SC_ELEPHANT]
+            if move == CHOICE_PAIR:
+                value = pair_value(st, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1], w)
+            else:
+                value = best_target(st, seat, move, w)
+        elif decision == D_ANIMAL_PLACE:
+            if move == DECLINE:
+                value = 0.0
+            elif move % 64 == TARGET_HOUSE:
+                value = w[W_HOUSE]
+            else:
+                value = animal_gain(st, seat, move % 64, w)
+        elif decision == D_HOUSE_ADD or decision == D_KEEP_ONE:
+            value = 0.0
+            if move == 1:
+                value = w[W_HOUSE]
+                if decision == D_HOUSE_ADD:
+                    enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
+                    value = animal_gain(st, seat, enclosure, w) - w[W_HOUSE]
+        elif decision == D_ATTRACTION:
+            value = 0.0
+            if move != NO_ATTRACTION:
+                value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w)
+        elif decision == D_BREED:
+            value = 0.0
+            first = move // 64
+            second = move % 64
+            if first != NO_ENCLOSURE:
+                gain = animal_gain(st, seat, first, w)
+                value += gain * 1.001  # resolve the more valuable young first (E23)
+            if second != NO_ENCLOSURE:
+                value += animal_gain(st, seat, second, w)
+        else:  # D_BONUS
+            value = 0.0 if move == NO_ENCLOSURE else animal_gain(st, seat, move, w)
+        if value > best:
+            best = value
+            best_index = i
+    return best_index
