@@ -20,17 +20,33 @@ DEFAULT_REPORTS_DIR = Path("reports")
 
 
 class ZoosimGroup(click.Group):
-    """Turns ZoosimError into a one-line message and exit status 2."""
+    """Every user error, ours or click's usage errors, is one line on stderr and exit status 2."""
 
-    def invoke(self, ctx):
+    def main(self, *args, **kwargs):
+        kwargs["standalone_mode"] = False
         try:
-            return super().invoke(ctx)
+            super().main(*args, **kwargs)
         except ZoosimError as error:
-            click.echo(f"zoosim: error: {error}", err=True)
-            sys.exit(2)
+            _fail(str(error))
+        except click.exceptions.NoArgsIsHelpError as error:
+            click.echo(error.ctx.get_help() if error.ctx else error.format_message())
+        except click.UsageError as error:
+            command = error.ctx.command_path if error.ctx else "zoosim"
+            _fail(f"{error.format_message()} (see '{command} --help')")
+        except click.ClickException as error:
+            _fail(error.format_message())
+        except click.Abort:
+            click.echo("zoosim: aborted", err=True)
+            sys.exit(1)
+        sys.exit(0)
 
 
-@click.group(cls=ZoosimGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def _fail(message: str) -> None:
+    click.echo(f"zoosim: error: {message}", err=True)
+    sys.exit(2)
+
+
+@click.group(name="zoosim", cls=ZoosimGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="zoosim")
 def main() -> None:
     """Monte Carlo rules-balance analysis for tabletop games.
@@ -73,8 +89,6 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
-    if not quiet:
-        click.echo(f"{model.name}: {len(plan.cells)} cell(s), {plan.games:,} games -> {out}", err=True)
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,

@@ -17,6 +17,7 @@ import json
 import os
 import platform
 import shutil
+import sys
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -174,37 +175,34 @@ def run_plan(
     if backend not in BACKENDS:
         raise ZoosimError(f"unknown backend '{backend}' (allowed: {', '.join(BACKENDS)})")
     run_dir = Path(run_dir)
-    skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
-    write_manifest(run_dir, plan, experiment_text, source)
-    remove_temporaries(run_dir)
-    todo: list[Chunk] = []
-    for cell in plan.cells:
-        done = finished_chunks(run_dir, cell.index)
-        todo += [chunk for chunk in cell.all_chunks() if chunk.index not in done]
-    games_todo = sum(chunk.games for chunk in todo)
-    started = time.perf_counter()
-    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    bar = tqdm(
-        total=plan.games,
-        initial=plan.games - games_todo,
-        unit="game",
-        unit_scale=True,
-        disable=not progress,
-        desc=plan.experiment.name,
-        smoothing=0.1,
-    )
-    played = 0
-    try:
-        with _backend_context(backend, scheduler):
+    # Everything that can fail on the user's input fails here, before anything is written.
+    with _backend_context(backend, scheduler):
+        skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
+        write_manifest(run_dir, plan, experiment_text, source)
+        remove_temporaries(run_dir)
+        todo: list[Chunk] = []
+        for cell in plan.cells:
+            done = finished_chunks(run_dir, cell.index)
+            todo += [chunk for chunk in cell.all_chunks() if chunk.index not in done]
+        games_todo = sum(chunk.games for chunk in todo)
+        if progress:
+            print(f"{plan.experiment.name}: {len(plan.cells)} cell(s), {plan.games:,} games "
+                  f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
+        started = time.perf_counter()
+        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        bar = tqdm(total=plan.games, initial=plan.games - games_todo, unit="game", unit_scale=True,
+                   disable=not progress, desc=plan.experiment.name, smoothing=0.1)
+        played = 0
+        try:
             parallel = joblib.Parallel(
                 n_jobs=jobs, backend=None if backend == "dask" else backend, return_as="generator_unordered"
             )
             for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check) for c in todo):
                 played += games
                 bar.update(games)
-    finally:
-        bar.close()
-        _record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
+        finally:
+            bar.close()
+            _record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
 
 
@@ -250,7 +248,7 @@ def _backend_context(backend: str, scheduler: str | None):
     if not scheduler:
         raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     try:
-        client = Client(scheduler, timeout="10s")
+        client = Client(scheduler, timeout="5s")
     except (OSError, TimeoutError, ValueError) as error:
         raise ZoosimError(f"cannot reach the dask scheduler at '{scheduler}': {error}") from None
     stack = contextlib.ExitStack()

@@ -1,0 +1,94 @@
+"""The command line: help texts, and a table of bad command lines that each give one line on
+stderr naming the problem, exit status 2, and create nothing."""
+
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from simulator.cli import main
+
+COMMANDS = ["run", "validate", "report", "compare", "play", "rules", "bench"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help(command):
+    result = CliRunner().invoke(main, [command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage: zoosim " + command in result.output
+    assert len(result.output.split("\n\n")[1].strip()) > 20  # a real description
+
+
+GOOD = "seed: 1\ngames: 50\nstudies: [{game: coin, rules: {players: 2}}]\n"
+
+# (command line with {exp} for a valid experiment file and {tmp} for a fresh folder, expected words)
+BAD_COMMAND_LINES = [
+    (["run", "{exp}", "--jobs", "0"], ["--jobs", "x>=1"]),
+    (["run", "{exp}", "--games", "0"], ["--games", "x>=1"]),
+    (["run", "{exp}", "--games", "-3"], ["--games"]),
+    (["run", "{exp}", "--games", "many"], ["--games", "not a valid integer"]),
+    (["run", "{exp}", "--seed", "-1"], ["--seed"]),
+    (["run", "{exp}", "--backend", "spark"], ["--backend", "loky", "threading", "dask"]),
+    (["run", "{exp}", "--scheduler", "tcp://127.0.0.1:8786"], ["--scheduler is only used with --backend dask"]),
+    (["run", "{exp}", "--backend", "dask"], ["needs --scheduler"]),
+    (["run", "{exp}", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--out", "{tmp}/d"], ["cannot reach the dask scheduler"]),
+    (["run", "{exp}", "--out", "{exp}"], ["--out", "is a file"]),
+    (["run", "{tmp}/missing.yaml"], ["missing.yaml", "no such file"]),
+    (["run", "{tmp}"], ["is a directory"]),
+    (["run"], ["Missing argument 'EXPERIMENT'"]),
+    (["run", "{exp}", "--bogus"], ["No such option '--bogus'", "zoosim run --help"]),
+    (["report", "{tmp}"], ["not a zoosim run folder"]),
+    (["compare", "{tmp}", "{tmp}"], ["not a zoosim run folder"]),
+    (["play", "chess"], ["'chess' is not one of", "katz", "nyz"]),
+    (["play", "katz", "--players", "9"], ["players must be 2..5", "allow_nonstandard_players"]),
+    (["play", "katz", "--set", "blocked_cell_rule=sometimes"], ["blocked_cell_rule", "line_completion"]),
+    (["play", "katz", "--set", "nonsense=1"], ["unknown key 'nonsense'"]),
+    (["play", "katz", "--set", "novalue"], ["--set takes knob=value"]),
+    (["play", "katz", "--policy", "oracle"], ["unknown policy 'oracle'", "greedy"]),
+    (["play", "katz", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
+    (["rules", "chess"], ["'chess' is not one of"]),
+    (["bench", "katz", "--policy", "oracle"], ["unknown policy 'oracle'"]),
+    (["bogus"], ["No such command 'bogus'"]),
+]
+
+
+@pytest.mark.parametrize("argv, expected", BAD_COMMAND_LINES, ids=[" ".join(a) for a, _ in BAD_COMMAND_LINES])
+def test_bad_command_line_gives_one_line_and_exit_2(tmp_path, argv, expected):
+    experiment = tmp_path / "good.yaml"
+    experiment.write_text(GOOD)
+    folder = tmp_path / "work"
+    folder.mkdir()
+    argv = [part.replace("{exp}", str(experiment)).replace("{tmp}", str(folder)) for part in argv]
+    before = sorted(os.listdir(folder))
+    result = CliRunner().invoke(main, argv)
+    assert result.exit_code == 2, (result.output, result.exception)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    for words in expected:
+        assert words in lines[0], lines[0]
+    assert sorted(os.listdir(folder)) == before  # nothing written
+    assert not (tmp_path / "reports").exists()
+
+
+def test_an_existing_run_of_another_experiment_is_refused(tmp_path):
+    first, second = tmp_path / "a.yaml", tmp_path / "b.yaml"
+    first.write_text(GOOD)
+    second.write_text(GOOD.replace("seed: 1", "seed: 2"))
+    out = tmp_path / "out"
+    assert CliRunner().invoke(main, ["run", str(first), "--out", str(out), "--jobs", "1", "-q"]).exit_code == 0
+    listing = sorted(p.name for p in out.rglob("*"))
+    result = CliRunner().invoke(main, ["run", str(second), "--out", str(out), "--jobs", "1", "-q"])
+    assert result.exit_code == 2 and "holds a different experiment" in result.stderr and "--force" in result.stderr
+    assert sorted(p.name for p in out.rglob("*")) == listing
+
+
+def test_default_output_folder_is_named_by_experiment_and_hash_and_resumes(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "exp.yaml").write_text(GOOD)
+    first = CliRunner().invoke(main, ["run", "exp.yaml", "--jobs", "1", "-q"])
+    assert first.exit_code == 0, first.output
+    [folder] = list((tmp_path / "reports").iterdir())
+    assert folder.name.startswith("exp-") and (folder / "report.html").exists()
+    again = CliRunner().invoke(main, ["run", "exp.yaml", "--jobs", "1", "-q"])
+    assert again.exit_code == 0 and "report:" in again.output
+    assert len(list((tmp_path / "reports").iterdir())) == 1
