@@ -1056,3 +1056,171 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
             seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
             seat_out[g, seat, 9] = st.seat[seat, P_PASSES]
+
+
+# ---------------------------------------------------------------------------------------------
+# Python step API: the same kernels, one decision at a time (tests, traces, notebooks)
+
+
+class Position:
+    """A game in progress for the step API: the kernel state, its tables and params."""
+
+    def __init__(self, params, state, tables):
+        self.params = params
+        self.state = state
+        self.tables = tables
+
+    @property
+    def decision(self) -> int:
+        return int(self.state.sc[SC_DECISION])
+
+    @property
+    def decider(self) -> int:
+        return int(self.state.sc[SC_DECIDER])
+
+    def scalar(self, index: int) -> int:
+        return int(self.state.sc[index])
+
+
+@njit(cache=True, nogil=True)
+def _choose(st, tab):
+    return policies.choose(st, tab)
+
+
+def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True) -> Position:
+    """A new game stopped at its first decision. Policies are only needed for `policy_move`."""
+    from simulator.games.nyz.params import kernel_tables
+
+    tables = kernel_tables(params)
+    players = params.players
+    ids = np.zeros(players, dtype=np.int8)
+    rows = np.zeros((players, MAX_POLICY_PARAMS), dtype=np.float64)
+    if seat_policies is not None:
+        for seat in range(players):
+            slot = (seat - rotation) % players
+            ids[seat] = seat_policies.policy_ids[slot]
+            rows[seat] = seat_policies.policy_params[slot]
+    state = new_state(tables, np.uint64(seed), ids, rows, bool(checked))
+    return Position(params, state, tables)
+
+
+def legal_moves(position: Position) -> list[int]:
+    n = position.scalar(SC_N_OPTIONS)
+    return [int(m) for m in position.state.options[:n]]
+
+
+def apply(position: Position, move: int) -> Position:
+    """Apply a legal move (ValueError otherwise) and run on to the next decision."""
+    if move not in legal_moves(position):
+        raise ValueError(f"move {move} is not legal here (legal: {legal_moves(position)})")
+    apply_move(position.state, position.tables, np.int64(move))
+    return position
+
+
+def policy_move(position: Position) -> int:
+    """The move the deciding seat's policy takes (draws from the game's RNG like play_batch)."""
+    return legal_moves(position)[_choose(position.state, position.tables)]
+
+
+def is_over(position: Position) -> bool:
+    return bool(position.state.sc[SC_OVER])
+
+
+def scores(position: Position) -> np.ndarray:
+    """Per seat: minus the empty squares (higher is better; 0 = complete board)."""
+    st, tab = position.state, position.tables
+    return np.array([-empty_squares(st, tab, seat) for seat in range(st.sc[SC_PLAYERS])])
+
+
+def winners(position: Position) -> list[int]:
+    return [s for s in range(position.scalar(SC_PLAYERS)) if position.state.seat[s, P_WIN]]
+
+
+def violations(position: Position) -> int:
+    return position.scalar(SC_VIOLATIONS)
+
+
+# helpers that set up scripted positions (tests); call restart_turn() afterwards
+
+
+def shape_index(name: str) -> int:
+    from simulator.games.nyz import components
+
+    names = list(components.ENCLOSURES) + list(components.ATTRACTIONS)
+    return names.index(name)
+
+
+def placement_of(position: Position, seat: int, shape: str, cells=None) -> int:
+    """Index of a placement of a shape covering exactly `cells` [(row, col), ...], or the
+    first legal placement when cells is None."""
+    st, tab = position.state, position.tables
+    index = shape_index(shape)
+    first = tab.place_first[seat, index]
+    width = int(tab.width[seat])
+    wanted = None
+    if cells is not None:
+        wanted = sum(1 << (r * width + c) for r, c in cells)
+    for k in range(first, first + tab.place_count[seat, index]):
+        mask = int(tab.place_bits[k, 0]) | (int(tab.place_bits[k, 1]) << 64)
+        if wanted is None and fits(st, seat, k, tab):
+            return k
+        if mask == wanted:
+            return k
+    raise ValueError(f"no placement of {shape} covering {cells}")
+
+
+def add_enclosure(position, seat, tile, species=None, count=0, cells=None) -> int:
+    """Put an enclosure tile on a board with `count` animals; returns its enclosure index."""
+    from simulator.games.nyz.components import SPECIES
+
+    st, tab = position.state, position.tables
+    placement = placement_of(position, seat, tile, cells)
+    e = new_enclosure(st, tab, seat, shape_index(tile), placement)
+    if count:
+        st.enc[seat, e, E_SPECIES] = SPECIES.index(species)
+        st.enc[seat, e, E_COUNT] = count
+    st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
+    return e
+
+
+def cover_squares(position, seat, keep_free: int) -> None:
+    """Cover all but the last `keep_free` empty squares of a board with 1x1 attractions."""
+    st, tab = position.state, position.tables
+    empty = [i for i in range(MAX_CELLS) if st.cells[seat, i] == CELL_EMPTY]
+    for index in empty[: len(empty) - keep_free]:
+        st.cells[seat, index] = CELL_ATTRACTION + N_ATTRACTION_TYPES - 1
+        st.grid[seat, index // 64] |= np.uint64(1) << np.uint64(index % 64)
+    st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
+
+
+def set_houses(position, seat, species_or_none) -> None:
+    from simulator.games.nyz.components import SPECIES
+
+    st = position.state
+    st.house[seat, :] = NO_SPECIES
+    st.seat[seat, P_HOUSES] = len(species_or_none)
+    for h, name in enumerate(species_or_none):
+        st.house[seat, h] = NO_SPECIES if name is None else SPECIES.index(name)
+
+
+def set_bay(position, space, tiles) -> None:
+    """Tiles of a bay, bottom -> top, by name ([] empties it)."""
+    st = position.state
+    st.bay_tiles[space, :] = -1
+    for layer, name in enumerate(tiles):
+        st.bay_tiles[space, layer] = shape_index(name)
+    st.bay_count[space] = len(tiles)
+
+
+def restart_turn(position, active=None, elephant=None) -> Position:
+    """Start the turn of `active` again (after scripted changes) and stop at its decision."""
+    st = position.state
+    if active is not None:
+        st.sc[SC_ACTIVE] = active
+    if elephant is not None:
+        st.sc[SC_ELEPHANT] = elephant
+    st.sc[SC_STAGE] = ST_TURN_START
+    st.sc[SC_FOLLOW_HEAD] = 0
+    st.sc[SC_FOLLOW_LEN] = 0
+    advance(st, position.tables)
+    return position

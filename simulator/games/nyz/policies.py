@@ -132,16 +132,8 @@ def destination_value(st, tab, seat, move, crossed, w):
 
 
 @kernel
-def placement_value(st, tab, seat, placement, covered_nb, w):
-    """Contact with covered squares and borders, minus holes left (see module docstring)."""
-    lo = tab.place_bits[placement, 0]
-    hi = tab.place_bits[placement, 1]
-    contact = 0
-    for d in range(4):
-        contact += popcount(lo & covered_nb[2 * d], hi & covered_nb[2 * d + 1])
-        contact += popcount(lo & tab.edge_bits[seat, d, 0], hi & tab.edge_bits[seat, d, 1])
-    empty_lo = tab.board_bits[seat, 0] & ~(st.grid[seat, 0] | lo)
-    empty_hi = tab.board_bits[seat, 1] & ~(st.grid[seat, 1] | hi)
+def hole_penalty(tab, seat, empty_lo, empty_hi, w):
+    """Penalty for the empty squares no enclosure can use: no or one empty neighbour."""
     a0, a1, b0, b1, c0, c1, d0, d1 = neighbours(
         empty_lo, empty_hi, tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat])
     any0 = a0 | b0 | c0 | d0
@@ -150,8 +142,22 @@ def placement_value(st, tab, seat, placement, covered_nb, w):
     two1 = (a1 & b1) | (a1 & c1) | (a1 & d1) | (b1 & c1) | (b1 & d1) | (c1 & d1)
     holes = popcount(empty_lo & ~any0, empty_hi & ~any1)
     dead_ends = popcount(empty_lo & any0 & ~two0, empty_hi & any1 & ~two1)
-    return (w[W_CONTACT] * contact - w[W_HOLE] * holes - w[W_DEAD_END] * dead_ends
-            + w[W_TILE] * popcount(lo, hi))
+    return w[W_HOLE] * holes + w[W_DEAD_END] * dead_ends
+
+
+@kernel
+def placement_value(st, tab, seat, placement, covered_nb, w):
+    """Squares covered, contact with covered squares and borders, minus the holes left."""
+    lo = tab.place_bits[placement, 0]
+    hi = tab.place_bits[placement, 1]
+    contact = 0
+    for d in range(4):
+        contact += popcount(lo & covered_nb[2 * d], hi & covered_nb[2 * d + 1])
+        contact += popcount(lo & tab.edge_bits[seat, d, 0], hi & tab.edge_bits[seat, d, 1])
+    empty_lo = tab.board_bits[seat, 0] & ~(st.grid[seat, 0] | lo)
+    empty_hi = tab.board_bits[seat, 1] & ~(st.grid[seat, 1] | hi)
+    return (w[W_CONTACT] * contact + w[W_TILE] * popcount(lo, hi)
+            - hole_penalty(tab, seat, empty_lo, empty_hi, w))
 
 
 @kernel
@@ -231,9 +237,12 @@ def greedy(st, tab, seat, n, w):
                     enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
                     value = animal_gain(st, seat, enclosure, w) - w[W_HOUSE]
         elif decision == D_ATTRACTION:
+            # against the board as it is: an attraction that fills holes gains their penalty
             value = 0.0
             if move != NO_ATTRACTION:
-                value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w)
+                value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w) + (
+                    hole_penalty(tab, seat, tab.board_bits[seat, 0] & ~st.grid[seat, 0],
+                                 tab.board_bits[seat, 1] & ~st.grid[seat, 1], w))
         elif decision == D_BREED:
             value = 0.0
             first = move // 64
