@@ -44,7 +44,7 @@ SEAT_COLUMN_DTYPES = {"score": S.SCORE_DTYPE, "win": np.bool_, "rank": np.int8}
 # ---- allocation and set-up (K-2) ----------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # allocates: keeps reference counting
 def allocate_game(rules, event_capacity):
     """Zeroed arrays of one game; see state.py for the layout."""
     players = rules[S.P_PLAYERS]
@@ -58,14 +58,14 @@ def allocate_game(rules, event_capacity):
     return scalars, cells, hidden, lines, hands, seats, events
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def max_moves(rules):
     """Size of a move buffer: draws + (bare keeper, distinct card) replacements + pass, which
     also bounds placements (distinct cards + keeper)."""
     return rules[S.P_CELLS] * (rules[S.P_CARD_IDS] + 1) + rules[S.P_CARD_IDS] + 2
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def emit(scalars, events, code, seat, cell, card):
     """Append a trace event if the log has room (play_batch passes a log of capacity 0)."""
     index = scalars[S.S_EVENT_COUNT]
@@ -77,7 +77,7 @@ def emit(scalars, events, code, seat, cell, card):
         scalars[S.S_EVENT_COUNT] = index + 1
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def recount_lines(rules, cards, cells, lines):
     """Rebuild the line summaries from the cells; returns True if some line shows two face-up
     cards of one blocking kind (T17.1). Used for scripted states and by the checked mode."""
@@ -104,7 +104,7 @@ def recount_lines(rules, cards, cells, lines):
     return duplicate
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def start_game(rules, cards, deck, game, rng, rotation):
     """Fresh game for a seed's stream: slot j sits in seat (j + rotation) % n (K-8.1), then the
     first deal."""
@@ -118,7 +118,7 @@ def start_game(rules, cards, deck, game, rng, rotation):
     settle(rules, cards, deck, game, rng)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def begin_deal(rules, cards, deck, game, rng):
     """K-2: shuffle, deal hand_size cards to slots 0..n-1 in order, lay the rest face down row by
     row, set the leftover aside; the start seat moves on by one each deal (K-4.4)."""
@@ -126,7 +126,11 @@ def begin_deal(rules, cards, deck, game, rng):
     players = rules[S.P_PLAYERS]
     hand_size = rules[S.P_HAND_SIZE]
     cell_count = rules[S.P_CELLS]
-    shuffled = deck.copy()
+    deck_size = deck.shape[0]
+    # The shuffle runs in hidden's tail; the cards left there at the end are the set-aside ones.
+    shuffled = hidden[cell_count:cell_count + deck_size]
+    for index in range(deck_size):
+        shuffled[index] = deck[index]
     random_stream.shuffle(rng, shuffled)
     for seat in range(players):
         first = seats[seat, S.SEAT_SLOT] * hand_size
@@ -139,9 +143,9 @@ def begin_deal(rules, cards, deck, game, rng):
         hidden[cell] = shuffled[dealt + cell]
         cells[S.CELL_STATE, cell] = S.FACE_DOWN
         cells[S.CELL_CARD, cell] = S.NO_CARD
-    set_aside = shuffled.shape[0] - dealt - cell_count
-    for index in range(set_aside):
-        hidden[cell_count + index] = shuffled[dealt + cell_count + index]
+    set_aside = deck_size - dealt - cell_count
+    for index in range(set_aside):  # forward copy: the source is never behind the target
+        shuffled[index] = shuffled[dealt + cell_count + index]
     scalars[S.S_SET_ASIDE] = set_aside
     recount_lines(rules, cards, cells, lines)
     scalars[S.S_FACE_DOWN] = cell_count
@@ -159,11 +163,12 @@ def begin_deal(rules, cards, deck, game, rng):
     scalars[S.S_PASS_STREAK] = 0
     scalars[S.S_END_REASON] = -1
     scalars[S.S_INITIAL_KEEPERS] = 0
+    scalars[S.S_BARE_KEEPERS] = 0
     emit(scalars, events, S.EV_DEAL, start_seat, deal, -1)
     begin_seat_turn(rules, cards, game, start_seat)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def settle(rules, cards, deck, game, rng):
     """After a deal ended: deal the next one (K-4.4) or end the game."""
     scalars = game[0]
@@ -179,24 +184,28 @@ def settle(rules, cards, deck, game, rng):
 # ---- legal moves (K-3.2, K-3.4) -----------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
     """K-3.4: one move per (bare keeper, distinct fitting hand card), appended at out[count]."""
     if rules[S.P_ALLOW_REPLACEMENT] == 0:
         return count
-    for cell in range(rules[S.P_CELLS]):
+    has_copies = rules[S.P_COPIES] > 1
+    cell_count = rules[S.P_CELLS]
+    for cell in range(cell_count):
         if cells[S.CELL_STATE, cell] != S.KEEPER:
             continue
         visible = R.cell_visible_kinds(rules, lines, cell)
         for slot in range(hand_len):
             card = hand[slot]
-            if R.card_fits(cards, card, visible) and R.first_copy_in_hand(rules, hand, slot):
+            if R.card_fits(cards[card, S.CARD_KIND_BIT], visible):
+                if has_copies and R.repeated_in_hand(hand, slot):
+                    continue
                 out[count] = R.encode_move(S.MOVE_REPLACE, cell, card)
                 count += 1
     return count
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     """The current decision's legal moves, written to `out`; returns their count."""
     phase = scalars[S.S_PHASE]
@@ -208,31 +217,41 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     if phase != S.PHASE_ACTION:
         return 0
     count = 0
+    cell_count = rules[S.P_CELLS]
     if R.draw_available(rules, scalars):  # K-3.2.1: any face-down cell
-        for cell in range(rules[S.P_CELLS]):
+        for cell in range(cell_count):
             if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
                 out[count] = R.encode_move(S.MOVE_DRAW, cell, 0)
                 count += 1
-    count = replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count)
+    if scalars[S.S_BARE_KEEPERS] > 0 and hand_len > 0:
+        count = replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count)
     if rules[S.P_ALLOW_PASS]:  # K-3.2.6
         out[count] = R.encode_move(S.MOVE_PASS, 0, 0)
         count += 1
     return count
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
+    """Can the seat draw, pass, or replace some bare keeper with a fitting card (K-3.4)?"""
     if R.draw_available(rules, scalars) or rules[S.P_ALLOW_PASS]:
         return True
-    scratch = np.empty(max_moves(rules), dtype=np.int64)  # rare path: no draw is possible
-    hand_len = seats[seat, S.SEAT_HAND_LEN]
-    return replacement_moves(rules, cards, cells, lines, hands[seat], hand_len, scratch, 0) > 0
+    if rules[S.P_ALLOW_REPLACEMENT] == 0 or scalars[S.S_BARE_KEEPERS] == 0:
+        return False
+    held_kinds = 0
+    for slot in range(seats[seat, S.SEAT_HAND_LEN]):
+        held_kinds |= cards[hands[seat, slot], S.CARD_KIND_BIT]
+    for cell in range(rules[S.P_CELLS]):
+        if cells[S.CELL_STATE, cell] == S.KEEPER:
+            if held_kinds & ~R.cell_visible_kinds(rules, lines, cell):
+                return True
+    return False
 
 
 # ---- turn sequencing (K-3.6, K-4.1) -------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def begin_seat_turn(rules, cards, game, seat):
     """Hand the turn to `seat`, or past it: a pending skip loses the whole turn (K-3.5.2); a seat
     with no legal action passes (K-4.1.5); in the final turns of complete_round (K-4.1.4) each
@@ -256,6 +275,8 @@ def begin_seat_turn(rules, cards, game, seat):
             emit(scalars, events, S.EV_SKIPPED, seat, -1, -1)
             seat = (seat + 1) % players
             continue
+        if R.draw_available(rules, scalars):  # the common case, without a call
+            return
         if has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
             return
         scalars[S.S_FORCED_PASSES] += 1
@@ -266,7 +287,7 @@ def begin_seat_turn(rules, cards, game, seat):
 
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def count_pass(rules, cards, game):
     """A seat turn without an action; n in a row end the deal (K-4.1.5). True if it ended."""
     scalars = game[0]
@@ -278,7 +299,7 @@ def count_pass(rules, cards, game):
     return True
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def end_trigger(rules, scalars):
     """K-4.1.1/K-4.1.2: END_* if an end condition holds now, else -1."""
     if rules[S.P_END_WHEN_NO_FACE_DOWN] and scalars[S.S_FACE_DOWN] == 0:
@@ -288,7 +309,7 @@ def end_trigger(rules, scalars):
     return -1
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def finish_action(rules, cards, game, extra_turn):
     """After an action: end checks first (K-4.1.3: an end beats a pending extra turn), then the
     extra turn (K-3.5.1) or the next seat."""
@@ -321,14 +342,13 @@ def finish_action(rules, cards, game, extra_turn):
     begin_seat_turn(rules, cards, game, (seat + 1) % players)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def end_deal(rules, cards, game):
     """K-4.2: score the hands of this deal into the seats' totals; the deal is over."""
     scalars, cells, hidden, lines, hands, seats, events = game
-    stats = np.empty((rules[S.P_KINDS], R.STAT_FIELDS), dtype=np.int64)
     for seat in range(rules[S.P_PLAYERS]):
         hand_len = seats[seat, S.SEAT_HAND_LEN]
-        seats[seat, S.SEAT_TOTAL_SCORE] += R.hand_score(rules, cards, hands[seat], hand_len, stats)
+        seats[seat, S.SEAT_TOTAL_SCORE] += R.hand_score(rules, cards, hands[seat], hand_len)
         seats[seat, S.SEAT_TOTAL_HAND_CARDS] += hand_len
         for slot in range(hand_len):
             seats[seat, S.SEAT_TOTAL_PENALTY_CARDS] += cards[hands[seat, slot], S.CARD_IS_PENALTY]
@@ -340,7 +360,7 @@ def end_deal(rules, cards, game):
 # ---- applying a move -----------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def remove_from_hand(hands, seats, seat, card):
     """Take one copy of `card` out of the seat's hand (order of the rest may change)."""
     hand_len = seats[seat, S.SEAT_HAND_LEN]
@@ -351,7 +371,7 @@ def remove_from_hand(hands, seats, seat, card):
             return
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def show_card(rules, cards, cells, lines, cell, card, state):
     """Put `card` into `cell` face up or under a keeper and update both lines' masks."""
     cols = rules[S.P_COLS]
@@ -363,14 +383,14 @@ def show_card(rules, cards, cells, lines, cell, card, state):
     lines[field, rules[S.P_ROWS] + cell % cols] |= bit
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def add_keepers(rules, lines, cell, change):
     cols = rules[S.P_COLS]
     lines[S.LINE_KEEPERS, cell // cols] += change
     lines[S.LINE_KEEPERS, rules[S.P_ROWS] + cell % cols] += change
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def value_effects(rules, cards, game, card, entry):
     """K-3.5: set a pending skip now; return whether an extra turn is earned."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -382,7 +402,7 @@ def value_effects(rules, cards, game, card, entry):
     return R.earns_extra_turn(rules, cards, scalars, card, entry)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def apply_move(rules, cards, deck, game, rng, move):
     """Carry out one legal move of the seat to decide, then sequence turns and deals."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -411,7 +431,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         visible = R.cell_visible_kinds(rules, lines, cell)
         fits = False
         for slot in range(hand_len + 1):
-            if R.card_fits(cards, hands[seat, slot], visible):
+            if R.card_fits(cards[hands[seat, slot], S.CARD_KIND_BIT], visible):
                 fits = True
         if not fits:
             scalars[S.S_NO_FIT_DRAWS] += 1
@@ -430,6 +450,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         cells[S.CELL_STATE, cell] = S.KEEPER
         add_keepers(rules, lines, cell, 1)
         scalars[S.S_SUPPLY] -= 1
+        scalars[S.S_BARE_KEEPERS] += 1
         scalars[S.S_KEEPERS_PLACED] += 1
         emit(scalars, events, S.EV_KEEPER, seat, cell, -1)
     elif move_type == S.MOVE_COVER:  # K-3.3
@@ -446,6 +467,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         show_card(rules, cards, cells, lines, cell, card, S.FACE_UP)
         add_keepers(rules, lines, cell, -1)
         scalars[S.S_SUPPLY] += 1
+        scalars[S.S_BARE_KEEPERS] -= 1
         scalars[S.S_REPLACEMENTS] += 1
         scalars[S.S_TURNS] += 1
         scalars[S.S_PASS_STREAK] = 0
@@ -466,7 +488,7 @@ def apply_move(rules, cards, deck, game, rng, move):
 # ---- results (K-4.2, K-4.3) ---------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def winners_into(rules, seats, first_seat, win):
     """win[seat] = True for the winners by total score after the tie-break (K-4.3)."""
     players = rules[S.P_PLAYERS]
@@ -499,7 +521,7 @@ def winners_into(rules, seats, first_seat, win):
 # ---- checked mode (T17) --------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch, counts, moves):
     """The first T17 invariant that does not hold after an action (VIOLATION_*), or 0.
     Everything is recomputed from the cells and hands, independently of the line summaries.
@@ -524,6 +546,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
     counts[:] = 0
     face_down = 0
     keepers_in_zoo = 0
+    bare_keepers = 0
     for cell in range(cell_count):
         state = cells[S.CELL_STATE, cell]
         if state == S.FACE_DOWN:
@@ -537,6 +560,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
             counts[cells[S.CELL_CARD, cell]] += 1
         if state == S.KEEPER or state == S.KEEPER_OVER:
             keepers_in_zoo += 1
+        bare_keepers += state == S.KEEPER
         if state == S.GAP and (scalars[S.S_PHASE] != S.PHASE_PLACE or scalars[S.S_GAP] != cell):
             return S.VIOLATION_BOUNDS
     for index in range(scalars[S.S_SET_ASIDE]):
@@ -550,7 +574,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
     for card in range(rules[S.P_CARD_IDS]):
         if counts[card] != cards[card, S.CARD_COPIES]:
             return S.VIOLATION_CARDS
-    if face_down != scalars[S.S_FACE_DOWN]:
+    if face_down != scalars[S.S_FACE_DOWN] or bare_keepers != scalars[S.S_BARE_KEEPERS]:
         return S.VIOLATION_BOUNDS
     if rules[S.P_KEEPERS] != S.UNLIMITED:
         supply = scalars[S.S_SUPPLY]
@@ -596,7 +620,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
     return S.VIOLATION_NONE
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def cross_kinds_by_scan(rules, cards, cells, cell):
     """Blocking kinds shown in a cell's cross, read cell by cell (checked mode's second opinion)."""
     rows = rules[S.P_ROWS]
@@ -613,7 +637,7 @@ def cross_kinds_by_scan(rules, cards, cells, cell):
     return kinds & rules[S.P_BLOCKING_KINDS]
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def record_violation(scalars, code):
     if code != S.VIOLATION_NONE:
         if scalars[S.S_VIOLATIONS] == 0:
@@ -624,7 +648,7 @@ def record_violation(scalars, code):
 # ---- whole games ---------------------------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace):
     """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
     policy receives public state and its own hand only (never `hidden` or other hands)."""
@@ -637,14 +661,14 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
     )
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def step_limit(rules):
     """K-4.1.6: a generous bound on apply calls per game; reaching it is a T17.6 violation."""
     per_deal = 4 * (rules[S.P_CELLS] + rules[S.P_DECK_SIZE] + 8) * (rules[S.P_PLAYERS] + 1)
     return per_deal * rules[S.P_ROUNDS]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # allocates buffers and one generator per game
 def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
                column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
@@ -678,7 +702,7 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
         write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out[g])
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_rows):
     for index in range(column_scalars.shape[0]):
         game_row[index] = scalars[column_scalars[index]]
@@ -874,10 +898,9 @@ def scores(state: KatzState) -> np.ndarray:
     """Each seat's score: finished deals' totals plus, while a deal runs, its current hand."""
     totals = state.seats[:, S.SEAT_TOTAL_SCORE].copy()
     if not is_over(state):
-        stats = np.empty((state.rules[S.P_KINDS], R.STAT_FIELDS), dtype=np.int64)
         for seat in range(state.params.players):
             totals[seat] += R.hand_score(state.rules, state.cards, state.hands[seat],
-                                         state.seats[seat, S.SEAT_HAND_LEN], stats)
+                                         state.seats[seat, S.SEAT_HAND_LEN])
     return totals
 
 

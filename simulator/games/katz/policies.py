@@ -70,7 +70,7 @@ POLICIES = {
 }
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True)  # allocates: keeps reference counting
 def allocate_workspace(rules):
     """Scratch arrays of the policies: kind stats, per-kind gains (row 0: face-up placement,
     row 1: covered), unseen card counts, and per unseen card id (add delta, best within its kind
@@ -85,7 +85,7 @@ def allocate_workspace(rules):
     )
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, hand, hand_len,
                 seats, moves, move_count, rng, workspace):
     """Index into moves[:move_count] chosen by policy `policy_id`."""
@@ -102,7 +102,7 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
                              policy_params, moves, move_count, workspace)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def effect_bonus(rules, cards, scalars, card, entry, policy_params):
     bonus = 0.0
     if R.earns_extra_turn(rules, cards, scalars, card, entry):
@@ -112,14 +112,14 @@ def effect_bonus(rules, cards, scalars, card, entry, policy_params):
     return bonus
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def card_gain(rules, cards, scalars, stats, card, entry, policy_params):
     """Worth of moving a held card into the zoo: hand score change plus value-effect bonus."""
     return R.removal_delta(rules, cards, stats, card) + effect_bonus(
         rules, cards, scalars, card, entry, policy_params)
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def move_value(rules, cards, scalars, stats, policy_params, move):
     """Immediate worth of a placement outcome or replacement (a bare keeper or pass is 0)."""
     move_type = move // S.MOVE_TYPE_UNIT
@@ -133,7 +133,7 @@ def move_value(rules, cards, scalars, stats, policy_params, move):
     return 0.0
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count):
     """Placement after a draw (greedy and expectimax): the outcome leaving the best hand; the
     first listed wins ties."""
@@ -147,7 +147,7 @@ def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
     return best_index
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_params, gains):
     """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held)."""
     gains[:] = NEG_INF
@@ -159,7 +159,7 @@ def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_
             gains[kind] = gain
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def best_two_kinds(gains, kinds_mask):
     """(best kind, its gain, best gain of any other kind) among kinds in the mask."""
     best_kind = -1
@@ -178,7 +178,7 @@ def best_two_kinds(gains, kinds_mask):
     return best_kind, best, runner_up
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def held_kinds(rules, stats):
     mask = 0
     for kind in range(rules[S.P_KINDS]):
@@ -187,7 +187,7 @@ def held_kinds(rules, stats):
     return mask
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params, moves,
                   move_count, kind_gains):
     """Greedy's action: the draw cell where its most harmful fitting card scores best (or
@@ -228,7 +228,7 @@ def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_pa
     return replace_index if replace_index >= 0 else pass_index
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def fill_unseen(rules, cards, cells, hand, hand_len, unseen):
     """Cards the seat has not seen: the deck minus its hand, face-up and covered cards."""
     total = 0
@@ -246,7 +246,7 @@ def fill_unseen(rules, cards, cells, hand, hand_len, unseen):
     return total
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen,
                       per_card):
     """For each unseen card x, relative to the current hand's score:
@@ -278,7 +278,7 @@ def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_param
             per_card[row, x] = best
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen, unseen_total):
     """Expected worth of drawing at `cell`: the best legal outcome (rules.placement_outcomes'
     rules, via the same fit and exception queries) averaged over the unseen cards."""
@@ -320,7 +320,7 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen
     return expected / unseen_total
 
 
-@njit(cache=True, nogil=True)
+@R.kernel
 def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats, policy_params,
                       moves, move_count, workspace):
     """Expectimax's action: the listed move of highest expected worth (draws by

@@ -232,5 +232,6 @@ def state_from_text(
     scalars[S.S_FINAL_TURNS_LEFT] = -1
     scalars[S.S_END_REASON] = -1
     scalars[S.S_INITIAL_KEEPERS] = int(np.sum(states == S.KEEPER))
+    scalars[S.S_BARE_KEEPERS] = scalars[S.S_INITIAL_KEEPERS]
     engine.recount_lines(state.rules, state.cards, cells, state.lines)
     return state

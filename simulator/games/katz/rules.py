@@ -11,8 +11,14 @@ from numba import njit
 
 from simulator.games.katz import state as S
 
+# Kernels that never allocate are compiled without numba's reference counting (`_nrt=False`):
+# with it, every call passing arrays costs atomic increments and decrements that LLVM cannot
+# prune, which made them ~85% of the run time. Allocation happens only in functions decorated
+# with plain `njit` (engine.allocate_game, engine.play_games, policies.allocate_workspace).
+kernel = njit(cache=True, nogil=True, _nrt=False)
 
-@njit(cache=True, nogil=True)
+
+@kernel
 def line_visible_kinds(rules, lines, line):
     """Kinds a line shows to the fit rule (K-3.1.2): face-up cards, plus covered cards when
     covered_cards_block (K-3.1.3). Masks hold blocking kinds only (K-3.1.4)."""
@@ -22,7 +28,7 @@ def line_visible_kinds(rules, lines, line):
     return visible
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def cell_visible_kinds(rules, lines, cell):
     """Visible kinds of a cell's cross (K-3.1.2). The cell itself is never face up when asked."""
     cols = rules[S.P_COLS]
@@ -31,13 +37,14 @@ def cell_visible_kinds(rules, lines, cell):
     return line_visible_kinds(rules, lines, row) | line_visible_kinds(rules, lines, column)
 
 
-@njit(cache=True, nogil=True)
-def card_fits(cards, card, visible):
-    """K-3.1.5: a card fits when its kind is not among the visible kinds; values play no part."""
-    return (cards[card, S.CARD_KIND_BIT] & visible) == 0
+@kernel
+def card_fits(kind_bit, visible):
+    """K-3.1.5: a card (given by its kind bit) fits when its kind is not among the visible
+    kinds; values play no part."""
+    return (kind_bit & visible) == 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def line_complete(rules, lines, line, cell_still_face_down):
     """K-3.3.2: the line has no other face-down cell (and, unless keepers count as filling, no
     keeper). `cell_still_face_down` = 1 when asked about a cell before it is drawn."""
@@ -48,7 +55,7 @@ def line_complete(rules, lines, line, cell_still_face_down):
     return lines[S.LINE_KEEPERS, line] == 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def cover_eligible_kinds(rules, lines, cell, visible, cell_still_face_down):
     """Kinds of hand cards the blocked-cell exception (K-3.3) lets go under a keeper in `cell`,
     assuming no hand card fits. Returns a kind mask (0 = exception not available)."""
@@ -72,7 +79,7 @@ def cover_eligible_kinds(rules, lines, cell, visible, cell_still_face_down):
     return eligible
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def bare_keeper_legal(rules, any_fits, any_eligible):
     """K-3.2.3/K-3.2.4/K-3.3.4: a bare keeper is legal when nothing fits (unless the exception is
     compulsory and usable), or always when must_place_if_able is off."""
@@ -83,31 +90,33 @@ def bare_keeper_legal(rules, any_fits, any_eligible):
     return not any_eligible
 
 
-@njit(cache=True, nogil=True)
-def first_copy_in_hand(rules, hand, slot):
-    """True unless an earlier hand slot holds the same card id (one move per distinct card)."""
-    if rules[S.P_COPIES] == 1:
-        return True
+@kernel
+def repeated_in_hand(hand, slot):
+    """True if an earlier hand slot holds the same card id (K-3.2.5: one move per distinct
+    card). Only called when the deck has copies."""
     for earlier in range(slot):
         if hand[earlier] == hand[slot]:
-            return False
-    return True
+            return True
+    return False
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def encode_move(move_type, cell, card):
     return move_type * S.MOVE_TYPE_UNIT + cell * S.MOVE_CELL_UNIT + card
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     """Legal outcomes after a draw into `gap` (K-3.2.2 to K-3.3), written to `out`; returns the
     count. The drawn card is already in `hand`."""
     visible = cell_visible_kinds(rules, lines, gap)
+    has_copies = rules[S.P_COPIES] > 1
     count = 0
     for slot in range(hand_len):
         card = hand[slot]
-        if card_fits(cards, card, visible) and first_copy_in_hand(rules, hand, slot):
+        if card_fits(cards[card, S.CARD_KIND_BIT], visible):
+            if has_copies and repeated_in_hand(hand, slot):
+                continue
             out[count] = encode_move(S.MOVE_PLACE, gap, card)
             count += 1
     any_fits = count > 0
@@ -116,7 +125,9 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
         eligible = cover_eligible_kinds(rules, lines, gap, visible, 0)
         for slot in range(hand_len):
             card = hand[slot]
-            if cards[card, S.CARD_KIND_BIT] & eligible and first_copy_in_hand(rules, hand, slot):
+            if cards[card, S.CARD_KIND_BIT] & eligible:
+                if has_copies and repeated_in_hand(hand, slot):
+                    continue
                 out[count] = encode_move(S.MOVE_COVER, gap, card)
                 count += 1
         any_eligible = count > 0
@@ -126,7 +137,7 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     return count
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def draw_available(rules, scalars):
     """K-3.2.1: a draw needs a face-down card and a keeper in the supply (for a possible no-fit)."""
     if scalars[S.S_FACE_DOWN] == 0:
@@ -136,7 +147,7 @@ def draw_available(rules, scalars):
     return scalars[S.S_SUPPLY] > 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def effects_switched_on(rules, entry):
     if entry == S.ENTRY_PLACE:
         return rules[S.P_EFFECTS_ON_PLACE] != 0
@@ -145,7 +156,7 @@ def effects_switched_on(rules, entry):
     return rules[S.P_EFFECTS_ON_COVERED] != 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def earns_extra_turn(rules, cards, scalars, card, entry):
     """K-3.5.1: an extra turn, unless effects are off for this entry, chaining is off during an
     extra turn, or the deal is in its final turns (K-4.1.4). The end itself may still forfeit it."""
@@ -156,7 +167,7 @@ def earns_extra_turn(rules, cards, scalars, card, entry):
     return scalars[S.S_FINAL_TURNS_LEFT] < 0
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def earns_skip(rules, cards, card, entry):
     """K-3.5.2: the seat's next turn is lost."""
     if cards[card, S.CARD_SKIP] == 0:
@@ -174,7 +185,7 @@ STAT_COUNT = 3
 STAT_FIELDS = 4
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def kind_term(rules, is_penalty, top, total, count):
     """The score one kind contributes (K-4.2)."""
     if count == 0:
@@ -191,7 +202,7 @@ def kind_term(rules, is_penalty, top, total, count):
     return top - (total - top)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def stats_with(top, second, total, count, value):
     """A kind summary after adding a card of `value`."""
     if value > top:
@@ -201,14 +212,14 @@ def stats_with(top, second, total, count, value):
     return top, second, total + value, count + 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def term_without(rules, is_penalty, top, second, total, count, value):
     """The kind's score after removing one card of `value` (which it holds)."""
     new_top = second if value == top else top
     return kind_term(rules, is_penalty, new_top, total - value, count - 1)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def fill_kind_stats(rules, cards, hand, hand_len, stats):
     """stats[kind, STAT_*] for a hand."""
     for kind in range(rules[S.P_KINDS]):
@@ -229,25 +240,22 @@ def fill_kind_stats(rules, cards, hand, hand_len, stats):
         stats[kind, STAT_COUNT] = count
 
 
-@njit(cache=True, nogil=True)
-def stats_term(rules, cards, stats, kind):
-    is_penalty = cards[kind * rules[S.P_VALUES], S.CARD_IS_PENALTY] != 0  # the kind's first card
-    return kind_term(
-        rules, is_penalty, stats[kind, STAT_TOP], stats[kind, STAT_TOTAL], stats[kind, STAT_COUNT]
-    )
-
-
-@njit(cache=True, nogil=True)
-def hand_score(rules, cards, hand, hand_len, stats):
-    """K-4.2 score of a hand (stats is scratch of shape (kinds, STAT_FIELDS))."""
-    fill_kind_stats(rules, cards, hand, hand_len, stats)
+@kernel
+def hand_score(rules, cards, hand, hand_len):
+    """K-4.2 score of a hand, kind by kind."""
+    values = rules[S.P_VALUES]
     score = 0
     for kind in range(rules[S.P_KINDS]):
-        score += stats_term(rules, cards, stats, kind)
+        top, second, total, count = -1, -1, 0, 0
+        for slot in range(hand_len):
+            card = hand[slot]
+            if card // values == kind:
+                top, second, total, count = stats_with(top, second, total, count, cards[card, S.CARD_VALUE])
+        score += kind_term(rules, cards[kind * values, S.CARD_IS_PENALTY] != 0, top, total, count)
     return score
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def removal_delta(rules, cards, stats, card):
     """Change of the hand's score when `card` (held) leaves it; stats describe the hand."""
     kind = cards[card, S.CARD_KIND]

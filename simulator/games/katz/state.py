@@ -153,7 +153,8 @@ S_FORCED_PASSES = 27  # seat turns with no legal action
 S_NO_FIT_DRAWS = 28  # draws where no hand card fitted the gap
 S_DEAD_CELL_DRAWS = 29  # ... of which the gap was dead
 S_STEPS = 30  # apply calls, the safety bound of K-4.1.6
-S_SIZE = 31
+S_BARE_KEEPERS = 31  # bare keepers in the zoo now
+S_SIZE = 32
 
 PHASE_ACTION = 0  # choose draw, replacement or pass
 PHASE_PLACE = 1  # a gap is open: choose the placement outcome
