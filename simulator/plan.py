@@ -319,7 +319,9 @@ def _roots(values: dict[str, Any]) -> set[str]:
 
 
 def _sweep_text(values: dict[str, Any]) -> str:
-    return ", ".join(f"{key}={json.dumps(value)}" for key, value in values.items())
+    return ", ".join(
+        f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in values.items()
+    )
 
 
 def _digest(data: Any) -> str:
