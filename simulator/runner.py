@@ -24,6 +24,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from simulator import __version__
 from simulator.errors import ZoosimError
 from simulator.logs import chunk_path, finished_chunks, records_table, remove_temporaries, write_table_atomic
@@ -142,6 +144,8 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
             f"{type(error).__name__}: {error}. Replay its first game with: "
             f"{cell.replay_command(int(seeds[0]), int(rotations[0]))}"
         ) from error
+    if check:
+        _raise_on_violation(chunk, columns, seeds, rotations)
     table = records_table(
         columns,
         cell_index=cell.index,
@@ -152,6 +156,24 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
     )
     write_table_atomic(table, chunk_path(run_dir, cell.index, chunk.index))
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
+
+
+def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
+    from simulator.games import get_game
+
+    cell = chunk.cell
+    bad = np.flatnonzero(columns["check_violations"])
+    if len(bad) == 0:
+        return
+    first = int(bad[0])
+    names = get_game(cell.game).violation_names
+    code = int(columns["first_violation"][first])
+    name = names[code] if 0 <= code < len(names) else f"code {code}"
+    raise ChunkFailed(
+        f"cell {cell.index} ({cell.label}) chunk {chunk.index}: {len(bad)} game(s) broke a rule "
+        f"invariant, first game {chunk.first_game + first} ({name}). Replay it with: "
+        f"{cell.replay_command(int(seeds[first]), int(rotations[first]))}"
+    )
 
 
 def run_plan(

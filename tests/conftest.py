@@ -26,6 +26,7 @@ class CoinParams(pydantic.BaseModel):
         0.0, ge=0, le=1, description="probability that seat 0 gets +5", json_schema_extra={"rule": "C-2"}
     )
     crash: bool = pydantic.Field(False, description="raise inside play_batch (tests error reporting)")
+    broken_rule: bool = pydantic.Field(False, description="every 7th game breaks an invariant (checked mode)")
 
 
 def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
@@ -45,7 +46,12 @@ def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
         score[g, 0] += bonus
         turns[g] = 5 + play.integers(0, 10)
     win = score == score.max(axis=1, keepdims=True)
+    checked = {}
+    if check:
+        broken = (np.arange(games) % 7 == 3) & params.broken_rule
+        checked = {"check_violations": broken.astype(np.int32), "first_violation": broken.astype(np.int8)}
     return {
+        **checked,
         "turns": turns,
         "rounds": (turns // n).astype(np.int16),
         "end_reason": np.zeros(games, dtype=np.int8),
@@ -68,6 +74,7 @@ COIN = Game(
     policies={"fair": PolicySpec("fair", 0, "the only policy"), "lucky": PolicySpec("lucky", 1, "same", {"luck": 1.0})},
     default_policy="fair",
     end_reasons=("done",),
+    violation_names=("none", "score_out_of_range"),
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=_coin_play_batch,

@@ -111,7 +111,7 @@ class Game:
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
     # play_batch(params, seat_policies, seeds uint64 (g,), rotations int8 (g,), check=False)
-    # -> columns; check=True runs the rules' invariants after every move and raises on a violation
+    # -> columns; check=True runs the rules' invariants after every move (see violation_names)
     play_batch: Callable[..., dict[str, np.ndarray]]
     # trace(params, seat_policies, seed, rotation) -> the game as text, turn by turn
     trace: Callable[..., str]
@@ -119,6 +119,10 @@ class Game:
     game_columns: tuple[str, ...]  # per-game record columns, beyond turns, rounds, end_reason
     # per-game columns the report shows as game-length distributions besides turns and rounds
     length_columns: tuple[str, ...] = ()
+    # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
+    # (invariant violations seen after any move) and `first_violation` (index into this tuple)
+    # are returned; the runner stops the run at the first game with a violation.
+    violation_names: tuple[str, ...] = ()
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

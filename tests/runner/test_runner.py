@@ -112,3 +112,13 @@ def test_a_failing_chunk_names_cell_chunk_and_replay_command(tmp_path, write_exp
     message = result.stderr.strip().splitlines()[-1]
     assert "cell 0 (coin) chunk 0 failed: RuntimeError: the engine crashed" in message
     assert "zoosim play coin --seed " in message and "--rotation 0 --policy fair,fair --set players=2 --set crash=true" in message
+
+
+def test_checked_mode_stops_at_the_first_broken_invariant(tmp_path):
+    plan = build_plan(parse_experiment({"games": 100, "studies": [{"game": "coin", "rules": {"players": 2, "broken_rule": True}}]}))
+    run(plan, tmp_path / "unchecked", jobs=1)  # without --check nobody looks
+    with pytest.raises(ZoosimError, match=r"14 game\(s\) broke a rule invariant, first game 3 \(score_out_of_range\)"):
+        run(plan, tmp_path / "checked", jobs=1, check=True)
+    assert not list((tmp_path / "checked").rglob("*.parquet"))
+    fine = build_plan(parse_experiment({"games": 100, "studies": [{"game": "coin", "rules": {"players": 2}}]}))
+    assert run(fine, tmp_path / "fine", jobs=1, check=True).games_played == 100
