@@ -81,15 +81,13 @@ def emit(scalars, events, code, seat, cell, card):
 def recount_lines(rules, cards, cells, lines):
     """Rebuild the line summaries from the cells; returns True if some line shows two face-up
     cards of one blocking kind (T17.1). Used for scripted states and by the checked mode."""
-    rows = rules[S.P_ROWS]
-    cols = rules[S.P_COLS]
     blocking = rules[S.P_BLOCKING_KINDS]
     lines[:, :] = 0
     duplicate = False
-    for cell in range(rows * cols):
+    for cell in range(rules[S.P_CELLS]):
         state = cells[S.CELL_STATE, cell]
         card = cells[S.CELL_CARD, cell]
-        for line in (cell // cols, rows + cell % cols):
+        for line in R.cell_lines(rules, cell):
             if state == S.FACE_DOWN:
                 lines[S.LINE_FACE_DOWN, line] += 1
             elif state == S.FACE_UP:
@@ -374,20 +372,20 @@ def remove_from_hand(hands, seats, seat, card):
 @R.kernel
 def show_card(rules, cards, cells, lines, cell, card, state):
     """Put `card` into `cell` face up or under a keeper and update both lines' masks."""
-    cols = rules[S.P_COLS]
     cells[S.CELL_STATE, cell] = state
     cells[S.CELL_CARD, cell] = card
     bit = cards[card, S.CARD_KIND_BIT] & rules[S.P_BLOCKING_KINDS]
     field = S.LINE_FACE_UP_KINDS if state == S.FACE_UP else S.LINE_COVERED_KINDS
-    lines[field, cell // cols] |= bit
-    lines[field, rules[S.P_ROWS] + cell % cols] |= bit
+    row, column = R.cell_lines(rules, cell)
+    lines[field, row] |= bit
+    lines[field, column] |= bit
 
 
 @R.kernel
 def add_keepers(rules, lines, cell, change):
-    cols = rules[S.P_COLS]
-    lines[S.LINE_KEEPERS, cell // cols] += change
-    lines[S.LINE_KEEPERS, rules[S.P_ROWS] + cell % cols] += change
+    row, column = R.cell_lines(rules, cell)
+    lines[S.LINE_KEEPERS, row] += change
+    lines[S.LINE_KEEPERS, column] += change
 
 
 @R.kernel
@@ -411,13 +409,13 @@ def apply_move(rules, cards, deck, game, rng, move):
     cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
     card = move & S.MOVE_CARD_MASK
     seat = scalars[S.S_SEAT]
-    cols = rules[S.P_COLS]
     if move_type == S.MOVE_DRAW:  # K-3.2.1
         card = hidden[cell]
         hidden[cell] = S.NO_CARD
         cells[S.CELL_STATE, cell] = S.GAP
-        lines[S.LINE_FACE_DOWN, cell // cols] -= 1
-        lines[S.LINE_FACE_DOWN, rules[S.P_ROWS] + cell % cols] -= 1
+        row, column = R.cell_lines(rules, cell)
+        lines[S.LINE_FACE_DOWN, row] -= 1
+        lines[S.LINE_FACE_DOWN, column] -= 1
         scalars[S.S_FACE_DOWN] -= 1
         hand_len = seats[seat, S.SEAT_HAND_LEN]
         hands[seat, hand_len] = card

@@ -72,9 +72,9 @@ POLICIES = {
 
 @njit(cache=True, nogil=True)  # allocates: keeps reference counting
 def allocate_workspace(rules):
-    """Scratch arrays of the policies: kind stats, per-kind gains (row 0: face-up placement,
-    row 1: covered), unseen card counts, and per unseen card id (add delta, best within its kind
-    placed face up, best within its kind covered)."""
+    """Scratch arrays of the policies: kind stats; per-kind gains and the held kinds ranked by
+    gain (row 0: face-up placement, row 1: covered); unseen card counts; and per unseen card id
+    (add delta, best within its kind placed face up, best within its kind covered)."""
     kinds = rules[S.P_KINDS]
     card_ids = rules[S.P_CARD_IDS]
     return (
@@ -82,6 +82,7 @@ def allocate_workspace(rules):
         np.zeros((2, kinds), dtype=np.float64),
         np.zeros(card_ids, dtype=np.int64),
         np.zeros((3, card_ids), dtype=np.float64),
+        np.zeros((2, kinds), dtype=np.int64),
     )
 
 
@@ -97,7 +98,7 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
         return best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
     if policy_id == GREEDY:
         return greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params,
-                             moves, move_count, workspace[1])
+                             moves, move_count, workspace[1][0], workspace[4][0])
     return expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats,
                              policy_params, moves, move_count, workspace)
 
@@ -148,34 +149,45 @@ def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
 
 
 @R.kernel
-def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_params, gains):
-    """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held)."""
-    gains[:] = NEG_INF
+def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_params, gains,
+                    ranking):
+    """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held);
+    ranking[:count] = the held kinds by falling gain (ties: lower kind first); returns count."""
+    kinds = rules[S.P_KINDS]
+    for kind in range(kinds):
+        gains[kind] = NEG_INF
     for slot in range(hand_len):
         card = hand[slot]
         gain = card_gain(rules, cards, scalars, stats, card, entry, policy_params)
         kind = cards[card, S.CARD_KIND]
         if gain > gains[kind]:
             gains[kind] = gain
+    count = 0
+    for kind in range(kinds):
+        if gains[kind] == NEG_INF:
+            continue
+        position = count
+        while position > 0 and gains[ranking[position - 1]] < gains[kind]:
+            ranking[position] = ranking[position - 1]
+            position -= 1
+        ranking[position] = kind
+        count += 1
+    return count
 
 
 @R.kernel
-def best_two_kinds(gains, kinds_mask):
-    """(best kind, its gain, best gain of any other kind) among kinds in the mask."""
+def best_two_kinds(gains, ranking, ranked, kinds_mask):
+    """(best kind, its gain, best gain of any other kind) among the ranked kinds in the mask."""
     best_kind = -1
     best = NEG_INF
-    runner_up = NEG_INF
-    for kind in range(gains.shape[0]):
-        if (kinds_mask >> kind) & 1 == 0:
-            continue
-        gain = gains[kind]
-        if gain > best:
-            runner_up = best
-            best = gain
+    for index in range(ranked):
+        kind = ranking[index]
+        if (kinds_mask >> kind) & 1:
+            if best_kind >= 0:
+                return best_kind, best, gains[kind]
             best_kind = kind
-        elif gain > runner_up:
-            runner_up = gain
-    return best_kind, best, runner_up
+            best = gains[kind]
+    return best_kind, best, NEG_INF
 
 
 @R.kernel
@@ -189,12 +201,12 @@ def held_kinds(rules, stats):
 
 @R.kernel
 def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params, moves,
-                  move_count, kind_gains):
+                  move_count, gains, ranking):
     """Greedy's action: the draw cell where its most harmful fitting card scores best (or
     -blocked_cost where nothing fits), unless a replacement gains more by replace_threshold.
     It passes (when allowed) only if no card fits anywhere and no replacement gains."""
-    gains = kind_gains[0]
-    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE, policy_params, gains)
+    ranked = fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE,
+                             policy_params, gains, ranking)
     all_kinds = rules[S.P_ALL_KINDS]
     blocked = -policy_params[BLOCKED_COST]
     draw_index, best_draw = -1, NEG_INF
@@ -206,7 +218,7 @@ def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_pa
         if move_type == S.MOVE_DRAW:
             cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
             fitting = all_kinds & ~R.cell_visible_kinds(rules, lines, cell)
-            value = best_two_kinds(gains, fitting)[1]
+            value = best_two_kinds(gains, ranking, ranked, fitting)[1]
             if value == NEG_INF:
                 value = blocked
             if value > best_draw:
@@ -279,7 +291,8 @@ def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_param
 
 
 @R.kernel
-def expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen, unseen_total):
+def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked, per_card,
+                        unseen, unseen_total):
     """Expected worth of drawing at `cell`: the best legal outcome (rules.placement_outcomes'
     rules, via the same fit and exception queries) averaged over the unseen cards."""
     if unseen_total <= 0:
@@ -288,8 +301,8 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen
     visible = R.cell_visible_kinds(rules, lines, cell)
     fitting = all_kinds & ~visible
     eligible = R.cover_eligible_kinds(rules, lines, cell, visible, 1)
-    place_kind, place_best, place_runner_up = best_two_kinds(gains[0], fitting & held)
-    cover_kind, cover_best, cover_runner_up = best_two_kinds(gains[1], eligible & held)
+    place_kind, place_best, place_runner_up = best_two_kinds(gains[0], ranking[0], ranked, fitting)
+    cover_kind, cover_best, cover_runner_up = best_two_kinds(gains[1], ranking[1], ranked, eligible)
     expected = 0.0
     for x in range(rules[S.P_CARD_IDS]):
         if unseen[x] == 0:
@@ -325,9 +338,11 @@ def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats
                       moves, move_count, workspace):
     """Expectimax's action: the listed move of highest expected worth (draws by
     expected_draw_value, replacements by their sure worth, a pass at 0)."""
-    gains, unseen, per_card = workspace[1], workspace[2], workspace[3]
-    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE, policy_params, gains[0])
-    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_COVERED, policy_params, gains[1])
+    gains, unseen, per_card, ranking = workspace[1], workspace[2], workspace[3], workspace[4]
+    ranked = fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE,
+                             policy_params, gains[0], ranking[0])
+    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_COVERED, policy_params,
+                    gains[1], ranking[1])
     unseen_total = fill_unseen(rules, cards, cells, hand, hand_len, unseen)
     fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen, per_card)
     held = held_kinds(rules, stats)
@@ -337,8 +352,8 @@ def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats
         move_type = move // S.MOVE_TYPE_UNIT
         if move_type == S.MOVE_DRAW:
             cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            value = expected_draw_value(rules, cards, lines, cell, held, gains, per_card, unseen,
-                                        unseen_total)
+            value = expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
+                                        per_card, unseen, unseen_total)
         else:
             value = move_value(rules, cards, scalars, stats, policy_params, move)
         if value > best_value:

@@ -29,11 +29,17 @@ def line_visible_kinds(rules, lines, line):
 
 
 @kernel
-def cell_visible_kinds(rules, lines, cell):
-    """Visible kinds of a cell's cross (K-3.1.2). The cell itself is never face up when asked."""
+def cell_lines(rules, cell):
+    """(row line, column line) of a cell: line indices into `lines` (state.py)."""
     cols = rules[S.P_COLS]
     row = cell // cols
-    column = rules[S.P_ROWS] + cell % cols
+    return row, rules[S.P_ROWS] + cell - row * cols
+
+
+@kernel
+def cell_visible_kinds(rules, lines, cell):
+    """Visible kinds of a cell's cross (K-3.1.2). The cell itself is never face up when asked."""
+    row, column = cell_lines(rules, cell)
     return line_visible_kinds(rules, lines, row) | line_visible_kinds(rules, lines, column)
 
 
@@ -68,9 +74,7 @@ def cover_eligible_kinds(rules, lines, cell, visible, cell_still_face_down):
         if visible == all_kinds:  # K-3.3.1 dead cell: every hand card is eligible
             eligible = all_kinds
     if rule == S.RULE_LINE_COMPLETION or rule == S.RULE_EITHER:
-        cols = rules[S.P_COLS]
-        row = cell // cols
-        column = rules[S.P_ROWS] + cell % cols
+        row, column = cell_lines(rules, cell)
         # K-3.3.2: cards new to a line that this placement completes
         if line_complete(rules, lines, row, cell_still_face_down):
             eligible |= all_kinds & ~line_visible_kinds(rules, lines, row)
