@@ -42,7 +42,7 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_N_EVENTS, SC_N_OPTIONS,
     SC_NEW_ENCLOSURE, SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS,
     SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON,
-    SC_STAGE, SC_TILE, SC_TURNS, SC_VIOLATIONS, SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE,
+    SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS, SC_VIOLATIONS, SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE,
     ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT, ST_MAIN_DONE,
     ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE, ST_TURN_END, ST_TURN_START,
     START_SPACE_INDEX, State, TARGET_HOUSE, UNLIMITED,
@@ -406,7 +406,7 @@ def finish(st, tab, reason):
 
 
 @njit(cache=True, nogil=True)
-def new_state(tab, seed, policy_id, policy_params, checked):
+def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
     """A game after setup (N-3.4), stopped at its first decision."""
     players = tab.rules[R_PLAYERS]
     st = State(
@@ -434,6 +434,7 @@ def new_state(tab, seed, policy_id, policy_params, checked):
     st.sc[SC_PLAYERS] = players
     st.sc[SC_ELEPHANT] = START_SPACE_INDEX
     st.sc[SC_CHECKED] = checked
+    st.sc[SC_STOP_AT_FORCED] = stop_at_forced
     st.sc[SC_NEW_ENCLOSURE] = -1
     st.sc[SC_PENDING_0] = NO_SPECIES
     st.sc[SC_PENDING_1] = NO_SPECIES
@@ -514,8 +515,9 @@ def stock_strip(st, tab):
 
 @kernel
 def offer(st, tab, decision, seat, n):
-    """Stop at a decision with n >= 2 legal moves; apply a forced single move at once."""
-    if n == 1:
+    """Stop at a decision with n >= 2 legal moves; apply a forced single move at once (the
+    step API can ask to stop at those too)."""
+    if n == 1 and st.sc[SC_STOP_AT_FORCED] == 0:
         st.sc[SC_DECIDER] = seat
         st.sc[SC_DECISION] = decision
         apply_effects(st, tab, st.options[0])
@@ -1029,7 +1031,7 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             slot = (seat - rotations[g]) % players
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
-        st = new_state(tab, seeds[g], policy_id, policy_params, checked)
+        st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
         if checked:
             check_invariants(st, tab)
         while st.sc[SC_OVER] == 0:
@@ -1087,8 +1089,12 @@ def _choose(st, tab):
     return policies.choose(st, tab)
 
 
-def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True) -> Position:
-    """A new game stopped at its first decision. Policies are only needed for `policy_move`."""
+def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
+             stop_at_forced=True) -> Position:
+    """A new game stopped at its first decision. Policies are only needed for `policy_move`.
+
+    With stop_at_forced the game also stops at decisions with one legal move (play_batch applies
+    those at once; policies never draw random numbers for them, so the game is the same)."""
     from simulator.games.nyz.params import kernel_tables
 
     tables = kernel_tables(params)
@@ -1100,7 +1106,7 @@ def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True) -> Po
             slot = (seat - rotation) % players
             ids[seat] = seat_policies.policy_ids[slot]
             rows[seat] = seat_policies.policy_params[slot]
-    state = new_state(tables, np.uint64(seed), ids, rows, bool(checked))
+    state = new_state(tables, np.uint64(seed), ids, rows, bool(checked), bool(stop_at_forced))
     return Position(params, state, tables)
 
 

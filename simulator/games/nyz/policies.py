@@ -73,6 +73,8 @@ def choose(st, tab):
     """Index into st.options of the move the deciding seat's policy takes."""
     seat = st.sc[SC_DECIDER]
     n = st.sc[SC_N_OPTIONS]
+    if n == 1:  # forced (step API only): no random draw, so traces replay play_batch games
+        return 0
     if st.policy_id[seat] == RANDOM:
         return rng.randint(st.rng, n)
     return greedy(st, tab, seat, n, st.policy_params[seat])

@@ -103,7 +103,8 @@ SC_FIRST_VIOLATION = 31  # INV_* code of the first violation, 0 = none
 SC_CHECKED = 32
 SC_SOLO_WON = 33
 SC_ROUNDS = 34
-N_SCALARS = 35
+SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal move
+N_SCALARS = 36
 
 # stages of the turn machine (engine.advance)
 ST_SETUP_PLACE = 0

@@ -1,0 +1,743 @@
+"""Scenario tests T1-T16 and edge cases E1-E29 of seeds/new-york-zoo.md, via the step API.
+
+Positions are scripted with the engine's helpers (set_houses, add_enclosure, set_bay, ...),
+then played move by move through the same kernels play_batch uses.
+"""
+
+import numpy as np
+import pytest
+
+from simulator.games.nyz import GAME, engine
+from simulator.games.nyz import components as comp
+from simulator.games.nyz import state as S
+
+SPECIES = {name: i for i, name in enumerate(comp.SPECIES)}
+
+
+def game(players=2, seed=1, **knobs):
+    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed)
+
+
+def clear_board(pos, seat, houses):
+    """Seat with the given houses (None = free) and no enclosures."""
+    engine.set_houses(pos, seat, houses)
+    pos.state.seat[seat, S.P_ENCLOSURES] = 0
+
+
+def destinations(pos):
+    assert pos.decision == S.D_DEST
+    return sorted(m % 32 for m in engine.legal_moves(pos))
+
+
+def aux_of(pos, space):
+    for i, move in enumerate(engine.legal_moves(pos)):
+        if move % 32 == space:
+            return int(pos.state.option_aux[i])
+    raise AssertionError(f"{space} not legal")
+
+
+def move_elephant(pos, space, marker_code=0):
+    engine.apply(pos, space + 32 * marker_code)
+
+
+def place_anywhere(pos):
+    assert pos.decision in (S.D_PLACE, S.D_ATTRACTION_PLACE)
+    engine.apply(pos, engine.legal_moves(pos)[0])
+
+
+def enc(pos, seat, e):
+    return pos.state.enc[seat, e, S.E_COUNT], pos.state.enc[seat, e, S.E_SPECIES]
+
+
+def houses(pos, seat):
+    return sorted(
+        comp.SPECIES[s] for s in pos.state.house[seat, : pos.state.seat[seat, S.P_HOUSES]] if s >= 0
+    )
+
+
+def to_place(slot, target):
+    return 64 * slot + target
+
+
+# ---------------------------------------------------------------------------------------------
+# T1 / T2 movement
+
+
+def test_t1_1_two_players_from_10():
+    """T1.1: P(2), all bays stocked, elephant on 10 -> {11, 12, 13, 14}; only 14 crosses (fox)."""
+    pos = game(2)
+    assert destinations(pos) == [11, 12, 13, 14]
+    assert aux_of(pos, 14) == 1 << SPECIES["fox"]
+    assert all(aux_of(pos, s) == 0 for s in (11, 12, 13))
+
+
+def test_t1_2_three_players_from_5():
+    """T1.2: P(3), elephant on 5 -> {6, 7, 8} (seat with a free house)."""
+    pos = game(3)
+    engine.restart_turn(pos, active=1, elephant=5)
+    assert destinations(pos) == [6, 7, 8]
+
+
+def test_t1_3_empty_bay_is_skipped():
+    """T1.3: P(3), elephant on 5, bay 6 empty -> {7, 8, 9}; 9 crosses the penguin line."""
+    pos = game(3)
+    engine.set_bay(pos, 6, [])
+    engine.restart_turn(pos, active=1, elephant=5)
+    assert destinations(pos) == [7, 8, 9]
+    assert aux_of(pos, 9) == 1 << SPECIES["penguin"]
+
+
+@pytest.mark.parametrize(
+    "order, expected", [("chronological", ["flamingo", "kangaroo"]), ("bga_index", ["kangaroo", "flamingo"])]
+)
+def test_t1_4_two_lines_in_one_move(order, expected):
+    """T1.4 / E7: from 23 with bays 24 and 1 empty: {25, 2, 3, 4}; 4 crosses two lines."""
+    pos = game(2, breeding_order=order)
+    engine.set_bay(pos, 24, [])
+    engine.set_bay(pos, 1, [])
+    engine.restart_turn(pos, active=0, elephant=23)
+    assert destinations(pos) == [2, 3, 4, 25]
+    assert aux_of(pos, 25) == 1 << SPECIES["flamingo"]
+    move_elephant(pos, 4)
+    events = pos.state.events[: pos.scalar(S.SC_N_EVENTS)]
+    assert [comp.SPECIES[s] for s in events] == expected
+
+
+def test_e7_max_events_per_move():
+    """E7 knob: max_events_per_move = 1 keeps only the first event."""
+    pos = game(2, max_events_per_move=1)
+    engine.set_bay(pos, 24, [])
+    engine.set_bay(pos, 1, [])
+    engine.restart_turn(pos, active=0, elephant=23)
+    move_elephant(pos, 4)
+    assert pos.scalar(S.SC_N_EVENTS) == 1
+    assert pos.state.events[0] == SPECIES["flamingo"]
+
+
+def test_t1_5_never_stays_and_range():
+    """T1.5: the elephant may not stay; destinations are 1..range counted steps away."""
+    for players, reach in ((2, 4), (4, 4), (3, 3), (5, 3)):
+        pos = game(players)
+        engine.restart_turn(pos, active=players - 1, elephant=10)
+        spaces = destinations(pos)
+        assert 10 not in spaces
+        assert max(spaces) <= 10 + reach
+
+
+TRUE_MOVES = [(3, 4), (23, 24), (23, 2), (25, 4), (24, 4), (8, 10), (5, 9), (17, 20)]
+FALSE_MOVES = [(4, 8), (24, 1), (14, 18), (24, 3), (9, 12)]
+
+
+@pytest.mark.parametrize("start, dest", TRUE_MOVES + FALSE_MOVES)
+def test_t2_line_crossing_truth_table(start, dest):
+    """T2: a move crosses a line iff its path (after start, up to dest) holds a trigger space."""
+    pos = game(2)
+    engine.record_crossings(pos.state, pos.tables, start, dest)
+    assert (pos.scalar(S.SC_N_EVENTS) > 0) == ((start, dest) in TRUE_MOVES)
+
+
+# ---------------------------------------------------------------------------------------------
+# T3 solo reachability, T15 laps, E16/E17/E28
+
+
+def solo_options(pos):
+    """{marker name or 'free': spaces}"""
+    out = {}
+    for move in engine.legal_moves(pos):
+        code, space = divmod(move, 32)
+        name = "free" if code == S.MARKER_FREE else comp.SOLO_MARKERS[code - 1]
+        out.setdefault(name, set()).add(space)
+    return out
+
+
+ALL_BUT_17_TO_20 = set(range(21, 26)) | set(range(1, 17))
+
+
+@pytest.mark.parametrize(
+    "markers, expected",
+    [
+        ({"0"}, {"0": {17}, "free": {20}}),
+        ({"1"}, {"1": {18}, "free": {20}}),
+        ({"3"}, {"3": {20}, "free": {20}}),
+        ({"4+"}, {"4+": ALL_BUT_17_TO_20, "free": {20}}),
+        ({"0", "4+"}, {"0": {17}, "4+": ALL_BUT_17_TO_20, "free": {20}}),
+        ({"0", "1", "2", "3"}, {"0": {17}, "1": {18}, "2": {19}, "3": {20}, "free": {20}}),
+        ({"0", "2", "3", "4+"}, {"0": {17}, "2": {19}, "3": {20}, "4+": ALL_BUT_17_TO_20, "free": {20}}),
+    ],
+)
+def test_t3_solo_reachability_from_17(markers, expected):
+    """T3: solo destinations by marker in hand, all bays stocked (free move = 20)."""
+    pos = game(1)
+    for i, name in enumerate(comp.SOLO_MARKERS):
+        pos.state.markers_used[i] = 0 if name in markers else 1
+    engine.restart_turn(pos, active=0, elephant=17)
+    assert solo_options(pos) == expected
+
+
+def test_e28_marker_zero_on_empty_bay():
+    """E28: marker 0 cannot be used on a bay that has become empty."""
+    pos = game(1)
+    engine.set_bay(pos, 16, [])
+    engine.restart_turn(pos, active=0, elephant=16)
+    assert "0" not in solo_options(pos)
+    engine.set_bay(pos, 16, ["B1"])
+    engine.restart_turn(pos, active=0, elephant=16)
+    assert solo_options(pos)["0"] == {16}
+
+
+def test_t15_solo_laps():
+    """T15: 10 -> 16 with 4+ is no lap; 25 -> 2 free is no lap; entering 10 counts a lap;
+    the second lap ends the game after the main action, without breeding (E17), lost if
+    the board is not complete."""
+    pos = game(1)
+    move_elephant(pos, 16, 5)  # marker 4+
+    assert pos.scalar(S.SC_LAPS) == 0
+    pos.state.markers_used[:] = 0
+    engine.restart_turn(pos, active=0, elephant=25)
+    move_elephant(pos, 2, S.MARKER_FREE)
+    assert pos.scalar(S.SC_LAPS) == 0
+    pos.state.markers_used[:] = 0
+    engine.restart_turn(pos, active=0, elephant=9)
+    move_elephant(pos, 10, 2)  # marker 1
+    assert pos.scalar(S.SC_LAPS) == 1
+    # second lap: 8 -> 10 crosses the penguin line, but the game ends before breeding
+    clear_board(pos, 0, [None, None, None])
+    e = engine.add_enclosure(pos, 0, "C1", "penguin", 3)
+    pos.state.markers_used[:] = 0
+    engine.restart_turn(pos, active=0, elephant=8)
+    move_elephant(pos, 10, 3)  # marker 2: 9, 10
+    while not engine.is_over(pos):
+        engine.apply(pos, engine.legal_moves(pos)[0])
+    assert pos.scalar(S.SC_LAPS) == 2
+    assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "solo_laps"
+    assert pos.state.enc[0, e, S.E_COUNT] <= 3 + 1  # +1 at most from the main action
+    assert pos.state.seat[0, S.P_YOUNG] == 0
+    assert engine.winners(pos) == []
+
+
+def test_e17_solo_last_turn_breeding_knob():
+    """E17 knob: solo_last_turn_breeding = true breeds on the lap-2 turn."""
+    pos = game(1, solo_last_turn_breeding=True)
+    clear_board(pos, 0, [None, None, None])
+    engine.add_enclosure(pos, 0, "C1", "penguin", 3)
+    pos.state.sc[S.SC_LAPS] = 1
+    engine.restart_turn(pos, active=0, elephant=8)
+    move_elephant(pos, 10, 3)
+    while not engine.is_over(pos):
+        engine.apply(pos, engine.legal_moves(pos)[0])
+    assert pos.state.seat[0, S.P_YOUNG] >= 1
+
+
+@pytest.mark.parametrize("solo_score, expected", [("bga", 5), ("lap_aware", 5 + 25)])
+def test_e16_solo_score(solo_score, expected):
+    """E16: a complete solo board scores the spaces to 10 (bga) or to the end of lap 2."""
+    pos = game(1, solo_score=solo_score)
+    engine.cover_squares(pos, 0, 0)
+    pos.state.sc[S.SC_ELEPHANT] = 5
+    assert engine.solo_score(pos.state, pos.tables) == expected
+    pos2 = game(1, solo_score=solo_score)
+    engine.cover_squares(pos2, 0, 3)
+    assert engine.solo_score(pos2.state, pos2.tables) == -3
+
+
+def test_solo_win_when_board_completed():
+    """N-8.2: completing the board wins the solo game."""
+    pos = game(1)
+    clear_board(pos, 0, ["meerkat", None, None])
+    e = engine.add_enclosure(pos, 0, "A7", "meerkat", 3)
+    engine.cover_squares(pos, 0, 1)
+    engine.restart_turn(pos, active=0, elephant=15)
+    move_elephant(pos, 17, S.MARKER_FREE)  # flamingo + meerkat
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(1, e))  # meerkat fills e
+    while not engine.is_over(pos):
+        moves = engine.legal_moves(pos)
+        engine.apply(pos, 7 if pos.decision == S.D_ATTRACTION else moves[0])
+    assert pos.scalar(S.SC_SOLO_WON) == 1 and engine.winners(pos) == [0]
+
+
+# ---------------------------------------------------------------------------------------------
+# T4 - T9: main actions
+
+
+def test_t4_two_house_board_first_turn():
+    """T4 / E5: P(4) seat 1 (2 full houses, no enclosure): animal spaces illegal; bays 11, 13, 14
+    show class-D tiles; the new enclosure gets exactly 1 animal."""
+    pos = game(4)
+    assert destinations(pos) == [11, 13, 14]
+    for space in (11, 13, 14):
+        assert pos.tables.tile_class[engine.top_tile(pos.state, space)] == 3
+    move_elephant(pos, 11)
+    place_anywhere(pos)
+    assert pos.decision == S.D_POPULATE
+    assert sorted(engine.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_HOUSE + 1]
+    engine.apply(pos, S.SRC_HOUSE + 0)
+    assert pos.state.enc[0, 0, S.E_COUNT] == 1
+    assert pos.scalar(S.SC_ACTIVE) == 1  # turn over: no second animal of that species
+
+
+@pytest.mark.parametrize("meerkats, moved", [(2, 1), (3, 2)])
+def test_t5_populate_restriction(meerkats, moved):
+    """T5 / E25: sources are houses and enclosures keeping >= 1; second animal same species."""
+    pos = game(2)
+    clear_board(pos, 0, ["flamingo", None, None])
+    e1 = engine.add_enclosure(pos, 0, "B13", "meerkat", meerkats)
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 11)
+    place_anywhere(pos)
+    assert sorted(engine.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_ENCLOSURE + e1]
+    engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    if meerkats == 3:
+        assert sorted(engine.legal_moves(pos)) == [S.SRC_ENCLOSURE + e1, S.POP_STOP]
+        engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    new = pos.state.seat[0, S.P_ENCLOSURES] - 1
+    assert enc(pos, 0, new) == (moved, SPECIES["meerkat"])
+    assert enc(pos, 0, e1) == (meerkats - moved, SPECIES["meerkat"])
+
+
+def test_e25_populate_from_house_and_enclosure():
+    """E25: one animal from a house and one from an enclosure of the same species."""
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", None, None])
+    e1 = engine.add_enclosure(pos, 0, "B13", "meerkat", 2)
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 11)
+    place_anywhere(pos)
+    engine.apply(pos, S.SRC_HOUSE + 0)
+    assert S.SRC_ENCLOSURE + e1 in engine.legal_moves(pos)
+    engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    assert enc(pos, 0, 1) == (2, SPECIES["meerkat"]) and enc(pos, 0, e1)[0] == 1
+
+
+def test_t6_no_tile_without_movable_animal():
+    """T6 / E6: empty houses and single-animal enclosures: only animal spaces are legal."""
+    pos = game(2)
+    clear_board(pos, 0, [None, None, None])
+    engine.add_enclosure(pos, 0, "A7", "penguin", 1)
+    engine.add_enclosure(pos, 0, "A8", "fox", 1)
+    engine.restart_turn(pos, active=0, elephant=10)
+    assert destinations(pos) == [12]
+
+
+def test_e6_tile_that_cannot_be_placed():
+    """E6: a bay whose top tile has no legal placement is not a destination."""
+    pos = game(2)
+    engine.cover_squares(pos, 0, 3)  # 3 squares left: no enclosure fits
+    engine.restart_turn(pos, active=0, elephant=10)
+    assert destinations(pos) == [12]
+
+
+def test_t7_acquisition_with_single_empty_enclosure():
+    """T7 / E3 / E26: full houses, one empty enclosure, space 12 (penguin + kangaroo)."""
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", "flamingo", "meerkat"])
+    e = engine.add_enclosure(pos, 0, "A7")
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)
+    choices = sorted(engine.legal_moves(pos))
+    assert choices == sorted([S.CHOICE_PAIR, SPECIES["meerkat"], SPECIES["flamingo"], SPECIES["fox"]])
+    engine.apply(pos, S.CHOICE_PAIR)
+    assert sorted(engine.legal_moves(pos)) == [to_place(0, e), to_place(1, e)]
+    engine.apply(pos, to_place(0, e))  # penguin; the kangaroo has no target: declined
+    assert enc(pos, 0, e) == (1, SPECIES["penguin"])
+    assert pos.scalar(S.SC_ACTIVE) == 1
+
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", "flamingo", "meerkat"])
+    e = engine.add_enclosure(pos, 0, "A7")
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)
+    engine.apply(pos, SPECIES["meerkat"])  # B2
+    engine.apply(pos, to_place(0, e))
+    assert pos.decision == S.D_HOUSE_ADD
+    engine.apply(pos, 1)
+    assert enc(pos, 0, e) == (2, SPECIES["meerkat"])
+    assert houses(pos, 0) == ["flamingo", "meerkat"]
+
+
+def test_t8_add_from_house_once_per_enclosure():
+    """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", "meerkat", None])
+    e = engine.add_enclosure(pos, 0, "C1", "meerkat", 2)
+    engine.restart_turn(pos, active=0, elephant=12)
+    move_elephant(pos, 15)
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(1, e))
+    assert pos.decision == S.D_HOUSE_ADD
+    engine.apply(pos, 1)
+    assert enc(pos, 0, e) == (4, SPECIES["meerkat"])
+    assert pos.decision == S.D_ANIMAL_PLACE
+    engine.apply(pos, to_place(0, S.TARGET_HOUSE))
+    assert enc(pos, 0, e)[0] == 4
+    assert houses(pos, 0) == ["kangaroo", "meerkat"]
+
+
+def test_t9_scoring_an_enclosure():
+    """T9 / E21 / E22 / E2: E fills, animals return, keep one, any attraction, fox into E."""
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", "flamingo", None])
+    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
+    engine.restart_turn(pos, active=0, elephant=5)
+    move_elephant(pos, 7)
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(0, e))
+    assert enc(pos, 0, e) == (0, S.NO_SPECIES)
+    assert pos.state.seat[0, S.P_FILLED] == 1
+    assert pos.decision == S.D_KEEP_ONE
+    engine.apply(pos, 1)
+    assert houses(pos, 0) == ["flamingo", "meerkat", "penguin"]
+    assert pos.decision == S.D_ATTRACTION
+    assert sorted(engine.legal_moves(pos)) == list(range(8)) + [S.NO_ATTRACTION]  # E1, E2
+    engine.apply(pos, 0)  # T8, 4x2
+    place_anywhere(pos)
+    assert pos.state.attraction_supply[0] == 0 and pos.state.seat[0, S.P_ATTRACTIONS] == 1
+    # the fox now goes into the emptied enclosure (no free house left)
+    assert engine.legal_moves(pos) == [to_place(1, e), S.DECLINE]
+    engine.apply(pos, to_place(1, e))
+    assert enc(pos, 0, e) == (1, SPECIES["fox"])
+
+
+def test_e21_no_keep_one_without_free_house():
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
+    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
+    engine.restart_turn(pos, active=0, elephant=5)
+    move_elephant(pos, 7)
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(0, e))
+    assert pos.decision == S.D_ATTRACTION
+
+
+def test_e1_attraction_compulsory_knob():
+    """E1: with attraction_optional = false the attraction cannot be declined."""
+    pos = game(2, attraction_optional=False)
+    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
+    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
+    engine.restart_turn(pos, active=0, elephant=5)
+    move_elephant(pos, 7)
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(0, e))
+    assert S.NO_ATTRACTION not in engine.legal_moves(pos)
+
+
+def test_e3_single_animal_only_when_pair_fails_knob():
+    """E3 knob false: B2 only when no pictured animal can be placed."""
+    pos = game(2, single_animal_any_time=False)
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)
+    assert engine.legal_moves(pos) == [S.CHOICE_PAIR]
+    default = game(2)
+    engine.restart_turn(default, active=0, elephant=10)
+    move_elephant(default, 12)
+    assert len(engine.legal_moves(default)) == 4
+
+
+@pytest.mark.parametrize("partial, declinable", [(True, True), (False, False)])
+def test_e4_partial_pair(partial, declinable):
+    """E4: after placing the first pictured animal the second may be declined (knob)."""
+    pos = game(2, allow_partial_pair=partial)
+    clear_board(pos, 0, [None, None, None])
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)
+    engine.apply(pos, S.CHOICE_PAIR)
+    assert S.DECLINE not in engine.legal_moves(pos)  # the first animal is mandatory
+    engine.apply(pos, to_place(0, S.TARGET_HOUSE))
+    assert (S.DECLINE in engine.legal_moves(pos)) == declinable
+
+
+def test_e20_french_two_per_turn_limit():
+    """E20 knob: an enclosure that took 2 animals this turn takes no third."""
+    for limit, expected in ((False, True), (True, False)):
+        pos = game(2, french_two_per_turn_limit=limit)
+        clear_board(pos, 0, ["kangaroo", None, None])
+        e = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
+        engine.restart_turn(pos, active=0, elephant=10)
+        move_elephant(pos, 12)  # penguin + kangaroo
+        engine.apply(pos, S.CHOICE_PAIR)
+        engine.apply(pos, to_place(1, e))  # kangaroo: 3
+        engine.apply(pos, 1)  # house add: 4 (second animal this turn)
+        # the penguin cannot go to e anyway; check e as a kangaroo target via may_add
+        assert engine.may_add(pos.state, pos.tables, 0, e) == expected
+
+
+# ---------------------------------------------------------------------------------------------
+# T10 - T14: breeding and the end
+
+
+def breeding_position(players, bonus_per_event=True):
+    """Seat 0 = X of T10: K1[k:2], K2[k:2], K3[k:3], M1[m:2]; the active seat 1 moves 2 -> 4."""
+    pos = game(players, bonus_per_event=bonus_per_event)
+    clear_board(pos, 0, ["flamingo", "fox", None])
+    ks = [engine.add_enclosure(pos, 0, tile, "kangaroo", n) for tile, n in (("C1", 2), ("C2", 2), ("C3", 3))]
+    m1 = engine.add_enclosure(pos, 0, "C4", "meerkat", 2)
+    engine.restart_turn(pos, active=1, elephant=2)
+    move_elephant(pos, 4)  # crosses the kangaroo line
+    while pos.decider == 1 and not engine.is_over(pos):  # seat 1 places and populates
+        engine.apply(pos, engine.legal_moves(pos)[0])
+    return pos, ks, m1
+
+
+def test_t10_breeding_limits_and_bonus():
+    """T10 / E10 / E23: two of K1..K3 breed (+1 each, ordered pairs offered); the bonus may go
+    to the left-out K2 or to M1."""
+    pos, (k1, k2, k3), m1 = breeding_position(2)
+    assert pos.decision == S.D_BREED and pos.decider == 0
+    moves = engine.legal_moves(pos)
+    assert len(moves) == 3 * 2 + 3 + 1
+    assert 64 * k3 + k1 in moves and 64 * k1 + k3 in moves
+    engine.apply(pos, 64 * k3 + k1)
+    assert enc(pos, 0, k3)[0] == 4 and enc(pos, 0, k1)[0] == 3 and enc(pos, 0, k2)[0] == 2
+    assert pos.decision == S.D_BONUS
+    assert sorted(engine.legal_moves(pos)) == sorted([k2, m1, S.NO_ENCLOSURE])
+    engine.apply(pos, m1)
+    assert enc(pos, 0, m1)[0] == 3
+
+
+def test_e9_no_bonus_with_four_players():
+    """T10 in P(4) / E9: no bonus breeding with 4 or 5 players."""
+    pos, (k1, k2, k3), m1 = breeding_position(4)
+    engine.apply(pos, 64 * k3 + k1)
+    assert pos.decision != S.D_BONUS
+    assert enc(pos, 0, m1)[0] == 2
+
+
+def test_t11_no_bonus_without_normal_breeding():
+    """T11: meerkat line crossed, Y has no meerkat enclosure with >= 2: no young, no bonus."""
+    pos = game(3)
+    clear_board(pos, 1, [None, None, None])
+    f1 = engine.add_enclosure(pos, 1, "C1", "flamingo", 3)
+    engine.restart_turn(pos, active=0, elephant=17)
+    move_elephant(pos, 19)  # crosses the meerkat line
+    while not engine.is_over(pos) and pos.scalar(S.SC_TURNS) == pos.scalar(S.SC_TURNS):
+        if pos.decider == 1 and pos.decision in (S.D_BREED, S.D_BONUS):
+            raise AssertionError("Y must not breed")
+        if pos.scalar(S.SC_ACTIVE) != 0:
+            break
+        engine.apply(pos, engine.legal_moves(pos)[0])
+    assert enc(pos, 1, f1)[0] == 3 and pos.state.seat[1, S.P_YOUNG] == 0
+
+
+def test_t12_breeding_order_and_scoring_before_next_player():
+    """T12 / E8: active B breeds first, then C, then A; B scores before C starts."""
+    pos = game(3)
+    for seat in range(3):
+        clear_board(pos, seat, [None, None, None])
+    engine.add_enclosure(pos, 0, "C1", "kangaroo", 2)
+    engine.add_enclosure(pos, 1, "A7", "kangaroo", 3)  # B: young fills it
+    engine.add_enclosure(pos, 2, "C1", "kangaroo", 2)
+    engine.restart_turn(pos, active=1, elephant=2)
+    move_elephant(pos, 5)  # 3, 4, 5: crosses the kangaroo line
+    log = []
+    while pos.scalar(S.SC_ACTIVE) == 1 and not engine.is_over(pos):
+        log.append((pos.decider, pos.decision))
+        moves = engine.legal_moves(pos)
+        engine.apply(pos, S.NO_ENCLOSURE if pos.decision == S.D_BONUS else moves[0])
+    breeders = [seat for seat, d in log if d == S.D_BREED]
+    # single-eligible players get a 2-option decision (the enclosure or none)
+    assert breeders == [1, 2, 0]
+    first_c = log.index((2, S.D_BREED))
+    assert (1, S.D_ATTRACTION) in log[:first_c]
+    assert pos.state.seat[1, S.P_FILLED] == 1
+
+
+def t13_position(end_skips_breeding=True):
+    pos = game(2, end_skips_breeding=end_skips_breeding)
+    clear_board(pos, 0, [None, None, None])
+    clear_board(pos, 1, [None, None, None])
+    m = engine.add_enclosure(pos, 0, "A7", "meerkat", 3)
+    fox = engine.add_enclosure(pos, 1, "C1", "fox", 5)
+    engine.cover_squares(pos, 0, 1)
+    engine.restart_turn(pos, active=0, elephant=12)
+    move_elephant(pos, 15)  # kangaroo + meerkat, crossing the fox line
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(1, m))  # fills m
+    engine.apply(pos, 0)  # keep none
+    engine.apply(pos, 7)  # a 1x1 attraction on the last square
+    while not engine.is_over(pos):
+        moves = engine.legal_moves(pos)
+        engine.apply(pos, S.DECLINE if S.DECLINE in moves else moves[0])
+    return pos, fox
+
+
+def test_t13_end_during_main_action_skips_breeding():
+    """T13 / E14: the board completed in the main action ends the game; nobody breeds."""
+    pos, fox = t13_position()
+    assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_action"
+    assert engine.winners(pos) == [0]
+    assert enc(pos, 1, fox)[0] == 5
+
+
+def test_e14_knob_breeding_after_completion():
+    pos, fox = t13_position(end_skips_breeding=False)
+    assert engine.is_over(pos)
+    assert pos.state.seat[1, S.P_YOUNG] >= 1
+
+
+@pytest.mark.parametrize("extra_a, winners", [(2, [0]), (0, [0, 2])])
+def test_t14_simultaneous_completion(extra_a, winners):
+    """T14 / E15: A and C complete in one breeding phase: more animals wins, else shared."""
+    pos = game(3)
+    for seat in range(3):
+        clear_board(pos, seat, [None, None, None])
+    for seat in (0, 2):
+        engine.add_enclosure(pos, seat, "A7", "kangaroo", 3)
+        engine.add_enclosure(pos, seat, "A8", "penguin", 2)
+        engine.cover_squares(pos, seat, 1)
+    pos.state.house[0, :extra_a] = SPECIES["fox"]
+    engine.restart_turn(pos, active=1, elephant=2)
+    move_elephant(pos, 5)
+    while not engine.is_over(pos):
+        moves = engine.legal_moves(pos)
+        if pos.decision == S.D_ATTRACTION:
+            engine.apply(pos, 7)
+        elif pos.decision in (S.D_KEEP_ONE, S.D_HOUSE_ADD):
+            engine.apply(pos, 0)
+        elif pos.decision == S.D_BONUS:
+            engine.apply(pos, S.NO_ENCLOSURE)
+        else:
+            engine.apply(pos, moves[0])
+    assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_breeding"
+    assert engine.winners(pos) == winners
+
+
+def test_e11_bonus_once_per_move_knob():
+    """E11: two events in one move give two bonuses (default) or one (knob)."""
+    for per_event, expected in ((True, 2), (False, 1)):
+        pos = game(2, bonus_per_event=per_event)
+        clear_board(pos, 0, [None, None, None])
+        engine.add_enclosure(pos, 0, "D2", "flamingo", 2)
+        engine.add_enclosure(pos, 0, "D5", "kangaroo", 2)
+        engine.add_enclosure(pos, 0, "D6", "fox", 2)
+        engine.set_bay(pos, 24, [])
+        engine.set_bay(pos, 1, [])
+        engine.restart_turn(pos, active=0, elephant=23)
+        move_elephant(pos, 4)  # flamingo + kangaroo events
+        bonuses = 0
+        while pos.scalar(S.SC_ACTIVE) == 0 and not engine.is_over(pos):
+            if pos.decision == S.D_BONUS:
+                bonuses += 1
+                engine.apply(pos, S.NO_ENCLOSURE)
+            elif pos.decision == S.D_POPULATE:
+                engine.apply(pos, S.POP_STOP if S.POP_STOP in engine.legal_moves(pos)
+                             else engine.legal_moves(pos)[-1])
+            else:
+                engine.apply(pos, engine.legal_moves(pos)[0])
+        assert bonuses == expected
+
+
+def test_e12_house_add_with_two_bred_enclosures():
+    """E12: one matching house animal: the first resolved enclosure is offered the add; if
+    declined, the second one is."""
+    pos = game(4)
+    clear_board(pos, 0, ["kangaroo", None, None])
+    k1 = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
+    k2 = engine.add_enclosure(pos, 0, "D5", "kangaroo", 2)
+    engine.restart_turn(pos, active=1, elephant=2)
+    move_elephant(pos, 4)
+    while pos.decider == 1:
+        engine.apply(pos, engine.legal_moves(pos)[0])
+    engine.apply(pos, 64 * k2 + k1)
+    assert pos.decision == S.D_HOUSE_ADD
+    assert pos.state.follow[pos.scalar(S.SC_FOLLOW_HEAD)] == k2
+    engine.apply(pos, 0)
+    assert pos.decision == S.D_HOUSE_ADD
+    assert pos.state.follow[pos.scalar(S.SC_FOLLOW_HEAD)] == k1
+    engine.apply(pos, 1)
+    assert enc(pos, 0, k1)[0] == 4 and enc(pos, 0, k2)[0] == 3
+
+
+# ---------------------------------------------------------------------------------------------
+# T16 setup, E18/E19/E27/E29
+
+
+def strip_tops(pos):
+    classes = []
+    for space in range(1, 26):
+        if pos.tables.strip_kind[space] == S.SPACE_BAY:
+            tiles = pos.state.bay_tiles[space, : pos.state.bay_count[space]]
+            classes.append([int(pos.tables.tile_class[t]) for t in tiles])
+    return classes
+
+
+def test_t16_standard_strip():
+    """T16: 45 tiles, tops 7 D + 8 C, bottoms 7 B + 8 A, each bay largest on top."""
+    stacks = strip_tops(game(2, seed=5))
+    assert sum(len(s) for s in stacks) == 45
+    assert sorted(s[-1] for s in stacks) == [2] * 8 + [3] * 7
+    assert sorted(s[0] for s in stacks) == [0] * 8 + [1] * 7
+    assert all(s == sorted(s) for s in stacks)
+
+
+@pytest.mark.parametrize("knobs", [{"players": 1}, {"players": 2, "short_game_2p": True}])
+def test_t16_reduced_strip(knobs):
+    """T16: solo and short game keep 30 tiles; tops 7 C + 8 B."""
+    players = knobs.pop("players")
+    stacks = strip_tops(game(players, seed=7, **knobs))
+    assert sum(len(s) for s in stacks) == 30
+    assert sorted(s[-1] for s in stacks) == [1] * 8 + [2] * 7
+
+
+def test_t16_short_game_start_tiles():
+    """T16 / N-8.1: each player places 3 D + 3 C (39 squares) empty; 68 / 66 left to fill."""
+    pos = game(2, seed=3, short_game_2p=True)
+    placed = 0
+    while pos.decision == S.D_PLACE and pos.scalar(S.SC_TURNS) == 0:
+        place_anywhere(pos)
+        placed += 1
+    assert placed == 12
+    for seat, left in ((0, 68), (1, 66)):
+        tiles = pos.state.enc[seat, :6, S.E_TILE]
+        assert sorted(pos.tables.tile_class[tiles]) == [2, 2, 2, 3, 3, 3]
+        assert (pos.state.enc[seat, :6, S.E_COUNT] == 0).all()
+        assert -engine.scores(pos)[seat] == left
+
+
+@pytest.mark.parametrize("bug", [False, True])
+def test_e29_d1_bug_knob(bug):
+    """E29: BGA never deals D1 (tile 38) in the short game; the default deals it sometimes."""
+    dealt = 0
+    for seed in range(40):
+        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed)
+        dealt += int((pos.state.start_tiles == 38).any())
+    assert (dealt == 0) == bug
+
+
+def test_e18_turn_cap_is_its_own_end_reason():
+    """E18 / N-7.3: the safety cap ends the game as 'turn_cap' with no winner."""
+    params = GAME.make_params({"max_turns_per_player": 3})
+    policies = GAME.seat_policies([("random", {})] * 2)
+    cols = GAME.play_batch(params, policies, np.arange(20, dtype=np.uint64), np.zeros(20, np.int8))
+    assert (cols["end_reason"] == GAME.end_reasons.index("turn_cap")).all()
+    assert (cols["turns"] == 6).all() and not cols["win"].any()
+
+
+def test_e19_attraction_supply():
+    """E19: 1x1 attractions unlimited by default, 16 with the knob off."""
+    assert game(2).state.attraction_supply[7] >= 10**9
+    assert game(2, attraction_1x1_unlimited=False).state.attraction_supply[7] == 16
+    assert game(2).state.attraction_supply.tolist()[:7] == [1, 1, 1, 1, 3, 3, 6]
+
+
+@pytest.mark.parametrize("rule, reason", [("pass", None), ("end_game", "stuck")])
+def test_e27_no_legal_move(rule, reason):
+    """E27: a player with no enclosure, no free house and no placeable tile passes."""
+    pos = game(4, no_legal_move=rule)
+    engine.cover_squares(pos, 0, 3)
+    engine.restart_turn(pos, active=0, elephant=10)
+    if reason is None:
+        assert pos.state.seat[0, S.P_PASSES] == 1 and pos.scalar(S.SC_ACTIVE) == 1
+        assert pos.scalar(S.SC_ELEPHANT) == 10
+    else:
+        assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == reason
+
+
+def test_physical_supply_limits_animals():
+    """N-1.2: with a physical supply an animal that cannot be supplied is not gained."""
+    pos = game(2, animal_supply="physical", **{"physical_animals.penguin": 0})
+    clear_board(pos, 0, [None, None, None])
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)  # penguin + kangaroo
+    assert SPECIES["penguin"] not in engine.legal_moves(pos)
+    engine.apply(pos, S.CHOICE_PAIR)
+    assert all(m // 64 == 1 for m in engine.legal_moves(pos))  # only the kangaroo
