@@ -103,7 +103,6 @@ FACE_UP = 1
 KEEPER = 2  # bare keeper
 KEEPER_OVER = 3  # keeper covering CELL_CARD; permanent (K-3.3.3)
 GAP = 4  # the cell just drawn from, until the placement (K-3.2.1)
-CELL_STATE_NAMES = ("FACE_DOWN", "FACE_UP", "KEEPER", "KEEPER_OVER", "GAP")
 
 # ---- lines ------------------------------------------------------------------------------------
 LINE_FACE_UP_KINDS = 0  # mask of blocking kinds shown face up in the line
@@ -202,10 +201,6 @@ EV_EXTRA_TURN = 9
 EV_SKIP_EARNED = 10
 EV_DEAL_OVER = 11  # cell = END_* reason
 EV_FINAL_TURNS = 12  # end_timing complete_round: cell = seat turns still to come
-EVENT_NAMES = (
-    "deal", "draw", "place", "keeper", "cover", "replace", "pass", "forced_pass",
-    "skipped", "extra_turn", "skip_earned", "deal_over", "final_turns",
-)
 TRACE_EVENT_CAPACITY = 512
 
 # ---- checked mode (T17) -----------------------------------------------------------------------

@@ -14,7 +14,7 @@ from simulator.games import get_game
 from simulator.games.base import params_hash
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
-from simulator.games.katz.params import RULES_VERSION, Params, card_table, rule_array
+from simulator.games.katz.params import RULES_VERSION, card_table, rule_array
 
 # ---- params --------------------------------------------------------------------------------------
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from katz_helpers import (card, cell, counter, do, hand_texts, make_params, outcomes, scripted,
+from katz_helpers import (cell, counter, do, hand_texts, make_params, outcomes, scripted,
                           seat_score, supply)
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, engine, render
