@@ -262,7 +262,8 @@ def kind_codes(deck: Deck) -> list[str]:
 
 
 def rule_array(params: Params) -> np.ndarray:
-    """The flat int64 array the kernels read; index layout `P_*` in state.py."""
+    """The flat int64 array the kernels read: knobs at `P_*`, then the per-cell line table
+    (layout in state.py)."""
     deck = params.deck
     kinds = deck.kinds
     kind_count = len(kinds)
@@ -270,7 +271,8 @@ def rule_array(params: Params) -> np.ndarray:
     penalty_kinds = sum(1 << index for index in range(len(deck.zoo_kinds), kind_count))
     blocking_kinds = all_kinds if params.penalty_kind_blocks else all_kinds & ~penalty_kinds
     copies = deck.copies_per_card
-    rules = np.zeros(S.P_SIZE, dtype=np.int64)
+    rows, cols = params.grid_rows, params.grid.cols
+    rules = np.zeros(S.P_CELL_LINES + 2 * rows * cols, dtype=np.int64)
     rules[S.P_PLAYERS] = params.players
     rules[S.P_HAND_SIZE] = params.hand_size
     rules[S.P_ROWS] = params.grid_rows
@@ -306,6 +308,9 @@ def rule_array(params: Params) -> np.ndarray:
     rules[S.P_BLOCKING_KINDS] = blocking_kinds
     rules[S.P_EXTRA_TURN_CARDS] = kind_count * copies * len(params.extra_turn_values)
     rules[S.P_SKIP_CARDS] = kind_count * copies * len(params.skip_values)
+    for cell in range(rows * cols):
+        rules[S.P_CELL_LINES + 2 * cell] = cell // cols
+        rules[S.P_CELL_LINES + 2 * cell + 1] = rows + cell % cols
     return rules
 
 

@@ -31,9 +31,8 @@ def line_visible_kinds(rules, lines, line):
 @kernel
 def cell_lines(rules, cell):
     """(row line, column line) of a cell: line indices into `lines` (state.py)."""
-    cols = rules[S.P_COLS]
-    row = cell // cols
-    return row, rules[S.P_ROWS] + cell - row * cols
+    entry = S.P_CELL_LINES + 2 * cell
+    return rules[entry], rules[entry + 1]
 
 
 @kernel

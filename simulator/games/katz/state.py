@@ -66,7 +66,10 @@ P_ALL_KINDS = 29  # mask of every kind in the deck
 P_BLOCKING_KINDS = 30  # kinds that block their own kind (all, or all but penalty kinds)
 P_EXTRA_TURN_CARDS = 31  # cards per deal whose value earns an extra turn (T17.5 bound)
 P_SKIP_CARDS = 32  # cards per deal whose value costs a turn
-P_SIZE = 33
+P_SIZE = 33  # fixed part; then the per-cell table:
+# rules[P_CELL_LINES + 2 * cell] is the cell's row line (row), rules[P_CELL_LINES + 2 * cell + 1]
+# its column line (rows + column), so the hot loops need no division to find a cell's lines.
+P_CELL_LINES = P_SIZE
 
 BLOCKED_CELL_RULES = ("line_completion", "dead_cell", "either", "off")
 RULE_LINE_COMPLETION = 0
