@@ -284,7 +284,6 @@ def begin_seat_turn(rules, cards, game, seat):
         seat = (seat + 1) % players
 
 
-
 @R.kernel
 def count_pass(rules, cards, game):
     """A seat turn without an action; n in a row end the deal (K-4.1.5). True if it ended."""
@@ -383,6 +382,7 @@ def show_card(rules, cards, cells, lines, cell, card, state):
 
 @R.kernel
 def add_keepers(rules, lines, cell, change):
+    """A keeper enters (+1) or leaves (-1) `cell`: update both lines' keeper counts."""
     row, column = R.cell_lines(rules, cell)
     lines[S.LINE_KEEPERS, row] += change
     lines[S.LINE_KEEPERS, column] += change
