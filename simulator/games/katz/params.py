@@ -37,9 +37,11 @@ KNOWN_KIND_CODES = {
 }
 
 
-def knob(default, rule: str, description: str, **kwargs):
-    """A pydantic field that documents itself for `zoosim rules katz`."""
-    return Field(default, description=description, json_schema_extra={"rule": rule}, **kwargs)
+def knob(default, rule: str, description: str, allowed: str | None = None, **kwargs):
+    """A pydantic field that documents itself for `zoosim rules katz` (`allowed` overrides the
+    allowed-values text derived from the type)."""
+    extra = {"rule": rule} if allowed is None else {"rule": rule, "allowed": allowed}
+    return Field(default, description=description, json_schema_extra=extra, **kwargs)
 
 
 class _Strict(BaseModel):
@@ -110,6 +112,7 @@ class Grid(_Strict):
         "auto",
         "K-2.2",
         "rows of the zoo; auto = floor((deck size - players * hand_size) / cols)",
+        allowed='"auto" | int (>= 1)',
     )
     leftover: Literal["set_aside"] = knob(
         "set_aside", "K-2.3", "cards that do not make a whole row leave the game unseen"

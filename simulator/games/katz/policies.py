@@ -73,8 +73,9 @@ POLICIES = {
 @njit(cache=True, nogil=True)  # allocates: keeps reference counting
 def allocate_workspace(rules):
     """Scratch arrays of the policies: kind stats; per-kind gains and the held kinds ranked by
-    gain (row 0: face-up placement, row 1: covered); unseen card counts; and per unseen card id
-    (add delta, best within its kind placed face up, best within its kind covered)."""
+    gain (row 0: face-up placement, row 1: covered); unseen card counts; per unseen card id
+    (add delta, best within its kind placed face up, best within its kind covered); and the
+    value-effect bonuses per way of entering the zoo (fill_entry_bonuses)."""
     kinds = rules[S.P_KINDS]
     card_ids = rules[S.P_CARD_IDS]
     return (
@@ -83,6 +84,7 @@ def allocate_workspace(rules):
         np.zeros(card_ids, dtype=np.int64),
         np.zeros((3, card_ids), dtype=np.float64),
         np.zeros((2, kinds), dtype=np.int64),
+        np.zeros((3, 2), dtype=np.float64),
     )
 
 
@@ -92,56 +94,66 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
     """Index into moves[:move_count] chosen by policy `policy_id`."""
     if policy_id == RANDOM or move_count == 1:
         return random_stream.randint(rng, move_count) if move_count > 1 else 0
-    stats = workspace[0]
+    stats, bonuses = workspace[0], workspace[5]
     R.fill_kind_stats(rules, cards, hand, hand_len, stats)
+    fill_entry_bonuses(rules, scalars, policy_params, bonuses)
     if scalars[S.S_PHASE] == S.PHASE_PLACE:
-        return best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
+        return best_outcome(rules, cards, stats, bonuses, moves, move_count)
     if policy_id == GREEDY:
-        return greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params,
+        return greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_params,
                              moves, move_count, workspace[1][0], workspace[4][0])
-    return expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats,
-                             policy_params, moves, move_count, workspace)
+    return expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
+                             move_count, workspace)
 
 
 @R.kernel
-def effect_bonus(rules, cards, scalars, card, entry, policy_params):
-    bonus = 0.0
-    if R.earns_extra_turn(rules, cards, scalars, card, entry):
-        bonus += policy_params[EXTRA_TURN_VALUE]
-    if R.earns_skip(rules, cards, card, entry):
-        bonus -= policy_params[SKIP_COST]
-    return bonus
+def fill_entry_bonuses(rules, scalars, policy_params, bonuses):
+    """bonuses[entry] = (worth of an extra turn, cost of a lost turn) for a card entering the
+    zoo that way now (0 where the effect would not apply, K-3.5)."""
+    for entry in (S.ENTRY_PLACE, S.ENTRY_REPLACE, S.ENTRY_COVERED):
+        bonuses[entry, 0] = 0.0
+        bonuses[entry, 1] = 0.0
+        if R.extra_turn_possible(rules, scalars, entry):
+            bonuses[entry, 0] = policy_params[EXTRA_TURN_VALUE]
+        if R.effects_switched_on(rules, entry):
+            bonuses[entry, 1] = policy_params[SKIP_COST]
 
 
 @R.kernel
-def card_gain(rules, cards, scalars, stats, card, entry, policy_params):
+def effect_bonus(cards, card, entry, bonuses):
+    """Value-effect part of a card's worth: + extra-turn worth, - lost-turn cost."""
+    return (bonuses[entry, 0] * cards[card, S.CARD_EXTRA_TURN]
+            - bonuses[entry, 1] * cards[card, S.CARD_SKIP])
+
+
+@R.kernel
+def card_gain(rules, cards, stats, card, entry, bonuses):
     """Worth of moving a held card into the zoo: hand score change plus value-effect bonus."""
-    return R.removal_delta(rules, cards, stats, card) + effect_bonus(
-        rules, cards, scalars, card, entry, policy_params)
+    return R.removal_delta(rules, cards, stats, card) + effect_bonus(cards, card, entry, bonuses)
 
 
 @R.kernel
-def move_value(rules, cards, scalars, stats, policy_params, move):
+def move_value(rules, cards, stats, bonuses, move):
     """Immediate worth of a placement outcome or replacement (a bare keeper or pass is 0)."""
     move_type = move // S.MOVE_TYPE_UNIT
     card = move & S.MOVE_CARD_MASK
     if move_type == S.MOVE_PLACE:
-        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_PLACE, policy_params)
+        return card_gain(rules, cards, stats, card, S.ENTRY_PLACE, bonuses)
     if move_type == S.MOVE_COVER:
-        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_COVERED, policy_params)
+        return card_gain(rules, cards, stats, card, S.ENTRY_COVERED, bonuses)
     if move_type == S.MOVE_REPLACE:
-        return card_gain(rules, cards, scalars, stats, card, S.ENTRY_REPLACE, policy_params)
+        return card_gain(rules, cards, stats, card, S.ENTRY_REPLACE, bonuses)
     return 0.0
 
 
 @R.kernel
-def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count):
+def best_outcome(rules, cards, stats, bonuses, moves, move_count):
     """Placement after a draw (greedy and expectimax): the outcome leaving the best hand; the
     first listed wins ties."""
     best_index = 0
     best_value = NEG_INF
     for index in range(move_count):
-        value = move_value(rules, cards, scalars, stats, policy_params, moves[index])
+        value = move_value(rules, cards, stats, bonuses, moves[index])
         if value > best_value:
             best_value = value
             best_index = index
@@ -149,8 +161,7 @@ def best_outcome(rules, cards, scalars, stats, policy_params, moves, move_count)
 
 
 @R.kernel
-def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_params, gains,
-                    ranking):
+def fill_kind_gains(rules, cards, hand, hand_len, stats, entry, bonuses, gains, ranking):
     """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held);
     ranking[:count] = the held kinds by falling gain (ties: lower kind first); returns count."""
     kinds = rules[S.P_KINDS]
@@ -158,7 +169,7 @@ def fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, entry, policy_
         gains[kind] = NEG_INF
     for slot in range(hand_len):
         card = hand[slot]
-        gain = card_gain(rules, cards, scalars, stats, card, entry, policy_params)
+        gain = card_gain(rules, cards, stats, card, entry, bonuses)
         kind = cards[card, S.CARD_KIND]
         if gain > gains[kind]:
             gains[kind] = gain
@@ -200,13 +211,13 @@ def held_kinds(rules, stats):
 
 
 @R.kernel
-def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_params, moves,
+def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_params, moves,
                   move_count, gains, ranking):
     """Greedy's action: the draw cell where its most harmful fitting card scores best (or
     -blocked_cost where nothing fits), unless a replacement gains more by replace_threshold.
     It passes (when allowed) only if no card fits anywhere and no replacement gains."""
-    ranked = fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE,
-                             policy_params, gains, ranking)
+    ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses, gains,
+                             ranking)
     all_kinds = rules[S.P_ALL_KINDS]
     blocked = -policy_params[BLOCKED_COST]
     draw_index, best_draw = -1, NEG_INF
@@ -224,7 +235,7 @@ def greedy_action(rules, cards, scalars, lines, hand, hand_len, stats, policy_pa
             if value > best_draw:
                 draw_index, best_draw = index, value
         elif move_type == S.MOVE_REPLACE:
-            value = move_value(rules, cards, scalars, stats, policy_params, move)
+            value = move_value(rules, cards, stats, bonuses, move)
             if value > best_replace:
                 replace_index, best_replace = index, value
         else:
@@ -259,8 +270,7 @@ def fill_unseen(rules, cards, cells, hand, hand_len, unseen):
 
 
 @R.kernel
-def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen,
-                      per_card):
+def fill_draw_outlook(rules, cards, hand, hand_len, stats, bonuses, unseen, per_card):
     """For each unseen card x, relative to the current hand's score:
     per_card[0, x] = score change of just adding x (it stays in hand),
     per_card[1, x] / per_card[2, x] = best worth of putting x or a held card of x's kind face
@@ -278,14 +288,14 @@ def fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_param
         top2, second2, total2, count2 = R.stats_with(top, second, total, count, cards[x, S.CARD_VALUE])
         per_card[0, x] = R.kind_term(rules, is_penalty, top2, total2, count2) - before
         for row, entry in ((1, S.ENTRY_PLACE), (2, S.ENTRY_COVERED)):
-            best = effect_bonus(rules, cards, scalars, x, entry, policy_params)  # x itself goes
+            best = effect_bonus(cards, x, entry, bonuses)  # x itself goes back
             for slot in range(hand_len):
                 card = hand[slot]
                 if cards[card, S.CARD_KIND] != kind:
                     continue
                 after = R.term_without(rules, is_penalty, top2, second2, total2, count2,
                                        cards[card, S.CARD_VALUE])
-                value = after - before + effect_bonus(rules, cards, scalars, card, entry, policy_params)
+                value = after - before + effect_bonus(cards, card, entry, bonuses)
                 best = max(best, value)
             per_card[row, x] = best
 
@@ -334,17 +344,17 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
 
 
 @R.kernel
-def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats, policy_params,
-                      moves, move_count, workspace):
+def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
+                      move_count, workspace):
     """Expectimax's action: the listed move of highest expected worth (draws by
     expected_draw_value, replacements by their sure worth, a pass at 0)."""
     gains, unseen, per_card, ranking = workspace[1], workspace[2], workspace[3], workspace[4]
-    ranked = fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_PLACE,
-                             policy_params, gains[0], ranking[0])
-    fill_kind_gains(rules, cards, scalars, hand, hand_len, stats, S.ENTRY_COVERED, policy_params,
-                    gains[1], ranking[1])
+    ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses,
+                             gains[0], ranking[0])
+    fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_COVERED, bonuses, gains[1],
+                    ranking[1])
     unseen_total = fill_unseen(rules, cards, cells, hand, hand_len, unseen)
-    fill_draw_outlook(rules, cards, scalars, hand, hand_len, stats, policy_params, unseen, per_card)
+    fill_draw_outlook(rules, cards, hand, hand_len, stats, bonuses, unseen, per_card)
     held = held_kinds(rules, stats)
     best_index, best_value = 0, NEG_INF
     for index in range(move_count):
@@ -355,7 +365,7 @@ def expectimax_action(rules, cards, scalars, cells, lines, hand, hand_len, stats
             value = expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
                                         per_card, unseen, unseen_total)
         else:
-            value = move_value(rules, cards, scalars, stats, policy_params, move)
+            value = move_value(rules, cards, stats, bonuses, move)
         if value > best_value:
             best_index, best_value = index, value
     return best_index

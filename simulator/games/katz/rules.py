@@ -15,7 +15,7 @@ from simulator.games.katz import state as S
 # with it, every call passing arrays costs atomic increments and decrements that LLVM cannot
 # prune, which made them ~85% of the run time. Allocation happens only in functions decorated
 # with plain `njit` (engine.allocate_game, engine.play_games, policies.allocate_workspace).
-kernel = njit(cache=True, nogil=True, _nrt=False)
+kernel = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
 
 
 @kernel
@@ -160,14 +160,23 @@ def effects_switched_on(rules, entry):
 
 
 @kernel
-def earns_extra_turn(rules, cards, scalars, card, entry):
-    """K-3.5.1: an extra turn, unless effects are off for this entry, chaining is off during an
-    extra turn, or the deal is in its final turns (K-4.1.4). The end itself may still forfeit it."""
-    if cards[card, S.CARD_EXTRA_TURN] == 0 or not effects_switched_on(rules, entry):
+def extra_turn_possible(rules, scalars, entry):
+    """K-3.5.1 for a qualifying card entering the zoo this way now: not if effects are off for
+    this entry, chaining is off during an extra turn, or the deal is in its final turns
+    (K-4.1.4). The end itself may still forfeit the turn."""
+    if not effects_switched_on(rules, entry):
         return False
     if scalars[S.S_IN_EXTRA_TURN] != 0 and rules[S.P_CHAIN_EXTRA_TURNS] == 0:
         return False
     return scalars[S.S_FINAL_TURNS_LEFT] < 0
+
+
+@kernel
+def earns_extra_turn(rules, cards, scalars, card, entry):
+    """K-3.5.1: does this card, entering this way now, earn an extra turn?"""
+    if cards[card, S.CARD_EXTRA_TURN] == 0:
+        return False
+    return extra_turn_possible(rules, scalars, entry)
 
 
 @kernel
