@@ -209,3 +209,16 @@ def test_allow_pass_and_no_progress_end():
     assert columns["passes"].sum() > 0
     assert (columns["end_reason"] == S.END_NO_PROGRESS).any()
     assert columns["check_violations"].sum() == 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: ",".join(f"{k}" for k in v) or "defaults")
+def test_t17_invariants_hold_for_expectimax_and_mixed_seatings(variant):
+    """T17 in checked mode for expectimax and mixed seatings (heavier: expectimax is slower)."""
+    for players in (2, 3, 4, 5):
+        params = make_params(players=players, **variant)
+        names = ["expectimax", "greedy", "random", "expectimax", "greedy"][:players]
+        seating = GAME.seat_policies([(name, {}) for name in names])
+        rotations = (np.arange(2000) % players).astype(np.int8)
+        columns = engine.play_batch(params, seating, seeds(2000, 50_000 * players), rotations, check=True)
+        assert columns["check_violations"].sum() == 0
