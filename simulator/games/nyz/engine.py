@@ -111,19 +111,25 @@ def fits(st, seat, placement, tab):
 
 @kernel
 def has_placement(st, tab, seat, shape):
-    first = tab.place_first[seat, shape]
-    for k in range(first, first + tab.place_count[seat, shape]):
-        if fits(st, seat, k, tab):
-            return True
-    return False
+    """Whether a shape fits anywhere. Covered squares only ever increase, so a placement that
+    does not fit now never will: st.fit_from remembers where the first still-possible placement
+    of (seat, shape) is, and each game scans every placement list at most once in total."""
+    end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
+    k = st.fit_from[seat, shape]
+    while k < end and not fits(st, seat, k, tab):
+        k += 1
+    st.fit_from[seat, shape] = k
+    return k < end
 
 
 @kernel
 def list_placements(st, tab, seat, shape):
     """Legal placements of a shape (N-4.2 (2)) written to options; returns their number."""
     n = 0
-    first = tab.place_first[seat, shape]
-    for k in range(first, first + tab.place_count[seat, shape]):
+    if not has_placement(st, tab, seat, shape):
+        return 0
+    end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
+    for k in range(st.fit_from[seat, shape], end):
         if fits(st, seat, k, tab):
             st.options[n] = k
             n += 1
@@ -430,6 +436,7 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         np.zeros(MAX_OPTIONS, dtype=np.int32),
         np.zeros(MAX_OPTIONS, dtype=np.int32),
         np.zeros(MAX_ENCLOSURES, dtype=np.int32),
+        tab.place_first.copy(),
     )
     st.sc[SC_PLAYERS] = players
     st.sc[SC_ELEPHANT] = START_SPACE_INDEX
@@ -1018,6 +1025,18 @@ def solo_score(st, tab):
     return distance
 
 
+@kernel
+def play_out(st, tab):
+    """Play a set-up game to its end with the seats' policies.
+
+    A kernel of its own: calls from here pass the state without reference counting (bits.kernel).
+    """
+    if st.sc[SC_CHECKED] != 0:
+        check_invariants(st, tab)
+    while st.sc[SC_OVER] == 0:
+        apply_move(st, tab, st.options[policies.choose(st, tab)])
+
+
 @njit(cache=True, nogil=True)
 def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
                game_out, seat_out):
@@ -1032,11 +1051,7 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
-        if checked:
-            check_invariants(st, tab)
-        while st.sc[SC_OVER] == 0:
-            index = policies.choose(st, tab)
-            apply_move(st, tab, st.options[index])
+        play_out(st, tab)
         game_out[g, 0] = st.sc[SC_TURNS]
         game_out[g, 1] = st.sc[SC_ROUNDS]
         game_out[g, 2] = st.sc[SC_END_REASON]

@@ -252,5 +252,6 @@ State = namedtuple(
         "options",  # int32[MAX_OPTIONS]: legal moves of the current decision
         "option_aux",  # int32[MAX_OPTIONS]: D_DEST: bitmask of species whose line is crossed
         "scratch",  # int32[MAX_ENCLOSURES]: work space of kernels that must not allocate
+        "fit_from",  # int32[players, N_SHAPES]: no placement of (seat, shape) before this fits
     ],
 )
