@@ -8,8 +8,8 @@ Layout of a run folder:
 A chunk file holds one row per game (DESIGN.md, "Records"): identifiers (`cell`, `game_index`,
 `deal`, `seed`, `rotation`, `players`), the game's per-game columns (`turns`, `rounds`,
 `end_reason`, counters) and, for every seat s in turn order, `slot_s` (which seating slot, and
-so which policy, sat there), `score_s`, `rank_s` (1 = best; tied scores share a rank), `win_s`
-and the game's per-seat counters. Files are written under a temporary name and renamed, so a
+so which policy, sat there), `score_s`, `rank_s` (1 = best; the game's own ranking if it returns
+one, else equal scores share a rank), `win_s` and the game's per-seat counters. Files are written under a temporary name and renamed, so a
 file that exists is complete.
 """
 
@@ -62,12 +62,14 @@ def records_table(
         "rotation": rotations.astype(np.int8),
         "players": np.full(games, players, dtype=np.int8),
     }
-    per_seat = {"slot": slots.astype(np.int8), "rank": competition_ranks(columns["score"])}
+    per_seat = {"slot": slots.astype(np.int8)}
     for name, values in columns.items():
         if values.ndim == 1:
             data[name] = values
         else:
             per_seat[name] = values
+    if "rank" not in per_seat:  # a game with its own tie-break ranks its seats itself
+        per_seat["rank"] = competition_ranks(columns["score"])
     for name, values in per_seat.items():
         for seat in range(players):
             data[f"{name}_{seat}"] = np.ascontiguousarray(values[:, seat])

@@ -16,6 +16,7 @@ GAME = Game(
     policies=POLICIES,
     default_policy="greedy",
     end_reasons=state.END_REASONS,
+    violation_names=state.VIOLATION_NAMES,
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=engine.play_batch,
