@@ -47,30 +47,9 @@ def test_dask_local_cluster_matches_one_job(tmp_path, reference):
     assert log_digests(tmp_path) == reference
 
 
-def test_a_run_killed_with_sigkill_resumes_to_identical_logs(tmp_path, reference):
-    import yaml
-
-    experiment = tmp_path / "processes.yaml"
-    experiment.write_text(yaml.safe_dump(DOCUMENT))
-    out = tmp_path / "run"
-    command = [sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
-               "--jobs", "2", "--quiet", "--no-report"]
-    process = subprocess.Popen(command, start_new_session=True)
-    deadline = time.monotonic() + 120
-    while len(list(out.glob("logs/*/chunk-*.parquet"))) < 3:
-        assert process.poll() is None, "the run ended before it could be killed"
-        assert time.monotonic() < deadline, "no chunk was written in time"
-        time.sleep(0.05)
-    os.killpg(process.pid, signal.SIGKILL)  # the CLI and its workers, mid-run
-    process.wait()
-    written = len(list(out.glob("logs/*/chunk-*.parquet")))
-    assert 3 <= written < 12
-    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr
-    assert log_digests(out) == reference
-
-
-def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference):
+def start_run_and_wait_for_chunks(tmp_path, chunks):
+    """Start `zoosim run` in its own process group; return (process, command, out) once `chunks`
+    chunk files exist."""
     import yaml
 
     experiment = tmp_path / "processes.yaml"
@@ -80,14 +59,32 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference
                "--jobs", "2", "--quiet", "--no-report"]
     process = subprocess.Popen(command, start_new_session=True, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while len(list(out.glob("logs/*/chunk-*.parquet"))) < 2:
-        assert process.poll() is None and time.monotonic() < deadline
+    while len(list(out.glob("logs/*/chunk-*.parquet"))) < chunks:
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no chunk was written in time"
         time.sleep(0.05)
+    return process, command, out
+
+
+def resume_and_compare(command, out, reference):
+    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert log_digests(out) == reference
+
+
+def test_a_run_killed_with_sigkill_resumes_to_identical_logs(tmp_path, reference):
+    process, command, out = start_run_and_wait_for_chunks(tmp_path, 3)
+    os.killpg(process.pid, signal.SIGKILL)  # the CLI and its workers, mid-run
+    process.wait()
+    assert 3 <= len(list(out.glob("logs/*/chunk-*.parquet"))) < 12
+    resume_and_compare(command, out, reference)
+
+
+def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference):
+    process, command, out = start_run_and_wait_for_chunks(tmp_path, 2)
     os.killpg(process.pid, signal.SIGINT)  # what a terminal sends to the foreground group
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted; finished chunks are kept" in stderr and "--resume" in stderr
     assert "Traceback" not in stderr
-    resumed = subprocess.run(command + ["--resume"], capture_output=True, text=True)
-    assert resumed.returncode == 0, resumed.stderr
-    assert log_digests(out) == reference
+    resume_and_compare(command, out, reference)
