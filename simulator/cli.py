@@ -223,8 +223,12 @@ def rules(game):
         if knob.description:
             click.echo(f"    {knob.description}")
     click.echo(f"\npresets: {', '.join(module.presets)}")
-    click.echo("policies: " + ", ".join(
-        f"{name}{' (default)' if name == module.default_policy else ''}" for name in module.policies))
+    click.echo("\npolicies (seat them by name; set parameters with {policy: NAME, params: {...}}):")
+    for name, spec in module.policies.items():
+        default = " (default)" if name == module.default_policy else ""
+        click.echo(f"{name}{default}: {spec.description}")
+        for parameter, value in spec.params.items():
+            click.echo(f"    {parameter} = {value:g}   {spec.param_help.get(parameter, '')}".rstrip())
 
 
 @main.command()

@@ -92,3 +92,10 @@ def test_default_output_folder_is_named_by_experiment_and_hash_and_resumes(tmp_p
     again = CliRunner().invoke(main, ["run", "exp.yaml", "--jobs", "1", "-q"])
     assert again.exit_code == 0 and "report:" in again.output
     assert len(list((tmp_path / "reports").iterdir())) == 1
+
+
+def test_rules_lists_knobs_with_rule_ids_and_policy_parameters():
+    result = CliRunner().invoke(main, ["rules", "katz"])
+    assert result.exit_code == 0
+    assert 'blocked_cell_rule = "line_completion"   [K-' in result.output
+    assert "greedy (default):" in result.output and "skip_cost = 3" in result.output
