@@ -158,6 +158,20 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 
+def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
+    """Play one game of each game's first cell here, so that numba compiles the kernels once
+    (and caches them) before the workers start, instead of once in every worker; afterwards
+    this only loads the cache."""
+    from simulator.games import get_game
+
+    first_cells = {chunk.cell.game: chunk.cell for chunk in reversed(todo)}
+    for name, cell in first_cells.items():
+        if progress:
+            print(f"preparing the {name} engine (compiles on the first run after installing)", file=sys.stderr)
+        seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
+        get_game(name).play_batch(cell.params, cell.seat_policies(), seeds[:1], rotations[:1])
+
+
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
     from simulator.games import get_game
 
@@ -212,6 +226,8 @@ def run_plan(
                   f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
         started = time.perf_counter()
         started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+        if todo:
+            _compile_kernels(todo, progress)
         bar = tqdm(total=plan.games, initial=plan.games - games_todo, unit="game", unit_scale=True,
                    disable=not progress, desc=plan.experiment.name, smoothing=0.1)
         played = 0
