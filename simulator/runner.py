@@ -130,20 +130,10 @@ def _write_json_atomic(path: Path, data: Any) -> None:
 
 def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, int, int, float]:
     """Play one chunk and write its file. Runs in a worker. Returns (cell, chunk, games, seconds)."""
-    from simulator.games import get_game
-
     started = time.perf_counter()
     cell = chunk.cell
     seeds, rotations = chunk.game_seeds_and_rotations()
-    try:
-        game = get_game(cell.game)
-        columns = game.play_batch(cell.params, cell.seat_policies(), seeds, rotations, check=check)
-    except Exception as error:  # noqa: BLE001 - re-raised with what is needed to replay it
-        raise ChunkFailed(
-            f"cell {cell.index} ({cell.label}) chunk {chunk.index} failed: "
-            f"{type(error).__name__}: {error}. Replay its first game with: "
-            f"{cell.replay_command(int(seeds[0]), int(rotations[0]))}"
-        ) from error
+    columns = _play_games(chunk, seeds, rotations, check)
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
     table = records_table(
@@ -158,18 +148,31 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 
+def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
+    """The game's play_batch; whatever it raises comes back naming the cell, chunk and replay."""
+    from simulator.games import get_game
+
+    cell = chunk.cell
+    try:
+        return get_game(cell.game).play_batch(cell.params, cell.seat_policies(), seeds, rotations, check=check)
+    except Exception as error:  # noqa: BLE001 - re-raised with what is needed to replay it
+        raise ChunkFailed(
+            f"cell {cell.index} ({cell.label}) chunk {chunk.index} failed: "
+            f"{type(error).__name__}: {error}. Replay its first game with: "
+            f"{cell.replay_command(int(seeds[0]), int(rotations[0]))}"
+        ) from error
+
+
 def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
     """Play one game of each game's first cell here, so that numba compiles the kernels once
     (and caches them) before the workers start, instead of once in every worker; afterwards
     this only loads the cache."""
-    from simulator.games import get_game
-
-    first_cells = {chunk.cell.game: chunk.cell for chunk in reversed(todo)}
-    for name, cell in first_cells.items():
+    first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
+    for name, chunk in first_chunks.items():
         if progress:
             print(f"preparing the {name} engine (compiles on the first run after installing)", file=sys.stderr)
-        seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
-        get_game(name).play_batch(cell.params, cell.seat_policies(), seeds[:1], rotations[:1])
+        seeds, rotations = chunk.game_seeds_and_rotations()
+        _play_games(chunk, seeds[:1], rotations[:1], check=False)
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
