@@ -64,27 +64,46 @@ def length_histogram(lengths: pd.DataFrame, measure: str, title: str) -> str:
     return to_svg(figure)
 
 
-def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, margin_points: float, title: str) -> str:
-    """First-seat deviation from fair, with its interval, against one swept knob value."""
-    figure, axes = plt.subplots(figsize=(5.2, 2.6))
+def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, margin_points: float) -> str:
+    """Against one swept knob: the first seat's win rate minus fair (simultaneous interval) and
+    the largest seat deviation (hollow), and the mean game length in turns (95% interval).
+    Cells that differ in other swept knobs form separate, labelled series."""
+    figure, (balance, length) = plt.subplots(1, 2, figsize=(9.5, 2.8))
     first = seats[seats["seat"] == 0].set_index("cell")
-    ordered = cells.sort_values(f"sweep:{knob}")
-    x = np.arange(len(ordered))
-    players = ordered["players"].to_numpy()
-    rows = first.loc[ordered["cell"]]
-    fair = 1.0 / players
-    centre = (rows["win_rate"].to_numpy() - fair) * 100
-    low = (rows["sim_low"].to_numpy() - fair) * 100
-    high = (rows["sim_high"].to_numpy() - fair) * 100
-    axes.axhspan(-margin_points, margin_points, color=BAND_COLOUR)
-    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1)
-    axes.vlines(x, low, high, color=POINT_COLOUR, linewidth=2)
-    axes.plot(x, centre, "o", color=POINT_COLOUR)
-    axes.set_xticks(x, [str(v) for v in ordered[f"sweep:{knob}"]])
-    axes.set_xlabel(knob)
-    axes.set_ylabel("first seat − fair (pts)")
-    axes.set_title(title, loc="left")
+    values = sorted(cells[f"sweep:{knob}"].unique(), key=_sort_key)
+    position = {value: index for index, value in enumerate(values)}
+    others = [c for c in cells.columns if c.startswith("sweep:") and c != f"sweep:{knob}"]
+    groups = list(cells.groupby(others, sort=True)) if others else [((), cells)]
+    width = 0.6 / max(1, len(groups))
+    for number, (key, group) in enumerate(groups):
+        group = group.sort_values(f"sweep:{knob}", key=lambda column: column.map(_sort_key))
+        x = np.array([position[v] for v in group[f"sweep:{knob}"]]) + (number - (len(groups) - 1) / 2) * width
+        fair = 1.0 / group["players"].to_numpy()
+        rows = first.loc[group["cell"]]
+        label = ", ".join(f"{c[6:]}={v}" for c, v in zip(others, key if isinstance(key, tuple) else (key,))) or None
+        colour = f"C{number}"
+        balance.vlines(x, (rows["sim_low"].to_numpy() - fair) * 100, (rows["sim_high"].to_numpy() - fair) * 100, color=colour)
+        balance.plot(x, (rows["win_rate"].to_numpy() - fair) * 100, "o", color=colour, label=label)
+        balance.plot(x, group["max_deviation_points"], "o", mfc="none", color=colour)
+        length.vlines(x, group["mean_turns_low"], group["mean_turns_high"], color=colour)
+        length.plot(x, group["mean_turns"], "o", color=colour, label=label)
+    balance.axhspan(-margin_points, margin_points, color=BAND_COLOUR, zorder=0)
+    balance.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1)
+    balance.set_ylabel("points vs fair")
+    balance.set_title(f"first seat (filled) and largest deviation (hollow) by {knob}", loc="left", fontsize=8)
+    length.set_ylabel("mean turns")
+    length.set_title(f"game length by {knob}", loc="left", fontsize=8)
+    for axes in (balance, length):
+        axes.set_xticks(range(len(values)), [str(v) for v in values])
+        axes.set_xlabel(knob)
+    if others:
+        balance.legend(fontsize=7, frameon=False)
     return to_svg(figure)
+
+
+def _sort_key(value):
+    """Numbers in numeric order, everything else after them by text."""
+    return (0, value, "") if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, 0, str(value))
 
 
 def strength_chart(ratings: pd.DataFrame, title: str) -> str:
