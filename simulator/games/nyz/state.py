@@ -17,7 +17,6 @@ rows and row 0 is unused.
 
 from collections import namedtuple
 
-import numpy as np
 
 MAX_PLAYERS = 5
 MAX_HOUSES = 6
@@ -193,10 +192,11 @@ INV_FULL_BETWEEN_ACTIONS = 7
 INV_HOUSES = 8
 INV_EMPTY_BAY = 9
 INV_POPULATE = 10
+INV_MOVE_RANGE = 11
 INVARIANT_NAMES = (
     "", "overlap", "outside_board", "species", "capacity", "covered_decreased",
     "animals_not_conserved", "full_enclosure_between_actions", "houses", "elephant_on_empty_bay",
-    "populate_count",
+    "populate_count", "move_range",
 )
 
 END_REASONS = ("complete_in_action", "complete_in_breeding", "solo_laps", "turn_cap", "stuck")
