@@ -7,7 +7,7 @@ then played move by move through the same kernels play_batch uses.
 import numpy as np
 import pytest
 
-from simulator.games.nyz import GAME, engine
+from simulator.games.nyz import GAME, engine, render
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
 
@@ -446,21 +446,6 @@ def test_e4_partial_pair(partial, declinable):
     assert (S.DECLINE in engine.legal_moves(pos)) == declinable
 
 
-def test_e20_french_two_per_turn_limit():
-    """E20 knob: an enclosure that took 2 animals this turn takes no third."""
-    for limit, expected in ((False, True), (True, False)):
-        pos = game(2, french_two_per_turn_limit=limit)
-        clear_board(pos, 0, ["kangaroo", None, None])
-        e = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
-        engine.restart_turn(pos, active=0, elephant=10)
-        move_elephant(pos, 12)  # penguin + kangaroo
-        engine.apply(pos, S.CHOICE_PAIR)
-        engine.apply(pos, to_place(1, e))  # kangaroo: 3
-        engine.apply(pos, 1)  # house add: 4 (second animal this turn)
-        # the penguin cannot go to e anyway; check e as a kangaroo target via may_add
-        assert engine.may_add(pos.state, pos.tables, 0, e) == expected
-
-
 # ---------------------------------------------------------------------------------------------
 # T10 - T14: breeding and the end
 
@@ -741,3 +726,68 @@ def test_physical_supply_limits_animals():
     assert SPECIES["penguin"] not in engine.legal_moves(pos)
     engine.apply(pos, S.CHOICE_PAIR)
     assert all(m // 64 == 1 for m in engine.legal_moves(pos))  # only the kangaroo
+
+
+def test_t13_tile_covering_last_squares_still_populated():
+    """T13 (bay variant): the tile covers the last squares; it is populated, then the game
+    ends before the fox breeding of the move."""
+    pos = game(2)
+    clear_board(pos, 0, ["meerkat", None, None])
+    clear_board(pos, 1, [None, None, None])
+    fox = engine.add_enclosure(pos, 1, "C1", "fox", 3)
+    hole = [(8, 12), (8, 13), (7, 12), (7, 13)]
+    width = int(pos.tables.width[0])
+    for index in range(9 * width):
+        if divmod(index, width) not in hole and pos.state.cells[0, index] == S.CELL_EMPTY:
+            pos.state.cells[0, index] = S.CELL_ATTRACTION + 7
+            pos.state.grid[0, index // 64] |= np.uint64(1) << np.uint64(index % 64)
+    engine.set_bay(pos, 14, ["A7"])
+    engine.restart_turn(pos, active=0, elephant=12)
+    move_elephant(pos, 14)
+    place_anywhere(pos)
+    engine.apply(pos, S.SRC_HOUSE + 0)
+    assert engine.is_over(pos)
+    assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_action"
+    assert enc(pos, 0, 0) == (1, SPECIES["meerkat"])
+    assert enc(pos, 1, fox)[0] == 3 and engine.winners(pos) == [0]
+
+
+def test_e26_empty_enclosures_give_nothing_and_take_any_species():
+    """E26: an empty enclosure is no populate source; as a target it accepts any species."""
+    pos = game(2)
+    clear_board(pos, 0, ["kangaroo", None, None])
+    empty = engine.add_enclosure(pos, 0, "C1")
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 11)
+    place_anywhere(pos)
+    assert engine.legal_moves(pos) == [S.SRC_HOUSE + 0]
+    engine.apply(pos, S.SRC_HOUSE + 0)
+    for species in range(5):
+        assert engine.can_receive(pos.state, pos.tables, 0, empty, species)
+
+
+def test_e20_french_limit_removes_targets():
+    """E20: with the French limit a third animal this turn cannot enter the enclosure."""
+    pos = game(2, french_two_per_turn_limit=True)
+    clear_board(pos, 0, ["meerkat", None, None])
+    e = engine.add_enclosure(pos, 0, "D2", "meerkat", 2)
+    engine.restart_turn(pos, active=0, elephant=12)
+    move_elephant(pos, 15)  # kangaroo + meerkat
+    engine.apply(pos, S.CHOICE_PAIR)
+    engine.apply(pos, to_place(1, e))  # meerkat: 3, first animal this turn
+    engine.apply(pos, 1)  # house add: 4, second animal this turn
+    assert not engine.may_add(pos.state, pos.tables, 0, e)
+    default = game(2)
+    clear_board(default, 0, ["meerkat", None, None])
+    e = engine.add_enclosure(default, 0, "D2", "meerkat", 4)
+    default.state.enc[0, e, S.E_ADDED_THIS_TURN] = 2
+    assert engine.may_add(default.state, default.tables, 0, e)
+
+
+def test_render_shows_board_and_strip():
+    pos = game(2)
+    text = render.render_board(pos, 0)
+    assert text.splitlines()[1] == "  ####.........."
+    assert "houses: meerkat, flamingo, _" in text
+    strip = render.render_strip(pos)
+    assert "*10:XF" in strip and "|K|" in strip
