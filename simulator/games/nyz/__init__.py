@@ -4,12 +4,39 @@ Rules as implemented: seeds/new-york-zoo.md. Boards belong to seats (seat 0 = st
 the seat-1 board), so `deal_travels_with_slot` is False.
 """
 
+import hashlib
+from pathlib import Path
+
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS
+
+
+
+def _drop_stale_kernel_cache() -> None:
+    """numba's on-disk cache only notices changes to a kernel's own file, but the engine kernels
+    inline code from bits, state, policies and rng. Drop this package's cached kernels whenever
+    any of those sources changed, so a stale compiled rule can never run."""
+    here = Path(__file__).parent
+    sources = sorted(here.glob("*.py")) + [here.parent / "rng.py"]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
+    cache = here / "__pycache__"
+    stamp = cache / "kernels.sha256"
+    try:
+        if stamp.exists() and stamp.read_text() == digest:
+            return
+        for path in cache.glob("*.nb[ic]"):
+            path.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # read-only install: numba then cannot cache here either
+        pass
+
+
+_drop_stale_kernel_cache()
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
 GAME_COLUMNS = (
