@@ -44,7 +44,7 @@ from simulator.games.nyz.state import (
     SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS, SC_VIOLATIONS, SPACE_ANIMALS,
     SRC_ENCLOSURE, SRC_HOUSE, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
     ST_BREED_NEXT, ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE,
-    ST_TURN_END, ST_TURN_START, START_SPACE_INDEX, State, TARGET_HOUSE, UNLIMITED,
+    ST_TURN_END, ST_TURN_START, START_SPACE_INDEX, State, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
 
 # ---------------------------------------------------------------------------------------------
@@ -503,11 +503,11 @@ def stock_strip(st, tab):
     for cls in (2, 3):
         pool = removed[cls, :removed_size[cls]]
         rng.shuffle(st.rng, pool)
-        if cls == 3 and tab.rules[R_D1_BUG] != 0:  # E29: BGA never deals D1 (tile 38)
+        if cls == 3 and tab.rules[R_D1_BUG] != 0:  # E29: BGA never deals D1; move it last
             for i in range(pool.shape[0] - 1):
-                if pool[i] == 38:
+                if pool[i] == TILE_D1:
                     pool[i] = pool[pool.shape[0] - 1]
-                    pool[pool.shape[0] - 1] = 38
+                    pool[pool.shape[0] - 1] = TILE_D1
         for seat in range(st.sc[SC_PLAYERS]):
             for k in range(3):
                 if 3 * seat + k < pool.shape[0]:

@@ -28,6 +28,7 @@ N_ENCLOSURE_TILES = 45  # shape ids 0..44 = A1..D7 (components.ENCLOSURES order)
 N_ATTRACTION_TYPES = 8  # shape ids 45..52 = T8, T6, T4O, T4I, T3I, T3L, T2, T1
 N_SHAPES = N_ENCLOSURE_TILES + N_ATTRACTION_TYPES
 FIRST_ATTRACTION = N_ENCLOSURE_TILES
+TILE_D1 = 38  # shape id of D1 (A1..A8, B1..B15, C1..C15 come first), see E29
 MAX_OPTIONS = 1100  # >= 32*31 + 32 + 1 breeding choices and >= 128*8 placements
 MAX_EVENTS = 8
 MAX_START_TILES = 8

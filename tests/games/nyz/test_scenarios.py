@@ -680,11 +680,11 @@ def test_t16_short_game_start_tiles():
 
 @pytest.mark.parametrize("bug", [False, True])
 def test_e29_d1_bug_knob(bug):
-    """E29: BGA never deals D1 (tile 38) in the short game; the default deals it sometimes."""
+    """E29: BGA never deals D1 in the short game; the default deals it sometimes."""
     dealt = 0
     for seed in range(40):
         pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed)
-        dealt += int((pos.state.start_tiles == 38).any())
+        dealt += int((pos.state.start_tiles == S.TILE_D1).any())
     assert (dealt == 0) == bug
 
 
