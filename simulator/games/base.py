@@ -240,19 +240,22 @@ def _model_in(annotation: Any) -> Any:
     return None
 
 
-def knob_table(model: type[pydantic.BaseModel], prefix: str = "") -> list[Knob]:
+def knob_table(
+    model: type[pydantic.BaseModel], prefix: str = "", defaults: pydantic.BaseModel | None = None
+) -> list[Knob]:
     """Every leaf knob of a params model, with nested groups flattened to dotted names.
 
     Each field documents itself: `description=` says what it does and
-    `json_schema_extra={"rule": "K-5.2"}` names the rule id in `seeds/`.
+    `json_schema_extra={"rule": "K-5.2"}` names the rule id in `seeds/`. Defaults of a nested
+    group are the values its parent gives it (not the group class's own defaults).
     """
     rows: list[Knob] = []
-    defaults = model()
+    defaults = model() if defaults is None else defaults
     for name, info in model.model_fields.items():
         nested = _model_in(info.annotation)
         value = getattr(defaults, name)
         if nested is not None and isinstance(value, pydantic.BaseModel):
-            rows.extend(knob_table(nested, prefix=f"{prefix}{name}."))
+            rows.extend(knob_table(type(value), prefix=f"{prefix}{name}.", defaults=value))
             continue
         extra = info.json_schema_extra if isinstance(info.json_schema_extra, dict) else {}
         rows.append(

@@ -4,44 +4,20 @@ Rules as implemented: seeds/new-york-zoo.md. Boards belong to seats (seat 0 = st
 the seat-1 board), so `deal_travels_with_slot` is False.
 """
 
-import hashlib
-from pathlib import Path
-
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
+from simulator.games.kernel_cache import drop_stale_kernels
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.policies import POLICIES
-from simulator.games.nyz.state import END_REASONS
+from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
 
-
-
-def _drop_stale_kernel_cache() -> None:
-    """numba's on-disk cache only notices changes to a kernel's own file, but the engine kernels
-    inline code from bits, state, policies and rng. Drop this package's cached kernels whenever
-    any of those sources changed, so a stale compiled rule can never run."""
-    here = Path(__file__).parent
-    sources = sorted(here.glob("*.py")) + [here.parent / "rng.py"]
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
-    cache = here / "__pycache__"
-    stamp = cache / "kernels.sha256"
-    try:
-        if stamp.exists() and stamp.read_text() == digest:
-            return
-        for path in cache.glob("*.nb[ic]"):
-            path.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # read-only install: numba then cannot cache here either
-        pass
-
-
-_drop_stale_kernel_cache()
+drop_stale_kernels(__file__)  # before any kernel runs (numba loads its cache at the first call)
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
 GAME_COLUMNS = (
     "turns", "rounds", "end_reason", "breedings", "solo_won", "solo_score",
-    "invariant_violations", "first_violation", "laps",
+    "check_violations", "first_violation", "laps",
 )
 SEAT_COLUMNS = (
     "score", "win", "enclosures_placed", "enclosures_filled", "attractions", "empty_squares",
@@ -50,12 +26,12 @@ SEAT_COLUMNS = (
 _BOOL_COLUMNS = {"win", "solo_won"}
 
 
-def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, checked=False):
+def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
     """Play len(seeds) games in one numba call; returns the record columns (base.py).
 
     `score` = minus the empty squares left (0 for a complete board; higher is better).
-    `checked=True` runs the invariants after every move and counts violations in
-    `invariant_violations` (`first_violation` = state.INVARIANT_NAMES index).
+    `check=True` runs the invariants after every move and counts violations in
+    `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
     """
     from simulator.games.nyz import engine
 
@@ -69,7 +45,7 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, checked=Fa
     seat_out = np.zeros((games, players, len(SEAT_COLUMNS)), dtype=np.int32)
     engine.play_games(
         tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
-        bool(checked), game_out, seat_out,
+        bool(check), game_out, seat_out,
     )
     columns = {}
     for i, name in enumerate(GAME_COLUMNS):
@@ -95,6 +71,8 @@ GAME = Game(
     policies=POLICIES,
     default_policy="greedy",
     end_reasons=END_REASONS,
+    violation_names=("none",) + INVARIANT_NAMES[1:],
+    length_columns=("breedings",),
     deal_travels_with_slot=False,
     players=lambda params: params.players,
     play_batch=play_batch,
