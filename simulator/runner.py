@@ -263,7 +263,7 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
         grown = []
         for cell in plan.cells:
             totals = summarize_cell(Path(run_dir), cell.describe())
-            precise = precision_halfwidth(totals.share_sum, totals.games, target) <= precision.until.halfwidth
+            precise = precision_halfwidth(totals.share_sum, totals.rated_games, target) <= precision.until.halfwidth
             grown.append(None if precise else grow_cell(cell))
         if not any(grown):
             return summary

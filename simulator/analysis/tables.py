@@ -76,6 +76,12 @@ class CellTotals:
         self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, self.slots, self.slots))
         self.end_reason_counts = np.zeros(0, dtype=np.int64)
 
+    @property
+    def rated_games(self) -> int:
+        """Denominator of seat win rates: games that had a winner (a game stopped without one,
+        e.g. at a safety cap, says nothing about seats); in a solo game every game counts."""
+        return self.games if self.players == 1 else self.games - self.no_winner_games
+
     def add_chunk(self, frame: dict[str, np.ndarray], games_per_deal: int, length_columns: list[str]) -> None:
         n = self.players
         wins = np.stack([frame[f"win_{s}"].astype(bool) for s in range(n)], axis=1)
@@ -197,14 +203,6 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             continue
         seat_frame = _seat_rows(cell, totals, confidence)
         seat_rows.append(seat_frame)
-        uniformity = stats.seat_uniformity(totals.share_sum, totals.games)
-        verdict = stats.equivalence_verdict(
-            seat_frame["win_rate"].to_numpy(),
-            seat_frame["sim_low"].to_numpy(),
-            seat_frame["sim_high"].to_numpy(),
-            cell["players"],
-            margin_points=margin,
-        )
         row = {
             "cell": cell["index"],
             "label": cell["label"],
@@ -214,19 +212,8 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             **{f"sweep:{k}": v for k, v in cell["sweep_values"].items()},
             "games": totals.games,
             "deals": totals.deals,
-            "chi2": float(uniformity.chi_square),
-            "p_value": float(uniformity.p_value),
-            "max_deviation_points": float(uniformity.max_deviation_points),
-            "cohens_w": float(uniformity.cohens_w),
-            "verdict": verdict,
-            "sentence": stats.verdict_sentence(
-                seat_frame["win_rate"].to_numpy(),
-                seat_frame["sim_low"].to_numpy(),
-                seat_frame["sim_high"].to_numpy(),
-                cell["players"],
-                margin_points=margin,
-                confidence=confidence,
-            ),
+            "no_winner_rate": totals.no_winner_games / totals.games,
+            **_balance_columns(cell["players"], totals, seat_frame, margin, confidence),
             "tie_rate": totals.tied_games / totals.games,
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
@@ -254,7 +241,9 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
     cells = pd.DataFrame(cell_rows)
     ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest)]
     if len(cells):
-        cells["p_holm"] = stats.holm_adjust(cells["p_value"].to_numpy())
+        tested = cells["p_value"].notna()
+        cells["p_holm"] = np.nan
+        cells.loc[tested, "p_holm"] = stats.holm_adjust(cells.loc[tested, "p_value"].to_numpy())
     return Analysis(
         cells=cells,
         seats=pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame(),
@@ -265,22 +254,45 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
     )
 
 
+def _balance_columns(
+    players: int, totals: CellTotals, seats: pd.DataFrame, margin: float, confidence: float
+) -> dict[str, Any]:
+    """Seat uniformity test, effect sizes and the equivalence verdict in words; a solo cell
+    has no seats to compare and reports its win rate instead."""
+    rates, lows, highs = (seats[c].to_numpy() for c in ("win_rate", "sim_low", "sim_high"))
+    if players == 1:
+        return {
+            "chi2": np.nan, "p_value": np.nan, "max_deviation_points": np.nan, "cohens_w": np.nan,
+            "verdict": "solo",
+            "sentence": f"Solo win rate {rates[0]:.1%} (95% interval {lows[0]:.1%} to {highs[0]:.1%}).",
+        }
+    uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games)
+    return {
+        "chi2": float(uniformity.chi_square),
+        "p_value": float(uniformity.p_value),
+        "max_deviation_points": float(uniformity.max_deviation_points),
+        "cohens_w": float(uniformity.cohens_w),
+        "verdict": stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin),
+        "sentence": stats.verdict_sentence(rates, lows, highs, players, margin_points=margin, confidence=confidence),
+    }
+
+
 def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, float]:
     if not isinstance(games_setting, dict):
         return {}
     return {
         "target_halfwidth": games_setting["until"]["halfwidth"],
-        "reached_halfwidth": precision_halfwidth(totals.share_sum, totals.games, games_setting),
+        "reached_halfwidth": precision_halfwidth(totals.share_sum, totals.rated_games, games_setting),
     }
 
 
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
-    n, games = cell["players"], totals.games
-    low, high = stats.wilson_interval(totals.share_sum, games, confidence)
-    sim_low, sim_high = stats.simultaneous_wilson(totals.share_sum, games, confidence)
+    n, games, rated = cell["players"], totals.games, totals.rated_games
+    low, high = stats.wilson_interval(totals.share_sum, rated, confidence)
+    sim_low, sim_high = stats.simultaneous_wilson(totals.share_sum, rated, confidence)
     score_low, score_high = stats.mean_interval_from_moments(games, totals.score_sum, totals.score_sq_sum, confidence)
     margin_low, margin_high = stats.mean_interval_from_moments(games, totals.margin_sum, totals.margin_sq_sum, confidence)
-    rate = totals.share_sum / games
+    rate = totals.share_sum / rated
     mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
     seat_policy = ["(all, rotating)"] * n if mixed_and_rotating else cell["seats"]
     return pd.DataFrame(
@@ -289,7 +301,7 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "label": cell["label"],
             "seat": np.arange(n),
             "policy": seat_policy,
-            "games": games,
+            "games": rated,
             "win_rate": rate,
             "ci_low": low,
             "ci_high": high,

@@ -111,16 +111,18 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[
         if subset["value"].nunique() > 1:
             length_charts.append(charts.length_histogram(subset, measure, f"{measure} per game"))
     policies = analysis.policies[analysis.policies["cell"] == cell["index"]] if len(analysis.policies) else None
-    knobs = {k: v for k, v in cell["params"].items()}
     return {
         "index": cell["index"],
         "label": cell["label"],
         "row": row,
-        "seats_chart": charts.seat_win_rates(seats, cell["players"], margin, "win rate by seat"),
+        "seats_chart": charts.seat_win_rates(seats, cell["players"], margin, "win rate by seat") if cell["players"] > 1 else None,
         "seats_table": _table(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
         "policies_table": _table(policies, f"policies-cell-{cell['index']}", None) if policies is not None and len(policies) else None,
         "length_charts": length_charts,
-        "knobs": json.dumps(knobs, indent=2),
+        "knobs": json.dumps(cell["params"], indent=2),
+        "end_reasons": ", ".join(
+            f"{name[4:]} {_share_text(share)}" for name, share in row.items() if name.startswith("end:") and share > 0
+        ),
         "seating": cell["seats"],
         "rotate": cell["rotate"],
         "games": int(row["games"]),
@@ -137,12 +139,17 @@ def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
     return {"ratings_table": _table(ratings, f"ratings-{study_name}", RATING_COLUMNS), "ratings_chart": chart}
 
 
+def _share_text(share: float) -> str:
+    """A share as a percentage that never shows a nonzero share as 0.0%."""
+    return "< 0.1%" if share < 0.001 else f"{share:.1%}"
+
+
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
     knobs = list(study_cells[0]["sweep_values"])
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
     indices = [cell["index"] for cell in study_cells]
-    cells = analysis.cells[analysis.cells["cell"].isin(indices)]
+    cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)]
     svgs = []
     for knob in knobs:
         if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:

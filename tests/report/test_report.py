@@ -105,3 +105,34 @@ def test_the_report_is_self_contained(report):
     assert all(link.startswith(("data:", "#")) for link in parser.links), parser.links
     assert text.count("<svg") >= 3  # seat charts and the sweep chart, inline
     assert "Provenance" in text and "numba" in text and "name: coin_report" in text
+
+
+def test_solo_cells_report_a_win_rate_and_games_without_winner_are_left_out(tmp_path):
+    from simulator.analysis.tables import CellTotals
+
+    totals = CellTotals(players=2, slots=2)
+    frame = {  # 4 games: seat 0 wins, seat 1 wins, shared, no winner (e.g. a safety cap)
+        "deal": np.arange(4), "end_reason": np.zeros(4, dtype=np.int8), "turns": np.array([5, 6, 7, 8]),
+        "win_0": np.array([1, 0, 1, 0], bool), "win_1": np.array([0, 1, 1, 0], bool),
+        "score_0": np.array([3, 1, 2, 0]), "score_1": np.array([1, 3, 2, 0]),
+        "slot_0": np.zeros(4, dtype=np.int8), "slot_1": np.ones(4, dtype=np.int8),
+        "rank_0": np.array([1, 2, 1, 1]), "rank_1": np.array([2, 1, 1, 1]),
+    }
+    totals.add_chunk(frame, games_per_deal=1, length_columns=["turns"])
+    assert totals.rated_games == 3 and totals.no_winner_games == 1
+    assert np.allclose(totals.share_sum, [1.5, 1.5])
+    solo = CellTotals(players=1, slots=1)
+    solo.add_chunk({k: v for k, v in frame.items() if k.endswith("_0") or "_" not in k or k == "end_reason"},
+                   games_per_deal=1, length_columns=["turns"])
+    assert solo.rated_games == 4  # a lost solo game is a loss, not a game without result
+
+
+def test_a_solo_study_reports_each_heuristic_win_rate(tmp_path):
+    document = {"seed": 1, "games": 300, "studies": [{"game": "nyz", "rules": {"players": 1}, "pool": ["random", "greedy"]}]}
+    run_plan(build_plan(parse_experiment(document)), tmp_path, "", jobs=1, progress=False)
+    path, analysis = build_report(tmp_path)
+    assert list(analysis.cells["verdict"]) == ["solo", "solo"]
+    assert all(s.startswith("Solo win rate") for s in analysis.cells["sentence"])
+    assert analysis.cells["p_holm"].isna().all()
+    assert analysis.seats["games"].tolist() == [300, 300]
+    assert "Solo win rate" in path.read_text()
