@@ -99,3 +99,17 @@ def test_rules_lists_knobs_with_rule_ids_and_policy_parameters():
     assert result.exit_code == 0
     assert 'blocked_cell_rule = "line_completion"   [K-' in result.output
     assert "greedy (default):" in result.output and "skip_cost = 3" in result.output
+
+
+def test_checked_mode_runs_both_games_through_the_command_line(tmp_path):
+    """`--check` runs every rule invariant after every move; the engines' own test suites sweep
+    200,000+ checked games per game, this drives the same path through `zoosim run`."""
+    experiment = tmp_path / "checked.yaml"
+    experiment.write_text(
+        "games: 1500\nstudies:\n"
+        "  - {game: katz, sweep: {players: [2, 3, 4, 5], blocked_cell_rule: [line_completion, dead_cell]}}\n"
+        "  - {game: nyz, sweep: {players: [1, 2, 3, 4, 5]}}\n"
+    )
+    result = CliRunner().invoke(main, ["run", str(experiment), "--out", str(tmp_path / "out"), "--check", "-q", "--jobs", "2"])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert "report:" in result.output
