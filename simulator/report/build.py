@@ -153,7 +153,7 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
     svgs = []
     for knob in knobs:
         if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:
-            svgs.append(charts.sweep_chart(cells, analysis.seats, knob, margin))
+            svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
     return svgs
 
 

@@ -64,7 +64,7 @@ def length_histogram(lengths: pd.DataFrame, measure: str, title: str) -> str:
     return to_svg(figure)
 
 
-def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, margin_points: float) -> str:
+def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs: list[str], margin_points: float) -> str:
     """Against one swept knob: the first seat's win rate minus fair (simultaneous interval) and
     the largest seat deviation (hollow), and the mean game length in turns (95% interval).
     Cells that differ in other swept knobs form separate, labelled series."""
@@ -72,7 +72,7 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, margin_poin
     first = seats[seats["seat"] == 0].set_index("cell")
     values = sorted(cells[f"sweep:{knob}"].unique(), key=_sort_key)
     position = {value: index for index, value in enumerate(values)}
-    others = [c for c in cells.columns if c.startswith("sweep:") and c != f"sweep:{knob}"]
+    others = [f"sweep:{k}" for k in study_knobs if k != knob]
     groups = list(cells.groupby(others, sort=True)) if others else [((), cells)]
     width = 0.6 / max(1, len(groups))
     for number, (key, group) in enumerate(groups):
