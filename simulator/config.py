@@ -13,30 +13,26 @@ from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from simulator.errors import ZoosimError
-from simulator.games.base import describe_validation_error
+from simulator.games.base import StrictModel, describe_validation_error
 
 MAX_GAMES_PER_CELL = 10_000_000_000
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class SeatSpec(_Strict):
+class SeatSpec(StrictModel):
     """A heuristic in one seat: its registered name and overrides of its numeric parameters."""
 
     policy: str
     params: dict[str, float] = Field(default_factory=dict)
 
 
-class PrecisionTarget(_Strict):
+class PrecisionTarget(StrictModel):
     halfwidth: float = Field(gt=0, lt=0.5, description="largest allowed interval half-width of a seat win rate")
 
 
-class PrecisionGames(_Strict):
+class PrecisionGames(StrictModel):
     """Precision mode: add chunks until every seat's anytime-valid interval is this narrow."""
 
     until: PrecisionTarget
@@ -46,7 +42,7 @@ class PrecisionGames(_Strict):
     )
 
 
-class Study(_Strict):
+class Study(StrictModel):
     """One game under one set of rules, seatings and sweeps. Each sweep combination is a cell."""
 
     name: str | None = Field(None, description="label in the report; defaults to the game name")
@@ -87,7 +83,7 @@ class Study(_Strict):
         return self
 
 
-class Experiment(_Strict):
+class Experiment(StrictModel):
     """A whole experiment file."""
 
     name: str | None = Field(None, description="defaults to the file name without .yaml")

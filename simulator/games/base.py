@@ -39,6 +39,19 @@ REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
 
 
+class StrictModel(pydantic.BaseModel):
+    """A params or config model that rejects unknown keys (so typos are errors, not defaults)."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+
+
+def knob(default: Any, rule: str, description: str, allowed: str | None = None, **kwargs: Any) -> Any:
+    """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
+    id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type."""
+    extra = {"rule": rule} if allowed is None else {"rule": rule, "allowed": allowed}
+    return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
+
+
 @dataclass(frozen=True)
 class PolicySpec:
     """A heuristic as the YAML names it: a numba policy id plus its numeric parameters."""

@@ -11,8 +11,9 @@ import re
 from typing import Literal
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from simulator.games.base import StrictModel, knob
 from simulator.games.katz import state as S
 
 RULES_VERSION = 1
@@ -37,18 +38,7 @@ KNOWN_KIND_CODES = {
 }
 
 
-def knob(default, rule: str, description: str, allowed: str | None = None, **kwargs):
-    """A pydantic field that documents itself for `zoosim rules katz` (`allowed` overrides the
-    allowed-values text derived from the type)."""
-    extra = {"rule": rule} if allowed is None else {"rule": rule, "allowed": allowed}
-    return Field(default, description=description, json_schema_extra=extra, **kwargs)
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Deck(_Strict):
+class Deck(StrictModel):
     zoo_kinds: list[str] = knob(
         ["giraffe", "elephant", "monkey", "parrot", "penguin", "lion", "panda"],
         "K-1.1",
@@ -106,7 +96,7 @@ class Deck(_Strict):
         return len(self.kinds) * len(self.values) * self.copies_per_card
 
 
-class Grid(_Strict):
+class Grid(StrictModel):
     cols: int = knob(7, "K-2.2", "cells per row of the zoo", ge=1, le=64)
     rows: Literal["auto"] | int = knob(
         "auto",
@@ -126,7 +116,7 @@ class Grid(_Strict):
         return rows
 
 
-class ValueEffectsOn(_Strict):
+class ValueEffectsOn(StrictModel):
     place: bool = knob(True, "K-3.5.3", "value effects apply to a face-up placement into a gap")
     replace: bool = knob(True, "K-3.5.3", "value effects apply to a card that replaces a keeper")
     covered: bool = knob(
@@ -134,7 +124,7 @@ class ValueEffectsOn(_Strict):
     )
 
 
-class Scoring(_Strict):
+class Scoring(StrictModel):
     best_of_kind: Literal["plus_face"] = knob(
         "plus_face", "K-4.2", "the highest card of each zoo kind held counts its face value plus"
     )
@@ -146,7 +136,7 @@ class Scoring(_Strict):
     )
 
 
-class Params(_Strict):
+class Params(StrictModel):
     """All knobs of one Katz configuration (rules spec §5.3; seeds K-9)."""
 
     preset: Literal["amigo", "zoo_party", "7_safari"] = knob(

@@ -13,18 +13,15 @@ from typing import Literal, Optional
 
 import numpy as np
 import pydantic
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import model_validator
 
+from simulator.games.base import StrictModel, knob
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
 
 RULES_VERSION = 1
 
 Species = Literal["meerkat", "flamingo", "kangaroo", "penguin", "fox"]
-
-
-def knob(default, rule: str, description: str, **kwargs):
-    return Field(default, description=description, json_schema_extra={"rule": rule}, **kwargs)
 
 
 @functools.lru_cache(maxsize=None)
@@ -45,11 +42,9 @@ def _placements_of(width: int, height: int, barn_rows: tuple[int, ...], shape: s
     return tuple(masks)
 
 
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
-class BoardSpec(Strict):
+class BoardSpec(StrictModel):
     """One player board (N-2). Subclasses made by `_board_model` carry each seat's defaults."""
 
     width: int = knob(9, "N-2.1", "Columns of the building grid.", ge=1)
@@ -109,14 +104,14 @@ def _board_model(name: str, spec: dict) -> type[BoardSpec]:
     return pydantic.create_model(name, __base__=BoardSpec, **fields)
 
 
-def _seat_group(name: str, boards: list[dict], rule: str) -> type[Strict]:
+def _seat_group(name: str, boards: list[dict], rule: str) -> type[StrictModel]:
     fields = {}
     for i, spec in enumerate(boards):
         model = _board_model(f"{name}Seat{i + 1}", spec)
         fields[f"seat{i + 1}"] = (
             model, knob(model(), rule, f"Board of seat {i + 1} (seat 1 moves first).")
         )
-    return pydantic.create_model(name, __base__=Strict, **fields)
+    return pydantic.create_model(name, __base__=StrictModel, **fields)
 
 
 SoloBoard3 = _board_model("SoloBoard3Houses", comp.BOARDS["solo_3_houses"])
@@ -127,7 +122,7 @@ Boards4 = _seat_group("Boards4", comp.BOARDS["p4"], "N-2.3")
 Boards5 = _seat_group("Boards5", comp.BOARDS["p5"], "N-2.3")
 
 
-class Boards(Strict):
+class Boards(StrictModel):
     solo_3_houses: SoloBoard3 = knob(SoloBoard3(), "N-8.2", "Solo board, 3-house side.")
     solo_4_houses: SoloBoard4 = knob(SoloBoard4(), "N-8.2", "Solo board, 4-house side.")
     p2: Boards2 = knob(Boards2(), "N-2.3", "Boards of the 2-player game.")
@@ -136,14 +131,14 @@ class Boards(Strict):
     p5: Boards5 = knob(Boards5(), "N-2.3", "Boards of the 5-player game.")
 
 
-class MovementRange(Strict):
+class MovementRange(StrictModel):
     p2: int = knob(4, "N-4.1", "Largest elephant move (counted spaces) with 2 players.", ge=1, le=24)
     p3: int = knob(3, "N-4.1", "Largest elephant move with 3 players.", ge=1, le=24)
     p4: int = knob(4, "N-4.1", "Largest elephant move with 4 players.", ge=1, le=24)
     p5: int = knob(3, "N-4.1", "Largest elephant move with 5 players.", ge=1, le=24)
 
 
-class Geometry(Strict):
+class Geometry(StrictModel):
     boards: Boards = knob(Boards(), "N-2", "Player boards per player count and seat.")
     movement_range: MovementRange = knob(MovementRange(), "N-4.1", "Elephant range.")
     bonus_breeding_player_counts: list[int] = knob(
@@ -157,7 +152,7 @@ class Geometry(Strict):
     )
 
 
-class PhysicalAnimals(Strict):
+class PhysicalAnimals(StrictModel):
     meerkat: int = knob(34, "N-1.2", "Meerkats with animal_supply = physical.", ge=0)
     flamingo: int = knob(32, "N-1.2", "Flamingos with animal_supply = physical.", ge=0)
     kangaroo: int = knob(30, "N-1.2", "Kangaroos with animal_supply = physical.", ge=0)
@@ -165,7 +160,7 @@ class PhysicalAnimals(Strict):
     fox: int = knob(30, "N-1.2", "Arctic foxes with animal_supply = physical.", ge=0)
 
 
-class Params(Strict):
+class Params(StrictModel):
     preset: str = knob("standard", "N-0", "Preset the knobs started from.")
     players: int = knob(2, "N-2.3", "Number of players (1 = solo game).", ge=1, le=5)
     animal_supply: Literal["unlimited", "physical"] = knob(
