@@ -52,3 +52,15 @@ def test_the_seed_changes_the_games():
 def test_no_rotation_when_switched_off():
     cell = plan_for(rotate_seats=False).cells[1]
     assert not cell.rotate and cell.games_per_deal == 1 and cell.deals == 1000
+
+
+def test_a_grid_sweep_makes_every_combination_and_cases_make_one_cell_each():
+    grid = build_plan(parse_experiment({"studies": [{"game": "coin", "sweep": {"players": [2, 3, 4], "first_seat_bonus": [0.0, 0.5]}}]}))
+    assert [cell.sweep_values for cell in grid.cells] == [
+        {"players": p, "first_seat_bonus": b} for p in (2, 3, 4) for b in (0.0, 0.5)
+    ]
+    assert [cell.players for cell in grid.cells] == [2, 2, 3, 3, 4, 4]
+    assert grid.cells[5].params.first_seat_bonus == 0.5
+    cases = build_plan(parse_experiment({"studies": [{"game": "coin", "cases": [{"players": 2}, {"players": 5, "first_seat_bonus": 1.0}]}]}))
+    assert [(cell.players, cell.params.first_seat_bonus) for cell in cases.cells] == [(2, 0.0), (5, 1.0)]
+    assert cases.cells[1].label == "coin · players=5, first_seat_bonus=1.0"

@@ -136,3 +136,18 @@ def test_a_solo_study_reports_each_heuristic_win_rate(tmp_path):
     assert analysis.cells["p_holm"].isna().all()
     assert analysis.seats["games"].tolist() == [300, 300]
     assert "Solo win rate" in path.read_text()
+
+
+def test_the_same_experiment_twice_gives_identical_logs_and_report_numbers(tmp_path):
+    from tests_support import log_digests
+
+    document = {"seed": 8, "games": 1500, "chunk_games": 500, "studies": [{"game": "coin", "sweep": {"players": [2, 3]}}]}
+    values = []
+    for name in ("first", "second"):
+        run_plan(build_plan(parse_experiment(document)), tmp_path / name, "", jobs=2, backend="threading", progress=False)
+        path, _ = build_report(tmp_path / name)
+        parser = TableCells()
+        parser.feed(path.read_text())
+        values.append(parser.tables)
+    assert log_digests(tmp_path / "first") == log_digests(tmp_path / "second")
+    assert values[0] == values[1] and values[0]["cells"]["games"] == ["1500", "1500"]
