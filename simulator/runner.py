@@ -28,6 +28,7 @@ import numpy as np
 
 from simulator import __version__
 from simulator.errors import ZoosimError
+from simulator.games import get_game
 from simulator.logs import chunk_path, finished_chunks, records_table, remove_temporaries, write_table_atomic
 from simulator.config import PrecisionGames
 from simulator.plan import Chunk, Plan
@@ -150,8 +151,6 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
 
 def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
     """The game's play_batch; whatever it raises comes back naming the cell, chunk and replay."""
-    from simulator.games import get_game
-
     cell = chunk.cell
     try:
         return get_game(cell.game).play_batch(cell.params, cell.seat_policies(), seeds, rotations, check=check)
@@ -176,8 +175,6 @@ def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
-    from simulator.games import get_game
-
     cell = chunk.cell
     bad = np.flatnonzero(columns["check_violations"])
     if len(bad) == 0:

@@ -25,6 +25,7 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from simulator.analysis import stats
+from simulator.games import get_game
 from simulator.logs import iter_chunk_tables
 
 
@@ -147,8 +148,6 @@ def _add_padded(total: np.ndarray | None, counts: np.ndarray) -> np.ndarray:
 
 def length_columns_of(cell: dict[str, Any]) -> list[str]:
     """Game-length measures shown for a cell: turns and rounds, plus game-specific ones."""
-    from simulator.games import get_game
-
     game = get_game(cell["game"])
     return ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")]
 
@@ -229,8 +228,6 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
                     {"cell": cell["index"], "label": cell["label"], "measure": column,
                      "value": int(value), "games": int(histogram[value])}
                 )
-        from simulator.games import get_game
-
         reasons = get_game(cell["game"]).end_reasons
         for code, count in enumerate(totals.end_reason_counts):
             name = reasons[code] if code < len(reasons) else f"reason {code}"
