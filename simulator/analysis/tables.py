@@ -290,6 +290,7 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
     score_low, score_high = stats.mean_interval_from_moments(games, totals.score_sum, totals.score_sq_sum, confidence)
     margin_low, margin_high = stats.mean_interval_from_moments(games, totals.margin_sum, totals.margin_sq_sum, confidence)
     rate = totals.share_sum / rated
+    solo = n == 1  # nothing to compare a lone seat with: no deviation from fair, no margin
     mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
     seat_policy = ["(all, rotating)"] * n if mixed_and_rotating else cell["seats"]
     return pd.DataFrame(
@@ -304,15 +305,15 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "ci_high": high,
             "sim_low": sim_low,
             "sim_high": sim_high,
-            "deviation_points": (rate - 1.0 / n) * 100,
+            "deviation_points": np.nan if solo else (rate - 1.0 / n) * 100,
             "outright_wins": totals.outright_wins.astype(np.int64),
             "shared_wins": totals.shared_wins.astype(np.int64),
             "mean_score": totals.score_sum / games,
             "score_low": score_low,
             "score_high": score_high,
-            "mean_margin": totals.margin_sum / games,
-            "margin_low": margin_low,
-            "margin_high": margin_high,
+            "mean_margin": np.nan if solo else totals.margin_sum / games,
+            "margin_low": np.nan if solo else margin_low,
+            "margin_high": np.nan if solo else margin_high,
         }
     )
 

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
@@ -58,6 +59,7 @@ def length_histogram(lengths: pd.DataFrame, measure: str, title: str) -> str:
     values = lengths["value"].to_numpy()
     share = lengths["games"].to_numpy() / lengths["games"].sum() * 100
     axes.bar(values, share, width=0.9, color=POINT_COLOUR)
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
     axes.set_xlabel(measure)
     axes.set_ylabel("games (%)")
     axes.set_title(title, loc="left")
