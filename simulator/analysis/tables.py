@@ -153,14 +153,21 @@ def length_columns_of(cell: dict[str, Any]) -> list[str]:
 
 
 def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
-    """Fold every finished chunk of a cell into its totals."""
+    """Fold every finished chunk of a cell into its totals.
+
+    A length measure that the game records per seat (e.g. enclosures placed) is summed over the
+    seats, giving the per-game total."""
     n = cell["players"]
     games_per_deal = n if cell["rotate"] else 1
     lengths = length_columns_of(cell)
-    wanted = ["deal", "end_reason"] + lengths + [f"{k}_{s}" for k in ("win", "score", "slot", "rank") for s in range(n)]
+    per_seat_lengths = [name for name in lengths if name in get_game(cell["game"]).seat_columns]
+    wanted = ["deal", "end_reason"] + [name for name in lengths if name not in per_seat_lengths]
+    wanted += [f"{k}_{s}" for k in ["win", "score", "slot", "rank"] + per_seat_lengths for s in range(n)]
     totals = CellTotals(players=n, slots=n, mixed=len(set(cell["seats"])) > 1)
     for table in iter_chunk_tables(run_dir, cell["index"], columns=wanted):
         frame = {name: table.column(name).to_numpy() for name in wanted}
+        for name in per_seat_lengths:
+            frame[name] = sum(frame[f"{name}_{s}"].astype(np.int64) for s in range(n))
         totals.add_chunk(frame, games_per_deal, lengths)
     return totals
 

@@ -130,7 +130,8 @@ class Game:
     trace: Callable[..., str]
     seat_columns: tuple[str, ...]  # per-seat record columns, beyond score and win
     game_columns: tuple[str, ...]  # per-game record columns, beyond turns, rounds, end_reason
-    # per-game columns the report shows as game-length distributions besides turns and rounds
+    # columns the report shows as game-length distributions besides turns and rounds; a per-seat
+    # column is summed over the seats (e.g. enclosures placed by everybody in the game)
     length_columns: tuple[str, ...] = ()
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
