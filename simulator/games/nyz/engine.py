@@ -18,7 +18,7 @@ from numba import njit
 from simulator.games import rng
 from simulator.games.base import MAX_POLICY_PARAMS
 from simulator.games.nyz import policies
-from simulator.games.nyz.bits import has_bit, kernel, popcount
+from simulator.games.nyz.bits import by_ref, has_bit, kernel, popcount
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, D_ANIMAL_CHOICE,
     D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
@@ -459,7 +459,7 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
     stock_strip(st, tab)
     st.sc[SC_STAGE] = ST_SETUP_PLACE if tab.rules[R_SHORT_GAME] != 0 else ST_TURN_START
-    advance(st, tab)
+    advance(by_ref(st), by_ref(tab))
     return st
 
 
@@ -1067,7 +1067,7 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
-        play_out(st, tab)
+        play_out(by_ref(st), by_ref(tab))
         game_out[g, 0] = st.sc[SC_TURNS]
         game_out[g, 1] = st.sc[SC_ROUNDS]
         game_out[g, 2] = st.sc[SC_END_REASON]
@@ -1117,7 +1117,17 @@ class Position:
 
 @njit(cache=True, nogil=True)
 def _choose(st, tab):
-    return policies.choose(st, tab)
+    return policies.choose(by_ref(st), by_ref(tab))
+
+
+@njit(cache=True, nogil=True)
+def _apply_move(st, tab, move):
+    apply_move(by_ref(st), by_ref(tab), move)
+
+
+@njit(cache=True, nogil=True)
+def _advance(st, tab):
+    advance(by_ref(st), by_ref(tab))
 
 
 def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
@@ -1150,7 +1160,7 @@ def apply(position: Position, move: int) -> Position:
     """Apply a legal move (ValueError otherwise) and run on to the next decision."""
     if move not in legal_moves(position):
         raise ValueError(f"move {move} is not legal here (legal: {legal_moves(position)})")
-    apply_move(position.state, position.tables, np.int64(move))
+    _apply_move(position.state, position.tables, np.int64(move))
     return position
 
 
@@ -1259,5 +1269,5 @@ def restart_turn(position, active=None, elephant=None) -> Position:
     st.sc[SC_STAGE] = ST_TURN_START
     st.sc[SC_FOLLOW_HEAD] = 0
     st.sc[SC_FOLLOW_LEN] = 0
-    advance(st, position.tables)
+    _advance(st, position.tables)
     return position
