@@ -124,14 +124,17 @@ def has_placement(st, tab, seat, shape):
 @kernel
 def list_placements(st, tab, seat, shape):
     """Legal placements of a shape (N-4.2 (2)) written to options; returns their number."""
-    n = 0
     if not has_placement(st, tab, seat, shape):
         return 0
     end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
-    for k in range(st.fit_from[seat, shape], end):
-        if fits(st, seat, k, tab):
-            st.options[n] = k
-            n += 1
+    grid_lo = st.grid[seat, 0]
+    grid_hi = st.grid[seat, 1]
+    bits = tab.place_bits
+    options = st.options
+    n = 0
+    for k in range(st.fit_from[seat, shape], end):  # branchless: fitting is unpredictable
+        options[n] = k
+        n += ((bits[k, 0] & grid_lo) | (bits[k, 1] & grid_hi)) == 0
     return n
 
 
