@@ -47,6 +47,8 @@ from simulator.games.nyz.state import (
     ST_TURN_END, ST_TURN_START, START_SPACE_INDEX, State, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
 
+ALL_SPECIES = (1 << N_SPECIES) - 1
+
 # ---------------------------------------------------------------------------------------------
 # small queries
 
@@ -166,6 +168,32 @@ def can_receive(st, tab, seat, e, species):
 
 
 @kernel
+def target_species(st, tab, seat):
+    """Bit s set: a newly taken animal of species s has a place on the board (a free house,
+    or an enclosure that can_receive it), whatever the supply. One pass for all species."""
+    if free_house(st, seat) >= 0:
+        return ALL_SPECIES
+    enc = st.enc
+    french = tab.rules[R_FRENCH_LIMIT] != 0
+    mask = 0
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        count = enc[seat, e, E_COUNT]
+        if count < enc[seat, e, E_CAPACITY] and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2):
+            if count == 0:
+                return ALL_SPECIES
+            species = enc[seat, e, E_SPECIES]
+            if species >= 0:
+                mask |= 1 << species
+    return mask
+
+
+@kernel
+def target_ok(st, targets, species):
+    """has_target from a target_species mask."""
+    return st.animal_supply[species] > 0 and (targets >> species) & 1 != 0
+
+
+@kernel
 def has_target(st, tab, seat, species):
     """A newly taken animal of this species can be placed (and the supply has one)."""
     if st.animal_supply[species] <= 0:
@@ -179,33 +207,47 @@ def has_target(st, tab, seat, species):
 
 
 @kernel
-def animal_choice_options(st, tab, seat, space, write):
+def animal_choice_options(st, tab, seat, space):
     """N-4.3: B1 the pictured pair, B2 one animal of another species; E3/E5 knobs."""
+    targets = target_species(st, tab, seat)
     a = tab.strip_pair[space, 0]
     b = tab.strip_pair[space, 1]
-    pair_ok = has_target(st, tab, seat, a) or has_target(st, tab, seat, b)
+    pair_ok = target_ok(st, targets, a) or target_ok(st, targets, b)
     n = 0
     if pair_ok:
-        if write:
-            st.options[n] = CHOICE_PAIR
+        st.options[n] = CHOICE_PAIR
         n += 1
     if pair_ok and tab.rules[R_SINGLE_ANY_TIME] == 0:
         return n
     for species in range(N_SPECIES):
-        if species != a and species != b and has_target(st, tab, seat, species):
-            if write:
-                st.options[n] = species
+        if species != a and species != b and target_ok(st, targets, species):
+            st.options[n] = species
             n += 1
     return n
 
 
 @kernel
-def space_legal(st, tab, seat, space):
-    """A destination is legal only if its action can be carried out (N-4.2 (4), N-4.3)."""
+def animal_space_legal(st, tab, space, targets):
+    """animal_choice_options(...) > 0, without writing the options."""
+    a = tab.strip_pair[space, 0]
+    b = tab.strip_pair[space, 1]
+    if target_ok(st, targets, a) or target_ok(st, targets, b):
+        return True
+    for species in range(N_SPECIES):
+        if species != a and species != b and target_ok(st, targets, species):
+            return True
+    return False
+
+
+@kernel
+def space_legal(st, tab, seat, space, targets, movable):
+    """A destination is legal only if its action can be carried out (N-4.2 (4), N-4.3).
+    targets = target_species(seat), movable = has_movable_animal(seat): the same for every
+    space of one decision, computed once by destination_options."""
     if tab.strip_kind[space] == SPACE_ANIMALS:
-        return animal_choice_options(st, tab, seat, space, False) > 0
+        return animal_space_legal(st, tab, space, targets)
     tile = top_tile(st, space)
-    return tile >= 0 and has_movable_animal(st, seat) and has_placement(st, tab, seat, tile)
+    return tile >= 0 and movable and has_placement(st, tab, seat, tile)
 
 
 @kernel
@@ -230,6 +272,8 @@ def destination_options(st, tab, seat):
     space 10 (solo lap, N-8.2).
     """
     start = st.sc[SC_ELEPHANT]
+    targets = target_species(st, tab, seat)
+    movable = has_movable_animal(st, seat)
     n = 0
     if tab.rules[R_SOLO] == 0:
         space, steps, crossed = start, 0, 0
@@ -238,11 +282,11 @@ def destination_options(st, tab, seat):
             crossed |= line_bit(tab, space)
             if counts_as_step(st, tab, space):
                 steps += 1
-                if space_legal(st, tab, seat, space):
+                if space_legal(st, tab, seat, space, targets, movable):
                     n = add_destination(st, n, MARKER_NONE, space, crossed)
         return n
     if st.markers_used[0] == 0 and counts_as_step(st, tab, start) and space_legal(
-            st, tab, seat, start):
+            st, tab, seat, start, targets, movable):
         n = add_destination(st, n, 1, start, 0)
     space, steps, crossed, free_done = start, 0, 0, False
     for _ in range(N_SPACES - 1):  # 4+ reaches less than one full lap (N-8.2)
@@ -253,7 +297,7 @@ def destination_options(st, tab, seat):
         if not counts_as_step(st, tab, space):
             continue
         steps += 1
-        legal = space_legal(st, tab, seat, space)
+        legal = space_legal(st, tab, seat, space, targets, movable)
         marker = steps if steps <= 3 else 4
         if legal and st.markers_used[marker] == 0:
             n = add_destination(st, n, marker + 1, space, crossed)
@@ -789,7 +833,7 @@ def advance(st, tab):
             if offer(st, tab, D_POPULATE, active, n):
                 return
         elif stage == ST_ANIMAL_CHOICE:
-            n = animal_choice_options(st, tab, active, st.sc[SC_ELEPHANT], True)
+            n = animal_choice_options(st, tab, active, st.sc[SC_ELEPHANT])
             if offer(st, tab, D_ANIMAL_CHOICE, active, n):
                 return
         elif stage == ST_ANIMAL_PLACE:
