@@ -1,0 +1,104 @@
+"""Golden digests of play_batch columns: a speed change must not change a single game.
+
+The determinism tests check that a game replays within one version of the engine; these digests
+pin the games themselves (every column of every game) for fixed params, seatings, seeds and
+rotations, so an optimisation that draws a random number in another order, or picks another
+move for the same draw, fails here. They were computed with the engine before the speed work
+(commit 2aa7737) and still match it.
+
+A deliberate change of the rules or of a policy changes the games: then print the new digests
+with `python tests/games/nyz/test_speed_equivalence.py` and replace GOLDEN in the same commit,
+saying why the games changed.
+"""
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from simulator.games.nyz import GAME
+
+POLICIES = ("random", "greedy", "greedy_builder", "greedy_breeder")
+PHYSICAL = {"animal_supply": "physical", "attraction_1x1_unlimited": False}
+ODD_KNOBS = {
+    "french_two_per_turn_limit": True, "attraction_optional": False,
+    "single_animal_any_time": False, "allow_partial_pair": False, "bonus_per_event": False,
+    "end_skips_breeding": False, "no_legal_move": "end_game",
+}
+MIXED = ("random", "greedy", "greedy_builder", "greedy_breeder", "random")
+
+# name: (knobs, seat policies, check)
+CASES = {f"{policy}_p{players}": ({"players": players}, (policy,) * players, False)
+         for players in range(1, 6) for policy in POLICIES}
+CASES.update({
+    "random_short": ({"players": 2, "short_game_2p": True}, ("random",) * 2, False),
+    "greedy_short": ({"players": 2, "short_game_2p": True}, ("greedy",) * 2, False),
+    "random_bga_short": ({"preset": "short_game", "breeding_order": "bga_index",
+                          "max_events_per_move": 2, "replicate_bga_fastgame_d1_bug": True},
+                         ("random", "greedy_breeder"), False),
+    "random_physical_p3": ({"players": 3, **PHYSICAL}, ("random",) * 3, False),
+    "breeder_physical_p5": ({"players": 5, **PHYSICAL}, ("greedy_breeder",) * 5, False),
+    "random_physical_p1": ({"players": 1, **PHYSICAL, "solo_board": "4_houses",
+                            "solo_score": "lap_aware", "solo_last_turn_breeding": True},
+                           ("random",), True),
+    "mixed_odd_knobs_p4": ({"players": 4, **ODD_KNOBS}, MIXED[:4], True),
+    "mixed_physical_p5": ({"players": 5, **PHYSICAL}, MIXED, False),
+})
+
+GAMES = 40
+
+GOLDEN = {
+    "breeder_physical_p5": "16028493daed5c0d8400",
+    "greedy_breeder_p1": "94191262372a258d32a8",
+    "greedy_breeder_p2": "98fd568d7099172da4ef",
+    "greedy_breeder_p3": "9184c4175214578f34ee",
+    "greedy_breeder_p4": "3c28ea99e5f02c1f4bb5",
+    "greedy_breeder_p5": "185010a2ea4db449b938",
+    "greedy_builder_p1": "bc85fe7a94eb65877b94",
+    "greedy_builder_p2": "3ec78455b227c7af4cf5",
+    "greedy_builder_p3": "d15b576a30dee2af8062",
+    "greedy_builder_p4": "64a329bf4a9e3fc1d9fe",
+    "greedy_builder_p5": "6864a58499a8911aa86f",
+    "greedy_p1": "77c2416c4dc9dba77bf1",
+    "greedy_p2": "ffab7706887aa7f55ce2",
+    "greedy_p3": "d0d9dce5894edf79dfb7",
+    "greedy_p4": "805159030ff8ff280510",
+    "greedy_p5": "64fb05619528fb247293",
+    "greedy_short": "6bd556cafdc6054d08c0",
+    "mixed_odd_knobs_p4": "173bec086e1000649250",
+    "mixed_physical_p5": "d3e6e0e79680d3eeae64",
+    "random_bga_short": "196b4309062540ce1e5f",
+    "random_p1": "2c1f3257b25e8cea3d11",
+    "random_p2": "ce9ab3082eae2ebd6173",
+    "random_p3": "01bf842cd58efdec87ee",
+    "random_p4": "996091b49fb88d38c4e4",
+    "random_p5": "4fbbc32df09190cfe610",
+    "random_physical_p1": "ac7f44bcdb4370ec8443",
+    "random_physical_p3": "47025b7f060254519da3",
+    "random_short": "d5f3293928c56a10dc4c",
+}
+
+
+def digest(name):
+    knobs, policies, check = CASES[name]
+    params = GAME.make_params(knobs)
+    seating = GAME.seat_policies([(policy, {}) for policy in policies])
+    seeds = (np.arange(GAMES, dtype=np.uint64) + np.uint64(17)) * np.uint64(2654435761)
+    rotations = (np.arange(GAMES) % len(policies)).astype(np.int64)
+    columns = GAME.play_batch(params, seating, seeds, rotations, check=check)
+    sha = hashlib.sha256()
+    for column in sorted(columns):
+        values = np.ascontiguousarray(columns[column])
+        sha.update(f"{column}:{values.dtype.str}:{values.shape}".encode())
+        sha.update(values.tobytes())
+    return sha.hexdigest()[:20]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_games_match_golden_digest(name):
+    assert digest(name) == GOLDEN[name], f"the games of {name} changed (see module docstring)"
+
+
+if __name__ == "__main__":
+    for case in sorted(CASES):
+        print(f'    "{case}": "{digest(case)}",')
