@@ -18,7 +18,7 @@ from numba import njit
 from simulator.games import rng
 from simulator.games.base import MAX_POLICY_PARAMS
 from simulator.games.nyz import policies
-from simulator.games.nyz.bits import by_ref, has_bit, kernel, popcount
+from simulator.games.nyz.bits import by_ref, has_bit, kernel, popcount, popcount64
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, D_ANIMAL_CHOICE,
     D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
@@ -117,7 +117,10 @@ def has_placement(st, tab, seat, shape):
     of (seat, shape) is, and each game scans every placement list at most once in total."""
     end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
     k = st.fit_from[seat, shape]
-    while k < end and not fits(st, seat, k, tab):
+    grid_lo = st.grid[seat, 0]
+    grid_hi = st.grid[seat, 1]
+    bits = tab.place_bits
+    while k < end and ((bits[k, 0] & grid_lo) | (bits[k, 1] & grid_hi)) != 0:
         k += 1
     st.fit_from[seat, shape] = k
     return k < end
@@ -333,9 +336,13 @@ def paint(st, tab, seat, placement, code):
         violation(st, INV_OVERLAP)
     st.grid[seat, 0] |= lo
     st.grid[seat, 1] |= hi
-    for index in range(MAX_CELLS):
-        if has_bit(lo, hi, index):
-            st.cells[seat, index] = code
+    cells = st.cells
+    for word in range(2):
+        bits = lo if word == 0 else hi
+        while bits != 0:
+            lowest = bits & (~bits + np.uint64(1))
+            cells[seat, 64 * word + popcount64(lowest - np.uint64(1))] = code
+            bits ^= lowest
 
 
 @kernel
@@ -398,9 +405,10 @@ def breed_into(st, tab, seat, e, species):
 @kernel
 def reset_house_asked(st):
     """N-5.4 / E13: one house add per enclosure per phase (turn start, each breeding event)."""
+    enc = st.enc
     for seat in range(st.sc[SC_PLAYERS]):
         for e in range(st.seat[seat, P_ENCLOSURES]):
-            st.enc[seat, e, E_HOUSE_ASKED] = 0
+            enc[seat, e, E_HOUSE_ASKED] = 0
 
 
 @kernel
@@ -660,16 +668,23 @@ def animal_place_options(st, tab, seat):
     """N-4.3: (pending animal, target) moves, and DECLINE once one animal was placed (E4)."""
     n = 0
     house = free_house(st, seat)
+    enc = st.enc
+    options = st.options
+    french = tab.rules[R_FRENCH_LIMIT] != 0
+    enclosures = st.seat[seat, P_ENCLOSURES]
     for slot in range(2):
         species = st.sc[SC_PENDING_0 + slot]
         if species == NO_SPECIES or st.animal_supply[species] <= 0:
             continue
         if house >= 0:
-            st.options[n] = 64 * slot + TARGET_HOUSE
+            options[n] = 64 * slot + TARGET_HOUSE
             n += 1
-        for e in range(st.seat[seat, P_ENCLOSURES]):
-            if can_receive(st, tab, seat, e, species):
-                st.options[n] = 64 * slot + e
+        for e in range(enclosures):  # can_receive
+            count = enc[seat, e, E_COUNT]
+            if (count < enc[seat, e, E_CAPACITY]
+                    and (count == 0 or enc[seat, e, E_SPECIES] == species)
+                    and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):
+                options[n] = 64 * slot + e
                 n += 1
     if n > 0 and st.sc[SC_PLACED_ANIMALS] > 0 and tab.rules[R_PARTIAL_PAIR] != 0:
         st.options[n] = DECLINE
@@ -682,11 +697,14 @@ def breed_options(st, tab, seat, species):
     """N-6.2: up to 2 different eligible enclosures (>= 2 animals of the event species),
     as ordered pairs (the first is resolved first, E23), singles, or none."""
     eligible = st.scratch
+    enc = st.enc
+    options = st.options
+    french = tab.rules[R_FRENCH_LIMIT] != 0
     m = 0
     for e in range(st.seat[seat, P_ENCLOSURES]):
-        st.enc[seat, e, E_BRED] = 0
-        if (st.enc[seat, e, E_SPECIES] == species and st.enc[seat, e, E_COUNT] >= 2
-                and may_add(st, tab, seat, e)):
+        enc[seat, e, E_BRED] = 0
+        if (enc[seat, e, E_SPECIES] == species and enc[seat, e, E_COUNT] >= 2
+                and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):  # may_add
             eligible[m] = e
             m += 1
     if m == 0 or st.animal_supply[species] <= 0:
@@ -695,11 +713,11 @@ def breed_options(st, tab, seat, species):
     for i in range(m):
         for j in range(m):
             if i != j:
-                st.options[n] = 64 * eligible[i] + eligible[j]
+                options[n] = 64 * eligible[i] + eligible[j]
                 n += 1
-        st.options[n] = 64 * eligible[i] + NO_ENCLOSURE
+        options[n] = 64 * eligible[i] + NO_ENCLOSURE
         n += 1
-    st.options[n] = BREED_NONE
+    options[n] = BREED_NONE
     return n + 1
 
 
@@ -707,15 +725,20 @@ def breed_options(st, tab, seat, species):
 def bonus_options(st, tab, seat):
     """N-6.3: one enclosure with >= 2 animals that got no young in this event, or none."""
     n = 0
+    enc = st.enc
+    options = st.options
+    supply = st.animal_supply
+    french = tab.rules[R_FRENCH_LIMIT] != 0
     for e in range(st.seat[seat, P_ENCLOSURES]):
-        species = st.enc[seat, e, E_SPECIES]
-        if (st.enc[seat, e, E_BRED] == 0 and st.enc[seat, e, E_COUNT] >= 2
-                and st.animal_supply[species] > 0 and may_add(st, tab, seat, e)):
-            st.options[n] = e
+        species = enc[seat, e, E_SPECIES]
+        if (enc[seat, e, E_BRED] == 0 and enc[seat, e, E_COUNT] >= 2
+                and supply[species] > 0
+                and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):  # may_add
+            options[n] = e
             n += 1
     if n == 0:
         return 0
-    st.options[n] = NO_ENCLOSURE
+    options[n] = NO_ENCLOSURE
     return n + 1
 
 
@@ -727,11 +750,12 @@ def start_turn(st, tab):
         return False
     st.sc[SC_TURNS] += 1
     seat = st.sc[SC_ACTIVE]
+    enc = st.enc
     for p in range(st.sc[SC_PLAYERS]):
         st.seat[p, P_BONUS_TAKEN] = 0
         for e in range(st.seat[p, P_ENCLOSURES]):
-            st.enc[p, e, E_HOUSE_ASKED] = 0
-            st.enc[p, e, E_ADDED_THIS_TURN] = 0
+            enc[p, e, E_HOUSE_ASKED] = 0
+            enc[p, e, E_ADDED_THIS_TURN] = 0
     st.sc[SC_N_EVENTS] = 0
     st.sc[SC_NEW_ENCLOSURE] = -1
     n = destination_options(st, tab, seat)
