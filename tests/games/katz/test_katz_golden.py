@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from simulator.games.katz import GAME
-from tests.games.katz.katz_helpers import make_params
+from katz_helpers import make_params
 
 GAMES = 200
 
