@@ -182,7 +182,7 @@ def settle(rules, cards, deck, game, rng):
 # ---- legal moves (K-3.2, K-3.4) -----------------------------------------------------------------
 
 
-@R.kernel
+@R.inline_kernel
 def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
     """K-3.4: one move per (bare keeper, distinct fitting hand card), appended at out[count]."""
     if rules[S.P_ALLOW_REPLACEMENT] == 0:
@@ -203,7 +203,7 @@ def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
     return count
 
 
-@R.kernel
+@R.inline_kernel
 def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     """The current decision's legal moves, written to `out`; returns their count."""
     phase = scalars[S.S_PHASE]
@@ -646,7 +646,7 @@ def record_violation(scalars, code):
 # ---- whole games ---------------------------------------------------------------------------------
 
 
-@R.kernel
+@R.inline_kernel
 def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace):
     """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
     policy receives public state and its own hand only (never `hidden` or other hands)."""
@@ -680,24 +680,37 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
     counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
     win = np.empty(rules[S.P_PLAYERS], dtype=np.bool_)
     limit = step_limit(rules)
+    rng = random_stream.new_state(0)
     for g in range(seeds.shape[0]):
-        rng = random_stream.new_state(seeds[g])
-        start_game(rules, cards, deck, game, rng, rotations[g])
-        while scalars[S.S_PHASE] != S.PHASE_OVER:
-            count = legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
-            if count == 0 or scalars[S.S_STEPS] >= limit:
-                record_violation(scalars, S.VIOLATION_NO_TERMINATION)
-                break
-            index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
-                                    rng, workspace)
-            deal_before = scalars[S.S_DEAL]
-            if check:
-                cells_before[:, :] = cells
-            apply_move(rules, cards, deck, game, rng, moves[index])
-            if check:
-                record_violation(scalars, find_violation(rules, cards, game, deal_before,
-                                                         cells_before, lines_scratch, counts, moves))
+        rng[0] = seeds[g]  # what random_stream.new_state(seeds[g]) holds, without allocating
+        play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotations[g],
+                      check, limit, moves, workspace, cells_before, lines_scratch, counts)
         write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out[g])
+
+
+@R.kernel
+def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
+                  limit, moves, workspace, cells_before, lines_scratch, counts):
+    """One game from its first deal to the end. A kernel of its own (no reference counting), so
+    the per-decision calls and the helpers inlined into it run without numba's refcounts."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    start_game(rules, cards, deck, game, rng, rotation)
+    while scalars[S.S_PHASE] != S.PHASE_OVER:
+        count = legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
+        if count == 0 or scalars[S.S_STEPS] >= limit:
+            record_violation(scalars, S.VIOLATION_NO_TERMINATION)
+            break
+        index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
+                                rng, workspace)
+        deal_before = scalars[S.S_DEAL]
+        if check:
+            for field in range(cells.shape[0]):  # a slice copy would need the NRT
+                for cell in range(cells.shape[1]):
+                    cells_before[field, cell] = cells[field, cell]
+        apply_move(rules, cards, deck, game, rng, moves[index])
+        if check:
+            record_violation(scalars, find_violation(rules, cards, game, deal_before,
+                                                     cells_before, lines_scratch, counts, moves))
 
 
 @R.kernel

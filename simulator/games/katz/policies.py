@@ -88,7 +88,7 @@ def allocate_workspace(rules):
     )
 
 
-@R.kernel
+@R.inline_kernel
 def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, hand, hand_len,
                 seats, moves, move_count, rng, workspace):
     """Index into moves[:move_count] chosen by policy `policy_id`."""
@@ -106,7 +106,7 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
                              move_count, workspace)
 
 
-@R.kernel
+@R.inline_kernel
 def fill_entry_bonuses(rules, scalars, policy_params, bonuses):
     """bonuses[entry] = (worth of an extra turn, cost of a lost turn) for a card entering the
     zoo that way now (0 where the effect would not apply, K-3.5)."""
@@ -119,20 +119,20 @@ def fill_entry_bonuses(rules, scalars, policy_params, bonuses):
             bonuses[entry, 1] = policy_params[SKIP_COST]
 
 
-@R.kernel
+@R.inline_kernel
 def effect_bonus(cards, card, entry, bonuses):
     """Value-effect part of a card's worth: + extra-turn worth, - lost-turn cost."""
     return (bonuses[entry, 0] * cards[card, S.CARD_EXTRA_TURN]
             - bonuses[entry, 1] * cards[card, S.CARD_SKIP])
 
 
-@R.kernel
+@R.inline_kernel
 def card_gain(rules, cards, stats, card, entry, bonuses):
     """Worth of moving a held card into the zoo: hand score change plus value-effect bonus."""
     return R.removal_delta(rules, cards, stats, card) + effect_bonus(cards, card, entry, bonuses)
 
 
-@R.kernel
+@R.inline_kernel
 def move_value(rules, cards, stats, bonuses, move):
     """Immediate worth of a placement outcome or replacement (a bare keeper or pass is 0)."""
     move_type = move // S.MOVE_TYPE_UNIT
@@ -146,7 +146,7 @@ def move_value(rules, cards, stats, bonuses, move):
     return 0.0
 
 
-@R.kernel
+@R.inline_kernel
 def best_outcome(rules, cards, stats, bonuses, moves, move_count):
     """Placement after a draw (greedy and expectimax): the outcome leaving the best hand; the
     first listed wins ties."""
@@ -160,7 +160,7 @@ def best_outcome(rules, cards, stats, bonuses, moves, move_count):
     return best_index
 
 
-@R.kernel
+@R.inline_kernel
 def fill_kind_gains(rules, cards, hand, hand_len, stats, entry, bonuses, gains, ranking):
     """gains[kind] = best card_gain among held cards of that kind (NEG_INF if none held);
     ranking[:count] = the held kinds by falling gain (ties: lower kind first); returns count."""
@@ -210,7 +210,7 @@ def held_kinds(rules, stats):
     return mask
 
 
-@R.kernel
+@R.inline_kernel
 def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_params, moves,
                   move_count, gains, ranking):
     """Greedy's action: the draw cell where its most harmful fitting card scores best (or

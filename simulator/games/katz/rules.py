@@ -16,6 +16,10 @@ from simulator.games.katz import state as S
 # prune, which made them ~85% of the run time. Allocation happens only in functions decorated
 # with plain `njit` (engine.allocate_game, engine.play_games, policies.allocate_workspace).
 kernel = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
+# Hot helpers are inlined into their callers at numba IR level: a non-inlined call passes every
+# array as ~7-9 flattened machine words (data, shape, strides, meminfo, ...) and tuples of
+# arrays as all of theirs, which costs more than the small bodies themselves.
+inline_kernel = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", inline="always")
 
 
 @kernel
@@ -108,7 +112,7 @@ def encode_move(move_type, cell, card):
     return move_type * S.MOVE_TYPE_UNIT + cell * S.MOVE_CELL_UNIT + card
 
 
-@kernel
+@inline_kernel
 def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     """Legal outcomes after a draw into `gap` (K-3.2.2 to K-3.3), written to `out`; returns the
     count. The drawn card is already in `hand`."""
@@ -231,7 +235,7 @@ def term_without(rules, is_penalty, top, second, total, count, value):
     return kind_term(rules, is_penalty, new_top, total - value, count - 1)
 
 
-@kernel
+@inline_kernel
 def fill_kind_stats(rules, cards, hand, hand_len, stats):
     """stats[kind, STAT_*] for a hand."""
     for kind in range(rules[S.P_KINDS]):
@@ -267,7 +271,7 @@ def hand_score(rules, cards, hand, hand_len):
     return score
 
 
-@kernel
+@inline_kernel
 def removal_delta(rules, cards, stats, card):
     """Change of the hand's score when `card` (held) leaves it; stats describe the hand."""
     kind = cards[card, S.CARD_KIND]
