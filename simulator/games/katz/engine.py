@@ -65,7 +65,7 @@ def max_moves(rules):
     return rules[S.P_CELLS] * (rules[S.P_CARD_IDS] + 1) + rules[S.P_CARD_IDS] + 2
 
 
-@R.kernel
+@R.inline_kernel
 def emit(scalars, events, code, seat, cell, card):
     """Append a trace event if the log has room (play_batch passes a log of capacity 0)."""
     index = scalars[S.S_EVENT_COUNT]
@@ -166,7 +166,7 @@ def begin_deal(rules, cards, deck, game, rng):
     begin_seat_turn(rules, cards, game, start_seat)
 
 
-@R.kernel
+@R.inline_kernel
 def settle(rules, cards, deck, game, rng):
     """After a deal ended: deal the next one (K-4.4) or end the game."""
     scalars = game[0]
@@ -296,7 +296,7 @@ def count_pass(rules, cards, game):
     return True
 
 
-@R.kernel
+@R.inline_kernel
 def end_trigger(rules, scalars):
     """K-4.1.1/K-4.1.2: END_* if an end condition holds now, else -1."""
     if rules[S.P_END_WHEN_NO_FACE_DOWN] and scalars[S.S_FACE_DOWN] == 0:
@@ -306,7 +306,7 @@ def end_trigger(rules, scalars):
     return -1
 
 
-@R.kernel
+@R.inline_kernel
 def finish_action(rules, cards, game, extra_turn):
     """After an action: end checks first (K-4.1.3: an end beats a pending extra turn), then the
     extra turn (K-3.5.1) or the next seat."""
@@ -357,7 +357,7 @@ def end_deal(rules, cards, game):
 # ---- applying a move -----------------------------------------------------------------------------
 
 
-@R.kernel
+@R.inline_kernel
 def remove_from_hand(hands, seats, seat, card):
     """Take one copy of `card` out of the seat's hand (order of the rest may change)."""
     hand_len = seats[seat, S.SEAT_HAND_LEN]
@@ -368,7 +368,7 @@ def remove_from_hand(hands, seats, seat, card):
             return
 
 
-@R.kernel
+@R.inline_kernel
 def show_card(rules, cards, cells, lines, cell, card, state):
     """Put `card` into `cell` face up or under a keeper and update both lines' masks."""
     cells[S.CELL_STATE, cell] = state
@@ -380,7 +380,7 @@ def show_card(rules, cards, cells, lines, cell, card, state):
     lines[field, column] |= bit
 
 
-@R.kernel
+@R.inline_kernel
 def add_keepers(rules, lines, cell, change):
     """A keeper enters (+1) or leaves (-1) `cell`: update both lines' keeper counts."""
     row, column = R.cell_lines(rules, cell)
@@ -388,7 +388,7 @@ def add_keepers(rules, lines, cell, change):
     lines[S.LINE_KEEPERS, column] += change
 
 
-@R.kernel
+@R.inline_kernel
 def value_effects(rules, cards, game, card, entry):
     """K-3.5: set a pending skip now; return whether an extra turn is earned."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -400,7 +400,7 @@ def value_effects(rules, cards, game, card, entry):
     return R.earns_extra_turn(rules, cards, scalars, card, entry)
 
 
-@R.kernel
+@R.inline_kernel
 def apply_move(rules, cards, deck, game, rng, move):
     """Carry out one legal move of the seat to decide, then sequence turns and deals."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -635,7 +635,7 @@ def cross_kinds_by_scan(rules, cards, cells, cell):
     return kinds & rules[S.P_BLOCKING_KINDS]
 
 
-@R.kernel
+@R.inline_kernel
 def record_violation(scalars, code):
     if code != S.VIOLATION_NONE:
         if scalars[S.S_VIOLATIONS] == 0:
