@@ -1303,7 +1303,7 @@ def add_enclosure(position, seat, tile, species=None, count=0, cells=None) -> in
 
 def cover_squares(position, seat, keep_free: int) -> None:
     """Cover all but the last `keep_free` empty squares of a board with 1x1 attractions."""
-    st, tab = position.state, position.tables
+    st = position.state
     empty = [i for i in range(MAX_CELLS) if st.cells[seat, i] == CELL_EMPTY]
     for index in empty[: len(empty) - keep_free]:
         st.cells[seat, index] = CELL_ATTRACTION + N_ATTRACTION_TYPES - 1
