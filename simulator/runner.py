@@ -256,15 +256,21 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
         return summary
     target = precision.model_dump()
     options = {**options, "resume": True, "force": False}
-    while True:
-        grown = []
+    unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
+    while unsettled:
+        grown = {}
         for cell in plan.cells:
+            if cell.index not in unsettled:
+                continue
             totals = summarize_cell(Path(run_dir), cell.describe())
             precise = precision_halfwidth(totals.share_sum, totals.rated_games, target) <= precision.until.halfwidth
-            grown.append(None if precise else grow_cell(cell))
-        if not any(grown):
+            bigger = None if precise else grow_cell(cell)
+            if bigger is not None:
+                grown[cell.index] = bigger
+        unsettled = set(grown)
+        if not grown:
             return summary
-        plan.cells = [bigger or cell for bigger, cell in zip(grown, plan.cells)]
+        plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
         more = run_plan(plan, run_dir, experiment_text, **options)
         summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
                              summary.seconds + more.seconds, summary.chunks_skipped)

@@ -73,7 +73,7 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
         summary=_summary(analysis),
         studies=studies,
         margin=margin,
-        cells_table=_table(analysis.cells, "cells", CELL_COLUMNS),
+        cells_table=table_view(analysis.cells, "cells", CELL_COLUMNS),
         games_played=int(analysis.cells["games"].sum()) if len(analysis.cells) else 0,
         run_seconds=sum(s["seconds"] for s in sessions),
         sessions=sessions,
@@ -100,9 +100,10 @@ def _summary(analysis: Analysis) -> list[dict[str, str]]:
 
 
 def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[str, Any] | None:
-    if len(analysis.cells) == 0 or cell["index"] not in set(analysis.cells["cell"]):
-        return None
-    row = analysis.cells.set_index("cell").loc[cell["index"]]
+    rows = analysis.cells[analysis.cells["cell"] == cell["index"]] if len(analysis.cells) else analysis.cells
+    if len(rows) == 0:
+        return None  # no finished game yet
+    row = rows.iloc[0]
     seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
     lengths = analysis.lengths[(analysis.lengths["cell"] == cell["index"])] if len(analysis.lengths) else analysis.lengths
     length_charts = []
@@ -116,8 +117,8 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[
         "label": cell["label"],
         "row": row,
         "seats_chart": charts.seat_win_rates(seats, cell["players"], margin, "win rate by seat") if cell["players"] > 1 else None,
-        "seats_table": _table(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
-        "policies_table": _table(policies, f"policies-cell-{cell['index']}", None) if policies is not None and len(policies) else None,
+        "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
+        "policies_table": table_view(policies, f"policies-cell-{cell['index']}", None) if policies is not None and len(policies) else None,
         "length_charts": length_charts,
         "knobs": json.dumps(cell["params"], indent=2),
         "end_reasons": ", ".join(
@@ -136,7 +137,7 @@ def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
     if len(ratings) == 0:
         return {}
     chart = charts.strength_chart(ratings, "seat advantage against strength") if ratings["elo"].notna().all() else None
-    return {"ratings_table": _table(ratings, f"ratings-{study_name}", RATING_COLUMNS), "ratings_chart": chart}
+    return {"ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS), "ratings_chart": chart}
 
 
 def _share_text(share: float) -> str:
@@ -216,7 +217,7 @@ def _format(value: Any, style: str) -> str:
     return str(value)
 
 
-def _table(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]] | None) -> dict[str, Any]:
+def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]] | None) -> dict[str, Any]:
     """A table view: headings, formatted cells with raw values, and the CSV as a data URL."""
     if frame is None:
         frame = pd.DataFrame()

@@ -15,7 +15,7 @@ import pandas as pd
 from simulator.analysis import stats
 from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
-from simulator.report.build import _table
+from simulator.report.build import table_view
 from simulator.runner import read_manifest
 
 COMPARE_COLUMNS = [
@@ -71,8 +71,8 @@ def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, pd.Dat
     )
     page = environment.get_template("compare.html").render(
         run_a=str(run_a), run_b=str(run_b),
-        seats_table=_table(seat_changes, "seat-changes", COMPARE_COLUMNS),
-        cells_table=_table(cell_changes, "cell-changes", None),
+        seats_table=table_view(seat_changes, "seat-changes", COMPARE_COLUMNS),
+        cells_table=table_view(cell_changes, "cell-changes", None),
     )
     out.write_text(page, encoding="utf-8")
     return out, seat_changes, cell_changes
