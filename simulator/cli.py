@@ -7,6 +7,7 @@ stderr with exit status 2.
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -219,10 +220,15 @@ def rules(game):
                "set them under `rules:` in an experiment or with `zoosim play --set`.\n")
     for knob in module.knobs():
         click.echo(f"{knob.name} = {knob.default}   [{knob.rule}]")
-        click.echo(f"    allowed: {knob.allowed}")
+        per_seat = " (per seat: entry i is seat i in turn order)" if knob.per_seat else ""
+        click.echo(f"    allowed: {knob.allowed}{per_seat}")
         if knob.description:
             click.echo(f"    {knob.description}")
-    click.echo(f"\npresets: {', '.join(module.presets)}")
+    click.echo("\npresets (`preset: NAME` sets these knobs first; knobs given alongside override them):")
+    for index, (name, settings) in enumerate(module.presets.items()):
+        default = " (default)" if index == 0 else ""
+        values = ", ".join(f"{key}={json.dumps(value)}" for key, value in settings.items())
+        click.echo(f"{name}{default}: {values or 'nothing (the defaults)'}")
     click.echo("\npolicies (seat them by name; set parameters with {policy: NAME, params: {...}}):")
     for name, spec in module.policies.items():
         default = " (default)" if name == module.default_policy else ""

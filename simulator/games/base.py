@@ -45,10 +45,16 @@ class StrictModel(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(extra="forbid")
 
 
-def knob(default: Any, rule: str, description: str, allowed: str | None = None, **kwargs: Any) -> Any:
+def knob(default: Any, rule: str, description: str, allowed: str | None = None,
+         per_seat: bool = False, **kwargs: Any) -> Any:
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
-    id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type."""
-    extra = {"rule": rule} if allowed is None else {"rule": rule, "allowed": allowed}
+    id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
+    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first)."""
+    extra: dict[str, Any] = {"rule": rule}
+    if allowed is not None:
+        extra["allowed"] = allowed
+    if per_seat:
+        extra["per_seat"] = True
     return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
 
 
@@ -104,6 +110,7 @@ class Knob:
     allowed: str
     rule: str
     description: str
+    per_seat: bool = False  # a list indexed by seat in turn order (knob(..., per_seat=True))
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ class Game:
     # columns the report shows as game-length distributions besides turns and rounds; a per-seat
     # column is summed over the seats (e.g. enclosures placed by everybody in the game)
     length_columns: tuple[str, ...] = ()
+    # Per-seat record columns the report shows as measures per seat, with human names
+    seat_measures: Mapping[str, str] = field(default_factory=dict)
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
@@ -279,6 +288,7 @@ def knob_table(
                 allowed=str(extra.get("allowed") or _allowed_text(info)),
                 rule=str(extra.get("rule", "")),
                 description=info.description or "",
+                per_seat=bool(extra.get("per_seat", False)),
             )
         )
     return rows

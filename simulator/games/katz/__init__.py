@@ -14,8 +14,13 @@ GAME = Game(
     title="Alles für die Katz",
     rules_version=RULES_VERSION,
     params_model=Params,
-    # K-9.1: the editions play by identical rules; no difference is confirmed by any source.
-    presets={"amigo": {}, "zoo_party": {}, "7_safari": {}},
+    # K-9.2: knob groups. `spec` is the rules spec of record (the defaults); `seed_summary` the
+    # original Dutch summary's readings where they differ from or choose among the spec's.
+    # (The editions, K-9.1, are the separate knob `edition`.)
+    presets={
+        "spec": {},
+        "seed_summary": {"blocked_cell_rule": "line_completion", "line_completion_needs_no_fit": False},
+    },
     policies=POLICIES,
     default_policy="greedy",
     end_reasons=state.END_REASONS,
@@ -25,6 +30,7 @@ GAME = Game(
     play_batch=engine.play_batch,
     trace=render.trace,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
+    seat_measures=engine.SEAT_MEASURES,
     game_columns=tuple(
         name for name in engine.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
     ),

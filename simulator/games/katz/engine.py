@@ -36,9 +36,22 @@ GAME_COLUMN_SCALARS = (
 )
 GAME_COLUMN_DTYPES = {"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
                       "check_violations": np.int32}
-SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held")
-SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(len(SEAT_COLUMNS))
+SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held", "cards_drawn",
+                "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped")
+SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(5)
+# per-seat counters copied from the seats array: (column index, SEAT_* field)
+SEAT_COUNTER_FIELDS = (
+    (5, S.SEAT_CARDS_DRAWN), (6, S.SEAT_KEEPERS_REPLACED), (7, S.SEAT_ZOOKEEPERS_PLACED),
+    (8, S.SEAT_EXTRA_TURNS), (9, S.SEAT_TURNS_SKIPPED),
+)
 SEAT_COLUMN_DTYPES = {"score": S.SCORE_DTYPE, "win": np.bool_, "rank": np.int8}
+# What the report calls the per-seat measures (K-8.2), in display order.
+SEAT_MEASURES = {
+    "cards_drawn": "cards drawn", "keepers_replaced": "keepers replaced",
+    "zookeepers_placed": "zookeepers placed", "extra_turns_taken": "extra turns",
+    "turns_skipped": "turns skipped", "cats_held": "cats held at the end",
+    "hand_cards": "cards held at the end",
+}
 
 
 # ---- allocation and set-up (K-2) ----------------------------------------------------------------
@@ -118,11 +131,15 @@ def start_game(rules, cards, deck, game, rng, rotation):
 
 @R.kernel
 def begin_deal(rules, cards, deck, game, rng):
-    """K-2: shuffle, deal hand_size cards to slots 0..n-1 in order, lay the rest face down row by
-    row, set the leftover aside; the start seat moves on by one each deal (K-4.4)."""
+    """K-2: shuffle; slot j's block of the deck is cards [j * block, (j + 1) * block) (block = the
+    largest seat hand), and the slot takes the first cards of its block, as many as its seat's
+    hand size (K-2.5); the zoo takes, row by row, the cards after the blocks, then the blocks'
+    unused ends in slot order; the leftover is set aside. With equal hands (the box) that is
+    hands in slot order, then the zoo, then the set-aside cards. The start seat moves on by one
+    each deal (K-4.4)."""
     scalars, cells, hidden, lines, hands, seats, events = game
     players = rules[S.P_PLAYERS]
-    hand_size = rules[S.P_HAND_SIZE]
+    block = rules[S.P_HAND_BLOCK]
     cell_count = rules[S.P_CELLS]
     deck_size = deck.shape[0]
     # The shuffle runs in hidden's tail; the cards left there at the end are the set-aside ones.
@@ -131,19 +148,39 @@ def begin_deal(rules, cards, deck, game, rng):
         shuffled[index] = deck[index]
     random_stream.shuffle(rng, shuffled)
     for seat in range(players):
-        first = seats[seat, S.SEAT_SLOT] * hand_size
-        for index in range(hand_size):
+        first = seats[seat, S.SEAT_SLOT] * block
+        size = rules[S.P_SEAT_HAND_SIZES + seat]
+        for index in range(size):
             hands[seat, index] = shuffled[first + index]
-        seats[seat, S.SEAT_HAND_LEN] = hand_size
+        seats[seat, S.SEAT_HAND_LEN] = size
         seats[seat, S.SEAT_SKIP_PENDING] = 0
-    dealt = players * hand_size
     for cell in range(cell_count):
-        hidden[cell] = shuffled[dealt + cell]
         cells[S.CELL_STATE, cell] = S.FACE_DOWN
         cells[S.CELL_CARD, cell] = S.NO_CARD
-    set_aside = deck_size - dealt - cell_count
-    for index in range(set_aside):  # forward copy: the source is never behind the target
-        shuffled[index] = shuffled[dealt + cell_count + index]
+    rest_first = players * block
+    from_rest = min(cell_count, deck_size - rest_first)
+    for cell in range(from_rest):
+        hidden[cell] = shuffled[rest_first + cell]
+    # The undealt cards in deck order (blocks' unused ends, then the rest after the zoo's part)
+    # fill the remaining cells, then are compacted to the tail's front as the set-aside cards:
+    # the k-th of them lies at position >= k, so the forward copy never overwrites an unread card.
+    cell = from_rest
+    set_aside = 0
+    for slot in range(players):
+        size = block
+        for seat in range(players):
+            if seats[seat, S.SEAT_SLOT] == slot:
+                size = rules[S.P_SEAT_HAND_SIZES + seat]
+        for position in range(slot * block + size, (slot + 1) * block):
+            if cell < cell_count:
+                hidden[cell] = shuffled[position]
+                cell += 1
+            else:
+                shuffled[set_aside] = shuffled[position]
+                set_aside += 1
+    for position in range(rest_first + from_rest, deck_size):
+        shuffled[set_aside] = shuffled[position]
+        set_aside += 1
     scalars[S.S_SET_ASIDE] = set_aside
     recount_lines(rules, cards, cells, lines)
     scalars[S.S_FACE_DOWN] = cell_count
@@ -162,6 +199,7 @@ def begin_deal(rules, cards, deck, game, rng):
     scalars[S.S_END_REASON] = -1
     scalars[S.S_INITIAL_KEEPERS] = 0
     scalars[S.S_BARE_KEEPERS] = 0
+    scalars[S.S_FIRST_TURN] = 1  # K-3.8: until the start seat's first action is done
     emit(scalars, events, S.EV_DEAL, start_seat, deal, -1)
     begin_seat_turn(rules, cards, game, start_seat)
 
@@ -211,7 +249,9 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     hand = hands[seat]
     hand_len = seats[seat, S.SEAT_HAND_LEN]
     if phase == S.PHASE_PLACE:
-        return R.placement_outcomes(rules, cards, lines, scalars[S.S_GAP], hand, hand_len, out)
+        first_slot = R.placement_first_slot(rules, scalars, hand_len)
+        return R.placement_outcomes(rules, cards, lines, scalars[S.S_GAP], hand, hand_len,
+                                    first_slot, out)
     if phase != S.PHASE_ACTION:
         return 0
     count = 0
@@ -270,6 +310,7 @@ def begin_seat_turn(rules, cards, game, seat):
         if seats[seat, S.SEAT_SKIP_PENDING]:
             seats[seat, S.SEAT_SKIP_PENDING] = 0
             scalars[S.S_SKIPPED_TURNS] += 1
+            seats[seat, S.SEAT_TURNS_SKIPPED] += 1
             emit(scalars, events, S.EV_SKIPPED, seat, -1, -1)
             seat = (seat + 1) % players
             continue
@@ -314,6 +355,7 @@ def finish_action(rules, cards, game, extra_turn):
     players = rules[S.P_PLAYERS]
     seat = scalars[S.S_SEAT]
     scalars[S.S_GAP] = -1
+    scalars[S.S_FIRST_TURN] = 0
     if scalars[S.S_FINAL_TURNS_LEFT] < 0:
         reason = end_trigger(rules, scalars)
         if reason >= 0:
@@ -329,6 +371,7 @@ def finish_action(rules, cards, game, extra_turn):
             return
         if extra_turn:
             scalars[S.S_EXTRA_TURNS] += 1
+            seats[seat, S.SEAT_EXTRA_TURNS] += 1
             emit(scalars, events, S.EV_EXTRA_TURN, seat, -1, -1)
             scalars[S.S_PHASE] = S.PHASE_ACTION
             scalars[S.S_IN_EXTRA_TURN] = 1
@@ -336,6 +379,9 @@ def finish_action(rules, cards, game, extra_turn):
                 return
             scalars[S.S_FORCED_PASSES] += 1  # an extra turn with nothing to do is lost
             emit(scalars, events, S.EV_FORCED_PASS, seat, -1, -1)
+            # K-4.1.5: by default the lost extra turn does not add to the passes in a row
+            if rules[S.P_LOST_EXTRA_TURN_IN_PASS_STREAK] and count_pass(rules, cards, game):
+                return
     begin_seat_turn(rules, cards, game, (seat + 1) % players)
 
 
@@ -421,6 +467,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         hands[seat, hand_len] = card
         seats[seat, S.SEAT_HAND_LEN] = hand_len + 1
         scalars[S.S_DRAWS] += 1
+        seats[seat, S.SEAT_CARDS_DRAWN] += 1
         scalars[S.S_TURNS] += 1
         scalars[S.S_PASS_STREAK] = 0
         scalars[S.S_GAP] = cell
@@ -450,6 +497,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_SUPPLY] -= 1
         scalars[S.S_BARE_KEEPERS] += 1
         scalars[S.S_KEEPERS_PLACED] += 1
+        seats[seat, S.SEAT_ZOOKEEPERS_PLACED] += 1
         emit(scalars, events, S.EV_KEEPER, seat, cell, -1)
     elif move_type == S.MOVE_COVER:  # K-3.3
         cell = scalars[S.S_GAP]
@@ -458,6 +506,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         add_keepers(rules, lines, cell, 1)
         scalars[S.S_SUPPLY] -= 1
         scalars[S.S_COVERED_KEEPERS] += 1
+        seats[seat, S.SEAT_ZOOKEEPERS_PLACED] += 1
         emit(scalars, events, S.EV_COVER, seat, cell, card)
         extra_turn = value_effects(rules, cards, game, card, S.ENTRY_COVERED)
     elif move_type == S.MOVE_REPLACE:  # K-3.4
@@ -467,6 +516,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_SUPPLY] += 1
         scalars[S.S_BARE_KEEPERS] -= 1
         scalars[S.S_REPLACEMENTS] += 1
+        seats[seat, S.SEAT_KEEPERS_REPLACED] += 1
         scalars[S.S_TURNS] += 1
         scalars[S.S_PASS_STREAK] = 0
         emit(scalars, events, S.EV_REPLACE, seat, cell, card)
@@ -474,6 +524,7 @@ def apply_move(rules, cards, deck, game, rng, move):
     else:  # MOVE_PASS, K-3.2.6
         scalars[S.S_PASSES] += 1
         scalars[S.S_TURNS] += 1
+        scalars[S.S_FIRST_TURN] = 0
         emit(scalars, events, S.EV_PASS, seat, -1, -1)
         if not count_pass(rules, cards, game):
             begin_seat_turn(rules, cards, game, (seat + 1) % rules[S.P_PLAYERS])
@@ -486,15 +537,22 @@ def apply_move(rules, cards, deck, game, rng, move):
 # ---- results (K-4.2, K-4.3) ---------------------------------------------------------------------
 
 
+@R.inline_kernel
+def final_half_points(rules, seats, seat):
+    """The seat's final score in half points: card points summed over deals, plus its seat
+    bonus (K-4.5), which may be a half point."""
+    return 2 * seats[seat, S.SEAT_TOTAL_SCORE] + rules[S.P_SEAT_BONUS_HALVES + seat]
+
+
 @R.kernel
 def winners_into(rules, seats, first_seat, win):
-    """win[seat] = True for the winners by total score after the tie-break (K-4.3)."""
+    """win[seat] = True for the winners by final score after the tie-break (K-4.3, K-4.5)."""
     players = rules[S.P_PLAYERS]
-    best = seats[0, S.SEAT_TOTAL_SCORE]
+    best = final_half_points(rules, seats, 0)
     for seat in range(players):
-        best = max(best, seats[seat, S.SEAT_TOTAL_SCORE])
+        best = max(best, final_half_points(rules, seats, seat))
     for seat in range(players):
-        win[seat] = seats[seat, S.SEAT_TOTAL_SCORE] == best
+        win[seat] = final_half_points(rules, seats, seat) == best
     tie_break = rules[S.P_TIE_BREAK]
     if tie_break == S.TIE_SHARED:
         return
@@ -589,13 +647,16 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
         return S.VIOLATION_BOUNDS
     if scalars[S.S_SKIPS_EARNED] > deals * rules[S.P_SKIP_CARDS]:
         return S.VIOLATION_BOUNDS
-    # T17.9: no keeper offered while a hand card fits the gap (fit recomputed from the cross)
+    # T17.9: no keeper offered while a hand card that may leave the hand (K-3.8) fits the gap
+    # (fit recomputed from the cross); under K-3.3.5's summary reading a covered card is allowed
+    # if it does not fit and is new to a line the gap completes (recomputed by a scan, too)
     if scalars[S.S_PHASE] == S.PHASE_PLACE:
         gap = scalars[S.S_GAP]
         seat = scalars[S.S_SEAT]
         cross = cross_kinds_by_scan(rules, cards, cells, gap)
+        hand_len = seats[seat, S.SEAT_HAND_LEN]
         any_fits = False
-        for slot in range(seats[seat, S.SEAT_HAND_LEN]):
+        for slot in range(R.placement_first_slot(rules, scalars, hand_len), hand_len):
             if (cards[hands[seat, slot], S.CARD_KIND_BIT] & cross) == 0:
                 any_fits = True
         count = legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
@@ -603,9 +664,17 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
             return S.VIOLATION_NO_TERMINATION
         if any_fits and rules[S.P_MUST_PLACE_IF_ABLE]:
             for index in range(count):
-                move_type = moves[index] // S.MOVE_TYPE_UNIT
-                if move_type == S.MOVE_KEEPER or move_type == S.MOVE_COVER:
+                move = moves[index]
+                move_type = move // S.MOVE_TYPE_UNIT
+                if move_type == S.MOVE_KEEPER:
                     return S.VIOLATION_KEEPER_WHILE_FIT
+                if move_type == S.MOVE_COVER:
+                    bit = cards[move & S.MOVE_CARD_MASK, S.CARD_KIND_BIT]
+                    rule = rules[S.P_BLOCKED_CELL_RULE]
+                    by_line = rule == S.RULE_LINE_COMPLETION or rule == S.RULE_EITHER
+                    if (rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] or not by_line or (bit & cross) == 0
+                            or not completed_line_admits(rules, cards, cells, gap, bit)):
+                        return S.VIOLATION_KEEPER_WHILE_FIT
     # T17.6: a finished deal ended for the reason it reports (immediate end timing)
     if scalars[S.S_PHASE] == S.PHASE_OVER and rules[S.P_END_COMPLETE_ROUND] == 0:
         reason = scalars[S.S_END_REASON]
@@ -633,6 +702,32 @@ def cross_kinds_by_scan(rules, cards, cells, cell):
         if state == S.FACE_UP or (state == S.KEEPER_OVER and rules[S.P_COVERED_CARDS_BLOCK]):
             kinds |= cards[cells[S.CELL_CARD, other], S.CARD_KIND_BIT]
     return kinds & rules[S.P_BLOCKING_KINDS]
+
+
+@R.kernel
+def completed_line_admits(rules, cards, cells, gap, kind_bit):
+    """Checked mode's second opinion on K-3.3.2: does the gap complete its row or column (no
+    other face-down cell; no keeper either unless keepers fill lines) while that line shows no
+    card of this kind? Read cell by cell. A line-completion rule (or `either`) is assumed."""
+    rows = rules[S.P_ROWS]
+    cols = rules[S.P_COLS]
+    for is_column in range(2):
+        complete = True
+        shown = 0
+        for other in range(rows * cols):
+            same_line = other % cols == gap % cols if is_column else other // cols == gap // cols
+            if other == gap or not same_line:
+                continue
+            state = cells[S.CELL_STATE, other]
+            if state == S.FACE_DOWN:
+                complete = False
+            if (state == S.KEEPER or state == S.KEEPER_OVER) and not rules[S.P_LINE_COMPLETE_COUNTS_KEEPERS]:
+                complete = False
+            if state == S.FACE_UP or (state == S.KEEPER_OVER and rules[S.P_COVERED_CARDS_BLOCK]):
+                shown |= cards[cells[S.CELL_CARD, other], S.CARD_KIND_BIT]
+        if complete and (shown & rules[S.P_BLOCKING_KINDS] & kind_bit) == 0:
+            return True
+    return False
 
 
 @R.inline_kernel
@@ -720,15 +815,17 @@ def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_row
     winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
     players = rules[S.P_PLAYERS]
     for seat in range(players):
-        score = seats[seat, S.SEAT_TOTAL_SCORE]
+        score = final_half_points(rules, seats, seat)
         better = 0
         for other in range(players):
-            better += seats[other, S.SEAT_TOTAL_SCORE] > score
-        seat_rows[seat, SEAT_SCORE] = score
+            better += final_half_points(rules, seats, other) > score
+        seat_rows[seat, SEAT_SCORE] = score  # half points; play_batch converts
         seat_rows[seat, SEAT_WIN] = win[seat]
         seat_rows[seat, SEAT_RANK] = better + 1
         seat_rows[seat, SEAT_HAND_CARDS] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
         seat_rows[seat, SEAT_CATS_HELD] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
+        for column, field in SEAT_COUNTER_FIELDS:
+            seat_rows[seat, column] = seats[seat, field]
 
 
 # ---- Python side: batches and the step API -------------------------------------------------------
@@ -759,7 +856,16 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     }
     for index, name in enumerate(SEAT_COLUMNS):
         columns[name] = seat_out[:, :, index].astype(SEAT_COLUMN_DTYPES.get(name, S.COUNT_DTYPE))
+    columns["score"] = points_from_halves(params, seat_out[:, :, SEAT_SCORE])
     return columns
+
+
+def points_from_halves(params: Params, halves: np.ndarray) -> np.ndarray:
+    """Scores from half points (K-4.5): int16 whole points, or float32 when some seat bonus is
+    a half point (then scores can end in .5)."""
+    if any(bonus % 2 for bonus in params.seat_bonus_halves):
+        return (halves / 2).astype(np.float32)
+    return (halves // 2).astype(S.SCORE_DTYPE)
 
 
 class InvariantViolation(AssertionError):
@@ -906,13 +1012,15 @@ def is_over(state: KatzState) -> bool:
 
 
 def scores(state: KatzState) -> np.ndarray:
-    """Each seat's score: finished deals' totals plus, while a deal runs, its current hand."""
-    totals = state.seats[:, S.SEAT_TOTAL_SCORE].copy()
+    """Each seat's score: finished deals' totals plus, while a deal runs, its current hand, plus
+    the seat bonus (K-4.5); int16, or float32 with half-point bonuses (as play_batch records)."""
+    halves = 2 * state.seats[:, S.SEAT_TOTAL_SCORE].astype(np.int64)
+    halves += np.asarray(state.params.seat_bonus_halves, dtype=np.int64)
     if not is_over(state):
         for seat in range(state.params.players):
-            totals[seat] += R.hand_score(state.rules, state.cards, state.hands[seat],
-                                         state.seats[seat, S.SEAT_HAND_LEN])
-    return totals
+            halves[seat] += 2 * R.hand_score(state.rules, state.cards, state.hands[seat],
+                                             state.seats[seat, S.SEAT_HAND_LEN])
+    return points_from_halves(state.params, halves)
 
 
 def winners(state: KatzState) -> np.ndarray:

@@ -22,7 +22,7 @@ MAX_KINDS = 32  # kinds are bits of an int64 mask (K-3.1)
 MAX_VALUES = 32
 MAX_COPIES = 8
 MAX_STANDARD_PLAYERS = 5
-MAX_PLAYERS = 16
+MAX_PLAYERS = S.MAX_SEATS
 MAX_ROUNDS = 100
 
 # Short codes of the spec (§1) for the box's kinds; other kind names get derived codes.
@@ -139,7 +139,13 @@ class Scoring(StrictModel):
 class Params(StrictModel):
     """All knobs of one Katz configuration (rules spec §5.3; seeds K-9)."""
 
-    preset: Literal["amigo", "zoo_party", "7_safari"] = knob(
+    preset: Literal["spec", "seed_summary"] = knob(
+        "spec",
+        "K-9.2",
+        "knob group set first (individual knobs override it): spec = the rules spec of record; "
+        "seed_summary = the original Dutch summary's readings (`zoosim rules katz` lists them)",
+    )
+    edition: Literal["amigo", "zoo_party", "7_safari"] = knob(
         "amigo", "K-9.1", "edition; all three play by identical rules (no difference is confirmed)"
     )
     players: int = knob(4, "K-2.1", "number of players (box: 2..5)", ge=1, le=MAX_PLAYERS)
@@ -147,6 +153,15 @@ class Params(StrictModel):
         False, "K-2.1", "permit player counts outside 2..5 (designer variant)"
     )
     hand_size: int = knob(7, "K-2.1", "cards dealt to each player", ge=0, le=256)
+    seat_hand_size_delta: list[int] = knob(
+        [0] * MAX_STANDARD_PLAYERS,
+        "K-2.5",
+        "per seat in turn order (seat 0 moves first): cards dealt on top of hand_size (negative: "
+        "fewer); seats beyond the list get 0, entries beyond the player count are unused",
+        allowed="list of ints, one per seat (hand_size + entry >= 0)",
+        per_seat=True,
+        max_length=MAX_PLAYERS,
+    )
     deck: Deck = Field(default_factory=Deck)
     grid: Grid = Field(default_factory=Grid)
     keepers: int | None = knob(
@@ -169,6 +184,12 @@ class Params(StrictModel):
     blocked_cell_rule: Literal["line_completion", "dead_cell", "either", "off"] = knob(
         "line_completion", "K-3.3", "which blocked-cell exception lets a card go under a keeper"
     )
+    line_completion_needs_no_fit: bool = knob(
+        True,
+        "K-3.3.5",
+        "the line-completion exception is open only when no hand card fits the gap (spec T9); "
+        "false: whenever the placement completes a row or column (the Dutch summary)",
+    )
     blocked_cell_optional: bool = knob(
         True, "K-3.3.4", "the exception may be declined in favour of a bare keeper"
     )
@@ -189,19 +210,51 @@ class Params(StrictModel):
         True, "K-3.5.1", "a qualifying card placed in an extra turn earns a further one"
     )
     value_effects_on: ValueEffectsOn = Field(default_factory=ValueEffectsOn)
+    first_turn_limit: Literal["none", "no_extra_turn", "return_drawn_card"] = knob(
+        "none",
+        "K-3.8",
+        "the start seat's first turn of each deal: no_extra_turn = a value effect earns no extra "
+        "turn; return_drawn_card = only the card just drawn may go into the gap",
+    )
     end_when_no_face_down: bool = knob(
         True, "K-4.1.1", "the game ends when no face-down card is left"
     )
     end_timing: Literal["immediate", "complete_round"] = knob(
         "immediate", "K-4.1.4", "end at once, or let the seats up to the last seat take one more turn"
     )
+    lost_extra_turn_in_pass_streak: bool = knob(
+        False,
+        "K-4.1.5",
+        "an extra turn lost because nothing is legal adds to the consecutive passes that end a "
+        "deal; false: it is recorded as a forced pass only",
+    )
     scoring: Scoring = Field(default_factory=Scoring)
+    seat_bonus_points: list[float] = knob(
+        [0.0] * MAX_STANDARD_PLAYERS,
+        "K-4.5",
+        "per seat in turn order (seat 0 moves first): points added to the final score before "
+        "ranking and the tie-break; seats beyond the list get 0, entries beyond the player "
+        "count are unused",
+        allowed="list of whole or half numbers (-100..100), one per seat",
+        per_seat=True,
+        max_length=MAX_PLAYERS,
+    )
     tie_break: Literal["shared", "fewest_hand_cards", "fewest_cats", "later_seat"] = knob(
         "shared", "K-4.3", "how a tie for the highest score is decided"
     )
     rounds: int = knob(
         1, "K-4.4", "deals per game; scores are summed, the start seat moves on each deal", ge=1, le=MAX_ROUNDS
     )
+
+    @field_validator("seat_bonus_points")
+    @classmethod
+    def _half_points(cls, bonuses: list[float]) -> list[float]:
+        for seat, bonus in enumerate(bonuses):
+            if not -100 <= bonus <= 100 or bonus * 2 != int(bonus * 2):
+                raise ValueError(
+                    f"seat_bonus_points[{seat}] must be a whole or half number in -100..100"
+                )
+        return bonuses
 
     @model_validator(mode="after")
     def _playable(self) -> Params:
@@ -218,28 +271,45 @@ class Params(StrictModel):
         both = sorted(set(self.extra_turn_values) & set(self.skip_values))
         if both:
             raise ValueError(f"values {both} cannot both earn an extra turn and cost a turn")
-        deck_size, dealt = self.deck.size, self.players * self.hand_size
+        sizes = self.seat_hand_sizes
+        for seat, size in enumerate(sizes):
+            if size < 0:
+                raise ValueError(
+                    f"seat_hand_size_delta[{seat}] = {self.seat_hand_size_delta[seat]} leaves "
+                    f"seat {seat} a hand of {size} cards (hand_size {self.hand_size})"
+                )
+        deck_size, dealt = self.deck.size, sum(sizes)
+        hands = (f"{self.players} hands of {self.hand_size}" if len(set(sizes)) == 1
+                 else f"hands of {sizes} (seat 0 first)")
         cols = self.grid.cols
         if dealt + cols > deck_size:
-            raise ValueError(
-                f"deck of {deck_size} cards cannot deal {self.players} hands of {self.hand_size} "
-                f"and one row of {cols}"
-            )
+            raise ValueError(f"deck of {deck_size} cards cannot deal {hands} and one row of {cols}")
         rows = self.grid_rows
         if dealt + rows * cols > deck_size:
-            raise ValueError(
-                f"deck of {deck_size} cards cannot deal {self.players} hands of {self.hand_size} "
-                f"and {rows} rows of {cols}"
-            )
+            raise ValueError(f"deck of {deck_size} cards cannot deal {hands} and {rows} rows of {cols}")
         if rows * cols > S.MAX_CELLS:
             raise ValueError(f"a zoo of {rows * cols} cells is larger than {S.MAX_CELLS}")
         return self
 
     @property
+    def seat_hand_sizes(self) -> list[int]:
+        """Cards dealt to each seat in turn order (K-2.1, K-2.5)."""
+        deltas = self.seat_hand_size_delta
+        return [self.hand_size + (deltas[seat] if seat < len(deltas) else 0)
+                for seat in range(self.players)]
+
+    @property
+    def seat_bonus_halves(self) -> list[int]:
+        """Each seat's bonus (K-4.5) in half points."""
+        bonuses = self.seat_bonus_points
+        return [round(2 * bonuses[seat]) if seat < len(bonuses) else 0
+                for seat in range(self.players)]
+
+    @property
     def grid_rows(self) -> int:
         """The zoo's row count with `auto` resolved (K-2.2)."""
         if self.grid.rows == "auto":
-            return (self.deck.size - self.players * self.hand_size) // self.grid.cols
+            return (self.deck.size - sum(self.seat_hand_sizes)) // self.grid.cols
         return self.grid.rows
 
 
@@ -267,7 +337,12 @@ def rule_array(params: Params) -> np.ndarray:
     rows, cols = params.grid_rows, params.grid.cols
     rules = np.zeros(S.P_CELL_LINES + 2 * rows * cols, dtype=np.int64)
     rules[S.P_PLAYERS] = params.players
-    rules[S.P_HAND_SIZE] = params.hand_size
+    hand_sizes = params.seat_hand_sizes
+    rules[S.P_HAND_BLOCK] = max(hand_sizes)
+    for seat, (size, bonus) in enumerate(zip(hand_sizes, params.seat_bonus_halves)):
+        rules[S.P_SEAT_HAND_SIZES + seat] = size
+        rules[S.P_SEAT_BONUS_HALVES + seat] = bonus
+    rules[S.P_BONUS_HALF_POINTS] = any(bonus % 2 for bonus in params.seat_bonus_halves)
     rules[S.P_ROWS] = params.grid_rows
     rules[S.P_COLS] = params.grid.cols
     rules[S.P_CELLS] = params.grid_rows * params.grid.cols
@@ -283,6 +358,9 @@ def rule_array(params: Params) -> np.ndarray:
     rules[S.P_ALLOW_REPLACEMENT] = params.allow_keeper_replacement
     rules[S.P_BLOCKED_CELL_RULE] = S.BLOCKED_CELL_RULES.index(params.blocked_cell_rule)
     rules[S.P_BLOCKED_CELL_OPTIONAL] = params.blocked_cell_optional
+    rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] = params.line_completion_needs_no_fit
+    rules[S.P_FIRST_TURN_LIMIT] = S.FIRST_TURN_LIMITS.index(params.first_turn_limit)
+    rules[S.P_LOST_EXTRA_TURN_IN_PASS_STREAK] = params.lost_extra_turn_in_pass_streak
     rules[S.P_LINE_COMPLETE_COUNTS_KEEPERS] = params.line_complete_counts_keepers
     rules[S.P_COVERED_CARDS_BLOCK] = params.covered_cards_block
     rules[S.P_CHAIN_EXTRA_TURNS] = params.chain_extra_turns

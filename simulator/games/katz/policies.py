@@ -300,17 +300,34 @@ def fill_draw_outlook(rules, cards, hand, hand_len, stats, bonuses, unseen, per_
             per_card[row, x] = best
 
 
+@R.inline_kernel
+def best_cover_value(kind, bit, add, eligible, cover_kind, cover_best, cover_runner_up,
+                     per_card, x):
+    """Best worth of putting a card under a keeper after drawing x (of `kind`, kind bit `bit`):
+    a held card of an eligible kind, or x itself if its kind is eligible (NEG_INF if none)."""
+    best = NEG_INF
+    other = cover_runner_up if cover_kind == kind else cover_best
+    if other > NEG_INF:
+        best = add + other
+    if bit & eligible:
+        best = max(best, per_card[2, x])
+    return best
+
+
 @R.kernel
 def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked, per_card,
                         unseen, unseen_total):
     """Expected worth of drawing at `cell`: the best legal outcome (rules.placement_outcomes'
-    rules, via the same fit and exception queries) averaged over the unseen cards."""
+    rules, via the same fit and exception queries) averaged over the unseen cards. (The K-3.8
+    first-turn limits are not modelled: they restrict one decision per deal.)"""
     if unseen_total <= 0:
         return 0.0
     all_kinds = rules[S.P_ALL_KINDS]
     visible = R.cell_visible_kinds(rules, lines, cell)
     fitting = all_kinds & ~visible
-    eligible = R.cover_eligible_kinds(rules, lines, cell, visible, 1)
+    # kinds the exception may cover: they do not fit (K-3.3.5 asks only about those)
+    eligible = R.cover_eligible_kinds(rules, lines, cell, visible, 1) & visible
+    cover_while_fit = rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] == 0 and eligible != 0
     place_kind, place_best, place_runner_up = best_two_kinds(gains[0], ranking[0], ranked, fitting)
     cover_kind, cover_best, cover_runner_up = best_two_kinds(gains[1], ranking[1], ranked, eligible)
     expected = 0.0
@@ -329,14 +346,14 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
                 best = max(best, per_card[1, x])
             if R.bare_keeper_legal(rules, True, False):
                 best = max(best, add)
+            if cover_while_fit:
+                best = max(best, best_cover_value(kind, bit, add, eligible, cover_kind, cover_best,
+                                                  cover_runner_up, per_card, x))
         else:
             any_eligible = ((held | bit) & eligible) != 0
             if any_eligible:
-                other = cover_runner_up if cover_kind == kind else cover_best
-                if other > NEG_INF:
-                    best = add + other
-                if bit & eligible:
-                    best = max(best, per_card[2, x])
+                best = best_cover_value(kind, bit, add, eligible, cover_kind, cover_best,
+                                        cover_runner_up, per_card, x)
             if R.bare_keeper_legal(rules, False, any_eligible):
                 best = max(best, add)
         expected += unseen[x] * best

@@ -78,7 +78,7 @@ def render_state(state: engine.KatzState) -> str:
     current = engine.scores(state)
     for seat in range(state.params.players):
         skip = "  [skips next turn]" if state.seats[seat, S.SEAT_SKIP_PENDING] else ""
-        lines.append(f"seat {seat} ({state.policy_of_seat(seat)}), score {int(current[seat])}: "
+        lines.append(f"seat {seat} ({state.policy_of_seat(seat)}), score {current[seat]:g}: "
                      f"{hand_text(state, seat)}{skip}")
     return "\n".join(lines)
 
@@ -127,7 +127,7 @@ def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int 
     state = engine.new_game(params, seat_policies, seed, rotation)
     seating = ", ".join(f"seat {seat}: {state.policy_of_seat(seat)}" for seat in range(params.players))
     out = [f"Alles für die Katz, {params.players} players, seed {seed}, rotation {rotation % params.players}",
-           f"rules: preset {params.preset}, blocked_cell_rule {params.blocked_cell_rule}; {seating}"]
+           f"rules: preset {params.preset}, edition {params.edition}, blocked_cell_rule {params.blocked_cell_rule}; {seating}"]
     out += [event_text(state, event) for event in state.last_events()]
     out.append(render_state(state))
     while not engine.is_over(state):
@@ -143,7 +143,7 @@ def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int 
     final = engine.scores(state)
     won = engine.winners(state)
     out.append(render_state(state))
-    out.append("final scores: " + ", ".join(f"seat {seat} {int(final[seat])}" for seat in range(params.players)))
+    out.append("final scores: " + ", ".join(f"seat {seat} {final[seat]:g}" for seat in range(params.players)))
     out.append("winners: " + ", ".join(f"seat {seat} ({state.policy_of_seat(seat)})"
                                        for seat in range(params.players) if won[seat]))
     return "\n".join(out) + "\n"

@@ -113,13 +113,14 @@ def encode_move(move_type, cell, card):
 
 
 @inline_kernel
-def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
+def placement_outcomes(rules, cards, lines, gap, hand, hand_len, first_slot, out):
     """Legal outcomes after a draw into `gap` (K-3.2.2 to K-3.3), written to `out`; returns the
-    count. The drawn card is already in `hand`."""
+    count. The drawn card is already in `hand` (its last slot); only hand[first_slot:] may leave
+    the hand (first_slot = hand_len - 1 in a return_drawn_card first turn, K-3.8, else 0)."""
     visible = cell_visible_kinds(rules, lines, gap)
     has_copies = rules[S.P_COPIES] > 1
     count = 0
-    for slot in range(hand_len):
+    for slot in range(first_slot, hand_len):
         card = hand[slot]
         if card_fits(cards[card, S.CARD_KIND_BIT], visible):
             if has_copies and repeated_in_hand(hand, slot):
@@ -128,20 +129,31 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
             count += 1
     any_fits = count > 0
     any_eligible = False
-    if not any_fits:
-        eligible = cover_eligible_kinds(rules, lines, gap, visible, 0)
-        for slot in range(hand_len):
+    # K-3.3.5: the exception is asked only when nothing fits, unless the summary's reading lets
+    # a completed line take a card that clashes crosswise (then only cards that do not fit).
+    if not any_fits or rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] == 0:
+        eligible = cover_eligible_kinds(rules, lines, gap, visible, 0) & visible
+        for slot in range(first_slot, hand_len):
             card = hand[slot]
             if cards[card, S.CARD_KIND_BIT] & eligible:
                 if has_copies and repeated_in_hand(hand, slot):
                     continue
                 out[count] = encode_move(S.MOVE_COVER, gap, card)
                 count += 1
-        any_eligible = count > 0
+                any_eligible = True
     if bare_keeper_legal(rules, any_fits, any_eligible):
         out[count] = encode_move(S.MOVE_KEEPER, gap, 0)
         count += 1
     return count
+
+
+@kernel
+def placement_first_slot(rules, scalars, hand_len):
+    """K-3.8 return_drawn_card: in the start seat's first turn only the drawn card (the hand's
+    last slot) may leave the hand; otherwise every hand card may."""
+    if scalars[S.S_FIRST_TURN] != 0 and rules[S.P_FIRST_TURN_LIMIT] == S.FIRST_TURN_RETURN_DRAWN_CARD:
+        return hand_len - 1
+    return 0
 
 
 @kernel
@@ -166,12 +178,14 @@ def effects_switched_on(rules, entry):
 @kernel
 def extra_turn_possible(rules, scalars, entry):
     """K-3.5.1 for a qualifying card entering the zoo this way now: not if effects are off for
-    this entry, chaining is off during an extra turn, or the deal is in its final turns
-    (K-4.1.4). The end itself may still forfeit the turn."""
+    this entry, chaining is off during an extra turn, it is a no_extra_turn first turn (K-3.8),
+    or the deal is in its final turns (K-4.1.4). The end itself may still forfeit the turn."""
     if not effects_switched_on(rules, entry):
         return False
     if scalars[S.S_IN_EXTRA_TURN] != 0 and rules[S.P_CHAIN_EXTRA_TURNS] == 0:
         return False
+    if scalars[S.S_FIRST_TURN] != 0 and rules[S.P_FIRST_TURN_LIMIT] == S.FIRST_TURN_NO_EXTRA_TURN:
+        return False  # K-3.8
     return scalars[S.S_FINAL_TURNS_LEFT] < 0
 
 

@@ -34,7 +34,7 @@ MAX_CELLS = 4095  # cells and card ids must fit 12 bits of a move code
 
 # ---- rule array (params.rule_array) -----------------------------------------------------------
 P_PLAYERS = 0
-P_HAND_SIZE = 1
+P_HAND_BLOCK = 1  # cards per slot's block in the deal: the largest seat hand (K-2.4, K-2.5)
 P_ROWS = 2
 P_COLS = 3
 P_CELLS = 4  # rows * cols
@@ -66,7 +66,15 @@ P_ALL_KINDS = 29  # mask of every kind in the deck
 P_BLOCKING_KINDS = 30  # kinds that block their own kind (all, or all but penalty kinds)
 P_EXTRA_TURN_CARDS = 31  # cards per deal whose value earns an extra turn (T17.5 bound)
 P_SKIP_CARDS = 32  # cards per deal whose value costs a turn
-P_SIZE = 33  # fixed part; then the per-cell table:
+P_LINE_COMPLETION_NEEDS_NO_FIT = 33  # K-3.3.5
+P_FIRST_TURN_LIMIT = 34  # index into FIRST_TURN_LIMITS (K-3.8)
+P_LOST_EXTRA_TURN_IN_PASS_STREAK = 35  # K-4.1.5
+P_BONUS_HALF_POINTS = 36  # 1 if some seat bonus is a half point (scores are recorded as floats)
+# Per-seat tables (seat = position in turn order, K-8.1), MAX_SEATS entries each:
+P_SEAT_HAND_SIZES = 37  # rules[P_SEAT_HAND_SIZES + seat]: cards dealt to the seat (K-2.5)
+MAX_SEATS = 16
+P_SEAT_BONUS_HALVES = P_SEAT_HAND_SIZES + MAX_SEATS  # the seat's bonus in half points (K-4.5)
+P_SIZE = P_SEAT_BONUS_HALVES + MAX_SEATS  # fixed part; then the per-cell table:
 # rules[P_CELL_LINES + 2 * cell] is the cell's row line (row), rules[P_CELL_LINES + 2 * cell + 1]
 # its column line (rows + column), so the hot loops need no division to find a cell's lines.
 P_CELL_LINES = P_SIZE
@@ -87,6 +95,10 @@ TIE_SHARED = 0
 TIE_FEWEST_HAND_CARDS = 1
 TIE_FEWEST_CATS = 2
 TIE_LATER_SEAT = 3
+FIRST_TURN_LIMITS = ("none", "no_extra_turn", "return_drawn_card")
+FIRST_TURN_NONE = 0
+FIRST_TURN_NO_EXTRA_TURN = 1
+FIRST_TURN_RETURN_DRAWN_CARD = 2
 
 # ---- card table (params.card_table), one row per card id ---------------------------------------
 CARD_KIND = 0
@@ -121,7 +133,13 @@ SEAT_SLOT = 2  # the player slot sitting here (rotation, K-8.1)
 SEAT_TOTAL_SCORE = 3  # summed over finished deals
 SEAT_TOTAL_HAND_CARDS = 4
 SEAT_TOTAL_PENALTY_CARDS = 5  # cats held at the end, summed over deals
-SEAT_FIELDS = 6
+# per-seat counters, summed over deals (K-8.2 per-seat records)
+SEAT_CARDS_DRAWN = 6
+SEAT_KEEPERS_REPLACED = 7
+SEAT_ZOOKEEPERS_PLACED = 8  # bare and covered keepers put into gaps
+SEAT_EXTRA_TURNS = 9  # extra turns granted
+SEAT_TURNS_SKIPPED = 10  # seat turns lost to a skip
+SEAT_FIELDS = 11
 
 # ---- scalars ----------------------------------------------------------------------------------
 S_PHASE = 0  # PHASE_*
@@ -156,7 +174,8 @@ S_NO_FIT_DRAWS = 28  # draws where no hand card fitted the gap
 S_DEAD_CELL_DRAWS = 29  # ... of which the gap was dead
 S_STEPS = 30  # apply calls, the safety bound of K-4.1.6
 S_BARE_KEEPERS = 31  # bare keepers in the zoo now
-S_SIZE = 32
+S_FIRST_TURN = 32  # 1 during the start seat's first action of a deal (K-3.8)
+S_SIZE = 33
 
 PHASE_ACTION = 0  # choose draw, replacement or pass
 PHASE_PLACE = 1  # a gap is open: choose the placement outcome

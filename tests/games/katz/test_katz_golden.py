@@ -16,9 +16,22 @@ from katz_helpers import make_params
 GAMES = 200
 
 
-def _digest(columns) -> str:
+# The columns the digests in GOLDEN were computed from; later columns are additive and have
+# digests of their own (NEW_COLUMNS), so adding a column never changes an existing digest.
+GOLDEN_COLUMNS = (
+    "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",
+    "covered_keepers", "extra_turns", "skips", "skips_earned", "passes", "forced_passes",
+    "no_fit_draws", "dead_cell_draws", "check_violations", "first_violation",
+    "score", "win", "rank", "hand_cards", "cats_held",
+)
+# per-seat counters added for #13 (cards drawn, replacements, keepers, extra turns, skips)
+NEW_COLUMNS = ("cards_drawn", "keepers_replaced", "zookeepers_placed", "extra_turns_taken",
+               "turns_skipped")
+
+
+def _digest(columns, names=GOLDEN_COLUMNS) -> str:
     h = hashlib.sha256()
-    for name in sorted(columns):
+    for name in sorted(names):
         array = np.ascontiguousarray(columns[name])
         h.update(name.encode())
         h.update(str(array.dtype).encode())
@@ -79,13 +92,44 @@ GOLDEN = {
     "value-effects-off": "00436d85013ba0107fabdce3bace5af7f33f8e782520e0dcc7d97fdd53afbe9b",
 }
 
+GOLDEN_NEW = {
+    "blocked-dead_cell": "ece3583aae8180574bd669358972f4684e5147080066c224720ebe37b3606e97",
+    "blocked-either": "46eb088f8f8aa6994a21ec5bc82e2104bbe4b289e4f4b1d76c62d42db8c60350",
+    "blocked-off": "4130763f08e5ba52984f753d03a0daf17f4340b77445e2836df06770bdcd9643",
+    "checked-greedy-4p": "82ed18941996b6c42341e306ab4acd47c8f8949c1fff049fa34d569d4eb07c76",
+    "checked-mixed-5p": "e9d2b88f2078fe5c487d93662966d867151b62b6f2dd212dd0c5f6ce93b30a9e",
+    "complete-round": "01843983216e3e23e35dc3c33c3e3f9d6250e8de7a1a109594925668b4053201",
+    "covered-cards-block": "32943997066d4a43fc1d0efd30b79a8830dbd9026b0dfc9c045df0784c21a01b",
+    "expectimax-2p": "425622b0475e5fecf06208a8a4ecb31541270e8faa62ed6f0791e06c252b18df",
+    "expectimax-3p": "1a8313f3d03e52df169463fcba24bda09611554409c7d7cf2cffd79726fc76ce",
+    "expectimax-4p": "9bad15255a3973b3a7635c68841820d7cb8553c2bad41a8348def2ee02f1844c",
+    "expectimax-5p": "8bea4f4d47b8b230fb69537848b4c3ead8b600b9e0ff9c72dd7bb0b39def6d61",
+    "greedy-2p": "80ac44ac91bc38ff2a60eecb70c44f27d378dfa8936cb62480b4100a9365e22a",
+    "greedy-3p": "f78067eddb1e496d9c2cc6b8c890a3a2b9ae53e3ce78ecc17ba62892abf3a989",
+    "greedy-4p": "c5f159d2000aec5a9d7f91c31851a342bb1985067a0b703550c43eda0526b28b",
+    "greedy-5p": "96fd474ae844efa5464bc73b0f44ab67dad786de178067a2336d1cff1f507fc7",
+    "mixed-2p": "9ee731a55398999e898a26eadda5d9891c96b1768af1c4852a876e41a58a1632",
+    "mixed-3p": "1d701ce876e21d2bd19917766bd77f780dfe3a70564247ceb6f4bd8250741f35",
+    "mixed-4p": "6eceb6d5218fe334f9787ee60117a51afc5a9453939eba8109bce198a7a8ded9",
+    "mixed-5p": "e0433e6f5b15d3dec28eea47df826527e3c18a06e8a5487310299d4db2567ea9",
+    "random-2p": "fe51d4dd56fa278103be66ae24af023ac13f428a67304030a67cbde336a8f970",
+    "random-3p": "625da615b10f56016c0598d32128a3ac01eab8e9de3dc9176a5d40eea8035ed8",
+    "random-4p": "b7c2fe88d889419194a2527e8c582237171626ca07fa90d5d5346aefd16fa23c",
+    "random-5p": "f730c9baa0be4670488e546c394f7de9d431fb516038b0e52ef2028e2540bdd3",
+    "value-effects-off": "a1d66894e7e4e066d8d8362bdc98bd8257c2b67609a889a7bff596907ca84727",
+}
+
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden(case):
     players, seats, knobs, seed0, check = CASES[case]
-    assert _digest(_run(players, seats, knobs, seed0, check)) == GOLDEN[case]
+    columns = _run(players, seats, knobs, seed0, check)
+    assert set(GOLDEN_COLUMNS) | set(NEW_COLUMNS) == set(columns)
+    assert _digest(columns) == GOLDEN[case]
+    assert _digest(columns, NEW_COLUMNS) == GOLDEN_NEW[case]
 
 
 if __name__ == "__main__":
-    for case in sorted(CASES):
-        print(f'    "{case}": "{_digest(_run(*CASES[case]))}",')
+    for names in (GOLDEN_COLUMNS, NEW_COLUMNS):
+        for case in sorted(CASES):
+            print(f'    "{case}": "{_digest(_run(*CASES[case]), names)}",')

@@ -21,21 +21,39 @@ from simulator.games.katz.params import RULES_VERSION, card_table, rule_array
 
 def test_defaults_are_the_spec_defaults():
     params = make_params()
-    assert params.preset == "amigo" and params.players == 4 and params.hand_size == 7
+    assert params.preset == "spec" and params.edition == "amigo"
+    assert params.players == 4 and params.hand_size == 7
     assert params.grid_rows == 4 and params.keepers == 8 and params.rounds == 1
     assert params.blocked_cell_rule == "line_completion" and params.blocked_cell_optional
     assert params.extra_turn_values == [7] and params.skip_values == [1]
     assert params.value_effects_on.model_dump() == {"place": True, "replace": True, "covered": True}
     assert params.deck.size == 56
+    assert params.line_completion_needs_no_fit and not params.lost_extra_turn_in_pass_streak
+    assert params.seat_bonus_points == [0] * 5 and params.seat_hand_size_delta == [0] * 5
+    assert params.first_turn_limit == "none"
     assert RULES_VERSION == 1 and GAME.rules_version == 1
 
 
-def test_presets_play_identical_rules():
+def test_editions_play_identical_rules():
     """K-9.1: the three editions differ only in name."""
-    hashes = {params_hash(GAME.make_params({"preset": p}).model_copy(update={"preset": "amigo"}), 1)
-              for p in ("amigo", "zoo_party", "7_safari")}
+    hashes = {params_hash(GAME.make_params({"edition": e}).model_copy(update={"edition": "amigo"}), 1)
+              for e in ("amigo", "zoo_party", "7_safari")}
     assert len(hashes) == 1
-    assert np.array_equal(rule_array(GAME.make_params({"preset": "7_safari"})), rule_array(make_params()))
+    assert np.array_equal(rule_array(GAME.make_params({"edition": "7_safari"})), rule_array(make_params()))
+
+
+def test_presets_set_knob_groups_that_single_knobs_override():
+    """K-9.2: `spec` is the defaults; `seed_summary` the Dutch summary's readings (K-3.3.5);
+    knobs given alongside a preset override it; an unknown preset names the allowed ones."""
+    assert GAME.make_params({"preset": "spec"}) == make_params()
+    summary = GAME.make_params({"preset": "seed_summary", "players": 3})
+    assert summary.preset == "seed_summary" and summary.players == 3
+    assert summary.line_completion_needs_no_fit is False
+    assert summary.blocked_cell_rule == "line_completion"
+    overridden = GAME.make_params({"preset": "seed_summary", "line_completion_needs_no_fit": True})
+    assert overridden.line_completion_needs_no_fit is True
+    with pytest.raises(ZoosimError, match="unknown preset 'amigo' \\(allowed: spec, seed_summary\\)"):
+        GAME.make_params({"preset": "amigo"})
 
 
 @pytest.mark.parametrize(
@@ -54,6 +72,20 @@ def test_presets_play_identical_rules():
         ({"deck.copies": 2}, "unknown key 'copies' (allowed: copies_per_card"),
         ({"take_from": "top_left"}, "any_face_down"),
         ({"rounds": 0}, "greater than or equal to 1"),
+        ({"edition": "rio"}, "7_safari"),
+        ({"line_completion_needs_no_fit": "maybe"}, "valid boolean"),
+        ({"lost_extra_turn_in_pass_streak": 2}, "valid boolean"),
+        ({"first_turn_limit": "skip"}, "return_drawn_card"),
+        ({"seat_bonus_points": [0, 0.25]}, "seat_bonus_points[1] must be a whole or half number"),
+        ({"seat_bonus_points": [0, 101]}, "in -100..100"),
+        ({"seat_bonus_points": 2}, "valid list"),
+        ({"seat_bonus_points": [0] * 17}, "at most 16 items"),
+        ({"seat_hand_size_delta": [0, 0, -8]}, "leaves seat 2 a hand of -1 cards"),
+        ({"seat_hand_size_delta": [0, 1.5]}, "valid integer"),
+        ({"players": 5, "seat_hand_size_delta": [0, 0, 0, 0, 15]},
+         "cannot deal hands of [7, 7, 7, 7, 22] (seat 0 first) and one row of 7"),
+        ({"players": 2, "grid": {"rows": 6}, "seat_hand_size_delta": [0, 1]},
+         "cannot deal hands of [7, 8] (seat 0 first) and 6 rows of 7"),
     ],
 )
 def test_unplayable_or_unknown_configurations_are_rejected(knobs, message):
