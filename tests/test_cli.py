@@ -99,6 +99,11 @@ def test_rules_lists_knobs_with_rule_ids_and_policy_parameters():
     assert result.exit_code == 0
     assert 'blocked_cell_rule = "line_completion"   [K-' in result.output
     assert "greedy (default):" in result.output and "skip_cost = 3" in result.output
+    # presets and what each sets (K-9.2); per-seat knobs say so
+    assert "spec (default): nothing (the defaults)" in result.output
+    assert 'seed_summary: blocked_cell_rule="line_completion", line_completion_needs_no_fit=false' in result.output
+    assert "seat_bonus_points = [0.0, 0.0, 0.0, 0.0, 0.0]   [K-4.5]" in result.output
+    assert "(per seat: entry i is seat i in turn order)" in result.output
 
 
 def test_checked_mode_runs_both_games_through_the_command_line(tmp_path):

@@ -131,15 +131,14 @@ def start_game(rules, cards, deck, game, rng, rotation):
 
 @R.kernel
 def begin_deal(rules, cards, deck, game, rng):
-    """K-2: shuffle; slot j's block of the deck is cards [j * block, (j + 1) * block) (block = the
-    largest seat hand), and the slot takes the first cards of its block, as many as its seat's
-    hand size (K-2.5); the zoo takes, row by row, the cards after the blocks, then the blocks'
-    unused ends in slot order; the leftover is set aside. With equal hands (the box) that is
-    hands in slot order, then the zoo, then the set-aside cards. The start seat moves on by one
-    each deal (K-4.4)."""
+    """K-2: shuffle, deal to slots 0..n-1 in order, lay the rest face down row by row, set the
+    leftover aside; the start seat moves on by one each deal (K-4.4). Hands (K-2.4, K-2.5): slot
+    j takes cards [j * base, (j + 1) * base) of the shuffle (base = the smallest seat hand), then
+    the cards its seat holds beyond base from the cards after those blocks, slots in order; the
+    zoo follows. With equal hands (the box) that is hand_size consecutive cards per slot."""
     scalars, cells, hidden, lines, hands, seats, events = game
     players = rules[S.P_PLAYERS]
-    block = rules[S.P_HAND_BLOCK]
+    base = rules[S.P_HAND_BASE]
     cell_count = rules[S.P_CELLS]
     deck_size = deck.shape[0]
     # The shuffle runs in hidden's tail; the cards left there at the end are the set-aside ones.
@@ -147,40 +146,26 @@ def begin_deal(rules, cards, deck, game, rng):
     for index in range(deck_size):
         shuffled[index] = deck[index]
     random_stream.shuffle(rng, shuffled)
-    for seat in range(players):
-        first = seats[seat, S.SEAT_SLOT] * block
-        size = rules[S.P_SEAT_HAND_SIZES + seat]
-        for index in range(size):
-            hands[seat, index] = shuffled[first + index]
-        seats[seat, S.SEAT_HAND_LEN] = size
-        seats[seat, S.SEAT_SKIP_PENDING] = 0
+    dealt = players * base
+    for slot in range(players):
+        for seat in range(players):
+            if seats[seat, S.SEAT_SLOT] != slot:
+                continue
+            size = rules[S.P_SEAT_HAND_SIZES + seat]
+            for index in range(base):
+                hands[seat, index] = shuffled[slot * base + index]
+            for index in range(base, size):
+                hands[seat, index] = shuffled[dealt]
+                dealt += 1
+            seats[seat, S.SEAT_HAND_LEN] = size
+            seats[seat, S.SEAT_SKIP_PENDING] = 0
     for cell in range(cell_count):
+        hidden[cell] = shuffled[dealt + cell]
         cells[S.CELL_STATE, cell] = S.FACE_DOWN
         cells[S.CELL_CARD, cell] = S.NO_CARD
-    rest_first = players * block
-    from_rest = min(cell_count, deck_size - rest_first)
-    for cell in range(from_rest):
-        hidden[cell] = shuffled[rest_first + cell]
-    # The undealt cards in deck order (blocks' unused ends, then the rest after the zoo's part)
-    # fill the remaining cells, then are compacted to the tail's front as the set-aside cards:
-    # the k-th of them lies at position >= k, so the forward copy never overwrites an unread card.
-    cell = from_rest
-    set_aside = 0
-    for slot in range(players):
-        size = block
-        for seat in range(players):
-            if seats[seat, S.SEAT_SLOT] == slot:
-                size = rules[S.P_SEAT_HAND_SIZES + seat]
-        for position in range(slot * block + size, (slot + 1) * block):
-            if cell < cell_count:
-                hidden[cell] = shuffled[position]
-                cell += 1
-            else:
-                shuffled[set_aside] = shuffled[position]
-                set_aside += 1
-    for position in range(rest_first + from_rest, deck_size):
-        shuffled[set_aside] = shuffled[position]
-        set_aside += 1
+    set_aside = deck_size - dealt - cell_count
+    for index in range(set_aside):  # forward copy: the source is never behind the target
+        shuffled[index] = shuffled[dealt + cell_count + index]
     scalars[S.S_SET_ASIDE] = set_aside
     recount_lines(rules, cards, cells, lines)
     scalars[S.S_FACE_DOWN] = cell_count

@@ -338,7 +338,7 @@ def rule_array(params: Params) -> np.ndarray:
     rules = np.zeros(S.P_CELL_LINES + 2 * rows * cols, dtype=np.int64)
     rules[S.P_PLAYERS] = params.players
     hand_sizes = params.seat_hand_sizes
-    rules[S.P_HAND_BLOCK] = max(hand_sizes)
+    rules[S.P_HAND_BASE] = min(hand_sizes)
     for seat, (size, bonus) in enumerate(zip(hand_sizes, params.seat_bonus_halves)):
         rules[S.P_SEAT_HAND_SIZES + seat] = size
         rules[S.P_SEAT_BONUS_HALVES + seat] = bonus

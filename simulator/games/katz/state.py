@@ -34,7 +34,7 @@ MAX_CELLS = 4095  # cells and card ids must fit 12 bits of a move code
 
 # ---- rule array (params.rule_array) -----------------------------------------------------------
 P_PLAYERS = 0
-P_HAND_BLOCK = 1  # cards per slot's block in the deal: the largest seat hand (K-2.4, K-2.5)
+P_HAND_BASE = 1  # cards every seat is dealt from its slot's block: the smallest hand (K-2.4, K-2.5)
 P_ROWS = 2
 P_COLS = 3
 P_CELLS = 4  # rows * cols

@@ -41,6 +41,10 @@ OVER = "over"  # the game is over
 SHORT_CODES = {"giraffe": "Gi", "elephant": "El", "monkey": "Mo", "parrot": "Pa", "penguin": "Pe",
                "lion": "Li", "panda": "Pd", "cat": "Ca"}
 
+# per-seat counters the model keeps (K-8.2 record columns of the same names)
+SEAT_COUNTS = ("cards_drawn", "keepers_replaced", "zookeepers_placed", "extra_turns_taken",
+               "turns_skipped")
+
 NO_FACE_DOWN = "no_face_down"
 KEEPERS_EXHAUSTED = "keepers_exhausted"
 NO_PROGRESS = "no_progress"
@@ -54,7 +58,11 @@ class Rules:
         if params.deck.copies_per_card != 1:
             raise NotImplementedError("the reference model covers copies_per_card = 1 only")
         self.players = params.players
-        self.hand_size = params.hand_size
+        deltas = params.seat_hand_size_delta  # K-2.5: per seat in turn order, missing = 0
+        self.hand_sizes = [params.hand_size + (deltas[seat] if seat < len(deltas) else 0)
+                           for seat in range(self.players)]
+        bonuses = params.seat_bonus_points  # K-4.5: per seat in turn order, missing = 0
+        self.seat_bonus = [bonuses[seat] if seat < len(bonuses) else 0 for seat in range(self.players)]
         self.cols = params.grid.cols
         self.rows = params.grid_rows  # K-2.2 ("auto" resolved by Params)
         self.cells = self.rows * self.cols
@@ -68,6 +76,9 @@ class Rules:
         self.allow_replacement = params.allow_keeper_replacement
         self.blocked_cell_rule = params.blocked_cell_rule
         self.blocked_cell_optional = params.blocked_cell_optional
+        self.line_completion_needs_no_fit = params.line_completion_needs_no_fit
+        self.first_turn_limit = params.first_turn_limit
+        self.lost_extra_turn_in_pass_streak = params.lost_extra_turn_in_pass_streak
         self.line_complete_counts_keepers = params.line_complete_counts_keepers
         self.covered_cards_block = params.covered_cards_block
         self.penalty_kind_blocks = params.penalty_kind_blocks
@@ -166,6 +177,11 @@ class Model:
     total_scores: list[int] = field(default_factory=list)  # over finished deals (K-4.4)
     total_hand_cards: list[int] = field(default_factory=list)
     total_penalty_cards: list[int] = field(default_factory=list)
+    first_turn: bool = False  # the start seat's first action of the deal is not done (K-3.8)
+    forced_passes: int = 0
+    # per seat, over all deals (K-8.2): cards drawn, keepers replaced, keepers put into gaps,
+    # extra turns granted, seat turns lost to skips
+    seat_counts: dict[str, list[int]] = field(default_factory=dict)
 
     # ---- set-up (K-2) ----
 
@@ -174,6 +190,7 @@ class Model:
         n = rules.players
         model = cls(rules=rules, total_scores=[0] * n, total_hand_cards=[0] * n,
                     total_penalty_cards=[0] * n, first_seat=deal.start_seat)
+        model.seat_counts = {name: [0] * n for name in SEAT_COUNTS}
         model.begin_deal(deal)
         return model
 
@@ -185,6 +202,7 @@ class Model:
         n = rules.players
         model = cls(rules=rules, total_scores=[0] * n, total_hand_cards=[0] * n,
                     total_penalty_cards=[0] * n, first_seat=first_seat, start_seat=first_seat)
+        model.seat_counts = {name: [0] * n for name in SEAT_COUNTS}
         model.cells = list(cells)
         model.hands = [list(hand) for hand in hands]
         model.supply = supply
@@ -197,9 +215,9 @@ class Model:
 
     def begin_deal(self, deal: Deal) -> None:
         rules = self.rules
-        # K-2.1/K-2.2: n hands of hand_size cards and a full zoo, all distinct cards
+        # K-2.1/K-2.2/K-2.5: each seat's hand size and a full zoo, all distinct cards
         assert len(deal.hands) == rules.players and len(deal.zoo) == rules.cells
-        assert all(len(hand) == rules.hand_size for hand in deal.hands)
+        assert [len(hand) for hand in deal.hands] == rules.hand_sizes
         dealt = [card for hand in deal.hands for card in hand] + list(deal.zoo)
         assert len(set(dealt)) == len(dealt)
         assert all(0 <= card < len(rules.kind_names) * len(rules.values) for card in dealt)
@@ -217,6 +235,7 @@ class Model:
         self.end_reason = None
         self.pass_streak = 0
         self.start_seat = deal.start_seat
+        self.first_turn = True
         self.begin_seat_turn(deal.start_seat)
 
     # ---- what is visible where (K-3.1) ----
@@ -291,7 +310,7 @@ class Model:
         """K-3.3: hand cards that may go into the gap under a keeper (only asked when nothing
         fits)."""
         rule = self.rules.blocked_cell_rule
-        hand = set(self.hands[self.seat])
+        hand = set(self.leaving_cards())
         eligible: set[int] = set()
         if rule in ("dead_cell", "either") and self.is_dead(self.gap):  # K-3.3.1
             eligible |= hand
@@ -302,13 +321,23 @@ class Model:
                     eligible |= {card for card in hand if self.rules.kind(card) not in shown}
         return eligible
 
+    def leaving_cards(self) -> list[int]:
+        """Hand cards that may go into the gap: all, or in a return_drawn_card first turn only the
+        card just drawn (K-3.8; `apply` appends it to the hand)."""
+        hand = self.hands[self.seat]
+        if self.first_turn and self.rules.first_turn_limit == "return_drawn_card":
+            return hand[-1:]
+        return hand
+
     def placement_moves(self) -> set[tuple]:
-        gap, hand = self.gap, self.hands[self.seat]
+        gap, hand = self.gap, self.leaving_cards()
         fitting = {card for card in hand if self.fits(card, gap)}
         moves = {("place", gap, card) for card in fitting}  # K-3.2.3
         if fitting:
             if not self.rules.must_place_if_able:
                 moves.add(("keeper", gap))
+            if not self.rules.line_completion_needs_no_fit:  # K-3.3.5, the summary's reading
+                moves |= {("cover", gap, card) for card in self.exception_cards() - fitting}
             return moves
         covers = {("cover", gap, card) for card in self.exception_cards()}
         moves |= covers
@@ -335,6 +364,7 @@ class Model:
         seat = self.seat
         if name == "draw":  # K-3.2.1/2: the card joins the hand, the cell is the gap
             cell = move[1]
+            self.seat_counts["cards_drawn"][seat] += 1
             self.hands[seat].append(self.cells[cell][1])
             self.cells[cell] = (GAP, None)
             self.gap = cell
@@ -343,6 +373,7 @@ class Model:
             return
         if name == "pass":  # K-3.2.6: the turn ends, nothing happens (also in an extra turn)
             self.phase = ACTION
+            self.first_turn = False
             if not self.count_pass():
                 self.next_seat_turn()
             return
@@ -351,6 +382,7 @@ class Model:
             self.hands[seat].remove(card)
             self.cells[cell] = (FACE_UP, card)
             self.supply = None if self.supply is None else self.supply + 1
+            self.seat_counts["keepers_replaced"][seat] += 1
             self.note_action()
             self.finish_action(self.value_effects(card, "replace"))
             return
@@ -375,6 +407,7 @@ class Model:
             raise ValueError(f"unknown move {move}")
 
     def take_keeper(self) -> None:
+        self.seat_counts["zookeepers_placed"][self.seat] += 1
         if self.supply is not None:
             assert self.supply > 0
             self.supply -= 1
@@ -401,6 +434,8 @@ class Model:
         if value in self.rules.extra_turn_values:
             if self.final_turns_left is not None:
                 return False  # K-4.1.4: no extra turns in final turns
+            if self.first_turn and self.rules.first_turn_limit == "no_extra_turn":
+                return False  # K-3.8
             if self.in_extra_turn and not self.rules.chain_extra_turns:
                 return False
             return True
@@ -419,6 +454,7 @@ class Model:
         """After an action: the end first (an end beats an extra turn), then the extra turn,
         else the next seat."""
         self.phase = ACTION
+        self.first_turn = False
         if self.final_turns_left is None:
             reason = self.end_trigger()
             if reason is not None:
@@ -432,10 +468,13 @@ class Model:
                 return
             if extra_turn:  # K-3.5.1: same seat, free choice of action
                 self.in_extra_turn = True
+                self.seat_counts["extra_turns_taken"][self.seat] += 1
                 if self.has_legal_action(self.seat):
                     return
-                # K-11 #13: an extra turn with nothing to do is lost (a forced pass)
-                if self.count_pass():
+                # K-4.1.5: an extra turn with nothing to do is lost: a forced pass, in the run
+                # of passes only with lost_extra_turn_in_pass_streak
+                self.forced_passes += 1
+                if self.rules.lost_extra_turn_in_pass_streak and self.count_pass():
                     return
         self.next_seat_turn()
 
@@ -456,10 +495,12 @@ class Model:
             self.in_extra_turn = False
             if self.skip[seat]:  # lost turn; not counted towards no_progress
                 self.skip[seat] = False
+                self.seat_counts["turns_skipped"][seat] += 1
                 seat = (seat + 1) % self.rules.players
                 continue
             if self.has_legal_action(seat):
                 return
+            self.forced_passes += 1
             if self.count_pass():  # a forced pass
                 return
             seat = (seat + 1) % self.rules.players
@@ -502,11 +543,13 @@ class Model:
                 score -= {"minus_face": value, "zero": 0, "minus_one": 1}[rules.other_of_kind_penalty]
         return score
 
-    def scores(self) -> list[int]:
-        """Totals of finished deals plus, while a deal runs, the current hands."""
-        if self.phase in (OVER, NEED_DEAL):
-            return list(self.total_scores)
-        return [total + self.hand_score(hand) for total, hand in zip(self.total_scores, self.hands)]
+    def scores(self) -> list[float]:
+        """Totals of finished deals plus, while a deal runs, the current hands; plus each seat's
+        bonus (K-4.5)."""
+        totals = list(self.total_scores)
+        if self.phase not in (OVER, NEED_DEAL):
+            totals = [total + self.hand_score(hand) for total, hand in zip(totals, self.hands)]
+        return [total + bonus for total, bonus in zip(totals, self.rules.seat_bonus)]
 
     def winners(self) -> list[bool]:
         """K-4.3: highest total wins; the tie-break decides among the tied."""

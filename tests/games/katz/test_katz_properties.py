@@ -27,8 +27,15 @@ VARIANTS = [
     {"end_when_no_face_down": False, "keepers": None},
     {"rounds": 2, "tie_break": "fewest_cats", "scoring": {"other_of_kind_penalty": "minus_one"}},
     {"deck": {"copies_per_card": 2}, "hand_size": 10, "extra_turn_values": [6, 7], "skip_values": [1, 2]},
+    # the #13 readings (K-3.3.5, K-4.1.5) and the seat-compensation variants (K-2.5, K-3.8, K-4.5)
+    {"line_completion_needs_no_fit": False, "first_turn_limit": "return_drawn_card",
+     "seat_hand_size_delta": [1, 0, -1, 2, 0]},
+    {"line_completion_needs_no_fit": False, "blocked_cell_rule": "either", "covered_cards_block": True,
+     "first_turn_limit": "no_extra_turn", "seat_bonus_points": [0, 0.5, 1, 1.5, 2], "rounds": 2},
+    {"end_when_no_face_down": False, "keepers": 4, "lost_extra_turn_in_pass_streak": True,
+     "line_completion_needs_no_fit": False, "line_complete_counts_keepers": False},
 ]
-GAMES_PER_CELL = 1100  # 4 player counts x 12 variants x 2 policies x 1100 = 105,600 games
+GAMES_PER_CELL = 900  # 4 player counts x 15 variants x 2 policies x 900 = 108,000 games
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])
@@ -51,6 +58,13 @@ def test_t17_invariants_hold_in_checked_mode(variant, policy):
         assert (columns["extra_turns"] <= 8 * params.deck.copies_per_card * len(params.extra_turn_values) * deals).all()
         assert (columns["skips_earned"] <= 8 * params.deck.copies_per_card * len(params.skip_values) * deals).all()
         assert (columns["skips"] <= columns["skips_earned"]).all()
+        # K-8.2: the per-seat counters add up to the game's
+        for per_seat, per_game in (("cards_drawn", ["draws"]), ("keepers_replaced", ["replacements"]),
+                                   ("zookeepers_placed", ["keepers_placed", "covered_keepers"]),
+                                   ("extra_turns_taken", ["extra_turns"]), ("turns_skipped", ["skips"])):
+            total = sum(columns[name].astype(np.int64) for name in per_game)
+            assert (columns[per_seat].sum(axis=1) == total).all(), per_seat
+        assert (columns["cats_held"] <= columns["hand_cards"]).all()
         assert set(np.unique(columns["end_reason"])) <= set(range(len(GAME.end_reasons)))
         if params.keepers is not None and not params.allow_pass and params.end_when_no_face_down:
             assert (columns["end_reason"] != S.END_NO_PROGRESS).all()

@@ -29,7 +29,7 @@ from reference_model import KEEPER as M_KEEPER
 from reference_model import KEEPER_OVER as M_KEEPER_OVER
 from reference_model import FACE_DOWN as M_FACE_DOWN
 from reference_model import FACE_UP as M_FACE_UP
-from reference_model import NEED_DEAL, Deal, Model, Rules
+from reference_model import NEED_DEAL, SEAT_COUNTS, Deal, Model, Rules
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
 
@@ -89,8 +89,31 @@ VARIANTS = [
                                  "blocked_cell_rule": "dead_cell"}),
     ("small_two_penalty_kinds_do_not_block", {**SMALL_TWO_PENALTY, "penalty_kind_blocks": False,
                                               "rounds": 2}),
+    # the #13 readings and the #10 seat-compensation knobs
+    ("summary_line_completion", {"line_completion_needs_no_fit": False}),
+    ("summary_either_compulsory", {"line_completion_needs_no_fit": False, "blocked_cell_rule": "either",
+                                   "blocked_cell_optional": False}),
+    ("summary_keepers_do_not_fill", {"line_completion_needs_no_fit": False,
+                                     "line_complete_counts_keepers": False, "covered_cards_block": True}),
+    ("summary_small", {**SMALL, "line_completion_needs_no_fit": False, "must_place_if_able": False}),
+    ("lost_extra_turn_in_run", {"lost_extra_turn_in_pass_streak": True, "end_when_no_face_down": False,
+                                "keepers": 4}),
+    ("lost_extra_turn_not_in_run_small", {**SMALL, "end_when_no_face_down": False,
+                                          "extra_turn_values": [2, 7]}),
+    ("lost_extra_turn_in_run_small", {**SMALL, "end_when_no_face_down": False,
+                                      "extra_turn_values": [2, 7], "lost_extra_turn_in_pass_streak": True}),
+    ("seat_bonus_half_points", {"seat_bonus_points": [0, 0.5, 1, 1.5, 2], "tie_break": "fewest_cats"}),
+    ("seat_bonus_small", {**SMALL, "seat_bonus_points": [-1, 0.5, 0, 1.5, 0], "rounds": 2}),
+    ("seat_hand_size_delta", {"seat_hand_size_delta": [-1, 0, 1, 1, 2]}),
+    ("seat_hand_size_delta_small", {**SMALL, "seat_hand_size_delta": [0, 1, -1, 2, 0],
+                                    "first_player": "random", "rounds": 2}),
+    ("first_turn_no_extra_turn", {"first_turn_limit": "no_extra_turn", "rounds": 2}),
+    ("first_turn_return_drawn_card", {"first_turn_limit": "return_drawn_card", "rounds": 3,
+                                      "first_player": "random"}),
+    ("first_turn_return_small_summary", {**SMALL, "first_turn_limit": "return_drawn_card",
+                                         "line_completion_needs_no_fit": False, "allow_pass": True}),
 ]
-GAMES_PER_CELL = 24  # per variant and player count: 40 variants x 4 counts x 24 = 3,840 games
+GAMES_PER_CELL = 24  # per variant and player count: 54 variants x 4 counts x 24 = 5,184 games
 REPLAY_GAMES = 80  # per player count and seating in the play_batch replay
 
 
@@ -122,6 +145,11 @@ def model_for(state: engine.KatzState) -> Model:
 
 ENGINE_CELL_NAMES = {S.FACE_DOWN: M_FACE_DOWN, S.FACE_UP: M_FACE_UP, S.KEEPER: M_KEEPER,
                      S.KEEPER_OVER: M_KEEPER_OVER, S.GAP: M_GAP}
+ENGINE_SEAT_COUNTS = {
+    "cards_drawn": S.SEAT_CARDS_DRAWN, "keepers_replaced": S.SEAT_KEEPERS_REPLACED,
+    "zookeepers_placed": S.SEAT_ZOOKEEPERS_PLACED, "extra_turns_taken": S.SEAT_EXTRA_TURNS,
+    "turns_skipped": S.SEAT_TURNS_SKIPPED,
+}
 ENGINE_PHASES = {S.PHASE_ACTION: "action", S.PHASE_PLACE: "place", S.PHASE_OVER: "over"}
 
 
@@ -167,8 +195,11 @@ def engine_snapshot(state) -> dict:
         "cells": engine_cells(state),
         "hands": [sorted(state.hand(seat)) for seat in range(n)],
         "supply": None if state.params.keepers is None else int(state.scalars[S.S_SUPPLY]),
-        "scores": [int(score) for score in engine.scores(state)],
+        "scores": [float(score) for score in engine.scores(state)],
+        "forced_passes": int(state.scalars[S.S_FORCED_PASSES]),
     }
+    for name, field in ENGINE_SEAT_COUNTS.items():
+        snap[name] = [int(state.seats[seat, field]) for seat in range(n)]
     if phase == "over":
         snap["end_reason"] = S.END_REASONS[int(state.scalars[S.S_END_REASON])]
         snap["winners"] = [bool(win) for win in engine.winners(state)]
@@ -177,6 +208,7 @@ def engine_snapshot(state) -> dict:
         snap["gap"] = int(state.scalars[S.S_GAP]) if phase == "place" else None
         snap["skips"] = [bool(state.seats[seat, S.SEAT_SKIP_PENDING]) for seat in range(n)]
         snap["extra_turn"] = bool(state.scalars[S.S_IN_EXTRA_TURN])
+        snap["pass_streak"] = int(state.scalars[S.S_PASS_STREAK])
     return snap
 
 
@@ -186,8 +218,11 @@ def model_snapshot(model: Model) -> dict:
         "cells": list(model.cells),
         "hands": [sorted(hand) for hand in model.hands],
         "supply": model.supply,
-        "scores": model.scores(),
+        "scores": [float(score) for score in model.scores()],
+        "forced_passes": model.forced_passes,
     }
+    for name in SEAT_COUNTS:
+        snap[name] = list(model.seat_counts[name])
     if model.phase == "over":
         snap["end_reason"] = model.end_reason
         snap["winners"] = model.winners()
@@ -196,6 +231,7 @@ def model_snapshot(model: Model) -> dict:
         snap["gap"] = model.gap
         snap["skips"] = list(model.skip)
         snap["extra_turn"] = model.in_extra_turn
+        snap["pass_streak"] = model.pass_streak
     return snap
 
 
@@ -335,8 +371,10 @@ def test_policy_games_step_api_matches_play_batch_and_model(players):
                 state, model, _ = play_compared(params, seating, seed, rotation,
                                                 f"policies {names} {knobs}", policy_choice)
                 where = f"seed {seed}, rotation {rotation}, seating {names}, knobs {knobs}"
-                assert list(batch["score"][game]) == [int(x) for x in engine.scores(state)], where
+                assert list(batch["score"][game]) == list(engine.scores(state)), where
                 assert list(batch["score"][game]) == model.scores(), where
+                for name in SEAT_COUNTS:
+                    assert list(batch[name][game]) == model.seat_counts[name], (name, where)
                 assert list(batch["win"][game]) == model.winners(), where
                 assert S.END_REASONS[batch["end_reason"][game]] == model.end_reason, where
                 assert batch["turns"][game] == state.scalars[S.S_TURNS], where
