@@ -83,7 +83,7 @@ class Cell:
         settings = [
             f"--set {name}={json.dumps(value, separators=(',', ':'))}"
             for name, value in _flatten(self.params.model_dump(mode="json")).items()
-            if _flatten(defaults).get(name) != value
+            if _flatten(defaults).get(name) != value or (name == "preset" and value != next(iter(game.presets)))
         ]
         policies = ",".join(name for name, _ in self.seats)
         return " ".join(
