@@ -137,6 +137,8 @@ class Game:
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
     violation_names: tuple[str, ...] = ()
+    # per-seat record columns the report's measures section shows, as (column, human name)
+    seat_measures: tuple[tuple[str, str], ...] = ()
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

@@ -10,7 +10,7 @@ from simulator.games.nyz import GAME, engine, render
 END = {name: i for i, name in enumerate(GAME.end_reasons)}
 
 VARIANTS = {
-    "standard": {},
+    "bga": {},
     "bga_quirks": {"preset": "bga_quirks"},
     "physical": {
         "animal_supply": "physical",
@@ -18,16 +18,16 @@ VARIANTS = {
         "bonus_per_event": False,
         "attraction_optional": False,
         "attraction_1x1_unlimited": False,
-        "single_animal_any_time": False,
+        "single_animal_rule": "when_no_pictured_fits",
         "allow_partial_pair": False,
         "end_skips_breeding": False,
     },
 }
 # (players, variant, games per policy); 2 policies each -> 20,400 games in total
 SWEEP = [
-    (1, "standard", 1200), (1, "solo4", 1000), (2, "standard", 1600), (2, "short", 1200),
-    (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "standard", 1000), (3, "physical", 800),
-    (4, "standard", 600), (4, "bga_quirks", 500), (5, "standard", 500), (5, "physical", 600),
+    (1, "bga", 1200), (1, "solo4", 1000), (2, "bga", 1600), (2, "short", 1200),
+    (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "bga", 1000), (3, "physical", 800),
+    (4, "bga", 600), (4, "bga_quirks", 500), (5, "bga", 500), (5, "physical", 600),
 ]
 
 
@@ -79,7 +79,7 @@ def test_t18_invariants_hold_in_every_game(players, variant, games, policy):
 
 
 def test_determinism_same_seed_same_columns():
-    params = params_for(3, "standard")
+    params = params_for(3, "bga")
     policies = GAME.seat_policies([("random", {}), ("greedy", {}), ("greedy_breeder", {})])
     seeds = np.arange(50, dtype=np.uint64) * 7919
     rotations = (np.arange(50) % 3).astype(np.int8)
@@ -93,7 +93,7 @@ def test_determinism_same_seed_same_columns():
 
 def test_rotation_moves_policies_not_boards():
     """base.py rotation: slot j plays seat (j + r) % n; boards stay with seats."""
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     seeds = np.arange(300, dtype=np.uint64)
     r0 = GAME.play_batch(params, policies, seeds, np.zeros(300, np.int8))
@@ -104,7 +104,7 @@ def test_rotation_moves_policies_not_boards():
 @pytest.mark.parametrize("players, policy", [(2, "random"), (3, "greedy"), (1, "greedy")])
 def test_trace_plays_the_batch_game(players, policy):
     """render.trace walks the same kernels and RNG stream as play_batch."""
-    params = params_for(players, "standard")
+    params = params_for(players, "bga")
     policies = GAME.seat_policies([(policy, {})] * players)
     for seed in (3, 11):
         cols = GAME.play_batch(params, policies, np.array([seed], np.uint64), np.zeros(1, np.int8))
@@ -115,7 +115,7 @@ def test_trace_plays_the_batch_game(players, policy):
 
 
 def test_step_api_replays_batch_with_policy_moves():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     cols = GAME.play_batch(params, policies, np.array([5], np.uint64), np.ones(1, np.int8))
     pos = engine.new_game(params, policies, seed=5, rotation=1)
@@ -127,7 +127,7 @@ def test_step_api_replays_batch_with_policy_moves():
 
 @pytest.mark.parametrize("preset", ["greedy", "greedy_builder", "greedy_breeder"])
 def test_greedy_presets_beat_random(preset):
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([(preset, {}), ("random", {})])
     games = 400
     rotations = (np.arange(games) % 2).astype(np.int8)
@@ -138,7 +138,7 @@ def test_greedy_presets_beat_random(preset):
 
 
 def test_presets_play_differently():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     stats = {}
     for preset in ("greedy_builder", "greedy_breeder"):
         cols = play(params, preset, 300, checked=False)
@@ -147,7 +147,7 @@ def test_presets_play_differently():
 
 
 def test_greedy_parameters_are_used():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     base = GAME.seat_policies([("greedy", {})] * 2)
     tweaked = GAME.seat_policies([("greedy", {"hole_weight": 0.0, "contact_weight": 0.0})] * 2)
     seeds = np.arange(100, dtype=np.uint64)
@@ -160,7 +160,7 @@ def test_greedy_parameters_are_used():
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_t18_invariants_large_sweep(players):
     """The T18 sweep at 20,000 games per player count and policy (slow)."""
-    for variant in ("standard", "physical"):
+    for variant in ("bga", "physical"):
         for policy in ("random", "greedy"):
             cols = play(params_for(players, variant), policy, 10_000, seed0=10**6)
             assert cols["check_violations"].sum() == 0

@@ -423,7 +423,7 @@ def test_e1_attraction_compulsory_knob():
 
 def test_e3_single_animal_only_when_pair_fails_knob():
     """E3 knob false: B2 only when no pictured animal can be placed."""
-    pos = game(2, single_animal_any_time=False)
+    pos = game(2, single_animal_rule="when_no_pictured_fits")
     engine.restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     assert engine.legal_moves(pos) == [S.CHOICE_PAIR]
