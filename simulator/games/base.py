@@ -196,6 +196,18 @@ def expand_dotted(knobs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def flatten_dotted(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{'a': {'b': 1}} -> {'a.b': 1}, the dotted knob names `--set` takes (expand_dotted's
+    inverse)."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            flat.update(flatten_dotted(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 def deep_merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for key, value in update.items():

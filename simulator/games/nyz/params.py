@@ -266,7 +266,7 @@ class TileClasses(StrictModel):
             for tile in getattr(self, cls):
                 if tile in seen:
                     raise ValueError(
-                        f"tile_classes: {tile} is listed twice; each tile in at most one class"
+                        f"{tile} is listed twice; each tile in at most one class"
                     )
                 seen.add(tile)
         return self
@@ -281,7 +281,9 @@ class PhysicalAnimals(StrictModel):
 
 
 class Params(StrictModel):
-    preset: str = knob("bga", "N-0", "Preset the knobs started from.")
+    preset: str = knob(
+        "bga", "N-0", "Preset the knobs started from.", allowed="a preset listed under presets"
+    )
     players: int = knob(2, "N-2.3", "Number of players (1 = solo game).", ge=1, le=5)
     animal_supply: Literal["unlimited", "physical"] = knob(
         "unlimited", "N-1.2", "Unlimited animals (BGA) or the physical counts."
