@@ -22,12 +22,25 @@ VARIANTS = {
         "allow_partial_pair": False,
         "end_skips_breeding": False,
     },
+    "seed_summary": {"preset": "seed_summary"},
+    # every designer knob of issue #13 away from its default at once
+    "designer": {
+        "populate_max": 3, "house_add": False, "keep_one": False,
+        "breeding": {"min_animals": 3, "young_per_enclosure": 2, "enclosures_per_event": 1},
+        "breeding_choice": "automatic", "bonus_breeding_target": "any",
+        "single_animal_rule": "when_pair_does_not_fit", "solo_markers": ["1", "3", "4+"],
+        "attraction_copies": {"T8": 0, "T2": 2}, "strip": {"start_space": 5},
+        "tile_classes": {"A": ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "A8"],
+                         "D": ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]},
+    },
 }
-# (players, variant, games per policy); 2 policies each -> 20,400 games in total
+# (players, variant, games per policy); 2 policies each -> 26,800 games in total
 SWEEP = [
     (1, "bga", 1200), (1, "solo4", 1000), (2, "bga", 1600), (2, "short", 1200),
     (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "bga", 1000), (3, "physical", 800),
     (4, "bga", 600), (4, "bga_quirks", 500), (5, "bga", 500), (5, "physical", 600),
+    (1, "seed_summary", 600), (2, "seed_summary", 800), (3, "seed_summary", 500),
+    (4, "seed_summary", 300), (1, "designer", 600), (2, "designer", 600), (4, "designer", 300),
 ]
 
 
@@ -76,6 +89,30 @@ def test_t18_invariants_hold_in_every_game(players, variant, games, policy):
     # with 16 of them random players often cannot finish (E18), which the cap then reports.
     if params.attraction_1x1_unlimited:
         assert (reasons == END["turn_cap"]).mean() < 0.01
+
+
+@pytest.mark.parametrize("players, variant", [(2, "bga"), (3, "seed_summary"), (4, "bga"), (2, "designer")])
+def test_bga_statistics_columns(players, variant):
+    """The per-seat statistics Board Game Arena keeps (issue #13) agree with each other and
+    with the rules: turns add up to the game's turns, attraction squares cover at least one
+    square per attraction, bonus young are part of the young (none with 4 players, N-6.3),
+    animals kept never exceed the enclosures scored, switched-off offers never happen."""
+    params = params_for(players, variant)
+    cols = play(params, "greedy", 300, checked=False)
+    assert (cols["turns_played"].sum(axis=1) == cols["turns"]).all()
+    assert (cols["attraction_squares"] >= cols["attractions"]).all()
+    assert (cols["attraction_squares"] <= 8 * cols["attractions"]).all()
+    assert (cols["bonus_young"] <= cols["young"]).all()
+    assert (cols["kept_from_full"] <= cols["enclosures_filled"]).all()
+    assert cols["turns_played"].dtype == np.int16
+    if players >= 4:
+        assert not cols["bonus_young"].any()
+    else:
+        assert cols["bonus_young"].any()
+    if variant == "designer":
+        assert not cols["house_adds"].any() and not cols["kept_from_full"].any()
+    else:
+        assert cols["house_adds"].any() and cols["kept_from_full"].any()
 
 
 def test_determinism_same_seed_same_columns():
