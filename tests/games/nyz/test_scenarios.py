@@ -355,15 +355,21 @@ def test_t7_acquisition_with_single_empty_enclosure():
     assert houses(pos, 0) == ["flamingo", "meerkat"]
 
 
-def test_t8_add_from_house_once_per_enclosure():
-    """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
-    pos = game(2)
+def t8_meerkat_into_enclosure(**knobs):
+    """T8: E[meerkat:2] (cap 6), H[meerkat, meerkat, _]; space 15, the meerkat goes into E."""
+    pos = game(2, **knobs)
     clear_board(pos, 0, ["meerkat", "meerkat", None])
     e = engine.add_enclosure(pos, 0, "C1", "meerkat", 2)
     engine.restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, e))
+    return pos, e
+
+
+def test_t8_add_from_house_once_per_enclosure():
+    """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
+    pos, e = t8_meerkat_into_enclosure()
     assert pos.decision == S.D_HOUSE_ADD
     engine.apply(pos, 1)
     assert enc(pos, 0, e) == (4, SPECIES["meerkat"])
@@ -373,15 +379,21 @@ def test_t8_add_from_house_once_per_enclosure():
     assert houses(pos, 0) == ["kangaroo", "meerkat"]
 
 
-def test_t9_scoring_an_enclosure():
-    """T9 / E21 / E22 / E2: E fills, animals return, keep one, any attraction, fox into E."""
-    pos = game(2)
-    clear_board(pos, 0, ["meerkat", "flamingo", None])
+def t9_penguin_fills_enclosure(houses, **knobs):
+    """T9: E[penguin:3] (4 sq); space 7 (penguin + fox), the penguin fills E."""
+    pos = game(2, **knobs)
+    clear_board(pos, 0, houses)
     e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
     engine.restart_turn(pos, active=0, elephant=5)
     move_elephant(pos, 7)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(0, e))
+    return pos, e
+
+
+def test_t9_scoring_an_enclosure():
+    """T9 / E21 / E22 / E2: E fills, animals return, keep one, any attraction, fox into E."""
+    pos, e = t9_penguin_fills_enclosure(["meerkat", "flamingo", None])
     assert enc(pos, 0, e) == (0, S.NO_SPECIES)
     assert pos.state.seat[0, S.P_FILLED] == 1
     assert pos.decision == S.D_KEEP_ONE
@@ -399,25 +411,13 @@ def test_t9_scoring_an_enclosure():
 
 
 def test_e21_no_keep_one_without_free_house():
-    pos = game(2)
-    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
-    move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", "fox"])
     assert pos.decision == S.D_ATTRACTION
 
 
 def test_e1_attraction_compulsory_knob():
     """E1: with attraction_optional = false the attraction cannot be declined."""
-    pos = game(2, attraction_optional=False)
-    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
-    move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", "fox"], attraction_optional=False)
     assert S.NO_ATTRACTION not in engine.legal_moves(pos)
 
 
@@ -1016,13 +1016,7 @@ def test_n62_young_never_overfill():
 
 def test_n54_house_add_switch():
     """N-5.4 house_add = false: T8 without the house add."""
-    pos = game(2, house_add=False)
-    clear_board(pos, 0, ["meerkat", "meerkat", None])
-    e = engine.add_enclosure(pos, 0, "C1", "meerkat", 2)
-    engine.restart_turn(pos, active=0, elephant=12)
-    move_elephant(pos, 15)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(1, e))
+    pos, e = t8_meerkat_into_enclosure(house_add=False)
     assert pos.decision == S.D_ANIMAL_PLACE and enc(pos, 0, e)[0] == 3
 
 
@@ -1034,13 +1028,7 @@ def test_n54_house_add_switch():
 def test_n44_keep_one_switch_and_attraction_copies(knobs, decision, attractions):
     """N-4.4 keep_one and N-1.4 attraction_copies: T9 without the keep-one offer, and with no
     4x2 and no 1x2 attractions in the supply."""
-    pos = game(2, **knobs)
-    clear_board(pos, 0, ["meerkat", "flamingo", None])
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
-    move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", None], **knobs)
     assert pos.decision == decision
     if decision == S.D_KEEP_ONE:
         engine.apply(pos, 0)
