@@ -155,6 +155,13 @@ class Geometry(StrictModel):
         2, "N-3.3", "Tiles per bay in the solo and 2-player short game.", ge=1, le=3
     )
 
+    @pydantic.field_validator("bonus_breeding_player_counts")
+    @classmethod
+    def check_player_counts(cls, counts):
+        if any(not 1 <= count <= 5 for count in counts):
+            raise ValueError("allowed: a list of player counts 1..5")
+        return counts
+
 
 STRIP_ALLOWED = (
     "25 spaces, 1..25 clockwise: a bay lists its 3 setup tile classes bottom to top (e.g. "
@@ -171,7 +178,7 @@ def _strip_space(text: str) -> tuple[str, tuple[str, ...]]:
             return "animals", pair
     elif len(text) == 3 and all(cls in comp.TILE_CLASSES for cls in text):
         return "bay", tuple(text)
-    raise ValueError(f"space '{text}' is neither; allowed: {STRIP_ALLOWED}")
+    raise ValueError(f"space '{text}' is no bay and no animal space; allowed: {STRIP_ALLOWED}")
 
 
 class Strip(StrictModel):

@@ -1084,3 +1084,30 @@ def test_n82_solo_marker_set():
     engine.restart_turn(pos, active=0, elephant=17)
     assert solo_options(pos) == {"1": {18}, "3": {20}, "free": {20}}
     assert pos.state.markers_used.tolist() == [1, 0, 1, 0, 1]
+
+
+BAD_SPACES = [comp.strip_text(space) for space in comp.STRIP[:-1]] + ["BCX"]
+
+
+@pytest.mark.parametrize("knobs, key, fragment", [
+    ({"strip": {"spaces": BAD_SPACES}}, "strip.spaces", "'BCX' is no bay and no animal space"),
+    ({"strip": {"spaces": ["BCD"]}}, "strip.spaces", "1 spaces; allowed: 25 spaces"),
+    ({"strip": {"breeding_lines": {"kangaroo": 4, "penguin": 4, "fox": 14, "meerkat": 19,
+                                   "flamingo": 24}}}, "strip.breeding_lines", "share a trigger"),
+    ({"strip": {"start_space": 26}}, "strip.start_space", "less than or equal to 25"),
+    ({"tile_classes": {"A": ["A1", "A1"]}}, "tile_classes", "A1 is listed twice"),
+    ({"solo_markers": ["1", "1"]}, "solo_markers", "each at most once"),
+    ({"populate_max": 4}, "populate_max", "less than or equal to 3"),
+    ({"breeding": {"enclosures_per_event": 3}}, "breeding.enclosures_per_event", "less than"),
+    ({"geometry": {"bonus_breeding_player_counts": [0]}}, "geometry.bonus_breeding_player_counts",
+     "player counts 1..5"),
+    ({"breeding_choice": "auto"}, "breeding_choice", "'choose' or 'automatic'"),
+])
+def test_designer_knobs_reject_impossible_values(knobs, key, fragment):
+    """Impossible strips, tile classes, marker sets and limits: one line naming the key."""
+    from simulator.errors import ZoosimError
+
+    with pytest.raises(ZoosimError) as error:
+        GAME.make_params(knobs)
+    assert error.value.key == key and fragment in error.value.detail
+    assert "\n" not in str(error.value)
