@@ -213,7 +213,10 @@ def play(game, players, seed, rotation, policy, settings):
 @click.argument("game", type=GAME_NAMES)
 def rules(game):
     """List every rule knob of GAME with its default, allowed values and rule id."""
+    import json
+
     from simulator.games import get_game
+    from simulator.games.base import flatten_dotted
 
     module = get_game(game)
     click.echo(f"{module.title}: rule knobs (rules version {module.rules_version}); "
@@ -224,11 +227,11 @@ def rules(game):
         click.echo(f"    allowed: {knob.allowed}{per_seat}")
         if knob.description:
             click.echo(f"    {knob.description}")
-    click.echo("\npresets (`preset: NAME` sets these knobs first; knobs given alongside override them):")
-    for index, (name, settings) in enumerate(module.presets.items()):
-        default = " (default)" if index == 0 else ""
-        values = ", ".join(f"{key}={json.dumps(value)}" for key, value in settings.items())
-        click.echo(f"{name}{default}: {values or 'nothing (the defaults)'}")
+    click.echo("\npresets (`preset: NAME` under `rules:`, the first is the default; knobs set "
+               "beside it override what it sets):")
+    for name, settings in module.presets.items():
+        sets = ", ".join(f"{knob}={json.dumps(value)}" for knob, value in flatten_dotted(settings).items())
+        click.echo(f"  {name}: {sets or 'the defaults above'}")
     click.echo("\npolicies (seat them by name; set parameters with {policy: NAME, params: {...}}):")
     for name, spec in module.policies.items():
         default = " (default)" if name == module.default_policy else ""

@@ -28,7 +28,7 @@ import pydantic
 from simulator.config import Experiment, PrecisionGames, SeatSpec, Study
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, params_hash
+from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ class Cell:
         defaults = game.make_params({"preset": self.params.preset}).model_dump(mode="json")
         settings = [
             f"--set {name}={json.dumps(value, separators=(',', ':'))}"
-            for name, value in _flatten(self.params.model_dump(mode="json")).items()
-            if _flatten(defaults).get(name) != value or (name == "preset" and value != next(iter(game.presets)))
+            for name, value in flatten_dotted(self.params.model_dump(mode="json")).items()
+            if flatten_dotted(defaults).get(name) != value or (name == "preset" and value != next(iter(game.presets)))
         ]
         policies = ",".join(name for name, _ in self.seats)
         return " ".join(
@@ -290,17 +290,6 @@ def _resolve_seats(seating: list | None, game, players: int, where: str, file: s
     except ZoosimError as error:
         raise ZoosimError(error.detail, file=file, key=f"{where}.seats") from None
     return seats
-
-
-def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    """{'a': {'b': 1}} -> {'a.b': 1}, the dotted knob names `--set` takes."""
-    flat: dict[str, Any] = {}
-    for key, value in values.items():
-        if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            flat[f"{prefix}{key}"] = value
-    return flat
 
 
 def _round_up(value: int, multiple: int) -> int:

@@ -106,6 +106,15 @@ def test_rules_lists_knobs_with_rule_ids_and_policy_parameters():
     assert "(per seat: entry i is seat i in turn order)" in result.output
 
 
+def test_rules_lists_each_preset_with_what_it_sets():
+    result = CliRunner().invoke(main, ["rules", "nyz"])
+    assert result.exit_code == 0
+    assert "  bga: the defaults above" in result.output
+    assert ('  seed_summary: single_animal_rule="when_pair_does_not_fit", allow_partial_pair=false'
+            in result.output)
+    assert "geometry.bonus_breeding_player_counts=[2, 3]" in result.output
+
+
 def test_checked_mode_runs_both_games_through_the_command_line(tmp_path):
     """`--check` runs every rule invariant after every move; the engines' own test suites sweep
     200,000+ checked games per game, this drives the same path through `zoosim run`."""

@@ -146,6 +146,8 @@ class Game:
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
     violation_names: tuple[str, ...] = ()
+    # per-seat record columns the report's measures section shows, as (column, human name)
+    seat_measures: tuple[tuple[str, str], ...] = ()
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""
@@ -201,6 +203,18 @@ def expand_dotted(knobs: dict[str, Any]) -> dict[str, Any]:
                 raise ZoosimError(f"knob '{key}' sets a field inside '{part}', which is not a group")
         target[parts[-1]] = value
     return out
+
+
+def flatten_dotted(values: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """{'a': {'b': 1}} -> {'a.b': 1}, the dotted knob names `--set` takes (expand_dotted's
+    inverse)."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        if isinstance(value, Mapping):
+            flat.update(flatten_dotted(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def deep_merge(base: Mapping[str, Any], update: Mapping[str, Any]) -> dict[str, Any]:

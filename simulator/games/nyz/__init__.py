@@ -21,7 +21,19 @@ GAME_COLUMNS = (
 )
 SEAT_COLUMNS = (
     "score", "win", "enclosures_placed", "enclosures_filled", "attractions", "empty_squares",
-    "animals", "young", "acquired", "passes",
+    "animals", "young", "acquired", "passes", "turns_played", "attraction_squares",
+    "bonus_young", "kept_from_full", "house_adds",
+)
+# the statistics Board Game Arena keeps per player for this game, as record columns
+SEAT_MEASURES = (
+    ("turns_played", "turns per player"),
+    ("empty_squares", "empty squares"),
+    ("attraction_squares", "attraction squares"),
+    ("attractions", "attractions placed"),
+    ("young", "animals bred (bonus included)"),
+    ("bonus_young", "bonus-bred animals"),
+    ("kept_from_full", "animals kept from full enclosures"),
+    ("house_adds", "animals added from houses"),
 )
 _BOOL_COLUMNS = {"win", "solo_won"}
 
@@ -79,4 +91,5 @@ GAME = Game(
     trace=trace,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
+    seat_measures=SEAT_MEASURES,
 )

@@ -1,8 +1,9 @@
 """New York Zoo components as plain data: tiles, attractions, boards, the action strip.
 
 This module owns the physical facts of the game (seeds/new-york-zoo.md, N-1 to N-3). Nothing
-here is a rule knob; `params.py` turns the board geometry, movement ranges and tiles per bay into
-knobs whose defaults are taken from here. Shapes are written as rows, top to bottom,
+here is a rule knob; `params.py` turns the board geometry, movement ranges, tiles per bay, the
+strip, the tile classes, the attraction copies and the solo markers into knobs whose defaults are
+taken from here. Shapes are written as rows, top to bottom,
 `#` = covered square, `.` = empty.
 """
 
@@ -114,6 +115,17 @@ BREEDING_LINES = (("kangaroo", 4), ("penguin", 9), ("fox", 14), ("meerkat", 19),
 
 # N-8.2: solo range markers, in marker index order.
 SOLO_MARKERS = ("0", "1", "2", "3", "4+")
+
+
+def strip_text(space) -> str:
+    """A STRIP entry as the `strip.spaces` knob writes it: 'BCD' or 'fox+kangaroo'."""
+    kind, content = space
+    return "".join(content) if kind == "bay" else "+".join(content)
+
+
+def tiles_of_class(cls: str) -> list[str]:
+    """Ids of the enclosure tiles printed in a class (the `tile_classes` defaults)."""
+    return [tile for tile, (tile_class, _) in ENCLOSURES.items() if tile_class == cls]
 
 
 def board(width, height, barn_rows, houses, start_animals):

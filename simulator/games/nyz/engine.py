@@ -20,31 +20,34 @@ from simulator.games.base import MAX_POLICY_PARAMS
 from simulator.games.nyz import policies
 from simulator.games.nyz.bits import by_ref, has_bit, kernel, popcount, popcount64
 from simulator.games.nyz.state import (
-    BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, D_ANIMAL_CHOICE,
+    BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, DECLINE, D_ANIMAL_CHOICE,
     D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
-    D_KEEP_ONE, D_NONE, D_PLACE, D_POPULATE, DECLINE, E_ADDED_THIS_TURN, E_BRED, E_CAPACITY,
-    E_COUNT, E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, END_COMPLETE_ACTION,
-    END_COMPLETE_BREEDING, END_SOLO_LAPS, END_STUCK, END_TURN_CAP, FIRST_ATTRACTION,
-    FU_ATTRACTION, FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY, INV_CONSERVATION,
+    D_KEEP_ONE, D_NONE, D_PLACE, D_POPULATE, END_COMPLETE_ACTION, END_COMPLETE_BREEDING,
+    END_SOLO_LAPS, END_STUCK, END_TURN_CAP, E_ADDED_THIS_TURN, E_BRED, E_CAPACITY, E_COUNT,
+    E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, FIRST_ATTRACTION, FU_ATTRACTION,
+    FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_MOVE_RANGE,
     INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, MARKER_FREE, MARKER_NONE, MAX_CELLS,
-    MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES, N_ATTRACTION_TYPES,
-    N_ENC_FIELDS, N_ENCLOSURE_TILES, N_SCALARS, N_SEAT_FIELDS, N_SPACES, N_SPECIES,
-    NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES, P_ACQUIRED, P_ATTRACTION_SQUARES, P_ATTRACTIONS,
-    P_BONUS_TAKEN, P_COVERED, P_ENCLOSURES, P_FILLED, P_HOUSES, P_PASSES, P_START_TILES, P_WIN,
-    P_YOUNG, POP_STOP, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ENABLED, R_BONUS_PER_EVENT,
-    R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_MAX_EVENTS, R_MAX_TURNS,
-    R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS, R_RANGE, R_SHORT_GAME, R_SINGLE_ANY_TIME,
-    R_SOLO, R_SOLO_LAP_AWARE, R_SOLO_LAPS, R_SOLO_LAST_TURN_BREEDING, R_SUPPLY_LIMITED,
-    R_TILES_PER_BAY, SC_ACTIVE, SC_BREEDER, SC_BREEDING_EVENTS, SC_BRED, SC_CHECKED, SC_DECIDER,
-    SC_DECISION, SC_ELEPHANT, SC_END_REASON, SC_EVENT, SC_FIRST_VIOLATION, SC_FOLLOW_HEAD,
-    SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_N_EVENTS,
-    SC_N_OPTIONS, SC_NEW_ENCLOSURE, SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1,
-    SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT,
-    SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS, SC_VIOLATIONS, SPACE_ANIMALS,
-    SRC_ENCLOSURE, SRC_HOUSE, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
+    MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION,
+    NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES, N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS,
+    N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP, P_ACQUIRED, P_ATTRACTIONS,
+    P_ATTRACTION_SQUARES, P_BONUS_TAKEN, P_BONUS_YOUNG, P_COVERED, P_ENCLOSURES,
+    P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_START_TILES,
+    P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY, R_BONUS_ENABLED,
+    R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE, R_BREED_MIN,
+    R_BREED_YOUNG, R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_HOUSE_ADD, R_KEEP_ONE,
+    R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS, R_POPULATE_MAX,
+    R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
+    R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TILES_PER_BAY, SC_ACTIVE,
+    SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION, SC_ELEPHANT,
+    SC_END_REASON, SC_EVENT, SC_FIRST_VIOLATION, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER,
+    SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS,
+    SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
+    SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE,
+    SC_TURNS, SC_VIOLATIONS, SINGLE_NO_PICTURED_FITS, SINGLE_PAIR_FAILS, SPACE_ANIMALS,
+    SRC_ENCLOSURE, SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
     ST_BREED_NEXT, ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE,
-    ST_TURN_END, ST_TURN_START, START_SPACE_INDEX, State, TARGET_HOUSE, TILE_D1, UNLIMITED,
+    ST_TURN_END, ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
 
 ALL_SPECIES = (1 << N_SPECIES) - 1
@@ -210,17 +213,89 @@ def has_target(st, tab, seat, species):
 
 
 @kernel
+def free_houses(st, seat):
+    n = 0
+    for h in range(st.seat[seat, P_HOUSES]):
+        if st.house[seat, h] == NO_SPECIES:
+            n += 1
+    return n
+
+
+@kernel
+def fits_after(st, tab, seat, first, target, second, houses):
+    """After `first` goes to target (TARGET_HOUSE or an enclosure that can_receive it),
+    `second` still has a place (N-4.3, single_animal_rule when_pair_does_not_fit): another free
+    house, another enclosure, the same enclosure if the first filled it (scored, empty, E22), or
+    the house that the first's add-from-house frees (N-5.4). `houses` = free houses now."""
+    if target == TARGET_HOUSE:
+        if houses >= 2:
+            return True
+        for e in range(st.seat[seat, P_ENCLOSURES]):
+            if can_receive(st, tab, seat, e, second):
+                return True
+        return False
+    if houses > 0:
+        return True
+    french = tab.rules[R_FRENCH_LIMIT] != 0
+    room_after = not french or st.enc[seat, target, E_ADDED_THIS_TURN] + 1 < 2
+    if st.enc[seat, target, E_COUNT] + 1 == st.enc[seat, target, E_CAPACITY]:
+        if room_after:
+            return True
+    elif room_after and tab.rules[R_HOUSE_ADD] != 0 and house_with(st, seat, first) >= 0:
+        return True
+    for other in range(st.seat[seat, P_ENCLOSURES]):
+        if other != target and can_receive(st, tab, seat, other, second):
+            return True
+    return False
+
+
+@kernel
+def second_fits_after(st, tab, seat, first, second):
+    """Some placement of `first` leaves `second` a place (fits_after)."""
+    houses = free_houses(st, seat)
+    if houses > 0 and fits_after(st, tab, seat, first, TARGET_HOUSE, second, houses):
+        return True
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if can_receive(st, tab, seat, e, first) and fits_after(
+                st, tab, seat, first, e, second, houses):
+            return True
+    return False
+
+
+@kernel
+def pair_fits(st, tab, seat, a, b):
+    """Both pictured animals can be placed, in one order or the other."""
+    if st.animal_supply[a] <= 0 or st.animal_supply[b] <= 0:
+        return False
+    return second_fits_after(st, tab, seat, a, b) or second_fits_after(st, tab, seat, b, a)
+
+
+@kernel
 def animal_choice_options(st, tab, seat, space):
-    """N-4.3: B1 the pictured pair, B2 one animal of another species; E3/E5 knobs."""
+    """N-4.3: B1 the pictured pair, B2 one animal of another kind; E3/E5, single_animal_rule.
+
+    any_time: B2 (species not pictured) always; when_no_pictured_fits: B2 only when neither
+    pictured animal has a target; when_pair_does_not_fit: the pair only when both can be placed,
+    otherwise B2 with any species (pictured ones included)."""
     targets = target_species(st, tab, seat)
     a = tab.strip_pair[space, 0]
     b = tab.strip_pair[space, 1]
-    pair_ok = target_ok(st, targets, a) or target_ok(st, targets, b)
+    rule = tab.rules[R_SINGLE_RULE]
     n = 0
+    if rule == SINGLE_PAIR_FAILS:
+        if pair_fits(st, tab, seat, a, b):
+            st.options[0] = CHOICE_PAIR
+            return 1
+        for species in range(N_SPECIES):
+            if target_ok(st, targets, species):
+                st.options[n] = species
+                n += 1
+        return n
+    pair_ok = target_ok(st, targets, a) or target_ok(st, targets, b)
     if pair_ok:
         st.options[n] = CHOICE_PAIR
         n += 1
-    if pair_ok and tab.rules[R_SINGLE_ANY_TIME] == 0:
+    if pair_ok and rule == SINGLE_NO_PICTURED_FITS:
         return n
     for species in range(N_SPECIES):
         if species != a and species != b and target_ok(st, targets, species):
@@ -295,7 +370,7 @@ def destination_options(st, tab, seat):
     for _ in range(N_SPACES - 1):  # 4+ reaches less than one full lap (N-8.2)
         space = next_space(space)
         crossed |= line_bit(tab, space)
-        if space == START_SPACE_INDEX:
+        if space == tab.rules[R_START_SPACE]:
             crossed |= 1 << 5
         if not counts_as_step(st, tab, space):
             continue
@@ -391,15 +466,22 @@ def pop_follow_up(st):
 
 @kernel
 def breed_into(st, tab, seat, e, species):
-    """One young (N-6.2/N-6.3); not gained when a limited supply is out of the species."""
-    if st.animal_supply[species] <= 0:
-        return 0
-    take_from_supply(st, tab, species)
-    put_in_enclosure(st, seat, e, species)
-    st.enc[seat, e, E_BRED] = 1
-    st.seat[seat, P_YOUNG] += 1
-    push_follow_up(st, seat, e)
-    return 1
+    """The young of one enclosure (N-6.2/N-6.3): `young_per_enclosure` of them, at most up to
+    its capacity; a young a limited supply cannot give is not gained. They enter together, then
+    the follow-up (full check, house add) runs once. Returns the young gained."""
+    young = 0
+    room = st.enc[seat, e, E_CAPACITY] - st.enc[seat, e, E_COUNT]
+    for _ in range(min(tab.rules[R_BREED_YOUNG], room)):
+        if st.animal_supply[species] <= 0:
+            break
+        take_from_supply(st, tab, species)
+        put_in_enclosure(st, seat, e, species)
+        young += 1
+    if young > 0:
+        st.enc[seat, e, E_BRED] = 1
+        st.seat[seat, P_YOUNG] += young
+        push_follow_up(st, seat, e)
+    return young
 
 
 @kernel
@@ -407,6 +489,7 @@ def reset_house_asked(st):
     """N-5.4 / E13: one house add per enclosure per phase (turn start, each breeding event)."""
     enc = st.enc
     for seat in range(st.sc[SC_PLAYERS]):
+        st.seat[seat, P_EVENT_HOUSE_ADDS] = 0
         for e in range(st.seat[seat, P_ENCLOSURES]):
             enc[seat, e, E_HOUSE_ASKED] = 0
 
@@ -422,7 +505,7 @@ def record_crossings(st, tab, start, dest):
         if species >= 0:
             st.events[n] = species
             n += 1
-        if space == START_SPACE_INDEX and tab.rules[R_SOLO] != 0:
+        if space == tab.rules[R_START_SPACE] and tab.rules[R_SOLO] != 0:
             st.sc[SC_LAPS] += 1  # N-8.2: entering space 10 counts a lap
     if tab.rules[R_BGA_ORDER] != 0:  # E7: BGA resolves by position of the line on the strip
         for i in range(1, n):
@@ -493,7 +576,9 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         tab.place_first.copy(),
     )
     st.sc[SC_PLAYERS] = players
-    st.sc[SC_ELEPHANT] = START_SPACE_INDEX
+    st.sc[SC_ELEPHANT] = tab.rules[R_START_SPACE]
+    for marker in range(5):  # solo_markers: a marker not in the set stays "used"
+        st.markers_used[marker] = tab.marker_absent[marker]
     st.sc[SC_CHECKED] = checked
     st.sc[SC_STOP_AT_FORCED] = stop_at_forced
     st.sc[SC_NEW_ENCLOSURE] = -1
@@ -529,6 +614,8 @@ def stock_strip(st, tab):
     class_size = np.zeros(4, dtype=np.int32)
     for tile in range(N_ENCLOSURE_TILES):
         cls = tab.tile_class[tile]
+        if cls < 0:  # not in the game (tile_classes)
+            continue
         by_class[cls, class_size[cls]] = tile
         class_size[cls] += 1
     for cls in range(4):
@@ -607,14 +694,16 @@ def follow_up(st, tab):
             st.seat[seat, P_FILLED] += 1
             st.sc[SC_FOLLOW_SPECIES] = species
             st.sc[SC_FOLLOW_STEP] = FU_KEEP_ONE
-            if free_house(st, seat) >= 0 and st.animal_supply[species] > 0:
+            if (tab.rules[R_KEEP_ONE] != 0 and free_house(st, seat) >= 0
+                    and st.animal_supply[species] > 0):
                 st.options[0] = 0
                 st.options[1] = 1
                 return offer(st, tab, D_KEEP_ONE, seat, 2)
             st.sc[SC_FOLLOW_STEP] = FU_ATTRACTION
             return False
-        if (st.enc[seat, e, E_HOUSE_ASKED] == 0 and count > 0
-                and house_with(st, seat, species) >= 0 and may_add(st, tab, seat, e)):
+        if (st.enc[seat, e, E_HOUSE_ASKED] == 0 and count > 0 and tab.rules[R_HOUSE_ADD] != 0
+                and house_with(st, seat, species) >= 0 and may_add(st, tab, seat, e)
+                and not house_add_used(st, tab, seat)):
             st.options[0] = 0
             st.options[1] = 1
             return offer(st, tab, D_HOUSE_ADD, seat, 2)
@@ -640,6 +729,16 @@ def follow_up(st, tab):
 
 
 @kernel
+def house_add_used(st, tab, seat):
+    """breeding_house_adds = one_per_event (N-5.4): during breeding a player adds at most one
+    house animal per event, into any enclosure that got young in it (offers go on until one is
+    accepted)."""
+    stage = st.sc[SC_STAGE]
+    return (tab.rules[R_BREED_HOUSE_ONE] != 0 and stage >= ST_BREED and stage <= ST_BREED_NEXT
+            and st.seat[seat, P_EVENT_HOUSE_ADDS] > 0)
+
+
+@kernel
 def populate_options(st, seat):
     """N-4.2 (3): sources of the next populating animal, one option per house species."""
     species = st.sc[SC_POP_SPECIES]
@@ -657,10 +756,26 @@ def populate_options(st, seat):
                 species == NO_SPECIES or st.enc[seat, e, E_SPECIES] == species):
             st.options[n] = SRC_ENCLOSURE + e
             n += 1
-    if n > 0 and st.sc[SC_POP_COUNT] == 1:
+    if n > 0 and st.sc[SC_POP_COUNT] >= 1:
         st.options[n] = POP_STOP
         n += 1
     return n
+
+
+@kernel
+def keep_pair_placeable(st, tab, seat, n):
+    """single_animal_rule when_pair_does_not_fit without partial pairs (N-4.3): the pair must
+    be taken in full, so drop first placements after which the other animal has no place."""
+    houses = free_houses(st, seat)
+    kept = 0
+    for i in range(n):
+        move = st.options[i]
+        slot = move // 64
+        if fits_after(st, tab, seat, st.sc[SC_PENDING_0 + slot], move % 64,
+                      st.sc[SC_PENDING_1 - slot], houses):
+            st.options[kept] = move
+            kept += 1
+    return kept
 
 
 @kernel
@@ -672,6 +787,8 @@ def animal_place_options(st, tab, seat):
     options = st.options
     french = tab.rules[R_FRENCH_LIMIT] != 0
     enclosures = st.seat[seat, P_ENCLOSURES]
+    whole_pair = (tab.rules[R_SINGLE_RULE] == SINGLE_PAIR_FAILS and tab.rules[R_PARTIAL_PAIR] == 0
+                  and st.sc[SC_PENDING_0] != NO_SPECIES and st.sc[SC_PENDING_1] != NO_SPECIES)
     for slot in range(2):
         species = st.sc[SC_PENDING_0 + slot]
         if species == NO_SPECIES or st.animal_supply[species] <= 0:
@@ -686,6 +803,8 @@ def animal_place_options(st, tab, seat):
                     and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):
                 options[n] = 64 * slot + e
                 n += 1
+    if whole_pair:
+        n = keep_pair_placeable(st, tab, seat, n)
     if n > 0 and st.sc[SC_PLACED_ANIMALS] > 0 and tab.rules[R_PARTIAL_PAIR] != 0:
         st.options[n] = DECLINE
         n += 1
@@ -694,44 +813,56 @@ def animal_place_options(st, tab, seat):
 
 @kernel
 def breed_options(st, tab, seat, species):
-    """N-6.2: up to 2 different eligible enclosures (>= 2 animals of the event species),
-    as ordered pairs (the first is resolved first, E23), singles, or none."""
+    """N-6.2: up to `enclosures_per_event` (1 or 2) different eligible enclosures (at least
+    `min_animals` animals of the event species), as ordered pairs (the first is resolved first,
+    E23), singles, or none. breeding_choice = automatic: as many as possible breed (pairs when
+    two may and two are eligible), none is not a choice."""
     eligible = st.scratch
     enc = st.enc
     options = st.options
     french = tab.rules[R_FRENCH_LIMIT] != 0
+    least = tab.rules[R_BREED_MIN]
     m = 0
     for e in range(st.seat[seat, P_ENCLOSURES]):
         enc[seat, e, E_BRED] = 0
-        if (enc[seat, e, E_SPECIES] == species and enc[seat, e, E_COUNT] >= 2
+        if (enc[seat, e, E_SPECIES] == species and enc[seat, e, E_COUNT] >= least
                 and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):  # may_add
             eligible[m] = e
             m += 1
     if m == 0 or st.animal_supply[species] <= 0:
         return 0
+    pairs = tab.rules[R_BREED_ENCLOSURES] >= 2 and m >= 2
+    automatic = tab.rules[R_BREED_AUTOMATIC] != 0
     n = 0
     for i in range(m):
-        for j in range(m):
-            if i != j:
-                options[n] = 64 * eligible[i] + eligible[j]
-                n += 1
-        options[n] = 64 * eligible[i] + NO_ENCLOSURE
+        if pairs:
+            for j in range(m):
+                if i != j:
+                    options[n] = 64 * eligible[i] + eligible[j]
+                    n += 1
+        if not (automatic and pairs):
+            options[n] = 64 * eligible[i] + NO_ENCLOSURE
+            n += 1
+    if not automatic:
+        options[n] = BREED_NONE
         n += 1
-    options[n] = BREED_NONE
-    return n + 1
+    return n
 
 
 @kernel
 def bonus_options(st, tab, seat):
-    """N-6.3: one enclosure with >= 2 animals that got no young in this event, or none."""
+    """N-6.3: one enclosure with at least `min_animals` animals that got no young in this event
+    (bonus_breeding_target = any: or did), or none."""
     n = 0
     enc = st.enc
     options = st.options
     supply = st.animal_supply
     french = tab.rules[R_FRENCH_LIMIT] != 0
+    any_enclosure = tab.rules[R_BONUS_ANY] != 0
+    least = tab.rules[R_BREED_MIN]
     for e in range(st.seat[seat, P_ENCLOSURES]):
         species = enc[seat, e, E_SPECIES]
-        if (enc[seat, e, E_BRED] == 0 and enc[seat, e, E_COUNT] >= 2
+        if ((any_enclosure or enc[seat, e, E_BRED] == 0) and enc[seat, e, E_COUNT] >= least
                 and supply[species] > 0
                 and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):  # may_add
             options[n] = e
@@ -750,6 +881,7 @@ def start_turn(st, tab):
         return False
     st.sc[SC_TURNS] += 1
     seat = st.sc[SC_ACTIVE]
+    st.seat[seat, P_TURNS] += 1
     enc = st.enc
     for p in range(st.sc[SC_PLAYERS]):
         st.seat[p, P_BONUS_TAKEN] = 0
@@ -777,7 +909,7 @@ def main_action_done(st, tab):
     active = st.sc[SC_ACTIVE]
     if new >= 0 and st.sc[SC_CHECKED] != 0:
         count = st.enc[active, new, E_COUNT]
-        if count < 1 or count > 2:
+        if count < 1 or count > tab.rules[R_POPULATE_MAX]:
             violation(st, INV_POPULATE)
     if board_complete(st, tab, active):
         if tab.rules[R_END_SKIPS_BREEDING] != 0 or st.sc[SC_N_EVENTS] == 0:
@@ -809,8 +941,9 @@ def end_turn(st, tab):
         if st.sc[SC_LAPS] >= tab.rules[R_SOLO_LAPS]:
             finish(st, tab, END_SOLO_LAPS)
             return
-        if st.markers_used.sum() == 5:  # N-8.2: all five come back
-            st.markers_used[:] = 0
+        if st.markers_used.sum() == 5:  # N-8.2: all markers of the set come back
+            for marker in range(5):
+                st.markers_used[marker] = tab.marker_absent[marker]
     st.sc[SC_ACTIVE] = (st.sc[SC_ACTIVE] + 1) % players
     st.sc[SC_STAGE] = ST_TURN_START
 
@@ -850,7 +983,7 @@ def advance(st, tab):
             if offer(st, tab, D_PLACE, active, n):
                 return
         elif stage == ST_POPULATE:
-            n = populate_options(st, active) if st.sc[SC_POP_COUNT] < 2 else 0
+            n = populate_options(st, active) if st.sc[SC_POP_COUNT] < tab.rules[R_POPULATE_MAX] else 0
             if n == 0 or (n == 1 and st.options[0] == POP_STOP):
                 st.sc[SC_STAGE] = ST_MAIN_DONE
                 continue
@@ -1000,11 +1133,14 @@ def apply_effects(st, tab, move):
             species = st.enc[seat, e, E_SPECIES]
             st.house[seat, house_with(st, seat, species)] = NO_SPECIES
             put_in_enclosure(st, seat, e, species)
+            st.seat[seat, P_HOUSE_ADDS] += 1
+            st.seat[seat, P_EVENT_HOUSE_ADDS] += 1
     elif decision == D_KEEP_ONE:
         if move == 1:  # E21: one animal of the scored species into a free house
             species = st.sc[SC_FOLLOW_SPECIES]
             take_from_supply(st, tab, species)
             st.house[seat, free_house(st, seat)] = species
+            st.seat[seat, P_KEPT] += 1
         st.sc[SC_FOLLOW_STEP] = FU_ATTRACTION
     elif decision == D_ATTRACTION:
         if move == NO_ATTRACTION:
@@ -1029,7 +1165,7 @@ def apply_effects(st, tab, move):
             st.sc[SC_BRED] += breed_into(st, tab, seat, second, species)
     elif decision == D_BONUS:
         if move != NO_ENCLOSURE:
-            breed_into(st, tab, seat, move, st.enc[seat, move, E_SPECIES])
+            st.seat[seat, P_BONUS_YOUNG] += breed_into(st, tab, seat, move, st.enc[seat, move, E_SPECIES])
 
 
 @kernel
@@ -1104,7 +1240,7 @@ def solo_score(st, tab):
         return -empty_squares(st, tab, 0)
     distance = 0
     space = st.sc[SC_ELEPHANT]
-    while space != START_SPACE_INDEX:
+    while space != tab.rules[R_START_SPACE]:
         space = next_space(space)
         distance += 1
     if tab.rules[R_SOLO_LAP_AWARE] != 0:
@@ -1160,6 +1296,11 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
             seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
             seat_out[g, seat, 9] = st.seat[seat, P_PASSES]
+            seat_out[g, seat, 10] = st.seat[seat, P_TURNS]
+            seat_out[g, seat, 11] = st.seat[seat, P_ATTRACTION_SQUARES]
+            seat_out[g, seat, 12] = st.seat[seat, P_BONUS_YOUNG]
+            seat_out[g, seat, 13] = st.seat[seat, P_KEPT]
+            seat_out[g, seat, 14] = st.seat[seat, P_HOUSE_ADDS]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from simulator.games.nyz import state as S
 RULES_VERSION = 1
 
 Species = Literal["meerkat", "flamingo", "kangaroo", "penguin", "fox"]
+SINGLE_RULES = ("any_time", "when_no_pictured_fits", "when_pair_does_not_fit")  # S.SINGLE_*
 
 
 @functools.lru_cache(maxsize=None)
@@ -142,7 +143,10 @@ class Geometry(StrictModel):
     boards: Boards = knob(Boards(), "N-2", "Player boards per player count and seat.")
     movement_range: MovementRange = knob(MovementRange(), "N-4.1", "Elephant range.")
     bonus_breeding_player_counts: list[int] = knob(
-        list(comp.BONUS_BREEDING_PLAYER_COUNTS), "N-6.3", "Player counts that get bonus breeding."
+        list(comp.BONUS_BREEDING_PLAYER_COUNTS), "N-6.3",
+        "Player counts that get bonus breeding. 1 comes from the '(+1)' icon on the solo boards "
+        "(BGA); the seed summary names only 2 and 3 (preset seed_summary: [2, 3]).",
+        allowed="list of player counts 1..5",
     )
     tiles_per_bay: int = knob(
         3, "N-3.3", "Tiles per bay in the standard game (smallest layers kept).", ge=1, le=3
@@ -150,6 +154,129 @@ class Geometry(StrictModel):
     reduced_tiles_per_bay: int = knob(
         2, "N-3.3", "Tiles per bay in the solo and 2-player short game.", ge=1, le=3
     )
+
+    @pydantic.field_validator("bonus_breeding_player_counts")
+    @classmethod
+    def check_player_counts(cls, counts):
+        if any(not 1 <= count <= 5 for count in counts):
+            raise ValueError("allowed: a list of player counts 1..5")
+        return counts
+
+
+STRIP_ALLOWED = (
+    "25 spaces, 1..25 clockwise: a bay lists its 3 setup tile classes bottom to top (e.g. "
+    "'BCD'), an animal space its two different pictured species joined by '+' (e.g. "
+    "'fox+kangaroo')"
+)
+
+
+def _strip_space(text: str) -> tuple[str, tuple[str, ...]]:
+    """('bay', classes) or ('animals', (species, species)) of one strip.spaces entry."""
+    if "+" in text:
+        pair = tuple(text.split("+"))
+        if len(pair) == 2 and pair[0] != pair[1] and all(sp in comp.SPECIES for sp in pair):
+            return "animals", pair
+    elif len(text) == 3 and all(cls in comp.TILE_CLASSES for cls in text):
+        return "bay", tuple(text)
+    raise ValueError(f"space '{text}' is no bay and no animal space; allowed: {STRIP_ALLOWED}")
+
+
+class Strip(StrictModel):
+    """The action strip (N-3): its spaces, breeding lines and start space."""
+
+    spaces: list[str] = knob(
+        [comp.strip_text(space) for space in comp.STRIP], "N-3.1",
+        "Spaces of the strip in clockwise order.", allowed=STRIP_ALLOWED,
+    )
+    breeding_lines: dict[Species, int] = knob(
+        {species: trigger for species, trigger in comp.BREEDING_LINES}, "N-3.2",
+        "Breeding line of each species, as its trigger space (the first space after the line).",
+        allowed="each of the 5 species -> a different space 1..25",
+    )
+    start_space: int = knob(
+        comp.START_SPACE, "N-3.1", "The elephant's start space; in solo also the lap space.",
+        ge=1, le=S.N_SPACES,
+    )
+
+    @pydantic.field_validator("spaces")
+    @classmethod
+    def check_spaces(cls, spaces):
+        if len(spaces) != S.N_SPACES:
+            raise ValueError(f"{len(spaces)} spaces; allowed: {STRIP_ALLOWED}")
+        for text in spaces:
+            _strip_space(text)
+        return spaces
+
+    @pydantic.field_validator("breeding_lines")
+    @classmethod
+    def check_lines(cls, lines):
+        missing = [sp for sp in comp.SPECIES if sp not in lines]
+        if missing:
+            raise ValueError(f"no line for {', '.join(missing)}; every species needs one")
+        if any(not 1 <= space <= S.N_SPACES for space in lines.values()):
+            raise ValueError("a trigger space must be 1..25")
+        if len(set(lines.values())) != len(lines):
+            raise ValueError("two lines share a trigger space; each species needs its own")
+        return lines
+
+
+class Breeding(StrictModel):
+    """Limits of normal and bonus breeding (N-6.2, N-6.3)."""
+
+    enclosures_per_event: int = knob(
+        2, "N-6.2", "Enclosures of a player that breed per event, at most.", ge=1, le=2
+    )
+    min_animals: int = knob(
+        2, "N-6.2", "Animals an enclosure needs to breed (normal and bonus).", ge=1
+    )
+    young_per_enclosure: int = knob(
+        1, "N-6.2", "Young per breeding enclosure (never more than its free squares).", ge=1
+    )
+
+
+class AttractionCopies(StrictModel):
+    """Copies of each attraction type (N-1.4); T1 counts only when 1x1s are limited."""
+
+    T8: int = knob(1, "N-1.4", "4x2 attractions.", ge=0)
+    T6: int = knob(1, "N-1.4", "3x2 attractions.", ge=0)
+    T4O: int = knob(1, "N-1.4", "2x2 attractions.", ge=0)
+    T4I: int = knob(1, "N-1.4", "1x4 attractions.", ge=0)
+    T3I: int = knob(3, "N-1.4", "1x3 attractions.", ge=0)
+    T3L: int = knob(3, "N-1.4", "L-shaped 3-square attractions.", ge=0)
+    T2: int = knob(6, "N-1.4", "1x2 attractions.", ge=0)
+    T1: int = knob(
+        comp.PHYSICAL_1X1_ATTRACTIONS, "N-1.4",
+        "1x1 attractions when attraction_1x1_unlimited = false.", ge=0,
+    )
+
+
+TileId = Literal[tuple(comp.ENCLOSURES)]  # type: ignore[valid-type]
+
+
+class TileClasses(StrictModel):
+    """Which enclosure tiles are dealt as which setup class (N-1.3, N-3.3); a tile listed in
+    no class is not in the game."""
+
+    A: list[TileId] = knob(comp.tiles_of_class("A"), "N-1.3", "Tiles dealt as class A.",
+                           allowed="enclosure tile ids A1..D7, each in at most one class")
+    B: list[TileId] = knob(comp.tiles_of_class("B"), "N-1.3", "Tiles dealt as class B.",
+                           allowed="enclosure tile ids A1..D7, each in at most one class")
+    C: list[TileId] = knob(comp.tiles_of_class("C"), "N-1.3", "Tiles dealt as class C.",
+                           allowed="enclosure tile ids A1..D7, each in at most one class")
+    D: list[TileId] = knob(comp.tiles_of_class("D"), "N-1.3", "Tiles dealt as class D.",
+                           allowed="enclosure tile ids A1..D7, each in at most one class")
+
+    @model_validator(mode="after")
+    def check_unique(self):
+        seen = set()
+        for cls in comp.TILE_CLASSES:
+            for tile in getattr(self, cls):
+                if tile in seen:
+                    raise ValueError(
+                        f"{tile} is listed twice; each tile in at most one class"
+                    )
+                seen.add(tile)
+        return self
 
 
 class PhysicalAnimals(StrictModel):
@@ -161,7 +288,9 @@ class PhysicalAnimals(StrictModel):
 
 
 class Params(StrictModel):
-    preset: str = knob("standard", "N-0", "Preset the knobs started from.")
+    preset: str = knob(
+        "bga", "N-0", "Preset the knobs started from.", allowed="a preset listed under presets"
+    )
     players: int = knob(2, "N-2.3", "Number of players (1 = solo game).", ge=1, le=5)
     animal_supply: Literal["unlimited", "physical"] = knob(
         "unlimited", "N-1.2", "Unlimited animals (BGA) or the physical counts."
@@ -173,9 +302,13 @@ class Params(StrictModel):
     attraction_optional: bool = knob(
         True, "N-4.4", "A player may decline the attraction after scoring an enclosure (E1)."
     )
-    single_animal_any_time: bool = knob(
-        True, "N-4.3", "Option B2 (one animal of another species) is always allowed (E3); "
-        "false: only when no pictured animal can be placed."
+    single_animal_rule: Literal[SINGLE_RULES] = (  # type: ignore[valid-type]
+        knob(
+            "any_time", "N-4.3", "When option B2 (one animal of any kind instead of the pair) is "
+            "allowed (E3): any_time (BGA; a species not pictured); when_no_pictured_fits (neither "
+            "pictured animal can be placed); when_pair_does_not_fit (seed summary: the pair is "
+            "offered only if both can be placed, else one animal of any species).",
+        )
     )
     allow_partial_pair: bool = knob(
         True, "N-4.3", "The second pictured animal may be declined (E4)."
@@ -183,6 +316,31 @@ class Params(StrictModel):
     french_two_per_turn_limit: bool = knob(
         False, "N-5.6", "At most 2 animals added to one enclosure per turn (E20)."
     )
+    house_add: bool = knob(
+        True, "N-5.4", "Add-from-house is offered at all (false: never)."
+    )
+    breeding_house_adds: Literal["per_bred_enclosure", "one_per_event"] = knob(
+        "per_bred_enclosure", "N-5.4", "House animals added during breeding: one per enclosure "
+        "that got young, bonus included (BGA), or one per player per breeding event in total "
+        "(seed summary) (E31).",
+    )
+    keep_one: bool = knob(
+        True, "N-4.4", "A scored enclosure's owner may keep one animal in a free house (E21)."
+    )
+    populate_max: int = knob(
+        2, "N-4.2", "Animals moved into a new enclosure, at most (at least 1; below 4, so "
+        "populating never fills a tile).", ge=1, le=3,
+    )
+    breeding_choice: Literal["choose", "automatic"] = knob(
+        "choose", "N-6.2", "Normal breeding: the player chooses 0 to 2 eligible enclosures "
+        "(BGA), or every eligible enclosure breeds, up to 2 (seed summary; with more eligible the "
+        "player picks which) (E32).",
+    )
+    bonus_breeding_target: Literal["not_bred", "any"] = knob(
+        "not_bred", "N-6.3", "Bonus young go to an enclosure that got no young in this event "
+        "(BGA), or to any enclosure with enough animals (seed summary) (E10).",
+    )
+    breeding: Breeding = knob(Breeding(), "N-6.2", "Breeding limits.")
     breeding_order: Literal["chronological", "bga_index"] = knob(
         "chronological", "N-6.1", "Order of several events in one move (E7)."
     )
@@ -220,7 +378,51 @@ class Params(StrictModel):
         True, "N-12.6", "Policies may look below the top tile of a bay. The built-in policies "
         "only ever read top tiles, so for them this knob changes nothing."
     )
+    solo_markers: list[Literal["0", "1", "2", "3", "4+"]] = knob(
+        list(comp.SOLO_MARKERS), "N-8.2", "Solo range markers in the game.",
+        allowed='a non-empty set of "0", "1", "2", "3", "4+"',
+    )
+    attraction_copies: AttractionCopies = knob(
+        AttractionCopies(), "N-1.4", "Attraction supply."
+    )
+    tile_classes: TileClasses = knob(TileClasses(), "N-1.3", "Tile class composition.")
+    strip: Strip = knob(Strip(), "N-3", "The action strip.")
     geometry: Geometry = knob(Geometry(), "N-2", "Boards, movement range, bonus, bays.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def replaced_knobs(cls, data):
+        if isinstance(data, dict) and "single_animal_any_time" in data:
+            raise ValueError(
+                "single_animal_any_time was replaced by single_animal_rule (true -> any_time, "
+                "false -> when_no_pictured_fits)"
+            )
+        return data
+
+    @pydantic.field_validator("solo_markers")
+    @classmethod
+    def check_markers(cls, markers):
+        if not markers or len(set(markers)) != len(markers):
+            raise ValueError('a non-empty set of "0", "1", "2", "3", "4+", each at most once')
+        return markers
+
+    @model_validator(mode="after")
+    def check_strip_supply(self):
+        """Every bay layer of a class needs a tile of that class (N-3.3)."""
+        need = {cls: 0 for cls in comp.TILE_CLASSES}
+        for text in self.strip.spaces:
+            kind, content = _strip_space(text)
+            if kind == "bay":
+                for cls in content:
+                    need[cls] += 1
+        for cls, count in need.items():
+            have = len(getattr(self.tile_classes, cls))
+            if count > have:
+                raise ValueError(
+                    f"strip.spaces has {count} bay layers of class {cls} but tile_classes.{cls} "
+                    f"lists {have} tiles; allowed: at most as many layers as tiles"
+                )
+        return self
 
     @model_validator(mode="after")
     def check_variants(self):
@@ -269,7 +471,7 @@ def kernel_tables(params: Params) -> S.Tables:
     rules[S.R_PLAYERS] = players
     rules[S.R_SUPPLY_LIMITED] = params.animal_supply == "physical"
     rules[S.R_ATTRACTION_OPTIONAL] = params.attraction_optional
-    rules[S.R_SINGLE_ANY_TIME] = params.single_animal_any_time
+    rules[S.R_SINGLE_RULE] = SINGLE_RULES.index(params.single_animal_rule)
     rules[S.R_PARTIAL_PAIR] = params.allow_partial_pair
     rules[S.R_FRENCH_LIMIT] = params.french_two_per_turn_limit
     rules[S.R_BGA_ORDER] = params.breeding_order == "bga_index"
@@ -291,6 +493,16 @@ def kernel_tables(params: Params) -> S.Tables:
         params.geometry.reduced_tiles_per_bay if reduced else params.geometry.tiles_per_bay
     )
     rules[S.R_SEES_FULL_STACKS] = params.ai_sees_full_stacks
+    rules[S.R_BREED_HOUSE_ONE] = params.breeding_house_adds == "one_per_event"
+    rules[S.R_BONUS_ANY] = params.bonus_breeding_target == "any"
+    rules[S.R_BREED_AUTOMATIC] = params.breeding_choice == "automatic"
+    rules[S.R_HOUSE_ADD] = params.house_add
+    rules[S.R_KEEP_ONE] = params.keep_one
+    rules[S.R_POPULATE_MAX] = params.populate_max
+    rules[S.R_BREED_MIN] = params.breeding.min_animals
+    rules[S.R_BREED_YOUNG] = params.breeding.young_per_enclosure
+    rules[S.R_BREED_ENCLOSURES] = params.breeding.enclosures_per_event
+    rules[S.R_START_SPACE] = params.strip.start_space
 
     width = np.array([b.width for b in boards], dtype=np.int32)
     height = np.array([b.height for b in boards], dtype=np.int32)
@@ -326,13 +538,16 @@ def kernel_tables(params: Params) -> S.Tables:
     shape_squares = np.array(
         [sum(line.count("#") for line in rows) for rows in shape_rows()], dtype=np.int32
     )
-    tile_class = np.array(
-        [comp.TILE_CLASSES.index(cls) for cls, _ in comp.ENCLOSURES.values()], dtype=np.int32
-    )
+    tile_ids = list(comp.ENCLOSURES)
+    tile_class = np.full(S.N_ENCLOSURE_TILES, -1, dtype=np.int32)
+    for cls_index, cls in enumerate(comp.TILE_CLASSES):
+        for tile in getattr(params.tile_classes, cls):
+            tile_class[tile_ids.index(tile)] = cls_index
     strip_kind = np.zeros(26, dtype=np.int32)
     strip_pair = np.full((26, 2), S.NO_SPECIES, dtype=np.int32)
     bay_layers = np.full((26, 3), -1, dtype=np.int32)
-    for space, (kind, content) in enumerate(comp.STRIP, start=1):
+    for space, text in enumerate(params.strip.spaces, start=1):
+        kind, content = _strip_space(text)
         if kind == "bay":
             strip_kind[space] = S.SPACE_BAY
             bay_layers[space] = [comp.TILE_CLASSES.index(cls) for cls in content]
@@ -341,13 +556,18 @@ def kernel_tables(params: Params) -> S.Tables:
             strip_pair[space] = [comp.SPECIES.index(sp) for sp in content]
     line_species = np.full(26, S.NO_SPECIES, dtype=np.int32)
     line_rank = np.zeros(S.N_SPECIES, dtype=np.int32)
-    for rank, (species, trigger) in enumerate(comp.BREEDING_LINES):
+    lines = sorted(params.strip.breeding_lines.items(), key=lambda line: line[1])
+    for rank, (species, trigger) in enumerate(lines):  # E7 bga_index: order on the strip
         line_species[trigger] = comp.SPECIES.index(species)
         line_rank[comp.SPECIES.index(species)] = rank
     caps = params.physical_animals
     animal_caps = np.array([getattr(caps, sp) for sp in comp.SPECIES], dtype=np.int32)
-    copies = [c if c is not None else 0 for _, c in comp.ATTRACTIONS.values()]
-    copies[-1] = S.UNLIMITED if params.attraction_1x1_unlimited else comp.PHYSICAL_1X1_ATTRACTIONS
+    copies = [getattr(params.attraction_copies, kind) for kind in comp.ATTRACTIONS]
+    if params.attraction_1x1_unlimited:
+        copies[-1] = S.UNLIMITED
+    marker_absent = np.array(
+        [marker not in params.solo_markers for marker in comp.SOLO_MARKERS], dtype=np.int32
+    )
     return S.Tables(
         rules=rules,
         width=width,
@@ -370,11 +590,23 @@ def kernel_tables(params: Params) -> S.Tables:
         line_rank=line_rank,
         animal_caps=animal_caps,
         attraction_copies=np.array(copies, dtype=np.int32),
+        marker_absent=marker_absent,
     )
 
 
+# N-0: rule presets. The first is the default. seed_summary = every reading of the German seed
+# summary (shared/seeds/001) where it differs from BGA: E3, E4, E10, E31, E32, E33.
+SEED_SUMMARY = {
+    "single_animal_rule": "when_pair_does_not_fit",
+    "allow_partial_pair": False,
+    "breeding_choice": "automatic",
+    "breeding_house_adds": "one_per_event",
+    "bonus_breeding_target": "any",
+    "geometry": {"bonus_breeding_player_counts": [2, 3]},
+}
 PRESETS = {
-    "standard": {},
+    "bga": {},
+    "seed_summary": SEED_SUMMARY,
     "solo": {"players": 1},
     "short_game": {"players": 2, "short_game_2p": True},
     "bga_quirks": {

@@ -24,9 +24,9 @@ from simulator.games.nyz.state import (
     CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE,
     D_BREED, D_DEST, D_HOUSE_ADD, D_KEEP_ONE, D_PLACE, D_POPULATE, DECLINE, E_CAPACITY,
     E_COUNT, E_SPECIES, FIRST_ATTRACTION, N_SPECIES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES,
-    P_ENCLOSURES, P_HOUSES, POP_STOP, R_BONUS_ENABLED, R_SOLO, SC_DECIDER, SC_DECISION,
-    SC_ELEPHANT, SC_FOLLOW_HEAD, SC_N_OPTIONS, SC_NEW_ENCLOSURE, SC_POP_COUNT, SPACE_ANIMALS,
-    SRC_ENCLOSURE, TARGET_HOUSE,
+    P_ENCLOSURES, P_HOUSES, POP_STOP, R_BONUS_ENABLED, R_BREED_ENCLOSURES, R_BREED_MIN, R_SOLO,
+    SC_DECIDER, SC_DECISION, SC_ELEPHANT, SC_FOLLOW_HEAD, SC_N_OPTIONS, SC_NEW_ENCLOSURE,
+    SC_POP_COUNT, SPACE_ANIMALS, SRC_ENCLOSURE, TARGET_HOUSE,
 )
 
 RANDOM, GREEDY = 0, 1
@@ -124,9 +124,11 @@ def destination_value(st, tab, seat, move, crossed, w):
         if crossed & (1 << species):
             breeders = 0
             for e in range(st.seat[seat, P_ENCLOSURES]):
-                if st.enc[seat, e, E_SPECIES] == species and st.enc[seat, e, E_COUNT] >= 2:
+                if (st.enc[seat, e, E_SPECIES] == species
+                        and st.enc[seat, e, E_COUNT] >= tab.rules[R_BREED_MIN]):
                     breeders += 1
-            value += w[W_BREED] * (min(breeders, 2) + (tab.rules[R_BONUS_ENABLED] if breeders else 0))
+            value += w[W_BREED] * (min(breeders, tab.rules[R_BREED_ENCLOSURES])
+                                   + (tab.rules[R_BONUS_ENABLED] if breeders else 0))
     if tab.rules[R_SOLO] != 0:  # laps are limited: a long move costs time
         distance = (space - st.sc[SC_ELEPHANT]) % 25
         value -= 0.2 * w[W_TILE] * distance

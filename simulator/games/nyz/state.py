@@ -33,7 +33,6 @@ MAX_OPTIONS = 1100  # >= 32*31 + 32 + 1 breeding choices and >= 128*8 placements
 MAX_EVENTS = 8
 MAX_START_TILES = 8
 NO_SPECIES = -1
-START_SPACE_INDEX = 10  # the elephant's start and the solo lap space (N-3.1, N-8.2)
 UNLIMITED = 1 << 30  # supply count standing for "unlimited" (N-1.2, N-1.4)
 
 # strip_kind values
@@ -46,7 +45,7 @@ CELL_EMPTY, CELL_BARN, CELL_ATTRACTION = -1, -2, 64
 R_PLAYERS = 0
 R_SUPPLY_LIMITED = 1  # animal_supply == "physical"
 R_ATTRACTION_OPTIONAL = 2
-R_SINGLE_ANY_TIME = 3
+R_SINGLE_RULE = 3  # SINGLE_* below: when option B2 (one animal of any kind) is offered
 R_PARTIAL_PAIR = 4
 R_FRENCH_LIMIT = 5
 R_BGA_ORDER = 6  # breeding_order == "bga_index"
@@ -65,7 +64,20 @@ R_MAX_TURNS = 18  # total turns (max_turns_per_player * players)
 R_RANGE = 19
 R_TILES_PER_BAY = 20
 R_SEES_FULL_STACKS = 21
-N_RULES = 22
+R_BREED_HOUSE_ONE = 22  # breeding_house_adds == "one_per_event" (N-5.4)
+R_BONUS_ANY = 23  # bonus_breeding_target == "any" (N-6.3)
+R_BREED_AUTOMATIC = 24  # breeding_choice == "automatic" (N-6.2)
+R_HOUSE_ADD = 25  # house_add (N-5.4): 0 = never offered
+R_KEEP_ONE = 26  # keep_one (N-4.4): 0 = never offered
+R_POPULATE_MAX = 27  # animals moved into a new enclosure, at most (N-4.2)
+R_BREED_MIN = 28  # animals an enclosure needs to breed (N-6.2, N-6.3)
+R_BREED_YOUNG = 29  # young per breeding enclosure (N-6.2, N-6.3)
+R_BREED_ENCLOSURES = 30  # enclosures that breed per event, at most (N-6.2): 1 or 2
+R_START_SPACE = 31  # the elephant's start and the solo lap space (N-3.1, N-8.2)
+N_RULES = 32
+
+# R_SINGLE_RULE values (N-4.3, E3)
+SINGLE_ANY_TIME, SINGLE_NO_PICTURED_FITS, SINGLE_PAIR_FAILS = range(3)
 
 # State.sc: scalars of the game
 SC_PLAYERS = 0
@@ -180,7 +192,12 @@ P_START_TILES = 8  # short game: start tiles still to place
 P_YOUNG = 9  # animals bred (normal + bonus)
 P_ACQUIRED = 10  # animals taken on animal spaces
 P_ATTRACTION_SQUARES = 11
-N_SEAT_FIELDS = 12
+P_TURNS = 12  # turns this seat started (passes included)
+P_BONUS_YOUNG = 13  # animals bred by bonus breeding (part of P_YOUNG)
+P_KEPT = 14  # animals kept in a house from a full enclosure (N-4.4)
+P_HOUSE_ADDS = 15  # animals moved from a house by add-from-house (N-5.4)
+P_EVENT_HOUSE_ADDS = 16  # house adds in the current breeding event (breeding_house_adds)
+N_SEAT_FIELDS = 17
 
 # invariant codes (engine.check_invariants, N-11 T18)
 INV_OVERLAP = 1
@@ -219,7 +236,7 @@ Tables = namedtuple(
         "place_first",  # int32[players, N_SHAPES]: first placement of (seat, shape)
         "place_count",  # int32[players, N_SHAPES]
         "shape_squares",  # int32[N_SHAPES]
-        "tile_class",  # int32[N_ENCLOSURE_TILES]: 0..3 = A..D
+        "tile_class",  # int32[N_ENCLOSURE_TILES]: 0..3 = A..D, -1 = not in the game
         "strip_kind",  # int32[26]
         "strip_pair",  # int32[26, 2]: pictured species of an animal space
         "bay_layers",  # int32[26, 3]: setup classes bottom -> top, -1 for animal spaces
@@ -227,6 +244,7 @@ Tables = namedtuple(
         "line_rank",  # int32[N_SPECIES]: position of a species' line on the strip (bga order)
         "animal_caps",  # int32[N_SPECIES]: physical supply
         "attraction_copies",  # int32[N_ATTRACTION_TYPES]
+        "marker_absent",  # int32[5]: 1 = this solo marker is not in the set (always "used")
     ],
 )
 

@@ -10,7 +10,7 @@ from simulator.games.nyz import GAME, engine, render
 END = {name: i for i, name in enumerate(GAME.end_reasons)}
 
 VARIANTS = {
-    "standard": {},
+    "bga": {},
     "bga_quirks": {"preset": "bga_quirks"},
     "physical": {
         "animal_supply": "physical",
@@ -18,16 +18,29 @@ VARIANTS = {
         "bonus_per_event": False,
         "attraction_optional": False,
         "attraction_1x1_unlimited": False,
-        "single_animal_any_time": False,
+        "single_animal_rule": "when_no_pictured_fits",
         "allow_partial_pair": False,
         "end_skips_breeding": False,
     },
+    "seed_summary": {"preset": "seed_summary"},
+    # every designer knob of issue #13 away from its default at once
+    "designer": {
+        "populate_max": 3, "house_add": False, "keep_one": False,
+        "breeding": {"min_animals": 3, "young_per_enclosure": 2, "enclosures_per_event": 1},
+        "breeding_choice": "automatic", "bonus_breeding_target": "any",
+        "single_animal_rule": "when_pair_does_not_fit", "solo_markers": ["1", "3", "4+"],
+        "attraction_copies": {"T8": 0, "T2": 2}, "strip": {"start_space": 5},
+        "tile_classes": {"A": ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "A8"],
+                         "D": ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]},
+    },
 }
-# (players, variant, games per policy); 2 policies each -> 20,400 games in total
+# (players, variant, games per policy); 2 policies each -> 26,800 games in total
 SWEEP = [
-    (1, "standard", 1200), (1, "solo4", 1000), (2, "standard", 1600), (2, "short", 1200),
-    (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "standard", 1000), (3, "physical", 800),
-    (4, "standard", 600), (4, "bga_quirks", 500), (5, "standard", 500), (5, "physical", 600),
+    (1, "bga", 1200), (1, "solo4", 1000), (2, "bga", 1600), (2, "short", 1200),
+    (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "bga", 1000), (3, "physical", 800),
+    (4, "bga", 600), (4, "bga_quirks", 500), (5, "bga", 500), (5, "physical", 600),
+    (1, "seed_summary", 600), (2, "seed_summary", 800), (3, "seed_summary", 500),
+    (4, "seed_summary", 300), (1, "designer", 600), (2, "designer", 600), (4, "designer", 300),
 ]
 
 
@@ -78,8 +91,32 @@ def test_t18_invariants_hold_in_every_game(players, variant, games, policy):
         assert (reasons == END["turn_cap"]).mean() < 0.01
 
 
+@pytest.mark.parametrize("players, variant", [(2, "bga"), (3, "seed_summary"), (4, "bga"), (2, "designer")])
+def test_bga_statistics_columns(players, variant):
+    """The per-seat statistics Board Game Arena keeps (issue #13) agree with each other and
+    with the rules: turns add up to the game's turns, attraction squares cover at least one
+    square per attraction, bonus young are part of the young (none with 4 players, N-6.3),
+    animals kept never exceed the enclosures scored, switched-off offers never happen."""
+    params = params_for(players, variant)
+    cols = play(params, "greedy", 300, checked=False)
+    assert (cols["turns_played"].sum(axis=1) == cols["turns"]).all()
+    assert (cols["attraction_squares"] >= cols["attractions"]).all()
+    assert (cols["attraction_squares"] <= 8 * cols["attractions"]).all()
+    assert (cols["bonus_young"] <= cols["young"]).all()
+    assert (cols["kept_from_full"] <= cols["enclosures_filled"]).all()
+    assert cols["turns_played"].dtype == np.int16
+    if players >= 4:
+        assert not cols["bonus_young"].any()
+    else:
+        assert cols["bonus_young"].any()
+    if variant == "designer":
+        assert not cols["house_adds"].any() and not cols["kept_from_full"].any()
+    else:
+        assert cols["house_adds"].any() and cols["kept_from_full"].any()
+
+
 def test_determinism_same_seed_same_columns():
-    params = params_for(3, "standard")
+    params = params_for(3, "bga")
     policies = GAME.seat_policies([("random", {}), ("greedy", {}), ("greedy_breeder", {})])
     seeds = np.arange(50, dtype=np.uint64) * 7919
     rotations = (np.arange(50) % 3).astype(np.int8)
@@ -93,7 +130,7 @@ def test_determinism_same_seed_same_columns():
 
 def test_rotation_moves_policies_not_boards():
     """base.py rotation: slot j plays seat (j + r) % n; boards stay with seats."""
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     seeds = np.arange(300, dtype=np.uint64)
     r0 = GAME.play_batch(params, policies, seeds, np.zeros(300, np.int8))
@@ -104,7 +141,7 @@ def test_rotation_moves_policies_not_boards():
 @pytest.mark.parametrize("players, policy", [(2, "random"), (3, "greedy"), (1, "greedy")])
 def test_trace_plays_the_batch_game(players, policy):
     """render.trace walks the same kernels and RNG stream as play_batch."""
-    params = params_for(players, "standard")
+    params = params_for(players, "bga")
     policies = GAME.seat_policies([(policy, {})] * players)
     for seed in (3, 11):
         cols = GAME.play_batch(params, policies, np.array([seed], np.uint64), np.zeros(1, np.int8))
@@ -115,7 +152,7 @@ def test_trace_plays_the_batch_game(players, policy):
 
 
 def test_step_api_replays_batch_with_policy_moves():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     cols = GAME.play_batch(params, policies, np.array([5], np.uint64), np.ones(1, np.int8))
     pos = engine.new_game(params, policies, seed=5, rotation=1)
@@ -127,7 +164,7 @@ def test_step_api_replays_batch_with_policy_moves():
 
 @pytest.mark.parametrize("preset", ["greedy", "greedy_builder", "greedy_breeder"])
 def test_greedy_presets_beat_random(preset):
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     policies = GAME.seat_policies([(preset, {}), ("random", {})])
     games = 400
     rotations = (np.arange(games) % 2).astype(np.int8)
@@ -138,7 +175,7 @@ def test_greedy_presets_beat_random(preset):
 
 
 def test_presets_play_differently():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     stats = {}
     for preset in ("greedy_builder", "greedy_breeder"):
         cols = play(params, preset, 300, checked=False)
@@ -147,7 +184,7 @@ def test_presets_play_differently():
 
 
 def test_greedy_parameters_are_used():
-    params = params_for(2, "standard")
+    params = params_for(2, "bga")
     base = GAME.seat_policies([("greedy", {})] * 2)
     tweaked = GAME.seat_policies([("greedy", {"hole_weight": 0.0, "contact_weight": 0.0})] * 2)
     seeds = np.arange(100, dtype=np.uint64)
@@ -160,7 +197,7 @@ def test_greedy_parameters_are_used():
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_t18_invariants_large_sweep(players):
     """The T18 sweep at 20,000 games per player count and policy (slow)."""
-    for variant in ("standard", "physical"):
+    for variant in ("bga", "physical"):
         for policy in ("random", "greedy"):
             cols = play(params_for(players, variant), policy, 10_000, seed0=10**6)
             assert cols["check_violations"].sum() == 0

@@ -355,15 +355,21 @@ def test_t7_acquisition_with_single_empty_enclosure():
     assert houses(pos, 0) == ["flamingo", "meerkat"]
 
 
-def test_t8_add_from_house_once_per_enclosure():
-    """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
-    pos = game(2)
+def t8_meerkat_into_enclosure(**knobs):
+    """T8: E[meerkat:2] (cap 6), H[meerkat, meerkat, _]; space 15, the meerkat goes into E."""
+    pos = game(2, **knobs)
     clear_board(pos, 0, ["meerkat", "meerkat", None])
     e = engine.add_enclosure(pos, 0, "C1", "meerkat", 2)
     engine.restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, e))
+    return pos, e
+
+
+def test_t8_add_from_house_once_per_enclosure():
+    """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
+    pos, e = t8_meerkat_into_enclosure()
     assert pos.decision == S.D_HOUSE_ADD
     engine.apply(pos, 1)
     assert enc(pos, 0, e) == (4, SPECIES["meerkat"])
@@ -373,15 +379,21 @@ def test_t8_add_from_house_once_per_enclosure():
     assert houses(pos, 0) == ["kangaroo", "meerkat"]
 
 
-def test_t9_scoring_an_enclosure():
-    """T9 / E21 / E22 / E2: E fills, animals return, keep one, any attraction, fox into E."""
-    pos = game(2)
-    clear_board(pos, 0, ["meerkat", "flamingo", None])
+def t9_penguin_fills_enclosure(houses, **knobs):
+    """T9: E[penguin:3] (4 sq); space 7 (penguin + fox), the penguin fills E."""
+    pos = game(2, **knobs)
+    clear_board(pos, 0, houses)
     e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
     engine.restart_turn(pos, active=0, elephant=5)
     move_elephant(pos, 7)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(0, e))
+    return pos, e
+
+
+def test_t9_scoring_an_enclosure():
+    """T9 / E21 / E22 / E2: E fills, animals return, keep one, any attraction, fox into E."""
+    pos, e = t9_penguin_fills_enclosure(["meerkat", "flamingo", None])
     assert enc(pos, 0, e) == (0, S.NO_SPECIES)
     assert pos.state.seat[0, S.P_FILLED] == 1
     assert pos.decision == S.D_KEEP_ONE
@@ -399,31 +411,19 @@ def test_t9_scoring_an_enclosure():
 
 
 def test_e21_no_keep_one_without_free_house():
-    pos = game(2)
-    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
-    move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", "fox"])
     assert pos.decision == S.D_ATTRACTION
 
 
 def test_e1_attraction_compulsory_knob():
     """E1: with attraction_optional = false the attraction cannot be declined."""
-    pos = game(2, attraction_optional=False)
-    clear_board(pos, 0, ["meerkat", "flamingo", "fox"])
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
-    move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", "fox"], attraction_optional=False)
     assert S.NO_ATTRACTION not in engine.legal_moves(pos)
 
 
 def test_e3_single_animal_only_when_pair_fails_knob():
     """E3 knob false: B2 only when no pictured animal can be placed."""
-    pos = game(2, single_animal_any_time=False)
+    pos = game(2, single_animal_rule="when_no_pictured_fits")
     engine.restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     assert engine.legal_moves(pos) == [S.CHOICE_PAIR]
@@ -450,9 +450,9 @@ def test_e4_partial_pair(partial, declinable):
 # T10 - T14: breeding and the end
 
 
-def breeding_position(players, bonus_per_event=True):
+def breeding_position(players, **knobs):
     """Seat 0 = X of T10: K1[k:2], K2[k:2], K3[k:3], M1[m:2]; the active seat 1 moves 2 -> 4."""
-    pos = game(players, bonus_per_event=bonus_per_event)
+    pos = game(players, **knobs)
     clear_board(pos, 0, ["flamingo", "fox", None])
     ks = [engine.add_enclosure(pos, 0, tile, "kangaroo", n) for tile, n in (("C1", 2), ("C2", 2), ("C3", 3))]
     m1 = engine.add_enclosure(pos, 0, "C4", "meerkat", 2)
@@ -791,3 +791,323 @@ def test_render_shows_board_and_strip():
     assert "houses: meerkat, flamingo, _" in text
     strip = render.render_strip(pos)
     assert "*10:XF" in strip and "|K|" in strip
+
+
+# ---------------------------------------------------------------------------------------------
+# Readings of the seed summary (issue #13): E3, E4, E10, E31, E32, E33, presets N-0, and the
+# designer knobs of N-1.3, N-1.4, N-3, N-4.2, N-4.4, N-5.4, N-6.2, N-8.2
+
+
+def first_moves_until(pos, stop):
+    """Apply the first legal move until stop(pos) or the game ends."""
+    while not engine.is_over(pos) and not stop(pos):
+        engine.apply(pos, engine.legal_moves(pos)[0])
+
+
+def kangaroo_breeding(players, houses, enclosures, **knobs):
+    """Seat 0 with the given houses and (tile, species, count) enclosures; the active seat 1
+    moves 2 -> 4 over the kangaroo line and plays its own part; stops at seat 0's first
+    breeding decision."""
+    pos = game(players, **knobs)
+    clear_board(pos, 0, houses)
+    made = [engine.add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
+    engine.restart_turn(pos, active=1, elephant=2)
+    move_elephant(pos, 4)
+    first_moves_until(pos, lambda p: p.decider == 0)
+    return pos, made
+
+
+@pytest.mark.parametrize("rule, second_offered", [("per_bred_enclosure", True), ("one_per_event", False)])
+def test_e31_house_adds_during_breeding(rule, second_offered):
+    """E31 / N-5.4: two bred enclosures, two house kangaroos: BGA offers a house add for each
+    bred enclosure; the seed summary allows one house animal per breeding event."""
+    pos, (k1, k2) = kangaroo_breeding(
+        4, ["kangaroo", "kangaroo", None], [("D2", "kangaroo", 2), ("D5", "kangaroo", 2)],
+        breeding_house_adds=rule)
+    engine.apply(pos, 64 * k2 + k1)
+    assert pos.decision == S.D_HOUSE_ADD
+    engine.apply(pos, 1)
+    assert (pos.decision == S.D_HOUSE_ADD and pos.decider == 0) == second_offered
+    assert enc(pos, 0, k2)[0] == 4 and pos.state.seat[0, S.P_HOUSE_ADDS] == 1
+
+
+def test_e31_one_per_event_declined_offer_moves_on():
+    """E31: one_per_event counts animals added, not offers: declining the first bred
+    enclosure's add leaves it for the second."""
+    pos, (k1, k2) = kangaroo_breeding(
+        4, ["kangaroo", None, None], [("D2", "kangaroo", 2), ("D5", "kangaroo", 2)],
+        breeding_house_adds="one_per_event")
+    engine.apply(pos, 64 * k2 + k1)
+    engine.apply(pos, 0)
+    assert pos.decision == S.D_HOUSE_ADD
+    engine.apply(pos, 1)
+    assert enc(pos, 0, k1)[0] == 4 and enc(pos, 0, k2)[0] == 3
+
+
+@pytest.mark.parametrize("rule, offered_after_bonus", [("per_bred_enclosure", True), ("one_per_event", False)])
+def test_e31_house_add_after_bonus_young(rule, offered_after_bonus):
+    """E31: BGA offers a house add again after the bonus young (N-6.3); with one per event the
+    add already taken after the normal young uses it up."""
+    pos, (k1, m1) = kangaroo_breeding(
+        2, ["kangaroo", "meerkat", None], [("D2", "kangaroo", 2), ("D5", "meerkat", 2)],
+        breeding_house_adds=rule)
+    engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+    engine.apply(pos, 1)  # the house kangaroo joins k1
+    assert pos.decision == S.D_BONUS
+    engine.apply(pos, m1)
+    assert enc(pos, 0, m1)[0] == 3 and pos.state.seat[0, S.P_BONUS_YOUNG] == 1
+    assert (pos.decision == S.D_HOUSE_ADD and pos.decider == 0) == offered_after_bonus
+
+
+@pytest.mark.parametrize("target, extra", [("not_bred", []), ("any", ["k1", "k3"])])
+def test_e10_bonus_target(target, extra):
+    """E10 / N-6.3: BGA's bonus skips the enclosures that just bred; the seed summary allows
+    any enclosure with at least two animals."""
+    pos, (k1, k2, k3), m1 = breeding_position(2, bonus_breeding_target=target)
+    engine.apply(pos, 64 * k3 + k1)
+    assert pos.decision == S.D_BONUS
+    named = {"k1": k1, "k3": k3}
+    expected = [k2, m1, S.NO_ENCLOSURE] + [named[name] for name in extra]
+    assert sorted(engine.legal_moves(pos)) == sorted(expected)
+
+
+def test_e32_automatic_breeding_offers_no_fewer():
+    """E32 / N-6.2: automatic breeding with three eligible enclosures: the player only picks
+    which two (ordered pairs, E23); breeding in one or none is not offered."""
+    pos, (k1, k2, k3), _ = breeding_position(2, breeding_choice="automatic")
+    moves = engine.legal_moves(pos)
+    assert len(moves) == 6
+    assert all(m // 64 != S.NO_ENCLOSURE and m % 64 != S.NO_ENCLOSURE for m in moves)
+
+
+@pytest.mark.parametrize("choice, none_allowed", [("choose", True), ("automatic", False)])
+def test_e32_single_eligible_enclosure(choice, none_allowed):
+    """E32: one eligible enclosure must breed under automatic (a forced move, which play_batch
+    applies without asking); BGA lets the player choose it or none."""
+    pos, (k1,) = kangaroo_breeding(4, [None, None, None], [("C1", "kangaroo", 2)],
+                                   breeding_choice=choice)
+    assert pos.decision == S.D_BREED
+    assert sorted(engine.legal_moves(pos)) == [64 * k1 + S.NO_ENCLOSURE] + (
+        [S.BREED_NONE] if none_allowed else [])
+
+
+def pair_choices(houses, enclosures, **knobs):
+    """Seat 0's options on space 12 (penguin + kangaroo)."""
+    pos = game(2, **knobs)
+    clear_board(pos, 0, houses)
+    made = [engine.add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 12)
+    return pos, made, sorted(engine.legal_moves(pos))
+
+
+PAIR_FAILS = {"single_animal_rule": "when_pair_does_not_fit"}
+EVERY_SPECIES = sorted(SPECIES.values())
+
+
+def test_e3_pair_does_not_fit_offers_any_single_animal():
+    """E3 when_pair_does_not_fit (seed summary): full houses and one empty enclosure (T7): the
+    pair cannot be placed in full, so instead one animal of any species, pictured ones
+    included; BGA offers the pair and the species not pictured."""
+    _, _, choices = pair_choices(["meerkat", "flamingo", "meerkat"], [("A7", None, 0)], **PAIR_FAILS)
+    assert choices == EVERY_SPECIES
+    _, _, bga = pair_choices(["meerkat", "flamingo", "meerkat"], [("A7", None, 0)])
+    assert bga == sorted([S.CHOICE_PAIR, SPECIES["meerkat"], SPECIES["flamingo"], SPECIES["fox"]])
+
+
+@pytest.mark.parametrize("houses, enclosures, knobs, fits", [
+    # a free house and a penguin enclosure: one each
+    (["meerkat", "flamingo", None], [("C1", "penguin", 2)], {}, True),
+    # no free house; the penguin fills its enclosure, which empties and takes the kangaroo (E22)
+    (["meerkat", "flamingo", "meerkat"], [("A7", "penguin", 3)], {}, True),
+    # no free house; the penguin's add-from-house frees a house for the kangaroo (N-5.4) ...
+    (["penguin", "meerkat", "meerkat"], [("C1", "penguin", 2)], {}, True),
+    # ... unless house adds are switched off
+    (["penguin", "meerkat", "meerkat"], [("C1", "penguin", 2)], {"house_add": False}, False),
+    # one free house, no enclosure: only one of the two
+    (["meerkat", "flamingo", None], [], {}, False),
+])
+def test_e3_pair_fits_in_full(houses, enclosures, knobs, fits):
+    """E3 when_pair_does_not_fit: the pair is offered exactly when both animals can be placed."""
+    _, _, choices = pair_choices(houses, enclosures, **PAIR_FAILS, **knobs)
+    assert (choices == [S.CHOICE_PAIR]) == fits
+    if not fits:
+        assert S.CHOICE_PAIR not in choices and choices
+
+
+def test_e4_whole_pair_leaves_room_for_the_second():
+    """E4 / E3 seed summary (pair only when it fits, no partial pair): the first animal may not
+    take the place the second needs (the penguin may not use the only free house)."""
+    start_houses, enclosures = ["meerkat", "flamingo", None], [("C1", "penguin", 2)]
+    pos, (p,), _ = pair_choices(start_houses, enclosures, **PAIR_FAILS, allow_partial_pair=False)
+    engine.apply(pos, S.CHOICE_PAIR)
+    assert sorted(engine.legal_moves(pos)) == sorted([to_place(0, p), to_place(1, S.TARGET_HOUSE)])
+    engine.apply(pos, to_place(1, S.TARGET_HOUSE))
+    assert engine.legal_moves(pos) == [to_place(0, p)]  # and the second cannot be declined
+    engine.apply(pos, to_place(0, p))
+    assert enc(pos, 0, p)[0] == 3 and houses(pos, 0) == ["flamingo", "kangaroo", "meerkat"]
+    pos, _, _ = pair_choices(start_houses, enclosures)
+    engine.apply(pos, S.CHOICE_PAIR)
+    assert to_place(0, S.TARGET_HOUSE) in engine.legal_moves(pos)
+
+
+def test_e3_replaced_boolean_is_a_clear_error():
+    """E3: the old boolean names its replacement."""
+    from simulator.errors import ZoosimError
+
+    with pytest.raises(ZoosimError, match="single_animal_rule"):
+        GAME.make_params({"single_animal_any_time": False})
+
+
+@pytest.mark.parametrize("preset, bonus", [("bga", True), ("seed_summary", False)])
+def test_e33_solo_bonus_breeding(preset, bonus):
+    """E33 / N-6.3: BGA gives bonus breeding at 1 player (board icon); the seed summary names
+    only 2 and 3 players."""
+    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1)
+    clear_board(pos, 0, ["flamingo", None, None])
+    k1 = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
+    engine.add_enclosure(pos, 0, "D5", "meerkat", 2)
+    engine.restart_turn(pos, active=0, elephant=2)
+    move_elephant(pos, 4, marker_code=3)  # marker "2": bays 3 and 4, over the kangaroo line
+    first_moves_until(pos, lambda p: p.decision in (S.D_BREED, S.D_DEST))
+    if pos.decision == S.D_BREED:
+        engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+    assert enc(pos, 0, k1)[0] == 3
+    assert (pos.decision == S.D_BONUS) == bonus
+
+
+def test_n0_presets_and_overrides():
+    """N-0: bga is the default preset; seed_summary sets every summary reading; a knob set
+    beside a preset overrides it."""
+    default = GAME.make_params({})
+    assert default.preset == "bga" and default == GAME.make_params({"preset": "bga"})
+    summary = GAME.make_params({"preset": "seed_summary"})
+    assert (summary.single_animal_rule, summary.allow_partial_pair, summary.breeding_choice,
+            summary.breeding_house_adds, summary.bonus_breeding_target,
+            summary.geometry.bonus_breeding_player_counts) == (
+        "when_pair_does_not_fit", False, "automatic", "one_per_event", "any", [2, 3])
+    mixed = GAME.make_params({"preset": "seed_summary", "breeding_choice": "choose"})
+    assert mixed.breeding_choice == "choose" and mixed.breeding_house_adds == "one_per_event"
+
+
+def test_n62_breeding_limits():
+    """N-6.2 breeding.*: min_animals 3 leaves only K3 (and no bonus target); young 2 adds two
+    per enclosure; one enclosure per event offers singles only."""
+    pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"min_animals": 3})
+    assert sorted(engine.legal_moves(pos)) == [64 * k3 + S.NO_ENCLOSURE, S.BREED_NONE]
+    engine.apply(pos, 64 * k3 + S.NO_ENCLOSURE)
+    assert pos.decision != S.D_BONUS or pos.decider != 0
+    pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"young_per_enclosure": 2})
+    engine.apply(pos, 64 * k3 + k1)
+    assert enc(pos, 0, k3)[0] == 5 and enc(pos, 0, k1)[0] == 4
+    assert pos.state.seat[0, S.P_YOUNG] == 4
+    pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"enclosures_per_event": 1})
+    assert sorted(engine.legal_moves(pos)) == sorted(
+        [64 * k + S.NO_ENCLOSURE for k in (k1, k2, k3)] + [S.BREED_NONE])
+
+
+def test_n62_young_never_overfill():
+    """N-6.2: young beyond the free squares are not gained; the enclosure fills and scores."""
+    pos, (k1,) = kangaroo_breeding(4, [None, None, None], [("A7", "kangaroo", 3)],
+                                   breeding={"young_per_enclosure": 3})
+    engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+    assert pos.state.seat[0, S.P_YOUNG] == 1 and pos.state.seat[0, S.P_FILLED] == 1
+
+
+def test_n54_house_add_switch():
+    """N-5.4 house_add = false: T8 without the house add."""
+    pos, e = t8_meerkat_into_enclosure(house_add=False)
+    assert pos.decision == S.D_ANIMAL_PLACE and enc(pos, 0, e)[0] == 3
+
+
+@pytest.mark.parametrize("knobs, decision, attractions", [
+    ({}, S.D_KEEP_ONE, list(range(8))),
+    ({"keep_one": False}, S.D_ATTRACTION, list(range(8))),
+    ({"keep_one": False, "attraction_copies": {"T8": 0, "T2": 0}}, S.D_ATTRACTION, [1, 2, 3, 4, 5, 7]),
+])
+def test_n44_keep_one_switch_and_attraction_copies(knobs, decision, attractions):
+    """N-4.4 keep_one and N-1.4 attraction_copies: T9 without the keep-one offer, and with no
+    4x2 and no 1x2 attractions in the supply."""
+    pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", None], **knobs)
+    assert pos.decision == decision
+    if decision == S.D_KEEP_ONE:
+        engine.apply(pos, 0)
+    assert sorted(engine.legal_moves(pos)) == attractions + [S.NO_ATTRACTION]
+
+
+@pytest.mark.parametrize("most, moved", [(1, 1), (2, 2), (3, 3)])
+def test_n42_populate_max(most, moved):
+    """N-4.2 populate_max: at most that many animals move into a new enclosure."""
+    pos = game(2, populate_max=most)
+    clear_board(pos, 0, [None, None, None])
+    e1 = engine.add_enclosure(pos, 0, "D2", "meerkat", 5)
+    engine.restart_turn(pos, active=0, elephant=10)
+    move_elephant(pos, 11)
+    place_anywhere(pos)
+    while pos.decision == S.D_POPULATE and pos.decider == 0:
+        engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    assert enc(pos, 0, 1)[0] == moved and enc(pos, 0, e1)[0] == 5 - moved
+
+
+def test_n3_strip_layout_knobs():
+    """N-3.1 / N-3.2 strip.*: a swapped bay and animal space, a moved kangaroo line and start
+    space are what the game plays."""
+    spaces = [comp.strip_text(space) for space in comp.STRIP]
+    spaces[10], spaces[11] = spaces[11], spaces[10]  # space 11 animals, 12 a bay
+    lines = dict(comp.BREEDING_LINES) | {"kangaroo": 5}
+    pos = game(2, strip={"spaces": spaces, "breeding_lines": lines, "start_space": 10})
+    assert destinations(pos) == [11, 12, 13, 14]
+    assert pos.tables.strip_kind[11] == S.SPACE_ANIMALS and pos.tables.strip_kind[12] == S.SPACE_BAY
+    engine.restart_turn(pos, active=0, elephant=2)
+    assert aux_of(pos, 4) == 0 and aux_of(pos, 5) == 1 << SPECIES["kangaroo"]
+    assert game(2, strip={"start_space": 5}).scalar(S.SC_ELEPHANT) == 5
+
+
+def test_n13_tile_classes():
+    """N-1.3 tile_classes: the 7-square tiles dealt as class A and 4-square ones as class D, so
+    the D bays show 4-square tiles on top; a strip needing more tiles of a class than listed
+    is rejected."""
+    from simulator.errors import ZoosimError
+
+    swapped = {"A": comp.tiles_of_class("D") + ["A8"], "D": comp.tiles_of_class("A")[:7]}
+    pos = game(2, tile_classes=swapped)
+    for space in (11, 13, 14):
+        assert pos.tables.shape_squares[engine.top_tile(pos.state, space)] == 4
+    with pytest.raises(ZoosimError, match="class B"):
+        GAME.make_params({"tile_classes": {"B": comp.tiles_of_class("B")[:14]}})
+
+
+def test_n82_solo_marker_set():
+    """N-8.2 solo_markers: only the markers of the set can be used; they come back when all of
+    them are used."""
+    pos = game(1, solo_markers=["1", "3"])
+    engine.restart_turn(pos, active=0, elephant=17)
+    assert solo_options(pos) == {"1": {18}, "3": {20}, "free": {20}}
+    assert pos.state.markers_used.tolist() == [1, 0, 1, 0, 1]
+
+
+BAD_SPACES = [comp.strip_text(space) for space in comp.STRIP[:-1]] + ["BCX"]
+
+
+@pytest.mark.parametrize("knobs, key, fragment", [
+    ({"strip": {"spaces": BAD_SPACES}}, "strip.spaces", "'BCX' is no bay and no animal space"),
+    ({"strip": {"spaces": ["BCD"]}}, "strip.spaces", "1 spaces; allowed: 25 spaces"),
+    ({"strip": {"breeding_lines": {"kangaroo": 4, "penguin": 4, "fox": 14, "meerkat": 19,
+                                   "flamingo": 24}}}, "strip.breeding_lines", "share a trigger"),
+    ({"strip": {"start_space": 26}}, "strip.start_space", "less than or equal to 25"),
+    ({"tile_classes": {"A": ["A1", "A1"]}}, "tile_classes", "A1 is listed twice"),
+    ({"solo_markers": ["1", "1"]}, "solo_markers", "each at most once"),
+    ({"populate_max": 4}, "populate_max", "less than or equal to 3"),
+    ({"breeding": {"enclosures_per_event": 3}}, "breeding.enclosures_per_event", "less than"),
+    ({"geometry": {"bonus_breeding_player_counts": [0]}}, "geometry.bonus_breeding_player_counts",
+     "player counts 1..5"),
+    ({"breeding_choice": "auto"}, "breeding_choice", "'choose' or 'automatic'"),
+])
+def test_designer_knobs_reject_impossible_values(knobs, key, fragment):
+    """Impossible strips, tile classes, marker sets and limits: one line naming the key."""
+    from simulator.errors import ZoosimError
+
+    with pytest.raises(ZoosimError) as error:
+        GAME.make_params(knobs)
+    assert error.value.key == key and fragment in error.value.detail
+    assert "\n" not in str(error.value)
