@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 
 import pydantic
@@ -18,6 +19,7 @@ from click.testing import CliRunner
 from simulator.cli import main
 from simulator.config import MAX_CELLS, MAX_CHUNKS, load_experiment
 from simulator.errors import ZoosimError
+from simulator.games import get_game
 from simulator.games.base import StrictModel
 from simulator.safe_yaml import MAX_ALIAS_VALUES, MAX_DEPTH, MAX_FILE_BYTES, load_yaml
 
@@ -86,6 +88,7 @@ def test_a_safe_name_is_kept_and_a_file_name_becomes_a_safe_folder_name(tmp_path
         ("players=4.0", ["players", "integer"]),
         ("players={a: 1, a: 2}", ["--set players", "duplicate key 'a'"]),
         (" =3", ["--set takes knob=value"]),
+        ("preset={a: 1}", ["preset", "unknown preset", "amigo"]),
     ],
 )
 def test_bad_set_values_give_one_line(tmp_path, monkeypatch, setting, words):
@@ -313,3 +316,22 @@ def test_the_safe_loader_reads_dates_as_text_and_merges_keys():
 def test_an_error_message_is_one_line_whatever_the_input():
     error = ZoosimError("unknown policy 'a\nb'", file="x\ny.yaml", key="k\r")
     assert "\n" not in str(error) and "\r" not in str(error) and "a\\nb" in str(error)
+
+
+# --- Every game's knobs -----------------------------------------------------------------------
+
+
+def int_knobs(game_name: str) -> list[str]:
+    return [knob.name for knob in get_game(game_name).knobs()
+            if re.search(r"\bint\b", knob.allowed) and "list" not in knob.allowed]
+
+
+@pytest.mark.parametrize("game_name", ["katz", "nyz"])
+def test_every_int_knob_refuses_bools_and_values_beyond_the_kernels_int32_arrays(game_name):
+    game = get_game(game_name)
+    knobs = int_knobs(game_name)
+    assert "players" in knobs and len(knobs) >= 5
+    for name in knobs:
+        for value in (True, 2**31, -(2**31), 2.5):
+            with pytest.raises(ZoosimError):
+                game.make_params({name: value})

@@ -157,9 +157,9 @@ class Game:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""
         knobs = expand_dotted(dict(knobs or {}))
         preset = knobs.get("preset", next(iter(self.presets)))
-        if preset not in self.presets:
+        if not isinstance(preset, str) or preset not in self.presets:
             raise ZoosimError(
-                f"unknown preset '{preset}' (allowed: {', '.join(self.presets)})", key="preset"
+                f"unknown preset {preset!r} (allowed: {', '.join(self.presets)})", key="preset"
             )
         merged = deep_merge(self.presets[preset], knobs)
         merged["preset"] = preset
