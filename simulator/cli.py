@@ -59,9 +59,18 @@ def main() -> None:
     """
 
 
+def _named_path(ctx, param, value):
+    """An --out path as a Path; an empty one (which would mean the current folder) is refused."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("must name a path; an empty one would mean the current folder")
+    return Path(value)
+
+
 @main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Run folder for logs and report. Default: reports/<name>-<run hash>, "
                    "which is resumed automatically when it exists.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
@@ -132,7 +141,7 @@ def report(run_dir):
 @main.command()
 @click.argument("run_a", type=click.Path(file_okay=False, path_type=Path))
 @click.argument("run_b", type=click.Path(file_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), callback=_named_path, default=None,
               help="HTML file to write (default: RUN_B/compare.html).")
 def compare(run_a, run_b, out):
     """Compare two runs seat by seat (before/after a rule change), with intervals."""
@@ -158,21 +167,23 @@ def validate(experiment):
     model, _ = load_experiment(experiment)
     plan = build_plan(model, file=str(experiment))
     click.echo(f"{experiment}: valid. {len(plan.cells)} cell(s), {plan.games:,} games, "
-               f"{len(plan.chunks())} chunks, run hash {plan.run_hash}")
+               f"{plan.chunk_count:,} chunks, run hash {plan.run_hash}")
     for cell in plan.cells:
         rotation = f", {cell.players} rotations per deal" if cell.rotate else ""
         click.echo(f"  {cell.label}: {cell.games:,} games, seats {', '.join(cell.seat_labels)}{rotation}")
 
 
 def _parse_settings(settings: tuple[str, ...]) -> dict:
-    import yaml
+    """`--set knob=value` pairs; each value is YAML, read by the same safe loader as files."""
+    from simulator.safe_yaml import load_yaml
 
     knobs = {}
     for setting in settings:
         name, sep, value = setting.partition("=")
+        name = name.strip()
         if not sep or not name:
             raise ZoosimError(f"--set takes knob=value, got '{setting}'")
-        knobs[name.strip()] = yaml.safe_load(value)
+        knobs[name] = load_yaml(value, key=f"--set {name}")
     return knobs
 
 

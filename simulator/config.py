@@ -8,17 +8,30 @@ anything is written.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pydantic
-import yaml
 from pydantic import Field
 
 from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel, describe_validation_error
+from simulator.safe_yaml import load_yaml, read_text_file
 
 MAX_GAMES_PER_CELL = 10_000_000_000
+# Plan limits, checked by arithmetic before any cell or chunk is built (simulator.plan).
+MAX_CELLS = 10_000
+MAX_CHUNKS = 100_000  # chunk files of a whole run, counting precision mode's caps
+
+# The experiment name is the run folder's name (reports/<name>-<hash>), so it must be one safe
+# path component on every file system: no separators, no leading dot or dash, short.
+NAME_LENGTH = 64
+NAME_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_LENGTH - 1}}}")
+NAME_RULE = (
+    f"must be 1-{NAME_LENGTH} characters: letters A-Z a-z, digits, '_', '-' and '.', "
+    "starting with a letter or digit (it names the run folder)"
+)
 
 
 class SeatSpec(StrictModel):
@@ -103,6 +116,19 @@ class Experiment(StrictModel):
     )
     studies: list[Study] = Field(min_length=1)
 
+    @pydantic.field_validator("name")
+    @classmethod
+    def _one_path_component(cls, name: str | None) -> str | None:
+        if name is not None and not NAME_PATTERN.fullmatch(name):
+            raise ValueError(f"the experiment name {NAME_RULE}")
+        return name
+
+
+def name_from_file(path: Path) -> str:
+    """A valid experiment name from a file name: 'my study (v2).yaml' -> 'my_study_v2'."""
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "_", path.stem).strip("._-")[:NAME_LENGTH]
+    return name or "experiment"
+
 
 def load_experiment(
     path: str | Path, *, games: int | None = None, seed: int | None = None
@@ -113,35 +139,23 @@ def load_experiment(
     """
     path = Path(path)
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ZoosimError("no such file", file=file) from None
-    except IsADirectoryError:
-        raise ZoosimError("is a folder, not an experiment file", file=file) from None
-    except (OSError, UnicodeDecodeError) as error:
-        raise ZoosimError(f"cannot read: {error}", file=file) from None
-    try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-        raise ZoosimError(f"invalid YAML: {where}{problem}", file=file) from None
+    text = read_text_file(path)
+    document = load_yaml(text, source=file)
     if not isinstance(document, dict):
         raise ZoosimError(
             "an experiment file must be a mapping with at least a 'studies' list", file=file
         )
     if games is not None:
         document["games"] = games
-        for study in document.get("studies") or []:
+        studies = document.get("studies")
+        for study in studies if isinstance(studies, list) else []:
             if isinstance(study, dict):
                 study.pop("games", None)
     if seed is not None:
         document["seed"] = seed
     experiment = parse_experiment(document, file=file)
     if experiment.name is None:
-        experiment = experiment.model_copy(update={"name": path.stem})
+        experiment = experiment.model_copy(update={"name": name_from_file(path)})
     return experiment, text
 
 

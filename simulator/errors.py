@@ -2,11 +2,16 @@
 
 
 class ZoosimError(Exception):
-    """A user-fixable problem. `str(error)` is the whole one-line message the CLI prints."""
+    """A user-fixable problem. `str(error)` is the whole one-line message the CLI prints: line
+    breaks and other control characters from the input (a key, a file name) are escaped."""
 
     def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
         self.file = file
         self.key = key
         self.detail = message
         where = ": ".join(part for part in (file, key) if part)
-        super().__init__(f"{where}: {message}" if where else message)
+        super().__init__(_one_line(f"{where}: {message}" if where else message))
+
+
+def _one_line(text: str) -> str:
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)

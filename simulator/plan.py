@@ -19,13 +19,14 @@ import dataclasses
 import hashlib
 import itertools
 import json
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pydantic
 
-from simulator.config import Experiment, PrecisionGames, SeatSpec, Study
+from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, SeatSpec, Study
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
@@ -148,6 +149,10 @@ class Plan:
     def games(self) -> int:
         return sum(cell.games for cell in self.cells)
 
+    @property
+    def chunk_count(self) -> int:
+        return sum(cell.chunks for cell in self.cells)
+
     def chunks(self) -> list[Chunk]:
         return [chunk for cell in self.cells for chunk in cell.all_chunks()]
 
@@ -159,13 +164,28 @@ def policy_label(name: str, overrides: dict[str, float]) -> str:
 
 
 def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
-    """Every cell of every study, validated (rules, seats) before anything runs."""
+    """Every cell of every study, validated (rules, seats, sizes) before anything runs.
+
+    Sizes are arithmetic before anything is listed: a sweep's cell count is the product of its
+    value counts and a tournament's the number of seatings of its pool, checked against
+    MAX_CELLS before the grid or the seatings are built (the first combination of a sweep is
+    validated first, so a typo in a knob name is reported as such); the run's chunk files are
+    counted against MAX_CHUNKS. Repeated values and cells that would play the same games are
+    refused, since they would silently duplicate games under identical seeds.
+    """
     cells: list[Cell] = []
     for study_index, study in enumerate(experiment.studies):
         where = f"studies[{study_index}]"
-        for sweep_values in _combinations(study, where, file):
-            for seating in _seatings(study, sweep_values, where, file):
-                cells.append(_make_cell(experiment, study, where, sweep_values, seating, len(cells), file))
+        _refuse_repeated_entries(study, where, file)
+        first_cell = len(cells)
+        for sweep_values in _combinations(study, where, file, used=len(cells)):
+            game, params = _cell_params(study, sweep_values, where, file)
+            for seating in _seatings(study, game.players(params), where, file, used=len(cells)):
+                cells.append(
+                    _make_cell(experiment, study, where, sweep_values, game, params, seating, len(cells), file)
+                )
+        _refuse_repeated_cells(cells[first_cell:], where, file)
+    _check_chunk_count(cells, file)
     run_key = {
         "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
         "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
@@ -173,34 +193,122 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     return Plan(experiment=experiment, run_hash=_digest(run_key), cells=cells)
 
 
-def _combinations(study: Study, where: str, file: str | None) -> list[dict[str, Any]]:
+def _combinations(study: Study, where: str, file: str | None, used: int) -> list[dict[str, Any]]:
     if study.cases is not None:
         for index, case in enumerate(study.cases):
             if not case:
                 raise ZoosimError("a case sets no knob", file=file, key=f"{where}.cases[{index}]")
+        _refuse_too_many_cells(len(study.cases), used, "the case list", f"{where}.cases", file)
         return [dict(case) for case in study.cases]
     if not study.sweep:
         return [{}]
+    first = {name: values[0] for name, values in study.sweep.items()}
+    _cell_params(study, first, where, file)  # a typo in a knob name is reported before the size
+    count = math.prod(len(values) for values in study.sweep.values())
+    _refuse_too_many_cells(count, used, "the sweep grid (the product of its value counts)", f"{where}.sweep", file)
     names = list(study.sweep)
     return [dict(zip(names, values)) for values in itertools.product(*study.sweep.values())]
 
 
-def _seatings(study: Study, sweep_values: dict[str, Any], where: str, file: str | None) -> list[list | None]:
+def _seatings(study: Study, players: int, where: str, file: str | None, used: int) -> list[list | None]:
     """The seatings of a study: its `seats` (None = game default), or the tournament's."""
     if study.pool is None:
         return [study.seats]
-    game = get_game(study.game)
-    try:
-        players = game.players(game.make_params({**study.rules, **sweep_values}))
-    except ZoosimError:
-        return [None]  # invalid rules: _make_cell reports them with their key
     if len(study.pool) < players:
         raise ZoosimError(
             f"the pool has {len(study.pool)} policies but the game seats {players}",
             file=file, key=f"{where}.pool",
         )
-    arrange = itertools.permutations if study.pool_format == "permutations" else itertools.combinations
+    permutations = study.pool_format == "permutations"
+    count = (math.perm if permutations else math.comb)(len(study.pool), players)
+    what = f"seating {players} of {len(study.pool)} policies ({study.pool_format})"
+    _refuse_too_many_cells(count, used, what, f"{where}.pool", file)
+    arrange = itertools.permutations if permutations else itertools.combinations
     return [list(seating) for seating in arrange(study.pool, players)]
+
+
+def _refuse_too_many_cells(count: int, used: int, what: str, key: str, file: str | None) -> None:
+    if used + count > MAX_CELLS:
+        earlier = f" after {used:,} cells of earlier studies" if used else ""
+        raise ZoosimError(
+            f"{what} makes {count:,} cells{earlier}; an experiment may have at most {MAX_CELLS:,} cells",
+            file=file, key=key,
+        )
+
+
+def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None:
+    """A sweep value, case or pool entry listed twice would make a second cell with the same
+    games under the same seeds."""
+    for knob, values in (study.sweep or {}).items():
+        repeat = _first_repeat(values)
+        if repeat:
+            raise ZoosimError(
+                f"the value {_value_text(values[repeat[1]])} is listed twice; list each value once",
+                file=file, key=f"{where}.sweep.{knob}",
+            )
+    repeat = _first_repeat(study.cases or [])
+    if repeat:
+        raise ZoosimError(
+            f"repeats cases[{repeat[0]}]; list each combination once", file=file, key=f"{where}.cases[{repeat[1]}]"
+        )
+    pool = [entry if isinstance(entry, str) else entry.model_dump() for entry in study.pool or []]
+    repeat = _first_repeat(pool)
+    if repeat:
+        raise ZoosimError(
+            f"the policy {_value_text(pool[repeat[1]])} is listed twice; list each policy once",
+            file=file, key=f"{where}.pool",
+        )
+
+
+def _first_repeat(values: list[Any]) -> tuple[int, int] | None:
+    """(earlier, later) index of the first value listed twice, compared as written (JSON)."""
+    seen: dict[str, int] = {}
+    for index, value in enumerate(values):
+        text = json.dumps(value, sort_keys=True, default=str)
+        if text in seen:
+            return seen[text], index
+        seen[text] = index
+    return None
+
+
+def _refuse_repeated_cells(cells: list[Cell], where: str, file: str | None) -> None:
+    """Two cells of a study that play the same games (e.g. a sweep over [0, 0.0], or a case that
+    spells out a default), caught by their seeds, which hash everything a cell plays."""
+    first_with: dict[tuple[int, int], Cell] = {}
+    for cell in cells:
+        other = first_with.setdefault(cell.seed_entropy, cell)
+        if other is not cell:
+            raise ZoosimError(
+                f"cells '{other.label}' and '{cell.label}' play the same games (same rules, seats "
+                "and rotation); list each combination once",
+                file=file, key=where,
+            )
+
+
+def _check_chunk_count(cells: list[Cell], file: str | None) -> None:
+    """Chunk files of the whole run (for precision mode at its cap), counted, not listed."""
+    total = sum(-(-(cell.max_deals or cell.deals) // cell.chunk_deals) for cell in cells)
+    if total > MAX_CHUNKS:
+        raise ZoosimError(
+            f"the experiment needs {total:,} chunk files (games / chunk_games per cell); at most "
+            f"{MAX_CHUNKS:,} allowed: raise chunk_games or lower games",
+            file=file, key="chunk_games",
+        )
+
+
+def _cell_params(study: Study, sweep_values: dict[str, Any], where: str, file: str | None):
+    """The game and validated params of one cell; errors name the study key that set the knob."""
+    try:
+        game = get_game(study.game)
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
+    try:
+        return game, game.make_params({**study.rules, **sweep_values})
+    except ZoosimError as error:
+        origin = "sweep" if error.key and error.key.split(".")[0] in _roots(sweep_values) else "rules"
+        key = f"{where}.{origin}" + (f".{error.key}" if error.key else "")
+        label = f" (in the cell {_sweep_text(sweep_values)})" if sweep_values else ""
+        raise ZoosimError(error.detail + label, file=file, key=key) from None
 
 
 def _make_cell(
@@ -208,22 +316,12 @@ def _make_cell(
     study: Study,
     where: str,
     sweep_values: dict[str, Any],
+    game,
+    params: pydantic.BaseModel,
     seating: list | None,
     index: int,
     file: str | None,
 ) -> Cell:
-    try:
-        game = get_game(study.game)
-    except ZoosimError as error:
-        raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
-    knobs = {**study.rules, **sweep_values}
-    try:
-        params = game.make_params(knobs)
-    except ZoosimError as error:
-        origin = "sweep" if error.key and error.key.split(".")[0] in _roots(sweep_values) else "rules"
-        key = f"{where}.{origin}" + (f".{error.key}" if error.key else "")
-        label = f" (in the cell {_sweep_text(sweep_values)})" if sweep_values else ""
-        raise ZoosimError(error.detail + label, file=file, key=key) from None
     players = game.players(params)
     seats = _resolve_seats(seating, game, players, where, file)
     rotate = experiment.rotate_seats and (
@@ -308,9 +406,11 @@ def _roots(values: dict[str, Any]) -> set[str]:
 
 
 def _sweep_text(values: dict[str, Any]) -> str:
-    return ", ".join(
-        f"{key}={value if isinstance(value, str) else json.dumps(value)}" for key, value in values.items()
-    )
+    return ", ".join(f"{key}={_value_text(value)}" for key, value in values.items())
+
+
+def _value_text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 def _digest(data: Any) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import typing
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
@@ -40,9 +41,11 @@ REQUIRED_SEAT_COLUMNS = ("score", "win")
 
 
 class StrictModel(pydantic.BaseModel):
-    """A params or config model that rejects unknown keys (so typos are errors, not defaults)."""
+    """A params or config model that takes input as written: unknown keys are errors (so typos
+    are not silently defaults), no value changes type on the way in (`true` is not the number 1,
+    `4.0` or `"4"` is not an int; an int is still a valid float), and every float is finite."""
 
-    model_config = pydantic.ConfigDict(extra="forbid")
+    model_config = pydantic.ConfigDict(extra="forbid", strict=True, allow_inf_nan=False)
 
 
 def knob(default: Any, rule: str, description: str, allowed: str | None = None,
@@ -79,13 +82,25 @@ class PolicySpec:
             )
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
-            value = overrides.get(name, default)
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
+            value = _finite_float(overrides.get(name, default))
+            if value is None:
                 raise ZoosimError(
-                    f"parameter '{name}' of policy '{self.name}' must be a number, got {value!r}"
+                    f"parameter '{name}' of policy '{self.name}' must be a finite number, "
+                    f"got {overrides.get(name, default)!r}"
                 )
-            row[index] = float(value)
+            row[index] = value
         return row
+
+
+def _finite_float(value: Any) -> float | None:
+    """A number (not a bool) as a finite float, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:  # an int beyond float range
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass(frozen=True)
@@ -153,9 +168,9 @@ class Game:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""
         knobs = expand_dotted(dict(knobs or {}))
         preset = knobs.get("preset", next(iter(self.presets)))
-        if preset not in self.presets:
+        if not isinstance(preset, str) or preset not in self.presets:
             raise ZoosimError(
-                f"unknown preset '{preset}' (allowed: {', '.join(self.presets)})", key="preset"
+                f"unknown preset {preset!r} (allowed: {', '.join(self.presets)})", key="preset"
             )
         merged = deep_merge(self.presets[preset], knobs)
         merged["preset"] = preset
@@ -252,7 +267,8 @@ def describe_validation_error(model: type[pydantic.BaseModel], err: Mapping[str,
         message = message[len("Value error, ") :]
     given = err.get("input")
     if err["type"] != "missing" and not isinstance(given, (dict, list)):
-        message += f" (got {given!r})"
+        shown = repr(given)
+        message += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
     return message
 
 

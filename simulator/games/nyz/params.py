@@ -280,11 +280,11 @@ class TileClasses(StrictModel):
 
 
 class PhysicalAnimals(StrictModel):
-    meerkat: int = knob(34, "N-1.2", "Meerkats with animal_supply = physical.", ge=0)
-    flamingo: int = knob(32, "N-1.2", "Flamingos with animal_supply = physical.", ge=0)
-    kangaroo: int = knob(30, "N-1.2", "Kangaroos with animal_supply = physical.", ge=0)
-    penguin: int = knob(30, "N-1.2", "Penguins with animal_supply = physical.", ge=0)
-    fox: int = knob(30, "N-1.2", "Arctic foxes with animal_supply = physical.", ge=0)
+    meerkat: int = knob(34, "N-1.2", "Meerkats with animal_supply = physical.", ge=0, le=1000)
+    flamingo: int = knob(32, "N-1.2", "Flamingos with animal_supply = physical.", ge=0, le=1000)
+    kangaroo: int = knob(30, "N-1.2", "Kangaroos with animal_supply = physical.", ge=0, le=1000)
+    penguin: int = knob(30, "N-1.2", "Penguins with animal_supply = physical.", ge=0, le=1000)
+    fox: int = knob(30, "N-1.2", "Arctic foxes with animal_supply = physical.", ge=0, le=1000)
 
 
 class Params(StrictModel):
@@ -345,7 +345,7 @@ class Params(StrictModel):
         "chronological", "N-6.1", "Order of several events in one move (E7)."
     )
     max_events_per_move: Optional[int] = knob(
-        None, "N-6.1", "Breeding events resolved per move (null = all; BGA 2).", ge=1
+        None, "N-6.1", "Breeding events resolved per move (null = all; BGA 2).", ge=1, le=100
     )
     bonus_per_event: bool = knob(
         True, "N-6.3", "Bonus breeding once per event (true) or once per move (E11)."
@@ -361,7 +361,7 @@ class Params(StrictModel):
     solo_last_turn_breeding: bool = knob(
         False, "N-8.2", "Breeding still happens on the turn that completes the last lap (E17)."
     )
-    solo_laps: int = knob(2, "N-8.2", "Solo game ends when the lap counter reaches this.", ge=1)
+    solo_laps: int = knob(2, "N-8.2", "Solo game ends when the lap counter reaches this.", ge=1, le=100)
     short_game_2p: bool = knob(False, "N-8.1", "2-player short game (BGA 'fast game').")
     replicate_bga_fastgame_d1_bug: bool = knob(
         False, "N-8.1", "Never deal D1 in the short game, as BGA does (E29)."
@@ -372,7 +372,7 @@ class Params(StrictModel):
     )
     max_turns_per_player: int = knob(
         200, "N-7.3", "Safety cap: the game ends as 'turn_cap' after this many turns per player.",
-        ge=1,
+        ge=1, le=6000,  # records keep turns as int16: at most 5 x 6000 turns per game
     )
     ai_sees_full_stacks: bool = knob(
         True, "N-12.6", "Policies may look below the top tile of a bay. The built-in policies "
