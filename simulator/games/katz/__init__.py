@@ -5,9 +5,7 @@ from simulator.games.base import Game
 from simulator.games.katz import engine, render, state
 from simulator.games.katz.params import RULES_VERSION, Params
 from simulator.games.katz.policies import POLICIES
-from simulator.games.kernel_cache import drop_stale_kernels
 
-drop_stale_kernels(__file__)  # before any kernel runs (numba loads its cache at the first call)
 
 GAME = Game(
     name="katz",

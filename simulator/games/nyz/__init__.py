@@ -7,12 +7,10 @@ the seat-1 board), so `deal_travels_with_slot` is False.
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
-from simulator.games.kernel_cache import drop_stale_kernels
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
 
-drop_stale_kernels(__file__)  # before any kernel runs (numba loads its cache at the first call)
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
 GAME_COLUMNS = (
