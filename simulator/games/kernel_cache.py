@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, TextIO
 
 from numba.core import caching, config, event
 
@@ -136,45 +136,58 @@ def use_game_kernel_cache() -> None:
 
 
 class _CompileReporter(event.Listener):
-    """Prints a line when numba starts compiling a kernel, and a summary at the end."""
+    """Reports the kernels numba compiles: on a terminal one status line rewritten in place,
+    elsewhere (logs, CI) a line at most every `LOG_SECONDS`; then a summary line."""
 
-    def __init__(self, name: str):
+    LOG_SECONDS = 10.0
+
+    def __init__(self, name: str, stream: TextIO):
         self.name = name
+        self.stream = stream
+        self.live = stream.isatty()
         self.started: float | None = None
+        self.last_line = 0.0
         self.kernels = 0
 
     def on_start(self, ev: event.Event) -> None:
-        if self.started is None:
-            self.started = time.perf_counter()
-            _say(f"compiling the {self.name} engine (once per machine and zoosim version; "
-                 "later runs load it from the cache)")
-        self.kernels += 1
         function = ev.data["dispatcher"].py_func
-        module = function.__module__.rsplit(".", 1)[-1]
-        _say(f"  [{time.perf_counter() - self.started:5.1f} s] {self.name} kernel {self.kernels}: "
-             f"{module}.{function.__qualname__}")
+        if function.__module__.split(".")[0] == "numba":
+            return  # numba's own helpers (np.empty, ...) compile with the kernels that use them
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = now
+            self._write(f"compiling the {self.name} engine (once per machine and zoosim version; "
+                        "later runs load it from the cache)\n")
+        self.kernels += 1
+        status = (f"  {self.name}: kernel {self.kernels} at {now - self.started:.0f} s: "
+                  f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
+        if self.live:
+            self._write("\r\033[K" + status)
+        elif now - self.last_line >= self.LOG_SECONDS:
+            self.last_line = now
+            self._write(status + "\n")
 
     def on_end(self, ev: event.Event) -> None:
         pass
 
     def summary(self) -> None:
         if self.started is not None:
-            _say(f"{self.name} engine compiled: {self.kernels} kernels in "
-                 f"{time.perf_counter() - self.started:.0f} s")
+            self._write(("\r\033[K" if self.live else "") + f"{self.name} engine compiled in "
+                        f"{time.perf_counter() - self.started:.0f} s ({self.kernels} kernels)\n")
 
-
-def _say(line: str) -> None:
-    print(line, file=sys.stderr, flush=True)
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
 
 
 @contextlib.contextmanager
 def compile_progress(name: str, enabled: bool = True) -> Iterator[None]:
-    """While the block runs, print (on stderr) one line per kernel numba compiles for game
-    `name`, and a summary; print nothing when every kernel comes from the cache."""
+    """While the block runs, report on stderr the kernels numba compiles for game `name`, then
+    a summary; print nothing when every kernel comes from the cache."""
     if not enabled:
         yield
         return
-    reporter = _CompileReporter(name)
+    reporter = _CompileReporter(name, sys.stderr)
     with event.install_listener("numba:compile", reporter):
         yield
     reporter.summary()

@@ -22,6 +22,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=engine.play_batch,
     trace=render.trace,
+    legend=render.legend,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     game_columns=tuple(
         name for name in engine.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
