@@ -12,7 +12,8 @@ Keyed by content, not by path. numba's own locators name a file's cache folder a
 the source folder's path, so a regular and an editable install of the same sources would each
 compile. Here the folder is `<package>-<digest>`, and the digest covers every source that the
 package's kernels may inline: the package's own `*.py` and the shared modules directly in
-`simulator/games/` (`rng.py`, ...). Identical sources share one cache wherever they are
+`simulator/games/` that import numba (`rng.py`, ...; not `base.py`, nor this module, which
+defines no kernel). Identical sources share one cache wherever they are
 installed (one compile per machine and version), and a change to any of those sources selects a
 new folder. That matters because numba checks only a kernel's own file: a kernel that inlined an
 old version of a sibling module would otherwise be loaded stale. Folders of other versions are
@@ -33,6 +34,7 @@ import contextlib
 import functools
 import hashlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,7 +44,9 @@ from typing import Iterator, TextIO
 
 from numba.core import caching, config, event
 
-GAMES_DIR = Path(__file__).resolve().parent
+THIS_FILE = Path(__file__).resolve()
+GAMES_DIR = THIS_FILE.parent
+IMPORTS_NUMBA = re.compile(r"^(from|import) numba\b", re.MULTILINE)
 KEEP_VERSIONS = 4
 LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
 
@@ -71,9 +75,9 @@ def kernel_folder(source_file: str | os.PathLike) -> Path | None:
 
 @functools.lru_cache(maxsize=None)
 def _package_folder(package: Path) -> Path:
-    sources = sorted(package.glob("*.py"))
-    if package != GAMES_DIR:
-        sources += sorted(GAMES_DIR.glob("*.py"))
+    shared = [path for path in sorted(GAMES_DIR.glob("*.py"))
+              if path != THIS_FILE and IMPORTS_NUMBA.search(path.read_text(encoding="utf-8"))]
+    sources = shared if package == GAMES_DIR else sorted(package.glob("*.py")) + shared
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

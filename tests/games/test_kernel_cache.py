@@ -67,7 +67,8 @@ def test_a_user_set_numba_cache_dir_is_respected(tmp_path):
 def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path):
     """A regular and an editable install of the same sources (two paths) compile once; the
     first run reports each kernel it compiles, the warm one prints nothing. Editing a sibling
-    that kernels may inline (base.py here) selects a new cache folder: no stale kernel."""
+    that kernels may inline (the shared kernels of rng.py) selects a new cache folder for the
+    games' kernels: no stale kernel; editing base.py, which defines no kernel, keeps the cache."""
     cache = str(tmp_path / "cache")
     first = run_copy(copy_package(tmp_path / "regular"), NUMBA_CACHE_DIR=cache)
     assert "misses 1" in first.stdout
@@ -77,8 +78,11 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
     second = run_copy(second_root, NUMBA_CACHE_DIR=cache)
     assert "hits 1 misses 0" in second.stdout
     assert second.stderr == ""
-    with open(second_root / "simulator" / "games" / "base.py", "a") as source:
+    games = second_root / "simulator" / "games"
+    with open(games / "base.py", "a") as source:
         source.write("\n# an edit\n")
+    assert "hits 1 misses 0" in run_copy(second_root, NUMBA_CACHE_DIR=cache).stdout
+    (games / "toolkit.py").write_text("from numba import njit\n")  # a new shared kernel module
     edited = run_copy(second_root, NUMBA_CACHE_DIR=cache)
     assert "hits 0 misses 1" in edited.stdout and "compiling the rng engine" in edited.stderr
 
