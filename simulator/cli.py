@@ -187,11 +187,35 @@ def _parse_settings(settings: tuple[str, ...]) -> dict:
     return knobs
 
 
-GAME_NAMES = click.Choice(["katz", "nyz"])
+class GameName(click.ParamType):
+    """A game from the registry (built-ins and installed plugins). The registry is read only
+    when a command needs it, so `zoosim --help` stays instant."""
+
+    name = "game"
+
+    def convert(self, value, param, ctx):
+        from simulator.games import game_names
+
+        if value in game_names():
+            return value
+        self.fail(f"unknown game '{value}' (allowed: {', '.join(game_names())})", param, ctx)
 
 
-@main.command()
-@click.argument("game", type=GAME_NAMES)
+class PlayCommand(click.Command):
+    """`zoosim play`, whose help ends with every registered game's key to its codes."""
+
+    def format_epilog(self, ctx, formatter) -> None:
+        from simulator.games import game_names, get_game
+
+        for name in game_names():
+            game = get_game(name)
+            if game.legend is not None:
+                formatter.write_paragraph()
+                formatter.write_text(f"{name}: {game.legend(game.make_params())}")
+
+
+@main.command(cls=PlayCommand)
+@click.argument("game", type=GameName(), metavar="GAME")
 @click.option("--players", type=click.IntRange(min=1), default=None, help="Number of players.")
 @click.option("--seed", type=click.IntRange(min=0, max=2**64 - 1), default=0, show_default=True,
               help="Game seed; the same seed replays the same game.")
@@ -202,8 +226,10 @@ GAME_NAMES = click.Choice(["katz", "nyz"])
 @click.option("--set", "settings", multiple=True, metavar="KNOB=VALUE",
               help="Set a rule knob (repeatable), e.g. --set blocked_cell_rule=dead_cell.")
 def play(game, players, seed, rotation, policy, settings):
-    """Print one game of GAME turn by turn: board, hands, every decision, final scores."""
+    """Print one game of GAME turn by turn: board, hands, every decision, final scores; first a
+    key to the codes it uses (below for every game)."""
     from simulator.games import get_game
+    from simulator.games.kernel_cache import compile_progress
 
     module = get_game(game)
     knobs = _parse_settings(settings)
@@ -217,18 +243,32 @@ def play(game, players, seed, rotation, policy, settings):
     if len(names) != n:
         raise ZoosimError(f"--policy lists {len(names)} policies for {n} players")
     seat_policies = module.seat_policies([(name.strip(), {}) for name in names])
-    click.echo(module.trace(params, seat_policies, seed, rotation % n))
+    if module.legend is not None:
+        click.echo(module.legend(params) + "\n")
+    with compile_progress(game):
+        text = module.trace(params, seat_policies, seed, rotation % n)
+    click.echo(text)
 
 
 @main.command()
-@click.argument("game", type=GAME_NAMES)
+@click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 def rules(game):
-    """List every rule knob of GAME with its default, allowed values and rule id."""
+    """List every rule knob of GAME with its default, allowed values and rule id, and every
+    preset with what it sets; without GAME, list the registered games."""
     import json
 
-    from simulator.games import get_game
+    from simulator.games import get_game, registered_games
     from simulator.games.base import flatten_dotted
 
+    if game is None:
+        click.echo("games (`zoosim rules GAME` lists a game's knobs and policies):")
+        for name, target in registered_games().items():
+            try:
+                title = get_game(name).title
+            except ZoosimError as error:  # one broken plugin must not hide the other games
+                title = f"unusable: {error}"
+            click.echo(f"{name}: {title}   [{target}]")
+        return
     module = get_game(game)
     click.echo(f"{module.title}: rule knobs (rules version {module.rules_version}); "
                "set them under `rules:` in an experiment or with `zoosim play --set`.\n")
@@ -252,7 +292,7 @@ def rules(game):
 
 
 @main.command()
-@click.argument("game", type=GAME_NAMES, required=False)
+@click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 @click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
 @click.option("--policy", multiple=True, help="Policies (default: all).")
 @click.option("--seconds", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
@@ -260,8 +300,9 @@ def rules(game):
 def bench(game, players, policy, seconds):
     """Games per second per core of each policy and player count (one core, after compiling)."""
     from simulator.bench import run_bench
+    from simulator.games import game_names
 
-    for line in run_bench([game] if game else ["katz", "nyz"], players, policy, seconds):
+    for line in run_bench([game] if game else game_names(), players, policy, seconds):
         click.echo(line)
 
 

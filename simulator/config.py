@@ -59,7 +59,7 @@ class Study(StrictModel):
     """One game under one set of rules, seatings and sweeps. Each sweep combination is a cell."""
 
     name: str | None = Field(None, description="label in the report; defaults to the game name")
-    game: str = Field(description="katz | nyz")
+    game: str = Field(description="a registered game (`zoosim rules` lists them)")
     rules: dict[str, Any] = Field(default_factory=dict, description="rule knobs (`zoosim rules GAME`)")
     seats: list[str | SeatSpec] | None = Field(
         None,

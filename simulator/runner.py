@@ -165,13 +165,15 @@ def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
 def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
     """Play one game of each game's first cell here, so that numba compiles the kernels once
     (and caches them) before the workers start, instead of once in every worker; afterwards
-    this only loads the cache."""
+    this only loads the cache. With `progress`, each kernel compiled is reported (nothing when
+    the cache is warm)."""
+    from simulator.games.kernel_cache import compile_progress
+
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
-        if progress:
-            print(f"preparing the {name} engine (compiles on the first run after installing)", file=sys.stderr)
         seeds, rotations = chunk.game_seeds_and_rotations()
-        _play_games(chunk, seeds[:1], rotations[:1], check=False)
+        with compile_progress(name, enabled=progress):
+            _play_games(chunk, seeds[:1], rotations[:1], check=False)
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:

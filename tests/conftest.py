@@ -86,7 +86,7 @@ COIN = Game(
 _module = types.ModuleType("zoosim_test_coin")
 _module.GAME = COIN
 sys.modules["zoosim_test_coin"] = _module
-GAME_MODULES.setdefault("coin", "zoosim_test_coin")
+GAME_MODULES.setdefault("coin", "zoosim_test_coin:GAME")
 
 
 @pytest.fixture

@@ -19,4 +19,11 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+# Versions of zoosim before 2026-11-30 let numba write its cache into site-packages/simulator/,
+# which pip leaves behind when the editable install replaces a regular one; that folder, now
+# without __init__.py, would shadow the editable install. Remove such a leftover.
+SITE="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')"
+if [ -d "$SITE/simulator" ] && [ ! -e "$SITE/simulator/__init__.py" ]; then
+  rm -rf "$SITE/simulator"
+fi
 exec .venv/bin/python -m pytest "$@"

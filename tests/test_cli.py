@@ -39,14 +39,15 @@ BAD_COMMAND_LINES = [
     (["run", "{exp}", "--bogus"], ["No such option '--bogus'", "zoosim run --help"]),
     (["report", "{tmp}"], ["not a zoosim run folder"]),
     (["compare", "{tmp}", "{tmp}"], ["not a zoosim run folder"]),
-    (["play", "chess"], ["'chess' is not one of", "katz", "nyz"]),
+    (["play", "chess"], ["unknown game 'chess'", "katz", "nyz", "coin"]),
     (["play", "katz", "--players", "9"], ["players must be 2..5", "allow_nonstandard_players"]),
     (["play", "katz", "--set", "blocked_cell_rule=sometimes"], ["blocked_cell_rule", "line_completion"]),
     (["play", "katz", "--set", "nonsense=1"], ["unknown key 'nonsense'"]),
     (["play", "katz", "--set", "novalue"], ["--set takes knob=value"]),
     (["play", "katz", "--policy", "oracle"], ["unknown policy 'oracle'", "greedy"]),
     (["play", "katz", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
-    (["rules", "chess"], ["'chess' is not one of"]),
+    (["rules", "chess"], ["unknown game 'chess'", "katz, nyz"]),
+    (["bench", "chess"], ["unknown game 'chess'", "katz, nyz"]),
     (["bench", "katz", "--policy", "oracle"], ["unknown policy 'oracle'"]),
     (["bogus"], ["No such command 'bogus'"]),
 ]
@@ -127,3 +128,78 @@ def test_checked_mode_runs_both_games_through_the_command_line(tmp_path):
     result = CliRunner().invoke(main, ["run", str(experiment), "--out", str(tmp_path / "out"), "--check", "-q", "--jobs", "2"])
     assert result.exit_code == 0, result.output + result.stderr
     assert "report:" in result.output
+
+
+@pytest.mark.parametrize("game, players", [("katz", 3), ("nyz", 2)])
+def test_play_prints_a_key_and_the_same_closing_lines_for_every_game(game, players):
+    """Issue 12, finding 8: a key to the codes first, and both games close with the same
+    score and winner lines, which agree with the game's record columns."""
+    import re
+
+    import numpy as np
+
+    from simulator.games import get_game
+
+    result = CliRunner().invoke(main, ["play", game, "--seed", "5", "--players", str(players)])
+    assert result.exit_code == 0, result.output
+    module = get_game(game)
+    params = module.make_params({"players": players})
+    assert result.stdout.startswith(module.legend(params) + "\n")
+    record = module.play_batch(params, module.seat_policies([("greedy", {})] * players),
+                               np.array([5], np.uint64), np.array([0], np.int8))
+    *_, scores, winners = result.stdout.strip().splitlines()
+    assert scores == "final scores: " + ", ".join(f"seat {s} {int(v)}" for s, v in enumerate(record["score"][0]))
+    assert winners == "winners: " + ", ".join(f"seat {s} (greedy)" for s in np.flatnonzero(record["win"][0]))
+    assert re.fullmatch(r"winners: seat \d \(greedy\)(, seat \d \(greedy\))*", winners)
+
+
+def test_the_katz_key_explains_every_card_code_of_the_deck():
+    result = CliRunner().invoke(main, ["play", "katz", "--seed", "2", "--players", "2",
+                                       "--set", "deck.zoo_kinds=[giraffe, aardvark, elephant]"])
+    assert result.exit_code == 0, result.output
+    key, game = result.stdout.split("\n\n", 1)
+    import re
+
+    codes = set(re.findall(r"\b([A-Z][a-z]{1,2})\d+\b", game))
+    assert codes == {"Gi", "Aa", "El", "Ca"}
+    for code, kind in (("Gi", "giraffe"), ("Aa", "aardvark"), ("El", "elephant"), ("Ca", "cat")):
+        assert f"{code} {kind}" in key
+    assert all(word in key for word in ("##", "__", "ZK"))
+
+
+def test_play_help_shows_every_games_key():
+    result = CliRunner().invoke(main, ["play", "--help"])
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "katz: key: a card is its kind and value" in text and "Gi giraffe" in text
+    assert "nyz: key: strip '11:C9x2'" in text and "X fox" in text and "|K|" in text
+
+
+@pytest.mark.parametrize("game", ["katz", "nyz", "coin"])
+def test_rules_says_in_words_what_every_knob_allows(game):
+    """No Python type names (str, int, Optional, list, None) in `zoosim rules`; the preset knob
+    lists the game's presets."""
+    import re
+
+    from simulator.games import get_game
+
+    module = get_game(game)
+    for knob in module.knobs():
+        assert not re.search(r"\b(str|int|float|bool|Optional|None|typing)\b|^list$", knob.allowed), (knob.name, knob.allowed)
+    allowed = {knob.name: knob.allowed for knob in module.knobs()}
+    assert allowed["preset"] == ("one of " + ", ".join(f'"{p}"' for p in module.presets)
+                                 if len(module.presets) > 1 else f'"{next(iter(module.presets))}"')
+    assert allowed["players"].startswith("an integer from ")
+
+
+def test_rules_texts_of_optional_and_list_knobs():
+    from simulator.games import get_game
+
+    nyz = {knob.name: knob.allowed for knob in get_game("nyz").knobs()}
+    assert nyz["max_events_per_move"] == "an integer >= 1, or null"
+    assert nyz["geometry.boards.p2.seat1.barn_rows"] == "a list of integers"
+    assert nyz["geometry.boards.p2.seat1.start_animals"].startswith('a list, each one of "meerkat", ')
+    katz = {knob.name: knob.allowed for knob in get_game("katz").knobs()}
+    assert katz["keepers"] == "an integer from 1 to 4095, or null"
+    assert katz["blocked_cell_rule"] == 'one of "line_completion", "dead_cell", "either", "off"'
+    assert katz["allow_pass"] == "true or false"

@@ -1,20 +1,69 @@
-"""Registry of the games zoosim can simulate. Modules are imported on first use (numba is heavy)."""
+"""Registry of the games zoosim can simulate.
+
+A game is any object satisfying the `Game` contract (`simulator/games/base.py`). The built-in
+games are listed in `GAME_MODULES`; every installed package may add games through the entry-point
+group `zoosim.games` (in its pyproject.toml: `[project.entry-points."zoosim.games"]
+mygame = "mypackage.mygame:GAME"`). The CLI's game choices, `zoosim rules`, `zoosim bench` and
+the config's messages all come from `game_names()`. Game modules are imported on first use
+(numba is heavy). The built-in games are always found, even from a source checkout that was never
+installed or when package metadata cannot be read; a plugin cannot replace a built-in name.
+
+Importing this package also points numba's kernel cache outside the package tree
+(`kernel_cache.py`), before any game module defines a kernel.
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib
+import importlib.metadata
 
 from simulator.errors import ZoosimError
 from simulator.games.base import Game
+from simulator.games.kernel_cache import use_game_kernel_cache
 
+use_game_kernel_cache()
+
+ENTRY_POINT_GROUP = "zoosim.games"
+
+# name -> "module" (its `GAME`) or "module:attribute"; the same form as an entry point's value
 GAME_MODULES = {
-    "katz": "simulator.games.katz",
-    "nyz": "simulator.games.nyz",
+    "katz": "simulator.games.katz:GAME",
+    "nyz": "simulator.games.nyz:GAME",
 }
+
+
+@functools.lru_cache(maxsize=1)
+def _entry_point_games() -> dict[str, str]:
+    try:
+        found = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # unreadable metadata must never hide the built-in games
+        return {}
+    return {entry.name: entry.value for entry in sorted(found, key=lambda entry: entry.name)}
+
+
+def registered_games() -> dict[str, str]:
+    """Every game name with where its `Game` object lives: built-ins first, then plugins."""
+    plugins = {name: target for name, target in _entry_point_games().items() if name not in GAME_MODULES}
+    return {**GAME_MODULES, **plugins}
+
+
+def game_names() -> tuple[str, ...]:
+    return tuple(registered_games())
 
 
 def get_game(name: str) -> Game:
     """The `Game` object of a registered game, or a ZoosimError naming the allowed games."""
-    if name not in GAME_MODULES:
-        raise ZoosimError(f"unknown game '{name}' (allowed: {', '.join(GAME_MODULES)})")
-    return importlib.import_module(GAME_MODULES[name]).GAME
+    games = registered_games()
+    if name not in games:
+        raise ZoosimError(f"unknown game '{name}' (allowed: {', '.join(games)})")
+    module_name, _, attribute = games[name].partition(":")
+    try:
+        found = importlib.import_module(module_name.strip())
+        for part in (attribute.strip() or "GAME").split("."):
+            found = getattr(found, part)
+    except (ImportError, AttributeError) as error:
+        raise ZoosimError(f"game '{name}' ({games[name]}) cannot be loaded: {error}") from None
+    if not isinstance(found, Game) or found.name != name:
+        raise ZoosimError(f"game '{name}' ({games[name]}) is not a zoosim Game named '{name}'")
+    return found

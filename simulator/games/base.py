@@ -24,8 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -163,6 +164,9 @@ class Game:
     violation_names: tuple[str, ...] = ()
     # per-seat record columns the report's measures section shows, as (column, human name)
     seat_measures: tuple[tuple[str, str], ...] = ()
+    # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
+    # `zoosim play` prints it above the game and under --help
+    legend: Callable[..., str] | None = None
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""
@@ -194,7 +198,10 @@ class Game:
         )
 
     def knobs(self) -> list[Knob]:
-        return knob_table(self.params_model)
+        """Rows of `zoosim rules`; the contract's `preset` knob accepts this game's presets."""
+        presets = _one_of(tuple(self.presets))
+        return [replace(row, allowed=presets) if row.name == "preset" else row
+                for row in knob_table(self.params_model)]
 
 
 def params_hash(params: pydantic.BaseModel, rules_version: int) -> str:
@@ -333,17 +340,57 @@ def _plain(value: Any) -> Any:
 
 
 def _allowed_text(info: Any) -> str:
-    annotation = info.annotation
-    literal_values = _literal_values(annotation)
-    if literal_values:
-        return " | ".join(json.dumps(v) for v in literal_values)
-    bounds = []
-    for meta in info.metadata:
-        for attr, symbol in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+    """What a knob accepts, in words, derived from its type and bounds: 'true or false',
+    'an integer from 1 to 5', 'one of "a", "b"', 'a list of integers', '"auto", or an integer
+    >= 1', 'an integer >= 1, or null'."""
+    return _type_text(info.annotation, _bounds_text(info.metadata))
+
+
+def _type_text(annotation: Any, bounds: str) -> str:
+    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _type_text(args[0], _bounds_text(annotation.__metadata__) or bounds)
+    if origin is typing.Literal:
+        return _one_of(args)
+    if origin in (typing.Union, types.UnionType):
+        nullable = type(None) in args
+        members = [arg for arg in args if arg is not type(None)]
+        literals = [value for arg in members for value in _literal_values(arg)]
+        parts = [_one_of(tuple(literals))] if literals else []
+        parts += [_type_text(arg, bounds) for arg in members if not _literal_values(arg)]
+        return ", or ".join(parts + ["null"] * nullable)
+    if origin in (list, tuple, set, frozenset):
+        element = args[0] if args else Any
+        if typing.get_origin(element) is typing.Literal:
+            return f"a list, each {_one_of(typing.get_args(element))}"
+        return "a list of " + _PLURALS.get(element, "values")
+    if annotation is bool:
+        return "true or false"
+    if annotation in (int, float):
+        return f"{_SINGULARS[annotation]} {bounds}".rstrip()
+    return _SINGULARS.get(annotation, getattr(annotation, "__name__", str(annotation)))
+
+
+_SINGULARS = {int: "an integer", float: "a number", str: "text"}
+_PLURALS = {int: "integers", float: "numbers", str: "texts", bool: "true/false values"}
+
+
+def _bounds_text(metadata: Any) -> str:
+    """'from 1 to 5', '>= 1', '> 0 and < 0.5' from pydantic/annotated-types constraints."""
+    found = {}
+    for meta in metadata:
+        for attr in ("ge", "gt", "le", "lt"):
             if getattr(meta, attr, None) is not None:
-                bounds.append(f"{symbol} {getattr(meta, attr)}")
-    type_name = getattr(annotation, "__name__", None) or str(annotation).replace("typing.", "")
-    return type_name + (f" ({', '.join(bounds)})" if bounds else "")
+                found[attr] = getattr(meta, attr)
+    if "ge" in found and "le" in found and len(found) == 2:
+        return f"from {found['ge']} to {found['le']}"
+    symbols = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<"}
+    return " and ".join(f"{symbols[attr]} {value}" for attr, value in found.items())
+
+
+def _one_of(values: tuple[Any, ...]) -> str:
+    texts = [json.dumps(value) for value in values]
+    return texts[0] if len(texts) == 1 else "one of " + ", ".join(texts)
 
 
 def _literal_values(annotation: Any) -> tuple[Any, ...]:
@@ -353,6 +400,14 @@ def _literal_values(annotation: Any) -> tuple[Any, ...]:
     for arg in typing.get_args(annotation):
         values += _literal_values(arg)
     return values
+
+
+def outcome_lines(scores: Any, winners: Any, seat_names: Any) -> list[str]:
+    """The closing lines of every game's trace, the same for every game: each seat's final
+    score, then the winning seats with their policies (several on a shared win)."""
+    won = ", ".join(f"seat {seat} ({seat_names[seat]})" for seat in winners) or "none"
+    return ["final scores: " + ", ".join(f"seat {seat} {float(score):g}" for seat, score in enumerate(scores)),
+            f"winners: {won}"]
 
 
 def check_columns(game: Game, columns: Mapping[str, np.ndarray], games: int, players: int) -> None:

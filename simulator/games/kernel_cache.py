@@ -1,32 +1,197 @@
-"""Keeps numba's on-disk kernel cache honest.
+"""Where numba caches the compiled game kernels, why a stale kernel can never run, and the
+progress shown while kernels compile.
 
-numba invalidates a cached kernel only when the kernel's own source file changes, but game
-kernels inline functions from their sibling modules and from `rng.py`. A game package calls
-`drop_stale_kernels(__file__)` on import: when any of those sources changed since the cache was
-written, the package's cached kernels are deleted and recompiled, so a stale compiled rule can
-never run.
+Location. numba's default writes its cache into `__pycache__` beside the source. Inside an
+installed package that leaves files pip does not own: they survive `pip uninstall` and turn
+`site-packages/simulator/` into a namespace package that shadows any later install. The kernels
+of every module under `simulator/games/` are therefore cached per user, outside the package:
+in `$NUMBA_CACHE_DIR/zoosim/` when the user set NUMBA_CACHE_DIR, else in
+`$XDG_CACHE_HOME/zoosim/numba/` (default `~/.cache/zoosim/numba/`).
+
+Keyed by content, not by path. numba's own locators name a file's cache folder after a hash of
+the source folder's path, so a regular and an editable install of the same sources would each
+compile. Here the folder is `<package>-<digest>`, and the digest covers every source that the
+package's kernels may inline: the package's own `*.py` and the shared modules directly in
+`simulator/games/` that import numba (`rng.py`, ...; not `base.py`, nor this module, which
+defines no kernel). Identical sources share one cache wherever they are
+installed (one compile per machine and version), and a change to any of those sources selects a
+new folder. That matters because numba checks only a kernel's own file: a kernel that inlined an
+old version of a sibling module would otherwise be loaded stale. Folders of other versions are
+pruned, keeping the `KEEP_VERSIONS` most recently used per package (several checkouts of
+different versions on one machine do not evict each other).
+
+Progress. `compile_progress` reports each kernel that numba really compiles (numba's
+"numba:compile" event); loading a kernel from the cache fires no event, so a warm run prints
+nothing.
+
+The hook into numba (a cache locator put first in `CacheImpl._locator_classes`) is private numba
+API; tests/games/test_kernel_cache.py fails loudly if a numba upgrade changes it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
+import os
+import re
+import shutil
+import sys
+import tempfile
+import time
 from pathlib import Path
+from typing import Iterator, TextIO
 
-SHARED_SOURCES = ("rng.py",)
+from numba.core import caching, config, event
+
+THIS_FILE = Path(__file__).resolve()
+GAMES_DIR = THIS_FILE.parent
+IMPORTS_NUMBA = re.compile(r"^(from|import) numba\b", re.MULTILINE)
+KEEP_VERSIONS = 4
+LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
 
 
-def drop_stale_kernels(package_init: str) -> None:
-    package = Path(package_init).parent
-    sources = sorted(package.glob("*.py")) + [package.parent / name for name in SHARED_SOURCES]
-    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
-    cache = package / "__pycache__"
-    stamp = cache / "kernels.sha256"
+def cache_root() -> Path:
+    """The folder holding zoosim's kernel caches (see the module docstring)."""
+    if config.CACHE_DIR:
+        return Path(config.CACHE_DIR) / "zoosim"
+    base = os.environ.get("XDG_CACHE_HOME")
+    if not base:
+        try:
+            base = str(Path.home() / ".cache")
+        except RuntimeError:  # no home folder can be determined
+            base = tempfile.gettempdir()
+    return Path(base) / "zoosim" / "numba"
+
+
+def kernel_folder(source_file: str | os.PathLike) -> Path | None:
+    """The cache folder of the kernels defined in `source_file`, or None when that file is not a
+    module of `simulator/games/` (numba's own locators then apply)."""
+    package = Path(source_file).resolve().parent
+    if package != GAMES_DIR and package.parent != GAMES_DIR:
+        return None
+    return _package_folder(package)
+
+
+@functools.lru_cache(maxsize=None)
+def _package_folder(package: Path) -> Path:
+    shared = [path for path in sorted(GAMES_DIR.glob("*.py"))
+              if path != THIS_FILE and IMPORTS_NUMBA.search(path.read_text(encoding="utf-8"))]
+    sources = shared if package == GAMES_DIR else sorted(package.glob("*.py")) + shared
+    digest = hashlib.sha256()
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    folder = cache_root() / f"{package.name}-{digest.hexdigest()[:16]}"
     try:
-        if stamp.exists() and stamp.read_text() == digest:
-            return
-        for path in cache.glob("*.nb[ic]"):
-            path.unlink(missing_ok=True)
-        cache.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # a read-only install: numba cannot cache there either
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / LAST_USED).touch()
+        _prune(folder)
+    except OSError:  # unwritable: numba's locator check below decides what happens
         pass
+    return folder
+
+
+def _prune(keep: Path) -> None:
+    """Delete the folders of other versions of `keep`'s package beyond the most recently used."""
+
+    def last_used(folder: Path) -> float:
+        try:
+            return (folder / LAST_USED).stat().st_mtime
+        except OSError:
+            return 0.0
+
+    package = keep.name.rsplit("-", 1)[0]
+    others = [f for f in keep.parent.glob(f"{package}-*") if f != keep and f.is_dir()]
+    for folder in sorted(others, key=last_used, reverse=True)[KEEP_VERSIONS - 1 :]:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class GameKernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """numba cache locator for the modules of `simulator/games/` (see the module docstring)."""
+
+    def __init__(self, py_func, py_file: str, folder: Path):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = str(folder)
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        folder = kernel_folder(py_file) if os.path.exists(py_file) else None
+        if folder is None:
+            return None
+        locator = cls(py_func, py_file, folder)
+        try:
+            locator.ensure_cache_path()
+        except OSError:
+            return None
+        return locator
+
+
+def use_game_kernel_cache() -> None:
+    """Make numba cache game kernels where this module says. Must run before any game module
+    defines a cached kernel: `simulator/games/__init__.py` calls it on import."""
+    cache_impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
+    locators = cache_impl._locator_classes
+    if GameKernelLocator not in locators:
+        locators.insert(0, GameKernelLocator)
+
+
+class _CompileReporter(event.Listener):
+    """Reports the kernels numba compiles: on a terminal one status line rewritten in place,
+    elsewhere (logs, CI) a line at most every `LOG_SECONDS`; then a summary line."""
+
+    LOG_SECONDS = 10.0
+
+    def __init__(self, name: str, stream: TextIO):
+        self.name = name
+        self.stream = stream
+        self.live = stream.isatty()
+        self.started: float | None = None
+        self.last_line = 0.0
+        self.kernels = 0
+
+    def on_start(self, ev: event.Event) -> None:
+        function = ev.data["dispatcher"].py_func
+        if function.__module__.split(".")[0] == "numba":
+            return  # numba's own helpers (np.empty, ...) compile with the kernels that use them
+        now = time.perf_counter()
+        if self.started is None:
+            self.started = now
+            self._write(f"compiling the {self.name} engine (once per machine and zoosim version; "
+                        "later runs load it from the cache)\n")
+        self.kernels += 1
+        status = (f"  {self.name}: kernel {self.kernels} at {now - self.started:.0f} s: "
+                  f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
+        if self.live:
+            self._write("\r\033[K" + status)
+        elif now - self.last_line >= self.LOG_SECONDS:
+            self.last_line = now
+            self._write(status + "\n")
+
+    def on_end(self, ev: event.Event) -> None:
+        pass
+
+    def summary(self) -> None:
+        if self.started is not None:
+            self._write(("\r\033[K" if self.live else "") + f"{self.name} engine compiled in "
+                        f"{time.perf_counter() - self.started:.0f} s ({self.kernels} kernels)\n")
+
+    def _write(self, text: str) -> None:
+        self.stream.write(text)
+        self.stream.flush()
+
+
+@contextlib.contextmanager
+def compile_progress(name: str, enabled: bool = True) -> Iterator[None]:
+    """While the block runs, report on stderr the kernels numba compiles for game `name`, then
+    a summary; print nothing when every kernel comes from the cache."""
+    if not enabled:
+        yield
+        return
+    reporter = _CompileReporter(name, sys.stderr)
+    with event.install_listener("numba:compile", reporter):
+        yield
+    reporter.summary()

@@ -5,9 +5,7 @@ from simulator.games.base import Game
 from simulator.games.katz import engine, render, state
 from simulator.games.katz.params import RULES_VERSION, Params
 from simulator.games.katz.policies import POLICIES
-from simulator.games.kernel_cache import drop_stale_kernels
 
-drop_stale_kernels(__file__)  # before any kernel runs (numba loads its cache at the first call)
 
 GAME = Game(
     name="katz",
@@ -29,6 +27,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=engine.play_batch,
     trace=render.trace,
+    legend=render.legend,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     seat_measures=engine.SEAT_MEASURES,
     game_columns=tuple(

@@ -102,7 +102,7 @@ class Grid(StrictModel):
         "auto",
         "K-2.2",
         "rows of the zoo; auto = floor((deck size - players * hand_size) / cols)",
-        allowed='"auto" | int (>= 1)',
+        allowed='"auto", or an integer >= 1',
     )
     leftover: Literal["set_aside"] = knob(
         "set_aside", "K-2.3", "cards that do not make a whole row leave the game unseen"

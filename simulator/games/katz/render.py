@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from simulator.games import rng as random_stream
-from simulator.games.base import SeatPolicies
+from simulator.games.base import SeatPolicies, outcome_lines
 from simulator.games.katz import engine
 from simulator.games.katz import state as S
 from simulator.games.katz.params import Params, kind_codes
@@ -140,13 +140,23 @@ def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int 
                 out.append(grid_text(state))
             else:
                 out.append(render_state(state))
-    final = engine.scores(state)
-    won = engine.winners(state)
     out.append(render_state(state))
-    out.append("final scores: " + ", ".join(f"seat {seat} {final[seat]:g}" for seat in range(params.players)))
-    out.append("winners: " + ", ".join(f"seat {seat} ({state.policy_of_seat(seat)})"
-                                       for seat in range(params.players) if won[seat]))
+    out += outcome_lines(engine.scores(state), np.flatnonzero(engine.winners(state)),
+                         [state.policy_of_seat(seat) for seat in range(params.players)])
     return "\n".join(out) + "\n"
+
+
+def legend(params: Params) -> str:
+    """The key to the codes of a trace (`zoosim play katz` prints it first)."""
+    codes = kind_codes(params.deck)
+    kinds = ", ".join(f"{code} {kind}" for code, kind in zip(codes, params.deck.kinds))
+    example = f"{codes[0]}{params.deck.values[-1]}"
+    return (
+        f"key: a card is its kind and value ({example} = {params.deck.kinds[0]} "
+        f"{params.deck.values[-1]}); kinds: {kinds}\n"
+        f"(penalty kinds: {', '.join(params.deck.penalty_kinds) or 'none'}). Zoo cells: ## face down,\n"
+        f"__ the gap, ZK a bare zookeeper, ZK/{example} a zookeeper over a card; (r,c) = row, column."
+    )
 
 
 def state_from_text(

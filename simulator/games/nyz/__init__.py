@@ -7,12 +7,11 @@ the seat-1 board), so `deal_travels_with_slot` is False.
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
-from simulator.games.kernel_cache import drop_stale_kernels
 from simulator.games.nyz import params as nyz_params
+from simulator.games.nyz import render
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
 
-drop_stale_kernels(__file__)  # before any kernel runs (numba loads its cache at the first call)
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
 GAME_COLUMNS = (
@@ -68,12 +67,6 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     return columns
 
 
-def trace(params, seat_policies, seed, rotation=0):
-    from simulator.games.nyz import render
-
-    return render.trace(params, seat_policies, seed, rotation)
-
-
 GAME = Game(
     name="nyz",
     title="New York Zoo",
@@ -88,7 +81,8 @@ GAME = Game(
     deal_travels_with_slot=False,
     players=lambda params: params.players,
     play_batch=play_batch,
-    trace=trace,
+    trace=render.trace,
+    legend=render.legend,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,

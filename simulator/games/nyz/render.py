@@ -6,6 +6,7 @@ same kernels and policy functions as play_batch, so a trace is exactly the game 
 
 from __future__ import annotations
 
+from simulator.games.base import outcome_lines
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import engine
 from simulator.games.nyz import state as S
@@ -17,6 +18,23 @@ _SPECIES_SHORT = {"meerkat": "M", "flamingo": "F", "kangaroo": "K", "penguin": "
 
 def species_name(index: int) -> str:
     return comp.SPECIES[index] if index >= 0 else "-"
+
+
+def legend(params) -> str:
+    """The key to the codes of a trace (`zoosim play nyz` prints it first)."""
+    squares = {}
+    for name, (size_class, rows) in comp.ENCLOSURES.items():
+        squares.setdefault(size_class, "".join(rows).count("#"))
+    classes = ", ".join(f"{size_class} {count}" for size_class, count in sorted(squares.items()))
+    animals = ", ".join(f"{_SPECIES_SHORT[name]} {name}" for name in comp.SPECIES)
+    return (
+        "key: strip '11:C9x2' = space 11, a bay whose top tile is C9, 2 tiles high; '17:FM' = an\n"
+        "animal space and its pair; '--' = an empty bay; * = the elephant; |K| = the kangaroo\n"
+        f"breeding line. Animals: {animals}. Enclosure tiles by size class (squares):\n"
+        f"{classes}; T<squares> = attractions. Boards: # barn, . empty, a b c ... enclosures\n"
+        "(listed below the grid: tile, species, animals/capacity), + attraction.\n"
+        "Score = minus the empty squares left (0 = a complete board)."
+    )
 
 
 def render_board(position: engine.Position, seat: int) -> str:
@@ -131,9 +149,9 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
         engine.apply(position, move)
         lines.append(f"  seat {who}: {text}")
     reason = S.END_REASONS[position.scalar(S.SC_END_REASON)]
-    lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns; "
-                 f"winners {engine.winners(position)}; scores {engine.scores(position).tolist()}")
+    lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns")
     if engine.violations(position):
         lines.append(f"INVARIANT VIOLATIONS: {engine.violations(position)}")
     lines += [render_board(position, seat) for seat in range(params.players)]
-    return "\n".join(lines)
+    lines += outcome_lines(engine.scores(position), engine.winners(position), names)
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,102 @@
+"""Where numba caches game kernels (issue 12, finding 1): never inside the package tree, in one
+per-user folder keyed by the sources' content, so two installs of the same sources share it and
+a changed sibling source can never load a stale kernel; and compile progress only when compiling
+(finding 2). Each case runs a fresh interpreter on a copy of the package, compiling the small
+kernels of rng.py; a numba upgrade that changes the private locator hook fails here."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from simulator.games import kernel_cache
+
+REPO = Path(__file__).resolve().parents[2]
+
+COMPILE_RNG = """
+from simulator.games import rng
+from simulator.games.kernel_cache import compile_progress
+with compile_progress("rng"):
+    rng.uniform(rng.new_state(1))
+print("hits", sum(rng.uniform.stats.cache_hits.values()), "misses", sum(rng.uniform.stats.cache_misses.values()))
+"""
+
+
+def copy_package(target: Path) -> Path:
+    shutil.copytree(REPO / "simulator", target / "simulator", ignore=shutil.ignore_patterns("__pycache__"))
+    return target
+
+
+def run_copy(root: Path, **env: str) -> subprocess.CompletedProcess:
+    environment = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME")}
+    environment.update(env, PYTHONPATH=str(root))
+    result = subprocess.run([sys.executable, "-c", COMPILE_RNG], cwd=root, env=environment,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def kernel_files(folder: Path) -> list[Path]:
+    return [p for p in folder.rglob("*") if p.suffix in (".nbi", ".nbc")]
+
+
+@pytest.mark.slow
+def test_kernels_are_cached_per_user_and_never_in_the_package(tmp_path):
+    root = copy_package(tmp_path / "install")
+    result = run_copy(root, XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    assert "misses 1" in result.stdout
+    assert kernel_files(tmp_path / "xdg" / "zoosim" / "numba")
+    assert not kernel_files(root / "simulator")
+
+
+@pytest.mark.slow
+def test_a_user_set_numba_cache_dir_is_respected(tmp_path):
+    root = copy_package(tmp_path / "install")
+    run_copy(root, NUMBA_CACHE_DIR=str(tmp_path / "mine"), XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    assert kernel_files(tmp_path / "mine" / "zoosim")
+    assert not (tmp_path / "xdg").exists() and not kernel_files(root / "simulator")
+
+
+@pytest.mark.slow
+def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path):
+    """A regular and an editable install of the same sources (two paths) compile once; the
+    first run reports each kernel it compiles, the warm one prints nothing. Editing a sibling
+    that kernels may inline (the shared kernels of rng.py) selects a new cache folder for the
+    games' kernels: no stale kernel; editing base.py, which defines no kernel, keeps the cache."""
+    cache = str(tmp_path / "cache")
+    first = run_copy(copy_package(tmp_path / "regular"), NUMBA_CACHE_DIR=cache)
+    assert "misses 1" in first.stdout
+    assert "compiling the rng engine" in first.stderr and "rng: kernel 1 at 0 s: rng.new_state" in first.stderr
+    assert "rng engine compiled in" in first.stderr and "(3 kernels)" in first.stderr
+    second_root = copy_package(tmp_path / "editable")
+    second = run_copy(second_root, NUMBA_CACHE_DIR=cache)
+    assert "hits 1 misses 0" in second.stdout
+    assert second.stderr == ""
+    games = second_root / "simulator" / "games"
+    with open(games / "base.py", "a") as source:
+        source.write("\n# an edit\n")
+    assert "hits 1 misses 0" in run_copy(second_root, NUMBA_CACHE_DIR=cache).stdout
+    (games / "toolkit.py").write_text("from numba import njit\n")  # a new shared kernel module
+    edited = run_copy(second_root, NUMBA_CACHE_DIR=cache)
+    assert "hits 0 misses 1" in edited.stdout and "compiling the rng engine" in edited.stderr
+
+
+def test_only_the_most_recently_used_versions_of_a_package_are_kept(tmp_path, monkeypatch):
+    monkeypatch.setattr(kernel_cache.config, "CACHE_DIR", str(tmp_path))
+    root = tmp_path / "zoosim"
+    for index in range(6):
+        folder = root / f"katz-{index:016d}"
+        folder.mkdir(parents=True)
+        (folder / kernel_cache.LAST_USED).touch()
+        os.utime(folder / kernel_cache.LAST_USED, (time.time() - 100 + index, time.time() - 100 + index))
+    (root / "nyz-0000000000000000").mkdir()
+    kernel_cache._prune(root / "katz-0000000000000000")
+    left = sorted(p.name for p in root.iterdir())
+    expected_katz = [f"katz-{i:016d}" for i in (0, 3, 4, 5)]  # the one in use + the 3 newest others
+    assert left == expected_katz + ["nyz-0000000000000000"]
