@@ -104,6 +104,7 @@ class Cell:
             "games": self.games,
             "deals": self.deals,
             "chunks": self.chunks,
+            "chunk_deals": self.chunk_deals,
             "rules_version": self.rules_version,
             "params_hash": self.params_hash,
             "params": self.params.model_dump(mode="json"),
@@ -127,8 +128,7 @@ class Chunk:
         return self.first_deal * self.cell.games_per_deal
 
     def deal_seeds(self) -> np.ndarray:
-        sequence = np.random.SeedSequence(entropy=list(self.cell.seed_entropy), spawn_key=(self.index,))
-        return sequence.generate_state(self.deals, dtype=np.uint64)
+        return deal_seeds(self.cell.seed_entropy, self.index, self.deals)
 
     def game_seeds_and_rotations(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game: its deal's seed and its rotation, in game-index order."""
@@ -136,6 +136,12 @@ class Chunk:
         seeds = np.repeat(self.deal_seeds(), per_deal)
         rotations = np.tile(np.arange(per_deal, dtype=np.int8), self.deals)
         return seeds, rotations
+
+
+def deal_seeds(seed_entropy, chunk_index: int, deals: int) -> np.ndarray:
+    """The deal seeds of chunk `chunk_index` of a cell (see the module doc)."""
+    sequence = np.random.SeedSequence(entropy=list(seed_entropy), spawn_key=(chunk_index,))
+    return sequence.generate_state(deals, dtype=np.uint64)
 
 
 @dataclass
