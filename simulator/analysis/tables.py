@@ -111,7 +111,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         if len(set(cell["seats"])) > 1:
             policy_rows.append(_policy_rows(cell, totals, confidence))
     cells = pd.DataFrame(cell_rows)
-    ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest)]
+    ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest, totals_by_cell)]
     if len(cells):
         tested = cells["p_value"].notna()
         cells["p_holm"] = np.nan
@@ -232,11 +232,12 @@ def _crn_gain(totals: CellTotals) -> float:
     return float(np.mean(gain))
 
 
-def _mixed_studies(manifest: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """Cells of each study in which different policies meet, grouped by study."""
+def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
+    """Cells of each study in which different policies meet and some game is finished, grouped
+    by study (an interrupted run may not have played every cell yet)."""
     studies: dict[str, list[dict[str, Any]]] = {}
     for cell in manifest["cells"]:
-        if len(set(cell["seats"])) > 1:
+        if len(set(cell["seats"])) > 1 and totals_by_cell[cell["index"]].games > 0:
             studies.setdefault(cell["study"], []).append(cell)
     return list(studies.values())
 
