@@ -91,7 +91,9 @@ class Cell:
         )
 
     def describe(self) -> dict[str, Any]:
-        """What the manifest and the report say about this cell."""
+        """What the manifest and the report say about this cell (with what the analysis needs
+        of the game, so a report never loads a game engine)."""
+        game = get_game(self.game)
         return {
             "index": self.index,
             "study": self.study,
@@ -109,6 +111,10 @@ class Cell:
             "params_hash": self.params_hash,
             "params": self.params.model_dump(mode="json"),
             "seed_entropy": list(self.seed_entropy),
+            "end_reasons": list(game.end_reasons),
+            # game-length measures: turns and rounds, plus the game's own (a per-seat one is
+            # shown as its total over the seats, e.g. enclosures placed by everybody)
+            "length_columns": ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
         }
 
 

@@ -55,7 +55,7 @@ SIDECAR_FORMAT = 1
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
 CELL_KEYS = ("index", "study", "game", "label", "sweep_values", "players", "seats", "rotate", "games",
-             "deals", "chunks", "chunk_deals", "params", "seed_entropy")
+             "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns")
 MANIFEST_KEYS = ("run_hash", "experiment", "cells")
 SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary")
 
@@ -331,20 +331,24 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(seeds, dtype="<u8").tobytes()).hexdigest()[:16]
 
 
-def chunk_identity(cell: Mapping[str, Any], chunk_index: int) -> dict[str, Any]:
-    """What a chunk of a manifest cell must be: cell, chunk, first game, games, seeds digest."""
+def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True) -> dict[str, Any]:
+    """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
+    entropy and (`with_seeds`) a digest of the chunk's deal seeds."""
     from simulator.plan import deal_seeds
 
     games_per_deal = cell["players"] if cell["rotate"] else 1
     first_deal = chunk_index * cell["chunk_deals"]
     deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
-    return {
+    identity = {
         "cell": cell["index"],
         "chunk": chunk_index,
         "first_game": first_deal * games_per_deal,
         "games": deals * games_per_deal,
-        "seeds": deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals)),
+        "seed_entropy": list(cell["seed_entropy"]),
     }
+    if with_seeds:
+        identity["seeds"] = deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals))
+    return identity
 
 
 def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[str, Any]) -> None:
@@ -367,18 +371,24 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
 def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) -> dict[int, dict[str, Any]]:
     """Chunk index -> sidecar of every finished chunk of a manifest cell that verifies.
 
-    A chunk that fails gets one warning; with `set_aside` (a run holding the lock) it is moved
-    to `rejected/` so that it is played again. A Parquet file without a sidecar is a chunk still
-    being written (left alone by a report) or one whose run was killed (set aside by a run).
+    A chunk that fails gets one warning. With `set_aside` (a run, which holds the lock) it is
+    moved to `rejected/`, to be played again, and its deal seeds are generated again to check
+    their digest; a report checks everything else (the seeds follow from the cell's seed
+    entropy, which it checks, and generating them would cost more than the whole report). A
+    Parquet file without a sidecar is a chunk still being written (a report leaves it alone)
+    or one whose run was killed (a run sets it aside). Files are hashed in parallel threads.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     folder = cell_dir(run_dir, cell["index"])
     if not folder.is_dir():
         return {}
+    indices = sorted({chunk_index_of(path) for path in folder.iterdir()} - {None})
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, set_aside), indices))
     good: dict[int, dict[str, Any]] = {}
-    indices = {chunk_index_of(path) for path in folder.iterdir()} - {None}
-    for index in sorted(indices):
+    for index, (problem, sidecar) in zip(indices, checked):
         path = chunk_path(run_dir, cell["index"], index)
-        problem, sidecar = _chunk_problem(path, cell, index)
         if problem is None:
             good[index] = sidecar
         elif set_aside:
@@ -389,8 +399,9 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) 
     return good
 
 
-def _chunk_problem(path: Path, cell: Mapping[str, Any], index: int) -> tuple[str | None, dict[str, Any] | None]:
+def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seeds: bool) -> tuple[str | None, dict[str, Any] | None]:
     """(why the chunk cannot be used, or None; its sidecar)."""
+    path = chunk_path(run_dir, cell["index"], index)
     if index >= cell["chunks"]:
         return f"not a chunk of this cell (it has {cell['chunks']})", None
     if not sidecar_path(path).exists():
@@ -399,10 +410,10 @@ def _chunk_problem(path: Path, cell: Mapping[str, Any], index: int) -> tuple[str
         sidecar = json.loads(sidecar_path(path).read_text())
     except (OSError, UnicodeDecodeError, ValueError):
         return "unreadable sidecar", None
-    if _missing_keys(sidecar, SIDECAR_KEYS) or sidecar["format"] != SIDECAR_FORMAT:
+    if _missing_keys(sidecar, SIDECAR_KEYS) or sidecar["format"] != SIDECAR_FORMAT or not isinstance(sidecar["identity"], dict):
         return "sidecar of another format", None
-    expected = chunk_identity(cell, index)
-    if sidecar["identity"] != expected:
+    expected = chunk_identity(cell, index, with_seeds)
+    if {key: sidecar["identity"].get(key) for key in expected} != expected:
         return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
     if sidecar["rows"] != expected["games"]:
         return f"holds {sidecar['rows']} games, the chunk has {expected['games']}", None
@@ -419,10 +430,9 @@ def _chunk_problem(path: Path, cell: Mapping[str, Any], index: int) -> tuple[str
     return None, sidecar
 
 
-def _identity_text(identity: Any) -> str:
-    if isinstance(identity, dict):
-        return f"cell {identity.get('cell')} chunk {identity.get('chunk')}, games from {identity.get('first_game')}"
-    return "unreadable"
+def _identity_text(identity: dict[str, Any]) -> str:
+    return (f"cell {identity.get('cell')} chunk {identity.get('chunk')}, games from {identity.get('first_game')}, "
+            f"seed entropy {identity.get('seed_entropy')}")
 
 
 def _set_aside(run_dir: Path, path: Path) -> None:

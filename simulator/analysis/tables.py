@@ -26,18 +26,10 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from simulator.analysis import stats
-from simulator.games import get_game
 from simulator.analysis.summary import (
     JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
 )
 from simulator.rundir import iter_chunk_tables
-
-
-def length_columns_of(cell: dict[str, Any]) -> list[str]:
-    """Game-length measures shown for a cell: turns and rounds, plus game-specific ones (a
-    per-seat one summed over the seats, e.g. enclosures placed by everybody in the game)."""
-    game = get_game(cell["game"])
-    return ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")]
 
 
 def summarize_cell(run_dir: Path, cell: dict[str, Any], from_logs: bool = False) -> CellTotals:
@@ -91,7 +83,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
         }
-        for column in length_columns_of(cell):
+        for column in cell["length_columns"]:
             total, total_sq = totals.moments(column)
             low, high = stats.mean_interval_from_moments(totals.games, total, total_sq, confidence)
             row[f"mean_{column}"] = total / totals.games
@@ -103,7 +95,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
                     {"cell": cell["index"], "label": cell["label"], "measure": column,
                      "value": int(value), "games": int(histogram[value])}
                 )
-        reasons = get_game(cell["game"]).end_reasons
+        reasons = cell["end_reasons"]
         for code, count in enumerate(totals.histogram("end_reason")):
             name = reasons[code] if code < len(reasons) else f"reason {code}"
             row[f"end:{name}"] = count / totals.games

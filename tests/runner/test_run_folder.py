@@ -277,3 +277,13 @@ def test_permission_and_quota_errors_end_in_one_line(tmp_path, monkeypatch, code
     with pytest.raises(ZoosimError) as caught:
         run(tmp_path / "out")
     assert str(caught.value).startswith(f"{tmp_path / 'out'}: {os.strerror(code)} while writing the run")
+
+
+def test_a_chunk_of_another_experiment_with_its_sidecar_is_never_used(tmp_path, full_run, capsys):
+    other = tmp_path / "other"
+    run_plan(make_plan(seed=99), other, "", progress=False, jobs=1)
+    for name in ("chunk-000001.parquet", "chunk-000001.json"):
+        shutil.copy(other / "logs" / "cell=0000" / name, full_run / "logs" / "cell=0000" / name)
+    assert analyze_run(full_run, read_manifest(full_run)).cells.set_index("cell").loc[0, "games"] == 600
+    assert "its sidecar describes another chunk" in capsys.readouterr().err
+    assert run(full_run, resume=True).games_played == 200
