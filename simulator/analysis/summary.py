@@ -150,50 +150,52 @@ class CellTotals:
 
 
 def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bool, games_per_deal: int) -> CellTotals:
-    """The totals of one chunk from its record columns (Parquet names: `c` and `c_0 .. c_{n-1}`)."""
+    """The totals of one chunk from its record columns (Parquet names: `c` and `c_0 .. c_{n-1}`).
+
+    Per-seat columns are stacked seat-major, (players, games), so every sum runs over
+    contiguous memory (this runs in the workers, for every chunk)."""
     n = players
-    seat = {base: np.stack([columns[f"{base}_{s}"] for s in range(n)], axis=1) for base in _seat_bases(columns, n)}
-    wins = seat["win"].astype(bool)
+    seat = {base: np.stack([columns[f"{base}_{s}"] for s in range(n)]) for base in _seat_bases(columns, n)}
+    wins = seat["win"].astype(np.float64)
     scores = seat["score"].astype(np.float64)
-    winners = wins.sum(axis=1)
-    shares = np.divide(wins, winners[:, None], out=np.zeros(wins.shape), where=winners[:, None] > 0)
+    winners = wins.sum(axis=0)
+    shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
     margins = scores - _best_other(scores)
-    deal_shares = shares.reshape(-1, games_per_deal, n).mean(axis=1)
+    deal_shares = shares.reshape(n, -1, games_per_deal).mean(axis=2)
     slots = seat["slot"].astype(np.int64)
     totals = CellTotals(
         players=n,
         mixed=mixed,
         games=len(winners),
-        deals=deal_shares.shape[0],
-        tied_games=int((winners > 1).sum()),
-        no_winner_games=int((winners == 0).sum()),
-        share_sum=shares.sum(axis=0),
-        share_sq_sum=(shares**2).sum(axis=0),
-        outright_wins=(wins & (winners == 1)[:, None]).sum(axis=0).astype(np.float64),
-        shared_wins=(wins & (winners > 1)[:, None]).sum(axis=0).astype(np.float64),
-        margin_sum=margins.sum(axis=0),
-        margin_sq_sum=(margins**2).sum(axis=0),
-        deal_share_sum=deal_shares.sum(axis=0),
-        deal_share_sq_sum=(deal_shares**2).sum(axis=0),
+        deals=deal_shares.shape[1],
+        tied_games=int(np.count_nonzero(winners > 1)),
+        no_winner_games=int(np.count_nonzero(winners == 0)),
+        share_sum=shares.sum(axis=1),
+        share_sq_sum=(shares * shares).sum(axis=1),
+        outright_wins=(wins * (winners == 1)).sum(axis=1),
+        shared_wins=(wins * (winners > 1)).sum(axis=1),
+        margin_sum=margins.sum(axis=1),
+        margin_sq_sum=(margins * margins).sum(axis=1),
+        deal_share_sum=deal_shares.sum(axis=1),
+        deal_share_sq_sum=(deal_shares * deal_shares).sum(axis=1),
     )
     for s in range(n):
-        totals.slot_share_sum[s] = np.bincount(slots[:, s], weights=shares[:, s], minlength=n)
-        totals.slot_games[s] = np.bincount(slots[:, s], minlength=n)
+        totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)
+        totals.slot_games[s] = np.bincount(slots[s], minlength=n)
     if mixed:
         from simulator.analysis.stats import pairwise_wins_from_ranks
 
-        batch = columns["deal"] % JACKKNIFE_BATCHES
-        for b in range(JACKKNIFE_BATCHES):
-            chosen = batch == b
-            totals.slot_pairwise_wins[b] = pairwise_wins_from_ranks(seat["rank"][chosen], slots[chosen], n)
+        totals.slot_pairwise_wins = pairwise_wins_from_ranks(
+            seat["rank"].T, slots.T, n, groups=columns["deal"] % JACKKNIFE_BATCHES, n_groups=JACKKNIFE_BATCHES
+        )
     game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, n)]
-    for name, values in [(name, columns[name][:, None]) for name in game_columns] + [
+    for name, values in [(name, columns[name][None, :]) for name in game_columns] + [
         (base, values) for base, values in seat.items() if base not in IDENTIFIERS
     ]:
         wide = values.astype(np.int64) if values.dtype.kind in "biu" else values.astype(np.float64)
-        totals.column_sums[name] = wide.sum(axis=0)
-        totals.column_squares[name] = (wide * wide).sum(axis=0)
-        totals.histograms[name] = _histogram(wide.sum(axis=1)) if wide.dtype.kind == "i" else None
+        totals.column_sums[name] = wide.sum(axis=1)
+        totals.column_squares[name] = (wide * wide).sum(axis=1)
+        totals.histograms[name] = _histogram(wide.sum(axis=0)) if wide.dtype.kind == "i" else None
     return totals
 
 
@@ -217,13 +219,14 @@ def _histogram(values: np.ndarray) -> np.ndarray | None:
 
 
 def _best_other(scores: np.ndarray) -> np.ndarray:
-    """For each seat, the highest score among the other seats."""
-    n = scores.shape[1]
-    if n == 1:
+    """For each seat of a (players, games) array, the highest score among the other seats."""
+    if len(scores) == 1:
         return np.zeros_like(scores)
-    order = np.sort(scores, axis=1)
-    top, second = order[:, -1:], order[:, -2:-1]
-    return np.where(scores == top, second, top)
+    top = scores.max(axis=0)
+    at_top = scores == top
+    second = np.where(at_top, -np.inf, scores).max(axis=0)  # best below the top, if any
+    second = np.where(np.count_nonzero(at_top, axis=0) > 1, top, second)  # a shared top
+    return np.where(at_top, second, top)
 
 
 def _add_padded(total: np.ndarray | None, counts: np.ndarray | None) -> np.ndarray | None:
