@@ -104,13 +104,16 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
             resume=resume, force=force, check=check, progress=not quiet,
         )
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as stop:
+        from simulator.rundir import resume_command
+        from simulator.runner import Terminated
+
         click.echo(
-            f"\nzoosim: interrupted; finished chunks are kept in {out}. Resume with:\n"
-            f"  zoosim run {experiment} --out {out} --resume",
+            f"\nzoosim: {'terminated' if isinstance(stop, Terminated) else 'interrupted'}; finished chunks "
+            f"are kept in {out}. Resume with:\n  {resume_command(str(experiment), out)}",
             err=True,
         )
-        sys.exit(130)
+        sys.exit(143 if isinstance(stop, Terminated) else 130)
     if summary.games_played:
         rate = summary.games_played / summary.seconds / jobs if summary.seconds else float("nan")
         click.echo(
@@ -122,10 +125,10 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         _report(out)
 
 
-def _report(run_dir: Path) -> None:
+def _report(run_dir: Path, from_logs: bool = False) -> None:
     from simulator.report.build import build_report
 
-    path, analysis = build_report(run_dir)
+    path, analysis = build_report(run_dir, from_logs=from_logs)
     for _, row in analysis.cells.iterrows():
         click.echo(f"  {row['label']}: {row['verdict']}. {row['sentence']}")
     click.echo(f"report: {path}")
@@ -133,9 +136,11 @@ def _report(run_dir: Path) -> None:
 
 @main.command()
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
-def report(run_dir):
-    """Re-render RUN_DIR/report.html from the logs, without replaying any game."""
-    _report(run_dir)
+@click.option("--from-logs", is_flag=True,
+              help="Recompute every number from the game logs instead of the chunks' summaries (slower).")
+def report(run_dir, from_logs):
+    """Re-render RUN_DIR/report.html from the run folder, without replaying any game."""
+    _report(run_dir, from_logs)
 
 
 @main.command()

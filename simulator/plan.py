@@ -92,7 +92,9 @@ class Cell:
         )
 
     def describe(self) -> dict[str, Any]:
-        """What the manifest and the report say about this cell."""
+        """What the manifest and the report say about this cell (with what the analysis needs
+        of the game, so a report never loads a game engine)."""
+        game = get_game(self.game)
         return {
             "index": self.index,
             "study": self.study,
@@ -105,10 +107,15 @@ class Cell:
             "games": self.games,
             "deals": self.deals,
             "chunks": self.chunks,
+            "chunk_deals": self.chunk_deals,
             "rules_version": self.rules_version,
             "params_hash": self.params_hash,
             "params": self.params.model_dump(mode="json"),
             "seed_entropy": list(self.seed_entropy),
+            "end_reasons": list(game.end_reasons),
+            # game-length measures: turns and rounds, plus the game's own (a per-seat one is
+            # shown as its total over the seats, e.g. enclosures placed by everybody)
+            "length_columns": ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
         }
 
 
@@ -128,8 +135,7 @@ class Chunk:
         return self.first_deal * self.cell.games_per_deal
 
     def deal_seeds(self) -> np.ndarray:
-        sequence = np.random.SeedSequence(entropy=list(self.cell.seed_entropy), spawn_key=(self.index,))
-        return sequence.generate_state(self.deals, dtype=np.uint64)
+        return deal_seeds(self.cell.seed_entropy, self.index, self.deals)
 
     def game_seeds_and_rotations(self) -> tuple[np.ndarray, np.ndarray]:
         """Per game: its deal's seed and its rotation, in game-index order."""
@@ -137,6 +143,12 @@ class Chunk:
         seeds = np.repeat(self.deal_seeds(), per_deal)
         rotations = np.tile(np.arange(per_deal, dtype=np.int8), self.deals)
         return seeds, rotations
+
+
+def deal_seeds(seed_entropy, chunk_index: int, deals: int) -> np.ndarray:
+    """The deal seeds of chunk `chunk_index` of a cell (see the module doc)."""
+    sequence = np.random.SeedSequence(entropy=list(seed_entropy), spawn_key=(chunk_index,))
+    return sequence.generate_state(deals, dtype=np.uint64)
 
 
 @dataclass

@@ -1,23 +1,25 @@
-"""Executes a plan's chunks in parallel and keeps the run folder consistent.
+"""Executes a plan's chunks in parallel: the run loop.
 
 Backends: joblib's `loky` (processes, the default), `threading` (numba kernels release the GIL)
 and `dask` (an existing dask.distributed cluster, via joblib's dask backend). Each worker plays
-one chunk and writes its Parquet file itself, so the parent never holds game records and memory
-stays flat however many games a run has.
+one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
+never holds game records and memory stays flat however many games a run has.
 
-The run folder's `manifest.json` records the run hash; a folder holding a different experiment
-is never reused without `--force`, and a folder holding this experiment is continued only with
-`--resume` (finished chunks are skipped; every game is determined by its seed, so the result is
-the same as an uninterrupted run). `run.json` accumulates wall time and settings of each session.
+A run holds the run folder's lock from start to end. A folder holding a different experiment is
+never reused without `--force`, and a folder holding this experiment is continued only with
+`--resume`: finished chunks that verify are skipped, bad ones set aside and played again; every
+game is determined by its seed, so the result is the same as an uninterrupted run. Workers die
+with the parent (SIGKILL included), SIGTERM ends a run like Ctrl-C, and a full disk or a
+permission error ends it in one line that keeps every finished chunk and says how to resume.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
-import platform
-import shutil
+import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -26,20 +28,27 @@ from typing import Any
 
 import numpy as np
 
-from simulator import __version__
+from simulator.analysis.summary import summarize_columns
+from simulator.config import PrecisionGames
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.logs import chunk_path, finished_chunks, records_table, remove_temporaries, write_table_atomic
-from simulator.config import PrecisionGames
+from simulator.logs import records_table
 from simulator.plan import Chunk, Plan
+from simulator.progress import ProgressBar, play_in_sub_batches
+from simulator.rundir import (
+    RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
+    remove_temporaries, resume_command, verified_chunks, write_chunk, write_manifest,
+)
 
 BACKENDS = ("loky", "threading", "dask")
-MANIFEST = "manifest.json"
-RUN_INFO = "run.json"
 
 
 class ChunkFailed(ZoosimError):
     """A chunk raised: names its cell, chunk and seed so the game can be replayed."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: ends a run as Ctrl-C does (finished chunks are kept, workers stopped)."""
 
 
 @dataclass
@@ -51,90 +60,19 @@ class RunSummary:
     chunks_skipped: int
 
 
-def prepare_run_dir(run_dir: Path, plan: Plan, *, resume: bool, force: bool) -> int:
-    """Check (before writing anything) that the folder may hold this run; returns chunks done.
-
-    Creates the folder and writes the manifest only when every check has passed.
-    """
-    run_dir = Path(run_dir)
-    manifest_path = run_dir / MANIFEST
-    if run_dir.exists() and not run_dir.is_dir():
-        raise ZoosimError("output path exists and is not a folder", file=str(run_dir))
-    existing = _read_manifest(manifest_path)
-    done = 0
-    if existing is not None and not force:
-        if existing.get("run_hash") != plan.run_hash:
-            raise ZoosimError(
-                f"holds a different experiment (hash {existing.get('run_hash')}, this one is "
-                f"{plan.run_hash}); choose another --out or pass --force to replace it",
-                file=str(run_dir),
-            )
-        done = sum(len(finished_chunks(run_dir, cell.index)) for cell in plan.cells)
-        if not resume:
-            raise ZoosimError(
-                f"already holds this experiment ({done} of {len(plan.chunks())} chunks done); "
-                "pass --resume to continue it or --force to start over",
-                file=str(run_dir),
-            )
-    elif existing is None and run_dir.is_dir() and any(run_dir.iterdir()) and not force:
-        raise ZoosimError(
-            "is not empty and holds no zoosim run; choose another --out or pass --force",
-            file=str(run_dir),
-        )
-    _check_writable(run_dir)
-    if force and run_dir.is_dir():
-        for name in ("logs", MANIFEST, RUN_INFO, "report.html", "experiment.yaml"):
-            target = run_dir / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
-        done = 0
-    return done
-
-
-def _check_writable(run_dir: Path) -> None:
-    probe = run_dir
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
-        raise ZoosimError(f"cannot write here ({probe} is not a writable folder)", file=str(run_dir))
-
-
-def _read_manifest(path: Path) -> dict[str, Any] | None:
-    if not path.exists():
-        return None
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as error:
-        raise ZoosimError(f"unreadable manifest ({error}); pass --force to start over", file=str(path)) from None
-
-
-def write_manifest(run_dir: Path, plan: Plan, experiment_text: str, source: str | None) -> None:
-    run_dir.mkdir(parents=True, exist_ok=True)
-    manifest = {
-        "zoosim_version": __version__,
-        "run_hash": plan.run_hash,
-        "experiment": plan.experiment.model_dump(mode="json"),
-        "experiment_file": source,
-        "cells": [cell.describe() for cell in plan.cells],
-    }
-    _write_json_atomic(run_dir / MANIFEST, manifest)
-    (run_dir / "experiment.yaml").write_text(experiment_text, encoding="utf-8")
-
-
-def _write_json_atomic(path: Path, data: Any) -> None:
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(json.dumps(data, indent=2, sort_keys=True, default=str))
-    os.replace(temporary, path)
-
-
-def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, int, int, float]:
-    """Play one chunk and write its file. Runs in a worker. Returns (cell, chunk, games, seconds)."""
+def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int | None = None) -> tuple[int, int, int, float]:
+    """Play one chunk, summarize it and write its file and sidecar. Runs in a worker; with
+    `parent_pid` (a local process pool) the worker ends when that parent dies.
+    Returns (cell, chunk, games, seconds)."""
     started = time.perf_counter()
+    _follow_parent(parent_pid)
     cell = chunk.cell
     seeds, rotations = chunk.game_seeds_and_rotations()
-    columns = _play_games(chunk, seeds, rotations, check)
+    columns = play_in_sub_batches(
+        lambda some_seeds, some_rotations: _play_games(chunk, some_seeds, some_rotations, check),
+        seeds, rotations, cell.games_per_deal, progress_path(chunk_path(run_dir, cell.index, chunk.index)),
+        between=lambda: _follow_parent(parent_pid),
+    )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
     table = records_table(
@@ -145,8 +83,30 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False) -> tuple[int, i
         seeds=seeds,
         rotations=rotations,
     )
-    write_table_atomic(table, chunk_path(run_dir, cell.index, chunk.index))
+    flat = {name: table.column(name).to_numpy() for name in table.column_names}
+    summary = summarize_columns(flat, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
+    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), table, summary.to_json())
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
+
+
+_PARENT_DEATH_SIGNAL_SET = False
+
+
+def _follow_parent(parent_pid: int | None) -> None:
+    """In a worker process started by `parent_pid`: have the kernel kill it when the parent
+    dies (Linux PR_SET_PDEATHSIG), and exit now if the parent is already gone. Threads of the
+    parent itself and dask workers (parent_pid None) are left alone."""
+    global _PARENT_DEATH_SIGNAL_SET
+    if parent_pid is None or os.getpid() == parent_pid:
+        return
+    if not _PARENT_DEATH_SIGNAL_SET and sys.platform.startswith("linux"):
+        import ctypes
+
+        PR_SET_PDEATHSIG = 1
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        _PARENT_DEATH_SIGNAL_SET = True
+    if os.getppid() != parent_pid:
+        os._exit(70)  # orphaned: nobody will use this chunk, and a new run may own the folder
 
 
 def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
@@ -206,81 +166,128 @@ def run_plan(
     check: bool = False,
     progress: bool = True,
 ) -> RunSummary:
-    """Play every unfinished chunk of the plan into `run_dir`."""
-    import joblib
-    from tqdm import tqdm
-
+    """Play every unfinished chunk of the plan into `run_dir`, holding its lock."""
     if backend not in BACKENDS:
         raise ZoosimError(f"unknown backend '{backend}' (allowed: {', '.join(BACKENDS)})")
     run_dir = Path(run_dir)
     # Everything that can fail on the user's input fails here, before anything is written.
     with _backend_context(backend, scheduler):
         skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
-        write_manifest(run_dir, plan, experiment_text, source)
-        remove_temporaries(run_dir)
-        todo: list[Chunk] = []
-        for cell in plan.cells:
-            done = finished_chunks(run_dir, cell.index)
-            todo += [chunk for chunk in cell.all_chunks() if chunk.index not in done]
-        games_todo = sum(chunk.games for chunk in todo)
-        if progress:
-            print(f"{plan.experiment.name}: {len(plan.cells)} cell(s), {plan.games:,} games "
-                  f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
-        started = time.perf_counter()
-        started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-        if todo:
-            _compile_kernels(todo, progress)
-        bar = tqdm(total=plan.games, initial=plan.games - games_todo, unit="game", unit_scale=True,
-                   disable=not progress, desc=plan.experiment.name, smoothing=0.1)
-        played = 0
         try:
-            parallel = joblib.Parallel(
-                n_jobs=jobs, backend=None if backend == "dask" else backend, return_as="generator_unordered"
-            )
-            for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check) for c in todo):
-                played += games
-                bar.update(games)
-        finally:
-            bar.close()
-            _record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
+            with RunLock(run_dir), _terminate_on_sigterm():
+                return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped)
+        except OSError as error:
+            raise ZoosimError(
+                f"{error.strerror or error} while writing the run; every finished chunk is kept. "
+                f"Resume with: {resume_command(source, run_dir)}",
+                file=str(run_dir),
+            ) from None
+
+
+def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | None, jobs: int, backend: str,
+               force: bool, check: bool, progress: bool, skipped: int) -> RunSummary:
+    import joblib
+
+    if force:
+        clear_run(run_dir)
+    write_manifest(run_dir, plan, experiment_text, source)
+    remove_temporaries(run_dir)
+    todo: list[Chunk] = []
+    for cell in plan.cells:
+        done = verified_chunks(run_dir, cell.describe(), set_aside=True)
+        todo += [chunk for chunk in cell.all_chunks() if chunk.index not in done]
+    games_todo = sum(chunk.games for chunk in todo)
+    if progress:
+        print(f"{plan.experiment.name}: {len(plan.cells)} cell(s), {plan.games:,} games "
+              f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
+    started = time.perf_counter()
+    started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    if todo:
+        _compile_kernels(todo, progress)
+    bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
+    parent_pid = None if backend == "dask" else os.getpid()
+    played = 0
+    try:
+        parallel = joblib.Parallel(
+            n_jobs=jobs, backend=None if backend == "dask" else backend, return_as="generator_unordered"
+        )
+        for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+            played += games
+            bar.chunk_done(games)
+    except BaseException:
+        bar.close()
+        _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
+        raise
+    bar.close()
+    record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
+    """Record the session and remove temporaries of the stopped workers, never hiding the error
+    that ended the run (on a full disk these writes fail too)."""
+    try:
+        remove_temporaries(run_dir)
+        record_session(run_dir, started_at, seconds, played, jobs, backend)
+    except OSError:
+        pass
+
+
+@contextlib.contextmanager
+def _terminate_on_sigterm():
+    """While a run plays, SIGTERM raises Terminated in the main thread, so joblib stops the
+    workers and the run ends as after Ctrl-C."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def on_sigterm(signum, frame):
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: Any) -> RunSummary:
     """Run a plan; in precision mode, keep doubling the games of every cell whose seat win rates
-    are not yet as precise as asked (anytime-valid intervals, checked after each round)."""
-    from simulator.analysis.tables import precision_halfwidth, summarize_cell
+    are not yet as precise as asked (anytime-valid intervals, checked after each round, from the
+    chunks' summaries)."""
+    from simulator.analysis.summary import merged_summaries, precision_halfwidth
     from simulator.plan import grow_cell
 
-    summary = run_plan(plan, run_dir, experiment_text, **options)
     precision = plan.experiment.games
     if not isinstance(precision, PrecisionGames):
-        return summary
-    target = precision.model_dump()
-    options = {**options, "resume": True, "force": False}
-    unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
-    while unsettled:
-        grown = {}
-        for cell in plan.cells:
-            if cell.index not in unsettled:
-                continue
-            totals = summarize_cell(Path(run_dir), cell.describe())
-            precise = precision_halfwidth(totals.share_sum, totals.rated_games, target) <= precision.until.halfwidth
-            bigger = None if precise else grow_cell(cell)
-            if bigger is not None:
-                grown[cell.index] = bigger
-        unsettled = set(grown)
-        if not grown:
-            return summary
-        plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
-        more = run_plan(plan, run_dir, experiment_text, **options)
-        summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
-                             summary.seconds + more.seconds, summary.chunks_skipped)
+        return run_plan(plan, run_dir, experiment_text, **options)
+    prepare_run_dir(Path(run_dir), plan, resume=options.get("resume", False), force=options.get("force", False))
+    with RunLock(run_dir):
+        summary = run_plan(plan, run_dir, experiment_text, **options)
+        target = precision.model_dump()
+        options = {**options, "resume": True, "force": False}
+        unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
+        while unsettled:
+            grown = {}
+            for cell in plan.cells:
+                if cell.index not in unsettled:
+                    continue
+                totals = merged_summaries(Path(run_dir), cell.describe())
+                precise = precision_halfwidth(totals.share_sum, totals.rated_games, target) <= precision.until.halfwidth
+                bigger = None if precise else grow_cell(cell)
+                if bigger is not None:
+                    grown[cell.index] = bigger
+            unsettled = set(grown)
+            if not grown:
+                break
+            plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
+            more = run_plan(plan, run_dir, experiment_text, **options)
+            summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
+                                 summary.seconds + more.seconds, summary.chunks_skipped)
+    return summary
 
 
 def _backend_context(backend: str, scheduler: str | None):
-    import contextlib
-
     import joblib
 
     if backend != "dask":
@@ -301,35 +308,3 @@ def _backend_context(backend: str, scheduler: str | None):
     stack.enter_context(client)
     stack.enter_context(joblib.parallel_backend("dask"))
     return stack
-
-
-def _record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str) -> None:
-    path = run_dir / RUN_INFO
-    info = json.loads(path.read_text()) if path.exists() else {"sessions": []}
-    info["sessions"].append(
-        {
-            "started": started_at,
-            "seconds": round(seconds, 3),
-            "games_played": games,
-            "jobs": jobs,
-            "backend": backend,
-            "machine": machine_description(),
-        }
-    )
-    _write_json_atomic(path, info)
-
-
-def machine_description() -> str:
-    return f"{platform.node()} · {platform.system()} {platform.machine()} · {os.cpu_count()} cores · Python {platform.python_version()}"
-
-
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    manifest = _read_manifest(Path(run_dir) / MANIFEST)
-    if manifest is None:
-        raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
-    return manifest
-
-
-def read_run_info(run_dir: Path) -> dict[str, Any]:
-    path = Path(run_dir) / RUN_INFO
-    return json.loads(path.read_text()) if path.exists() else {"sessions": []}

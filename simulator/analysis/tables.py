@@ -1,7 +1,8 @@
 """From a run folder's logs to the tables a report shows.
 
-The logs are read one chunk at a time and folded into per-cell sums (`CellTotals`), so analysis
-memory does not grow with the number of games. Tables are then pandas DataFrames with plain
+Each cell's sums (`CellTotals`) are merged from the summaries the workers wrote beside the logs
+(summary.py), or recomputed from the logs one chunk at a time with `from_logs`; either way
+analysis memory and time do not grow with the number of games. Tables are then pandas DataFrames with plain
 column names; the report renders them and offers each as CSV.
 
 Conventions:
@@ -16,7 +17,7 @@ Conventions:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,165 +26,23 @@ import pandas as pd
 from scipy import stats as scipy_stats
 
 from simulator.analysis import stats
-from simulator.games import get_game
-from simulator.logs import iter_chunk_tables
+from simulator.analysis.summary import (
+    JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
+)
+from simulator.rundir import iter_chunk_tables
 
 
-# Tournament strengths get jackknife intervals over this many batches of deals: the games of one
-# deal (its seat rotations) and the placements within one game are correlated, which the
-# Bradley-Terry Fisher intervals would ignore.
-JACKKNIFE_BATCHES = 20
-
-
-@dataclass
-class CellTotals:
-    """Sums over every game of one cell, accumulated chunk by chunk."""
-
-    players: int
-    slots: int
-    mixed: bool = False  # different policies meet: placements between slots are counted
-    games: int = 0
-    deals: int = 0
-    share_sum: np.ndarray = field(default=None)  # (n,) win share per seat
-    share_sq_sum: np.ndarray = field(default=None)
-    outright_wins: np.ndarray = field(default=None)  # (n,) sole winner
-    shared_wins: np.ndarray = field(default=None)  # (n,) among several winners
-    score_sum: np.ndarray = field(default=None)
-    score_sq_sum: np.ndarray = field(default=None)
-    margin_sum: np.ndarray = field(default=None)
-    margin_sq_sum: np.ndarray = field(default=None)
-    deal_share_sum: np.ndarray = field(default=None)  # (n,) per-deal mean share, summed over deals
-    deal_share_sq_sum: np.ndarray = field(default=None)
-    slot_share_sum: np.ndarray = field(default=None)  # (n seats, slots) share by seat and slot
-    slot_games: np.ndarray = field(default=None)  # (n seats, slots)
-    # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
-    # games of deals d with d % JACKKNIFE_BATCHES == b (deals are never split between batches)
-    slot_pairwise_wins: np.ndarray = field(default=None)
-    tied_games: int = 0
-    no_winner_games: int = 0
-    length_histograms: dict[str, np.ndarray] = field(default_factory=dict)  # column -> counts
-    length_sums: dict[str, list[float]] = field(default_factory=dict)  # column -> [sum, sum sq]
-    end_reason_counts: np.ndarray = field(default=None)
-
-    def __post_init__(self) -> None:
-        n = self.players
-        for name in (
-            "share_sum", "share_sq_sum", "outright_wins", "shared_wins", "score_sum", "score_sq_sum",
-            "margin_sum", "margin_sq_sum", "deal_share_sum", "deal_share_sq_sum",
-        ):
-            setattr(self, name, np.zeros(n))
-        self.slot_share_sum = np.zeros((n, self.slots))
-        self.slot_games = np.zeros((n, self.slots))
-        self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, self.slots, self.slots))
-        self.end_reason_counts = np.zeros(0, dtype=np.int64)
-
-    @property
-    def rated_games(self) -> int:
-        """Denominator of seat win rates: games that had a winner (a game stopped without one,
-        e.g. at a safety cap, says nothing about seats); in a solo game every game counts."""
-        return self.games if self.players == 1 else self.games - self.no_winner_games
-
-    def add_chunk(self, frame: dict[str, np.ndarray], games_per_deal: int, length_columns: list[str]) -> None:
-        n = self.players
-        wins = np.stack([frame[f"win_{s}"].astype(bool) for s in range(n)], axis=1)
-        scores = np.stack([frame[f"score_{s}"].astype(np.float64) for s in range(n)], axis=1)
-        slots = np.stack([frame[f"slot_{s}"].astype(np.int64) for s in range(n)], axis=1)
-        ranks = np.stack([frame[f"rank_{s}"] for s in range(n)], axis=1)
-        winners = wins.sum(axis=1)
-        shares = np.divide(wins, winners[:, None], out=np.zeros(wins.shape), where=winners[:, None] > 0)
-        best_other = _best_other(scores)
-        margins = scores - best_other
-        self.games += len(winners)
-        self.share_sum += shares.sum(axis=0)
-        self.share_sq_sum += (shares**2).sum(axis=0)
-        self.outright_wins += (wins & (winners == 1)[:, None]).sum(axis=0)
-        self.shared_wins += (wins & (winners > 1)[:, None]).sum(axis=0)
-        self.score_sum += scores.sum(axis=0)
-        self.score_sq_sum += (scores**2).sum(axis=0)
-        self.margin_sum += margins.sum(axis=0)
-        self.margin_sq_sum += (margins**2).sum(axis=0)
-        self.tied_games += int((winners > 1).sum())
-        self.no_winner_games += int((winners == 0).sum())
-        deal_shares = shares.reshape(-1, games_per_deal, n).mean(axis=1)
-        self.deals += deal_shares.shape[0]
-        self.deal_share_sum += deal_shares.sum(axis=0)
-        self.deal_share_sq_sum += (deal_shares**2).sum(axis=0)
-        for seat in range(n):
-            self.slot_share_sum[seat] += np.bincount(slots[:, seat], weights=shares[:, seat], minlength=self.slots)
-            self.slot_games[seat] += np.bincount(slots[:, seat], minlength=self.slots)
-        if self.mixed:
-            batch = frame["deal"] % JACKKNIFE_BATCHES
-            for b in range(JACKKNIFE_BATCHES):
-                chosen = batch == b
-                self.slot_pairwise_wins[b] += stats.pairwise_wins_from_ranks(ranks[chosen], slots[chosen], self.slots)
-        for column in length_columns:
-            values = frame[column].astype(np.int64)
-            counts = np.bincount(values)
-            self.length_histograms[column] = _add_padded(self.length_histograms.get(column), counts)
-            sums = self.length_sums.setdefault(column, [0.0, 0.0])
-            sums[0] += float(values.sum())
-            sums[1] += float((values.astype(np.float64) ** 2).sum())
-        self.end_reason_counts = _add_padded(self.end_reason_counts, np.bincount(frame["end_reason"].astype(np.int64)))
-
-
-def _best_other(scores: np.ndarray) -> np.ndarray:
-    """For each seat, the highest score among the other seats."""
-    n = scores.shape[1]
-    if n == 1:
-        return np.zeros_like(scores)
-    order = np.sort(scores, axis=1)
-    top, second = order[:, -1:], order[:, -2:-1]
-    return np.where(scores == top, second, top)
-
-
-def _add_padded(total: np.ndarray | None, counts: np.ndarray) -> np.ndarray:
-    if total is None or len(total) == 0:
-        return counts.astype(np.int64)
-    size = max(len(total), len(counts))
-    out = np.zeros(size, dtype=np.int64)
-    out[: len(total)] += total
-    out[: len(counts)] += counts
-    return out
-
-
-def length_columns_of(cell: dict[str, Any]) -> list[str]:
-    """Game-length measures shown for a cell: turns and rounds, plus game-specific ones."""
-    game = get_game(cell["game"])
-    return ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")]
-
-
-def summarize_cell(run_dir: Path, cell: dict[str, Any]) -> CellTotals:
-    """Fold every finished chunk of a cell into its totals.
-
-    A length measure that the game records per seat (e.g. enclosures placed) is summed over the
-    seats, giving the per-game total."""
-    n = cell["players"]
-    games_per_deal = n if cell["rotate"] else 1
-    lengths = length_columns_of(cell)
-    per_seat_lengths = [name for name in lengths if name in get_game(cell["game"]).seat_columns]
-    wanted = ["deal", "end_reason"] + [name for name in lengths if name not in per_seat_lengths]
-    wanted += [f"{k}_{s}" for k in ["win", "score", "slot", "rank"] + per_seat_lengths for s in range(n)]
-    totals = CellTotals(players=n, slots=n, mixed=len(set(cell["seats"])) > 1)
-    for table in iter_chunk_tables(run_dir, cell["index"], columns=wanted):
-        frame = {name: table.column(name).to_numpy() for name in wanted}
-        for name in per_seat_lengths:
-            frame[name] = sum(frame[f"{name}_{s}"].astype(np.int64) for s in range(n))
-        totals.add_chunk(frame, games_per_deal, lengths)
+def summarize_cell(run_dir: Path, cell: dict[str, Any], from_logs: bool = False) -> CellTotals:
+    """A cell's totals over its verified chunks: their summaries merged, or (`from_logs`) every
+    chunk's Parquet file summarized again, which gives the same totals."""
+    if not from_logs:
+        return merged_summaries(run_dir, cell)
+    totals = empty_totals(cell)
+    games_per_deal = cell["players"] if cell["rotate"] else 1
+    for table in iter_chunk_tables(run_dir, cell):
+        columns = {name: table.column(name).to_numpy() for name in table.column_names}
+        totals.merge(summarize_columns(columns, cell["players"], totals.mixed, games_per_deal))
     return totals
-
-
-def precision_halfwidth(share_sum: np.ndarray, games: int, precision: dict[str, Any], confidence: float = 0.95) -> float:
-    """Precision mode's measure: the widest seat's half-width of an anytime-valid confidence
-    sequence (joint over the seats by Bonferroni), so looking after every round is allowed.
-
-    The sequence is tuned, in advance, to be tightest near the game count at which a 1.5/sqrt(t)
-    half-width (its width at the tuned point) would meet the target, capped at `max`.
-    """
-    target, cap = precision["until"]["halfwidth"], precision["max"]
-    tuned = min(cap, (1.5 / target) ** 2)
-    joint = stats.bonferroni_confidence(confidence, len(share_sum))
-    low, high = stats.confidence_sequence(share_sum, games, joint, tuned_trials=tuned)
-    return float(np.max((high - low) / 2))
 
 
 @dataclass
@@ -198,12 +57,12 @@ class Analysis:
     totals: dict[int, CellTotals]
 
 
-def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95) -> Analysis:
+def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
     margin = float(manifest["experiment"].get("margin_points", 1.0))
     cell_rows, seat_rows, policy_rows, length_rows = [], [], [], []
     totals_by_cell: dict[int, CellTotals] = {}
     for cell in manifest["cells"]:
-        totals = summarize_cell(run_dir, cell)
+        totals = summarize_cell(run_dir, cell, from_logs)
         totals_by_cell[cell["index"]] = totals
         if totals.games == 0:
             continue
@@ -224,26 +83,27 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
         }
-        for column, (total, total_sq) in totals.length_sums.items():
+        for column in cell["length_columns"]:
+            total, total_sq = totals.moments(column)
             low, high = stats.mean_interval_from_moments(totals.games, total, total_sq, confidence)
             row[f"mean_{column}"] = total / totals.games
             row[f"mean_{column}_low"] = float(low)
             row[f"mean_{column}_high"] = float(high)
-            histogram = totals.length_histograms[column]
+            histogram = totals.histogram(column)
             for value in np.flatnonzero(histogram):
                 length_rows.append(
                     {"cell": cell["index"], "label": cell["label"], "measure": column,
                      "value": int(value), "games": int(histogram[value])}
                 )
-        reasons = get_game(cell["game"]).end_reasons
-        for code, count in enumerate(totals.end_reason_counts):
+        reasons = cell["end_reasons"]
+        for code, count in enumerate(totals.histogram("end_reason")):
             name = reasons[code] if code < len(reasons) else f"reason {code}"
             row[f"end:{name}"] = count / totals.games
         cell_rows.append(row)
         if len(set(cell["seats"])) > 1:
             policy_rows.append(_policy_rows(cell, totals, confidence))
     cells = pd.DataFrame(cell_rows)
-    ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest)]
+    ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest, totals_by_cell)]
     if len(cells):
         tested = cells["p_value"].notna()
         cells["p_holm"] = np.nan
@@ -364,11 +224,12 @@ def _crn_gain(totals: CellTotals) -> float:
     return float(np.mean(gain))
 
 
-def _mixed_studies(manifest: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """Cells of each study in which different policies meet, grouped by study."""
+def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
+    """Cells of each study in which different policies meet and some game is finished, grouped
+    by study (an interrupted run may not have played every cell yet)."""
     studies: dict[str, list[dict[str, Any]]] = {}
     for cell in manifest["cells"]:
-        if len(set(cell["seats"])) > 1:
+        if len(set(cell["seats"])) > 1 and totals_by_cell[cell["index"]].games > 0:
             studies.setdefault(cell["study"], []).append(cell)
     return list(studies.values())
 

@@ -21,35 +21,35 @@ import pandas as pd
 from simulator import __version__
 from simulator.analysis.tables import Analysis, analyze_run
 from simulator.report import charts
-from simulator.runner import read_manifest, read_run_info
+from simulator.rundir import REPORT, read_experiment_text, read_manifest, read_run_info, resume_command
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
 
 
-def build_report(run_dir: Path, out: Path | None = None) -> tuple[Path, Analysis]:
+def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False) -> tuple[Path, Analysis]:
+    """Write the report; the numbers come from the chunks' summaries, or with `from_logs` from
+    the logs themselves (the same numbers, slower)."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
-    analysis = analyze_run(run_dir, manifest)
-    page = render_html(manifest, read_run_info(run_dir), analysis, _experiment_text(run_dir))
-    out = Path(out) if out else run_dir / "report.html"
+    analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
+    page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
+                       resume_command(manifest.get("experiment_file"), run_dir))
+    out = Path(out) if out else run_dir / REPORT
     temporary = out.with_name(f".{out.name}.tmp")
     temporary.write_text(page, encoding="utf-8")
     os.replace(temporary, out)
     return out, analysis
 
 
-def _experiment_text(run_dir: Path) -> str:
-    path = run_dir / "experiment.yaml"
-    return path.read_text(encoding="utf-8") if path.exists() else ""
-
-
-def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: Analysis, experiment_text: str) -> str:
+def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: Analysis, experiment_text: str,
+                resume: str | None = None) -> str:
+    """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
     studies = []
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
-        cells = [_cell_view(cell, analysis, margin) for cell in study_cells]
-        cells = [view for view in cells if view is not None]
+        cells = [_cell_view(cell, analysis, margin) or {"index": cell["index"], "label": cell["label"], "pending": True}
+                 for cell in study_cells]
         studies.append(
             {
                 "name": study_name,
@@ -80,6 +80,7 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
         experiment_text=experiment_text,
         experiment_json=json.dumps(experiment, indent=2),
         run_hash=manifest["run_hash"],
+        resume=resume,
         cells=manifest["cells"],
         versions=_versions(),
     )

@@ -16,7 +16,7 @@ from simulator.analysis import stats
 from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
 from simulator.report.build import table_view
-from simulator.runner import read_manifest
+from simulator.rundir import read_manifest
 
 COMPARE_COLUMNS = [
     ("label", "cell", "text"),

@@ -108,9 +108,8 @@ def test_the_report_is_self_contained(report):
 
 
 def test_solo_cells_report_a_win_rate_and_games_without_winner_are_left_out(tmp_path):
-    from simulator.analysis.tables import CellTotals
+    from simulator.analysis.summary import summarize_columns
 
-    totals = CellTotals(players=2, slots=2)
     frame = {  # 4 games: seat 0 wins, seat 1 wins, shared, no winner (e.g. a safety cap)
         "deal": np.arange(4), "end_reason": np.zeros(4, dtype=np.int8), "turns": np.array([5, 6, 7, 8]),
         "win_0": np.array([1, 0, 1, 0], bool), "win_1": np.array([0, 1, 1, 0], bool),
@@ -118,12 +117,11 @@ def test_solo_cells_report_a_win_rate_and_games_without_winner_are_left_out(tmp_
         "slot_0": np.zeros(4, dtype=np.int8), "slot_1": np.ones(4, dtype=np.int8),
         "rank_0": np.array([1, 2, 1, 1]), "rank_1": np.array([2, 1, 1, 1]),
     }
-    totals.add_chunk(frame, games_per_deal=1, length_columns=["turns"])
+    totals = summarize_columns(frame, players=2, mixed=False, games_per_deal=1)
     assert totals.rated_games == 3 and totals.no_winner_games == 1
     assert np.allclose(totals.share_sum, [1.5, 1.5])
-    solo = CellTotals(players=1, slots=1)
-    solo.add_chunk({k: v for k, v in frame.items() if k.endswith("_0") or "_" not in k or k == "end_reason"},
-                   games_per_deal=1, length_columns=["turns"])
+    solo = summarize_columns({k: v for k, v in frame.items() if k.endswith("_0") or "_" not in k or k == "end_reason"},
+                             players=1, mixed=False, games_per_deal=1)
     assert solo.rated_games == 4  # a lost solo game is a loss, not a game without result
 
 

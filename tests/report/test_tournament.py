@@ -6,7 +6,8 @@ from simulator.analysis.tables import analyze_run
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
-from simulator.runner import read_manifest, run_plan
+from simulator.rundir import read_manifest
+from simulator.runner import run_plan
 
 
 def test_round_robin_pool_makes_one_cell_per_combination():

@@ -2,10 +2,12 @@
 
 import numpy as np
 
-from simulator.analysis.tables import analyze_run, precision_halfwidth, summarize_cell
+from simulator.analysis.summary import precision_halfwidth
+from simulator.analysis.tables import analyze_run, summarize_cell
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.runner import read_manifest, run_experiment
+from simulator.rundir import read_manifest
+from simulator.runner import run_experiment
 
 
 def precision_plan(halfwidth, maximum):

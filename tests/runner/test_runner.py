@@ -7,9 +7,9 @@ import pytest
 
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
-from simulator.logs import chunk_path, finished_chunks
 from simulator.plan import build_plan
-from simulator.runner import MANIFEST, run_plan
+from simulator.rundir import MANIFEST, chunk_path, verified_chunks
+from simulator.runner import run_plan
 from tests_support import log_digests
 
 DOCUMENT = {
@@ -96,8 +96,9 @@ def test_every_game_index_is_logged_once(tmp_path):
     plan = make_plan()
     run(plan, tmp_path / "out", jobs=2, backend="threading")
     for cell in plan.cells:
-        assert finished_chunks(tmp_path / "out", cell.index) == set(range(cell.chunks))
-        indices = pq.read_table(tmp_path / "out" / "logs" / f"cell={cell.index:04d}").column("game_index").to_numpy()
+        assert set(verified_chunks(tmp_path / "out", cell.describe(), set_aside=False)) == set(range(cell.chunks))
+        folder = tmp_path / "out" / "logs" / f"cell={cell.index:04d}"
+        indices = [i for path in folder.glob("*.parquet") for i in pq.read_table(path).column("game_index").to_pylist()]
         assert sorted(indices) == list(range(cell.games))
 
 

@@ -1,0 +1,87 @@
+"""End-to-end speed of `zoosim run` as a ratio to the engine's own speed (issue #11 goal: >= 0.8).
+
+    python benchmarks/end_to_end.py                       # 1 M four-player random Katz games, 2 jobs
+    python benchmarks/end_to_end.py --games 4000000 --jobs 2
+
+1. The engine alone: `play_batch` of the same games in this process, one core, after compiling
+   (games per second per core).
+2. The whole pipeline: `zoosim run` in a fresh process (start, worker start-up, playing, logs,
+   summaries, report included), wall-clock time -> games per second per core (games / time / jobs).
+3. `zoosim report` alone on the finished run folder (summaries merged, HTML written).
+Prints both speeds, their ratio, and the report time. Run on an otherwise idle machine: other
+load lowers the pipeline's share of the cores more than the one-core engine measurement's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+
+def engine_speed(players: int, policy: str, games: int) -> float:
+    """Games per second of one process playing `games` games in batches of 50,000."""
+    import numpy as np
+
+    from simulator.games import get_game
+
+    game = get_game("katz")
+    params = game.make_params({"players": players})
+    seats = game.seat_policies([(policy, {})] * players)
+    seeds = np.random.SeedSequence(1).generate_state(games, dtype=np.uint64)
+    rotations = (np.arange(games) % players).astype(np.int8)
+    game.play_batch(params, seats, seeds[:100], rotations[:100])  # compile or load the cache
+    started = time.perf_counter()
+    for first in range(0, games, 50_000):
+        game.play_batch(params, seats, seeds[first:first + 50_000], rotations[first:first + 50_000])
+    return games / (time.perf_counter() - started)
+
+
+def timed(command: list[str]) -> tuple[float, str]:
+    started = time.perf_counter()
+    result = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
+    if result.returncode:
+        sys.exit(f"{' '.join(command)} failed:\n{result.stderr}")
+    return time.perf_counter() - started, result.stderr + result.stdout
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=1_000_000)
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--policy", default="random")
+    parser.add_argument("--chunk-games", type=int, default=50_000)
+    arguments = parser.parse_args()
+    engine = engine_speed(arguments.players, arguments.policy, min(arguments.games, 400_000))
+    with tempfile.TemporaryDirectory() as folder:
+        experiment = Path(folder) / "end_to_end.yaml"
+        experiment.write_text(
+            f"name: end_to_end\nseed: 1\ngames: {arguments.games}\nchunk_games: {arguments.chunk_games}\n"
+            f"studies: [{{game: katz, rules: {{players: {arguments.players}}}, seats: [{arguments.policy}]}}]\n"
+        )
+        out = Path(folder) / "run"
+        zoosim = [sys.executable, "-m", "simulator.cli"]
+        run_seconds, output = timed(zoosim + ["run", str(experiment), "--out", str(out), "--jobs", str(arguments.jobs), "--quiet"])
+        report_seconds, _ = timed(zoosim + ["report", str(out)])
+    played = re.search(r"played ([\d,]+) games in ([\d.]+) s", output)
+    pipeline = arguments.games / run_seconds / arguments.jobs
+    print(f"katz, {arguments.players} players, {arguments.policy}, {arguments.games:,} games, {arguments.jobs} jobs "
+          f"(load average {os.getloadavg()[0]:.1f})")
+    print(f"  engine alone:         {engine:10,.0f} games/s per core")
+    print(f"  zoosim run + report:  {pipeline:10,.0f} games/s per core ({run_seconds:.1f} s; "
+          f"playing {played.group(2) if played else '?'} s)")
+    print(f"  ratio:                {pipeline / engine:10.2f}")
+    print(f"  zoosim report alone:  {report_seconds:10.2f} s (whole process)")
+
+
+if __name__ == "__main__":
+    main()

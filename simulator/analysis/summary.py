@@ -1,0 +1,272 @@
+"""Sufficient statistics of a set of games (`CellTotals`): computed per chunk, merged per cell.
+
+A worker summarizes each chunk it plays (`summarize_columns`) and the run folder keeps the
+summary in the chunk's sidecar (rundir.py). The analysis merges a cell's summaries
+(`merged_summaries`) instead of re-reading its logs, so a report costs the same however many
+games a run has; `zoosim report --from-logs` summarizes the Parquet files again instead
+(tables.py), which gives the same numbers.
+
+Generic over the record columns: every per-game column `c` and per-seat column `c` (Parquet
+`c_0 .. c_{n-1}`) gets its sum and sum of squares (per seat), and an integer column with small
+non-negative values a histogram (a per-seat column: of its total over the seats in each game).
+A column a game adds to its records is therefore summarized without a change here. On top come
+what the seat statistics need (tables.py's conventions): win shares (a win shared by k players
+counts 1/k), score margins, per-deal mean shares (common random numbers), shares by seat x slot,
+and, where different policies meet, placements between slots by batch of deals (jackknife).
+
+Merging adds sums and pads histograms, so it is associative: any grouping of chunks gives the
+same totals (exactly for counts and integer columns; floating sums up to rounding, and the
+analysis merges in chunk order, so a run's numbers never depend on --jobs or on resuming).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+import numpy as np
+
+# Tournament strengths get jackknife intervals over this many batches of deals: the games of one
+# deal (its seat rotations) and the placements within one game are correlated, which the
+# Bradley-Terry Fisher intervals would ignore.
+JACKKNIFE_BATCHES = 20
+# Record columns that identify a game rather than describe it.
+IDENTIFIERS = ("cell", "game_index", "deal", "seed", "rotation", "players", "slot")
+# Histograms are kept for integer columns whose values lie in 0 .. HISTOGRAM_LIMIT - 1.
+HISTOGRAM_LIMIT = 10_000
+# Seat statistics, each an array of shape (players,) (sums over games, or over deals for deal_*).
+SEAT_FIELDS = ("share_sum", "share_sq_sum", "outright_wins", "shared_wins", "margin_sum", "margin_sq_sum",
+               "deal_share_sum", "deal_share_sq_sum")
+COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
+ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
+
+
+@dataclass
+class CellTotals:
+    """Sums over a set of games of one cell (a chunk, or every finished chunk of the cell)."""
+
+    players: int
+    mixed: bool = False  # different policies meet: placements between slots are counted
+    games: int = 0
+    deals: int = 0
+    tied_games: int = 0
+    no_winner_games: int = 0
+    share_sum: np.ndarray = field(default=None)  # (n,) win share per seat
+    share_sq_sum: np.ndarray = field(default=None)
+    outright_wins: np.ndarray = field(default=None)  # (n,) sole winner
+    shared_wins: np.ndarray = field(default=None)  # (n,) among several winners
+    margin_sum: np.ndarray = field(default=None)  # (n,) own score minus the best other score
+    margin_sq_sum: np.ndarray = field(default=None)
+    deal_share_sum: np.ndarray = field(default=None)  # (n,) per-deal mean share, summed over deals
+    deal_share_sq_sum: np.ndarray = field(default=None)
+    slot_share_sum: np.ndarray = field(default=None)  # (n seats, n slots) share by seat and slot
+    slot_games: np.ndarray = field(default=None)  # (n seats, n slots)
+    # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
+    # games of deals d with d % JACKKNIFE_BATCHES == b (deals are never split between batches);
+    # zeros unless mixed
+    slot_pairwise_wins: np.ndarray = field(default=None)
+    column_sums: dict[str, np.ndarray] = field(default_factory=dict)  # per seat (n,), per game (1,)
+    column_squares: dict[str, np.ndarray] = field(default_factory=dict)
+    histograms: dict[str, np.ndarray | None] = field(default_factory=dict)  # None: values too wide
+
+    def __post_init__(self) -> None:
+        n = self.players
+        for name in SEAT_FIELDS:
+            if getattr(self, name) is None:
+                setattr(self, name, np.zeros(n))
+        if self.slot_share_sum is None:
+            self.slot_share_sum = np.zeros((n, n))
+            self.slot_games = np.zeros((n, n))
+            self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, n, n))
+
+    # ---- what the analysis reads ----
+
+    @property
+    def rated_games(self) -> int:
+        """Denominator of seat win rates: games that had a winner (a game stopped without one,
+        e.g. at a safety cap, says nothing about seats); in a solo game every game counts."""
+        return self.games if self.players == 1 else self.games - self.no_winner_games
+
+    @property
+    def score_sum(self) -> np.ndarray:
+        return self.column_sums["score"].astype(np.float64)
+
+    @property
+    def score_sq_sum(self) -> np.ndarray:
+        return self.column_squares["score"].astype(np.float64)
+
+    def histogram(self, column: str) -> np.ndarray:
+        """Games per value of an integer column (of its per-game total over seats, for a
+        per-seat column)."""
+        counts = self.histograms.get(column)
+        return np.zeros(0, dtype=np.int64) if counts is None else counts
+
+    def moments(self, column: str) -> tuple[float, float]:
+        """(sum, sum of squares) over games of an integer column's per-game value (total over
+        the seats for a per-seat column), from its histogram."""
+        counts = self.histogram(column)
+        values = np.arange(len(counts), dtype=np.float64)
+        return float(values @ counts), float((values**2) @ counts)
+
+    # ---- merging and storing ----
+
+    def merge(self, other: "CellTotals") -> "CellTotals":
+        """Add another set of games of the same cell to these totals (in place)."""
+        for name in COUNT_FIELDS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for name in ARRAY_FIELDS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for mine, theirs in ((self.column_sums, other.column_sums), (self.column_squares, other.column_squares)):
+            for column, values in theirs.items():
+                mine[column] = mine[column] + values if column in mine else values.copy()
+        for column, counts in other.histograms.items():
+            if column not in self.histograms:
+                self.histograms[column] = None if counts is None else counts.copy()
+            else:
+                self.histograms[column] = _add_padded(self.histograms[column], counts)
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"players": self.players, "mixed": self.mixed}
+        data.update({name: getattr(self, name) for name in COUNT_FIELDS})
+        data.update({name: getattr(self, name).tolist() for name in ARRAY_FIELDS})
+        data["column_sums"] = {c: v.tolist() for c, v in self.column_sums.items()}
+        data["column_squares"] = {c: v.tolist() for c, v in self.column_squares.items()}
+        data["histograms"] = {c: None if v is None else v.tolist() for c, v in self.histograms.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "CellTotals":
+        return cls(
+            players=data["players"],
+            mixed=data["mixed"],
+            **{name: int(data[name]) for name in COUNT_FIELDS},
+            **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS},
+            column_sums={c: np.asarray(v) for c, v in data["column_sums"].items()},
+            column_squares={c: np.asarray(v) for c, v in data["column_squares"].items()},
+            histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
+        )
+
+
+def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bool, games_per_deal: int) -> CellTotals:
+    """The totals of one chunk from its record columns (Parquet names: `c` and `c_0 .. c_{n-1}`).
+
+    Per-seat columns are stacked seat-major, (players, games), so every sum runs over
+    contiguous memory (this runs in the workers, for every chunk)."""
+    n = players
+    seat = {base: np.stack([columns[f"{base}_{s}"] for s in range(n)]) for base in _seat_bases(columns, n)}
+    wins = seat["win"].astype(np.float64)
+    scores = seat["score"].astype(np.float64)
+    winners = wins.sum(axis=0)
+    shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
+    margins = scores - _best_other(scores)
+    deal_shares = shares.reshape(n, -1, games_per_deal).mean(axis=2)
+    slots = seat["slot"].astype(np.int64)
+    totals = CellTotals(
+        players=n,
+        mixed=mixed,
+        games=len(winners),
+        deals=deal_shares.shape[1],
+        tied_games=int(np.count_nonzero(winners > 1)),
+        no_winner_games=int(np.count_nonzero(winners == 0)),
+        share_sum=shares.sum(axis=1),
+        share_sq_sum=(shares * shares).sum(axis=1),
+        outright_wins=(wins * (winners == 1)).sum(axis=1),
+        shared_wins=(wins * (winners > 1)).sum(axis=1),
+        margin_sum=margins.sum(axis=1),
+        margin_sq_sum=(margins * margins).sum(axis=1),
+        deal_share_sum=deal_shares.sum(axis=1),
+        deal_share_sq_sum=(deal_shares * deal_shares).sum(axis=1),
+    )
+    for s in range(n):
+        totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)
+        totals.slot_games[s] = np.bincount(slots[s], minlength=n)
+    if mixed:
+        from simulator.analysis.stats import pairwise_wins_from_ranks
+
+        totals.slot_pairwise_wins = pairwise_wins_from_ranks(
+            seat["rank"].T, slots.T, n, groups=columns["deal"] % JACKKNIFE_BATCHES, n_groups=JACKKNIFE_BATCHES
+        )
+    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, n)]
+    for name, values in [(name, columns[name][None, :]) for name in game_columns] + [
+        (base, values) for base, values in seat.items() if base not in IDENTIFIERS
+    ]:
+        wide = values.astype(np.int64) if values.dtype.kind in "biu" else values.astype(np.float64)
+        totals.column_sums[name] = wide.sum(axis=1)
+        totals.column_squares[name] = (wide * wide).sum(axis=1)
+        totals.histograms[name] = _histogram(wide.sum(axis=0)) if wide.dtype.kind == "i" else None
+    return totals
+
+
+def _seat_bases(columns: Mapping[str, Any], players: int) -> list[str]:
+    """Names `c` of per-seat columns: those present as `c_0 .. c_{players-1}`."""
+    bases = {name.rsplit("_", 1)[0] for name in columns if name.endswith("_0")}
+    return [base for base in sorted(bases) if all(f"{base}_{s}" in columns for s in range(players))]
+
+
+def _is_seat_column(name: str, seat: Mapping[str, Any], players: int) -> bool:
+    base, _, number = name.rpartition("_")
+    return base in seat and number.isdigit() and int(number) < players
+
+
+def _histogram(values: np.ndarray) -> np.ndarray | None:
+    if len(values) == 0:
+        return np.zeros(0, dtype=np.int64)
+    if values.min() < 0 or values.max() >= HISTOGRAM_LIMIT:
+        return None
+    return np.bincount(values).astype(np.int64)
+
+
+def _best_other(scores: np.ndarray) -> np.ndarray:
+    """For each seat of a (players, games) array, the highest score among the other seats."""
+    if len(scores) == 1:
+        return np.zeros_like(scores)
+    top = scores.max(axis=0)
+    at_top = scores == top
+    second = np.where(at_top, -np.inf, scores).max(axis=0)  # best below the top, if any
+    second = np.where(np.count_nonzero(at_top, axis=0) > 1, top, second)  # a shared top
+    return np.where(at_top, second, top)
+
+
+def _add_padded(total: np.ndarray | None, counts: np.ndarray | None) -> np.ndarray | None:
+    if total is None or counts is None:
+        return None
+    size = max(len(total), len(counts))
+    out = np.zeros(size, dtype=np.int64)
+    out[: len(total)] += total
+    out[: len(counts)] += counts
+    return out
+
+
+def empty_totals(cell: Mapping[str, Any]) -> CellTotals:
+    return CellTotals(players=cell["players"], mixed=len(set(cell["seats"])) > 1)
+
+
+def merged_summaries(run_dir: Path, cell: Mapping[str, Any]) -> CellTotals:
+    """A cell's totals: the summaries of its verified chunks, merged in chunk order."""
+    from simulator.rundir import verified_chunks
+
+    totals = empty_totals(cell)
+    for sidecar in verified_chunks(run_dir, cell, set_aside=False).values():
+        totals.merge(CellTotals.from_json(sidecar["summary"]))
+    return totals
+
+
+def precision_halfwidth(share_sum: np.ndarray, games: int, precision: Mapping[str, Any], confidence: float = 0.95) -> float:
+    """Precision mode's measure: the widest seat's half-width of an anytime-valid confidence
+    sequence (joint over the seats by Bonferroni), so looking after every round is allowed.
+
+    The sequence is tuned, in advance, to be tightest near the game count at which a 1.5/sqrt(t)
+    half-width (its width at the tuned point) would meet the target, capped at `max`. A cell
+    without games has an infinite half-width.
+    """
+    from simulator.analysis import stats  # scipy: only for the parent's precision check
+
+    if games <= 0:
+        return float("inf")
+    target, cap = precision["until"]["halfwidth"], precision["max"]
+    tuned = min(cap, (1.5 / target) ** 2)
+    joint = stats.bonferroni_confidence(confidence, len(share_sum))
+    low, high = stats.confidence_sequence(share_sum, games, joint, tuned_trials=tuned)
+    return float(np.max((high - low) / 2))

@@ -1,0 +1,454 @@
+"""The run folder: its layout and every file zoosim reads or writes in it.
+
+    RUN_DIR/manifest.json                         experiment, run hash, cells (`write_manifest`)
+    RUN_DIR/experiment.yaml                       the experiment file as given
+    RUN_DIR/run.json                              one entry per session (`record_session`)
+    RUN_DIR/zoosim.lock                           held with flock by the run playing into the folder
+    RUN_DIR/logs/cell=0003/chunk-000012.parquet   one row per game (schema: logs.py)
+    RUN_DIR/logs/cell=0003/chunk-000012.json      its sidecar: identity, rows, bytes, sha256, summary
+    RUN_DIR/logs/cell=0003/.chunk-000012.*.tmp    temporaries of a write in progress
+    RUN_DIR/logs/cell=0003/.chunk-000012.progress games played so far of a chunk in play
+    RUN_DIR/rejected/cell=0003/...                chunks that failed verification, set aside
+    RUN_DIR/report.html, compare.html
+
+A chunk is *finished* when its sidecar exists and verifies: the sidecar is written (atomically)
+only after the Parquet file is in place, and names the chunk's identity (cell, chunk, first game,
+games, a digest of its deal seeds), its row count, size and sha256. `verified_chunks` checks all
+of that against the manifest; a chunk that fails is never used: a run (which holds the lock)
+moves it to `rejected/` and plays it again, a report leaves it out. Either way one warning line
+names the file and the reason.
+
+The lock (`RunLock`) is an flock on `zoosim.lock`, so it is released when its holder dies however
+it dies; the file records the holder's pid, host and start time for the refusal message.
+`--force` deletes only the files listed above, and only in a folder that holds a zoosim run.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import platform
+import shutil
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+import numpy as np
+
+from simulator import __version__
+from simulator.errors import ZoosimError
+
+MANIFEST = "manifest.json"
+RUN_INFO = "run.json"
+EXPERIMENT_COPY = "experiment.yaml"
+LOCK = "zoosim.lock"
+LOGS_DIR = "logs"
+REJECTED_DIR = "rejected"
+REPORT = "report.html"
+COMPARISON = "compare.html"
+OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, REPORT, COMPARISON)
+SIDECAR_FORMAT = 1
+
+# What the analysis and the runner need of every cell in a manifest (Cell.describe()).
+CELL_KEYS = ("index", "study", "game", "label", "sweep_values", "players", "seats", "rotate", "games",
+             "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns")
+MANIFEST_KEYS = ("run_hash", "experiment", "cells")
+SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary")
+
+
+def warn(message: str) -> None:
+    print(f"zoosim: warning: {message}", file=sys.stderr)
+
+
+# ---- layout -----------------------------------------------------------------------------------
+
+def cell_dir(run_dir: Path, cell_index: int) -> Path:
+    return Path(run_dir) / LOGS_DIR / f"cell={cell_index:04d}"
+
+
+def chunk_path(run_dir: Path, cell_index: int, chunk_index: int) -> Path:
+    return cell_dir(run_dir, cell_index) / f"chunk-{chunk_index:06d}.parquet"
+
+
+def sidecar_path(chunk_file: Path) -> Path:
+    return chunk_file.with_suffix(".json")
+
+
+def progress_path(chunk_file: Path) -> Path:
+    return chunk_file.with_name(f".{chunk_file.stem}.progress")
+
+
+def chunk_index_of(path: Path) -> int | None:
+    """The chunk index in a file name `chunk-000012.parquet|json`, or None for another name."""
+    stem = path.name.split(".")[0]
+    number = stem[len("chunk-"):]
+    return int(number) if stem.startswith("chunk-") and number.isdigit() else None
+
+
+def resume_command(source: str | None, run_dir: Path) -> str:
+    return f"zoosim run {source or 'EXPERIMENT.yaml'} --out {run_dir} --resume"
+
+
+# ---- small atomic writes ----------------------------------------------------------------------
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """Write a file so that it exists whole or not at all; a failed write leaves no temporary."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{id(data):x}.tmp")
+    try:
+        with open(temporary, "wb") as handle:
+            handle.write(data)
+        os.replace(temporary, path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_bytes_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str).encode())
+
+
+def remove_temporaries(run_dir: Path) -> None:
+    """Delete half-written files and progress notes left by a killed run."""
+    run_dir = Path(run_dir)
+    for pattern in (".*.tmp", f"{LOGS_DIR}/cell=*/.*.tmp", f"{LOGS_DIR}/cell=*/.*.progress"):
+        for path in run_dir.glob(pattern):
+            path.unlink(missing_ok=True)
+
+
+# ---- manifest and run record ------------------------------------------------------------------
+
+def read_manifest(run_dir: Path) -> dict[str, Any]:
+    manifest = _read_manifest_file(Path(run_dir) / MANIFEST)
+    if manifest is None:
+        raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
+    return manifest
+
+
+def _read_manifest_file(path: Path) -> dict[str, Any] | None:
+    """The manifest, checked to hold every key zoosim reads; None when there is none."""
+    if not path.exists():
+        return None
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ZoosimError(f"unreadable manifest ({error}); pass --force to start over", file=str(path)) from None
+    missing = _missing_keys(manifest, MANIFEST_KEYS)
+    if not missing and isinstance(manifest["cells"], list):
+        for position, cell in enumerate(manifest["cells"]):
+            missing += [f"cells[{position}].{key}" for key in _missing_keys(cell, CELL_KEYS)]
+    elif not missing:
+        missing = ["cells (a list)"]
+    if missing:
+        raise ZoosimError(
+            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); "
+            "pass --force to start over",
+            file=str(path),
+        )
+    return manifest
+
+
+def _missing_keys(data: Any, keys: tuple[str, ...]) -> list[str]:
+    return list(keys) if not isinstance(data, dict) else [key for key in keys if key not in data]
+
+
+def write_manifest(run_dir: Path, plan, experiment_text: str, source: str | None) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        "zoosim_version": __version__,
+        "run_hash": plan.run_hash,
+        "experiment": plan.experiment.model_dump(mode="json"),
+        "experiment_file": source,
+        "cells": [cell.describe() for cell in plan.cells],
+    }
+    write_json_atomic(run_dir / MANIFEST, manifest)
+    write_bytes_atomic(run_dir / EXPERIMENT_COPY, experiment_text.encode("utf-8"))
+
+
+def read_experiment_text(run_dir: Path) -> str:
+    path = Path(run_dir) / EXPERIMENT_COPY
+    return path.read_text(encoding="utf-8") if path.exists() else ""
+
+
+def read_run_info(run_dir: Path) -> dict[str, Any]:
+    path = Path(run_dir) / RUN_INFO
+    try:
+        info = json.loads(path.read_text()) if path.exists() else {"sessions": []}
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        info = {"sessions": []}  # the run record is informative only; a broken one starts anew
+    return info if isinstance(info.get("sessions"), list) else {"sessions": []}
+
+
+def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str) -> None:
+    info = read_run_info(run_dir)
+    info["sessions"].append(
+        {
+            "started": started_at,
+            "seconds": round(seconds, 3),
+            "games_played": games,
+            "jobs": jobs,
+            "backend": backend,
+            "machine": machine_description(),
+        }
+    )
+    write_json_atomic(Path(run_dir) / RUN_INFO, info)
+
+
+def machine_description() -> str:
+    return f"{platform.node()} · {platform.system()} {platform.machine()} · {os.cpu_count()} cores · Python {platform.python_version()}"
+
+
+# ---- preparing a folder -----------------------------------------------------------------------
+
+def prepare_run_dir(run_dir: Path, plan, *, resume: bool, force: bool) -> int:
+    """Check, before writing anything, that the folder may hold this run; returns chunks done
+    (finished according to their sidecars; `verified_chunks` checks them later)."""
+    run_dir = Path(run_dir)
+    if run_dir.exists() and not run_dir.is_dir():
+        raise ZoosimError("output path exists and is not a folder", file=str(run_dir))
+    existing = _read_manifest_file(run_dir / MANIFEST) if not force else _manifest_or_none(run_dir)
+    done = 0
+    if existing is None and _holds_foreign_files(run_dir):
+        raise ZoosimError(
+            "is not empty and holds no zoosim run (--force only replaces zoosim runs); choose another --out",
+            file=str(run_dir),
+        )
+    if existing is not None and not force:
+        if existing.get("run_hash") != plan.run_hash:
+            raise ZoosimError(
+                f"holds a different experiment (hash {existing.get('run_hash')}, this one is "
+                f"{plan.run_hash}); choose another --out or pass --force to replace it",
+                file=str(run_dir),
+            )
+        done = sum(len(list(cell_dir(run_dir, cell.index).glob("chunk-*.json"))) for cell in plan.cells)
+        if not resume:
+            raise ZoosimError(
+                f"already holds this experiment ({done} of {len(plan.chunks())} chunks done); "
+                "pass --resume to continue it or --force to start over",
+                file=str(run_dir),
+            )
+    _check_writable(run_dir)
+    return 0 if force else done
+
+
+def _manifest_or_none(run_dir: Path) -> dict[str, Any] | None:
+    """With --force a broken manifest still marks a zoosim run (which is replaced)."""
+    try:
+        return _read_manifest_file(run_dir / MANIFEST)
+    except ZoosimError:
+        return {}
+
+
+def _holds_foreign_files(run_dir: Path) -> bool:
+    return run_dir.is_dir() and any(entry.name != LOCK for entry in run_dir.iterdir())
+
+
+def _check_writable(run_dir: Path) -> None:
+    probe = run_dir
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir() or not os.access(probe, os.W_OK | os.X_OK):
+        raise ZoosimError(f"cannot write here ({probe} is not a writable folder)", file=str(run_dir))
+
+
+def clear_run(run_dir: Path) -> None:
+    """--force: delete zoosim's own files (never the lock, which the caller holds, and nothing a
+    user put there: unknown files, and folders that still hold something, stay)."""
+    run_dir = Path(run_dir)
+    for name in OWN_FILES:
+        (run_dir / name).unlink(missing_ok=True)
+    for top in (LOGS_DIR, REJECTED_DIR):
+        for folder in sorted((run_dir / top).glob("cell=*")):
+            for path in folder.iterdir():
+                if chunk_index_of(path) is not None or path.name.startswith(".chunk-"):
+                    path.unlink()
+            _remove_if_empty(folder)
+        _remove_if_empty(run_dir / top)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    if folder.is_dir() and not any(folder.iterdir()):
+        folder.rmdir()
+
+
+# ---- the lock ---------------------------------------------------------------------------------
+
+class RunLock:
+    """Exclusive use of a run folder by one process: `with RunLock(run_dir): ...`.
+
+    Re-entrant within a process (precision mode plays several rounds under one lock)."""
+
+    _held: dict[Path, tuple[int, int]] = {}  # folder -> (file descriptor, depth)
+
+    def __init__(self, run_dir: Path):
+        self.path = Path(run_dir).resolve() / LOCK
+
+    def __enter__(self) -> "RunLock":
+        if self.path in self._held:
+            descriptor, depth = self._held[self.path]
+            self._held[self.path] = (descriptor, depth + 1)
+            return self
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as error:
+            os.close(descriptor)
+            if error.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+                raise
+            raise ZoosimError(f"is in use by {self._holder()}; wait for it to finish or stop it",
+                              file=str(self.path.parent)) from None
+        holder = {"pid": os.getpid(), "host": platform.node(),
+                  "started": datetime.now(timezone.utc).isoformat(timespec="seconds")}
+        os.ftruncate(descriptor, 0)
+        os.write(descriptor, json.dumps(holder).encode())
+        self._held[self.path] = (descriptor, 1)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        descriptor, depth = self._held[self.path]
+        if depth > 1:
+            self._held[self.path] = (descriptor, depth - 1)
+            return
+        del self._held[self.path]
+        os.close(descriptor)  # releases the flock; the file stays (deleting it would race)
+
+    def _holder(self) -> str:
+        try:
+            holder = json.loads(self.path.read_text())
+            return f"another zoosim run (pid {holder['pid']} on {holder['host']}, started {holder['started']})"
+        except (OSError, ValueError, KeyError, TypeError):
+            return "another zoosim run"
+
+
+# ---- chunks -----------------------------------------------------------------------------------
+
+def deal_seeds_digest(seeds: np.ndarray) -> str:
+    return hashlib.sha256(np.ascontiguousarray(seeds, dtype="<u8").tobytes()).hexdigest()[:16]
+
+
+def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True) -> dict[str, Any]:
+    """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
+    entropy and (`with_seeds`) a digest of the chunk's deal seeds."""
+    from simulator.plan import deal_seeds
+
+    games_per_deal = cell["players"] if cell["rotate"] else 1
+    first_deal = chunk_index * cell["chunk_deals"]
+    deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
+    identity = {
+        "cell": cell["index"],
+        "chunk": chunk_index,
+        "first_game": first_deal * games_per_deal,
+        "games": deals * games_per_deal,
+        "seed_entropy": list(cell["seed_entropy"]),
+    }
+    if with_seeds:
+        identity["seeds"] = deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals))
+    return identity
+
+
+def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[str, Any]) -> None:
+    """Write a chunk's Parquet file, then its sidecar: the chunk counts once both are in place."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, compression="zstd")
+    data = sink.getvalue().to_pybytes()
+    path = chunk_path(run_dir, identity["cell"], identity["chunk"])
+    sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file
+    write_bytes_atomic(path, data)
+    write_json_atomic(sidecar_path(path), {
+        "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(), "summary": summary,
+    })
+
+
+def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) -> dict[int, dict[str, Any]]:
+    """Chunk index -> sidecar of every finished chunk of a manifest cell that verifies.
+
+    A chunk that fails gets one warning. With `set_aside` (a run, which holds the lock) it is
+    moved to `rejected/`, to be played again, and its deal seeds are generated again to check
+    their digest; a report checks everything else (the seeds follow from the cell's seed
+    entropy, which it checks, and generating them would cost more than the whole report). A
+    Parquet file without a sidecar is a chunk still being written (a report leaves it alone)
+    or one whose run was killed (a run sets it aside). Files are hashed in parallel threads.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    folder = cell_dir(run_dir, cell["index"])
+    if not folder.is_dir():
+        return {}
+    indices = sorted({chunk_index_of(path) for path in folder.iterdir()} - {None})
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, set_aside), indices))
+    good: dict[int, dict[str, Any]] = {}
+    for index, (problem, sidecar) in zip(indices, checked):
+        path = chunk_path(run_dir, cell["index"], index)
+        if problem is None:
+            good[index] = sidecar
+        elif set_aside:
+            warn(f"{path}: {problem}; set aside in {REJECTED_DIR}/ and played again")
+            _set_aside(run_dir, path)
+        elif sidecar_path(path).exists():
+            warn(f"{path}: {problem}; its games are left out (resume the run to play it again)")
+    return good
+
+
+def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seeds: bool) -> tuple[str | None, dict[str, Any] | None]:
+    """(why the chunk cannot be used, or None; its sidecar)."""
+    path = chunk_path(run_dir, cell["index"], index)
+    if index >= cell["chunks"]:
+        return f"not a chunk of this cell (it has {cell['chunks']})", None
+    if not sidecar_path(path).exists():
+        return "unfinished (no sidecar)", None
+    try:
+        sidecar = json.loads(sidecar_path(path).read_text())
+    except (OSError, UnicodeDecodeError, ValueError):
+        return "unreadable sidecar", None
+    if _missing_keys(sidecar, SIDECAR_KEYS) or sidecar["format"] != SIDECAR_FORMAT or not isinstance(sidecar["identity"], dict):
+        return "sidecar of another format", None
+    expected = chunk_identity(cell, index, with_seeds)
+    if {key: sidecar["identity"].get(key) for key in expected} != expected:
+        return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
+    if sidecar["rows"] != expected["games"]:
+        return f"holds {sidecar['rows']} games, the chunk has {expected['games']}", None
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return "missing (only its sidecar exists)", None
+    except OSError as error:
+        return f"unreadable ({error.strerror})", None
+    if len(data) != sidecar["bytes"]:
+        return f"truncated or replaced ({len(data)} bytes, its sidecar says {sidecar['bytes']})", None
+    if hashlib.sha256(data).hexdigest() != sidecar["sha256"]:
+        return "changed since it was written (sha256 differs from its sidecar)", None
+    return None, sidecar
+
+
+def _identity_text(identity: dict[str, Any]) -> str:
+    return (f"cell {identity.get('cell')} chunk {identity.get('chunk')}, games from {identity.get('first_game')}, "
+            f"seed entropy {identity.get('seed_entropy')}")
+
+
+def _set_aside(run_dir: Path, path: Path) -> None:
+    target_dir = Path(run_dir) / REJECTED_DIR / path.parent.name
+    target_dir.mkdir(parents=True, exist_ok=True)
+    attempt = 0
+    while (target_dir / f"{path.stem}.{attempt}.parquet").exists() or (target_dir / f"{path.stem}.{attempt}.json").exists():
+        attempt += 1
+    for source in (path, sidecar_path(path)):
+        if source.exists():
+            shutil.move(source, target_dir / f"{source.stem}.{attempt}{source.suffix}")
+
+
+def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None) -> Iterator:
+    """A cell's verified chunk tables in chunk order, one at a time (memory stays flat)."""
+    import pyarrow.parquet as pq
+
+    for index in verified_chunks(run_dir, cell, set_aside=False):
+        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns)

@@ -1,0 +1,289 @@
+"""The run folder (rundir.py): verified chunks, the lock, --force, manifests, disk errors, and a
+report of an interrupted run. Each test reproduces a finding of issue #11 first."""
+
+import errno
+import json
+import os
+import shutil
+import time
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simulator import rundir
+from simulator.analysis.tables import analyze_run
+from simulator.cli import main
+from simulator.config import parse_experiment
+from simulator.errors import ZoosimError
+from simulator.plan import build_plan
+from simulator.report.build import build_report
+from simulator.rundir import LOCK, MANIFEST, RunLock, chunk_path, read_manifest, sidecar_path
+from simulator.runner import run_plan
+from tests_support import log_digests
+
+DOCUMENT = {
+    "name": "folder",
+    "seed": 5,
+    "games": 800,
+    "chunk_games": 200,
+    "studies": [
+        {"name": "plain", "game": "coin", "rules": {"players": 2, "first_seat_bonus": 0.2}},
+        {"name": "pool", "game": "coin", "rules": {"players": 2}, "pool": ["fair", "lucky"]},
+    ],
+}
+
+
+def make_plan(**overrides):
+    return build_plan(parse_experiment({**DOCUMENT, **overrides}))
+
+
+def run(out, **options):
+    return run_plan(make_plan(), out, "name: folder\n", progress=False, jobs=1, **options)
+
+
+@pytest.fixture
+def full_run(tmp_path):
+    out = tmp_path / "full"
+    run(out)
+    return out
+
+
+def seats_table(out):
+    return analyze_run(out, read_manifest(out)).seats
+
+
+# ---- finding 1: a report of an interrupted run ----
+
+def test_a_report_of_a_run_whose_tournament_cell_has_no_finished_chunk_says_how_to_resume(full_run):
+    shutil.rmtree(full_run / "logs" / "cell=0001")  # as after Ctrl-C before the pool's first chunk
+    path, analysis = build_report(full_run)
+    assert list(analysis.cells["cell"]) == [0] and len(analysis.ratings) == 0
+    text = path.read_text()
+    assert "No finished games yet" in text and f"--out {full_run} --resume" in text
+
+
+def test_the_cli_reports_an_interrupted_run_without_a_traceback(full_run):
+    for chunk in range(4):
+        chunk_path(full_run, 1, chunk).unlink()
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+
+
+# ---- finding 2: chunk files trusted because they exist ----
+
+def damage(out, kind):
+    """Damage chunk 1 of cell 0 as a user, a full disk or a copy might; return its path."""
+    target = chunk_path(out, 0, 1)
+    if kind == "truncated":
+        target.write_bytes(target.read_bytes()[:300])
+    elif kind == "empty":
+        target.write_bytes(b"")
+    elif kind == "corrupted":
+        data = bytearray(target.read_bytes())
+        data[len(data) // 2] ^= 0xFF
+        target.write_bytes(bytes(data))
+    elif kind == "duplicated":  # a valid chunk copied over another one
+        shutil.copy(chunk_path(out, 0, 2), target)
+    elif kind == "swapped":  # chunk and sidecar copied together under another name
+        shutil.copy(chunk_path(out, 0, 2), target)
+        shutil.copy(sidecar_path(chunk_path(out, 0, 2)), sidecar_path(target))
+    elif kind == "other cell":
+        shutil.copy(chunk_path(out, 1, 1), target)
+        shutil.copy(sidecar_path(chunk_path(out, 1, 1)), sidecar_path(target))
+    elif kind == "no sidecar":
+        sidecar_path(target).unlink()
+    elif kind == "bad sidecar":
+        sidecar_path(target).write_text("{not json")
+    return target
+
+
+KINDS = ["truncated", "empty", "corrupted", "duplicated", "swapped", "other cell", "no sidecar", "bad sidecar"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_bad_chunk_is_set_aside_and_replayed_on_resume(tmp_path, full_run, kind, capsys):
+    out = tmp_path / "damaged"
+    shutil.copytree(full_run, out)
+    target = damage(out, kind)
+    summary = run(out, resume=True)
+    assert summary.games_played == 200  # that chunk, and only it, played again
+    assert log_digests(out) == log_digests(full_run)
+    assert seats_table(out).equals(seats_table(full_run))
+    warning = capsys.readouterr().err
+    assert f"zoosim: warning: {target}:" in warning and "played again" in warning
+    assert len(warning.strip().splitlines()) == 1
+    assert list((out / "rejected" / "cell=0000").glob("chunk-000001.*.parquet"))
+
+
+@pytest.mark.parametrize("kind", [k for k in KINDS if k != "no sidecar"])
+def test_a_report_leaves_a_bad_chunk_out_with_one_warning(tmp_path, full_run, kind, capsys):
+    out = tmp_path / "damaged"
+    shutil.copytree(full_run, out)
+    target = damage(out, kind)
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0 and "Traceback" not in result.output
+    analysis = analyze_run(out, read_manifest(out))
+    assert analysis.cells.set_index("cell").loc[0, "games"] == 600  # the bad chunk's games are missing
+    assert f"{target}:" in capsys.readouterr().err
+    assert target.exists()  # a report never moves files: a run may be writing
+
+
+def test_a_parquet_file_without_sidecar_is_unfinished_and_silently_left_out_of_a_report(tmp_path, full_run, capsys):
+    out = tmp_path / "in-flight"
+    shutil.copytree(full_run, out)
+    damage(out, "no sidecar")
+    assert analyze_run(out, read_manifest(out)).cells.set_index("cell").loc[0, "games"] == 600
+    assert capsys.readouterr().err == ""
+
+
+# ---- finding 4: no lock on a run folder ----
+
+def lock_holder(out):
+    try:
+        return json.loads((out / LOCK).read_text())["pid"]
+    except (OSError, ValueError):
+        return None
+
+
+def test_a_second_run_of_a_folder_in_use_is_refused_naming_the_holder(tmp_path):
+    out = tmp_path / "busy"
+    run(out)
+    before = log_digests(out)
+    holder = os.fork()
+    if holder == 0:  # a child holding the lock, as a running `zoosim run` would
+        with RunLock(out):
+            time.sleep(60)
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while lock_holder(out) != holder:
+            assert time.monotonic() < deadline, "the child did not take the lock"
+            time.sleep(0.05)
+        with pytest.raises(ZoosimError, match=rf"is in use by another zoosim run \(pid {holder} on .*, started .*\)"):
+            run(out, resume=True)
+        with pytest.raises(ZoosimError, match="in use"):
+            run(out, force=True)
+    finally:
+        os.kill(holder, 9)
+        os.waitpid(holder, 0)
+    assert log_digests(out) == before
+    assert run(out, resume=True).games_played == 0  # released when its holder died
+
+
+# ---- finding 6: --force deletes only zoosim's own files ----
+
+def test_force_refuses_a_folder_that_is_not_a_zoosim_run(tmp_path):
+    folder = tmp_path / "mine"
+    (folder / "logs").mkdir(parents=True)
+    (folder / "logs" / "diary.txt").write_text("mine")
+    (folder / "report.html").write_text("my report")
+    with pytest.raises(ZoosimError, match="holds no zoosim run"):
+        run(folder, force=True)
+    assert (folder / "report.html").read_text() == "my report" and (folder / "logs" / "diary.txt").exists()
+    assert not (folder / LOCK).exists()
+
+
+def test_force_replaces_a_run_but_keeps_files_a_user_added(tmp_path, full_run):
+    (full_run / "notes.txt").write_text("keep me")
+    (full_run / "logs" / "cell=0000" / "mine.csv").write_text("keep me too")
+    (full_run / "rejected" / "cell=0000").mkdir(parents=True)
+    (full_run / "rejected" / "cell=0000" / "chunk-000001.0.parquet").write_bytes(b"old")
+    run_plan(make_plan(seed=6), full_run, "", progress=False, jobs=1, force=True)
+    assert (full_run / "notes.txt").exists() and (full_run / "logs" / "cell=0000" / "mine.csv").exists()
+    assert not (full_run / "rejected").exists()
+    assert read_manifest(full_run)["run_hash"] == make_plan(seed=6).run_hash
+    assert analyze_run(full_run, read_manifest(full_run)).cells["games"].tolist() == [800, 800]
+
+
+def test_an_empty_folder_is_used_and_force_replaces_a_run_with_a_broken_manifest(tmp_path, full_run):
+    (tmp_path / "empty").mkdir()
+    assert run(tmp_path / "empty").games_played == 1600
+    (full_run / MANIFEST).write_text("{")
+    assert run(full_run, force=True).games_played == 1600
+
+
+# ---- finding 8 (run folder part): a manifest that lacks keys ----
+
+@pytest.mark.parametrize("edit", [
+    lambda m: m.pop("cells"),
+    lambda m: m["cells"][1].pop("chunk_deals"),
+    lambda m: m.update(cells="none"),
+])
+def test_a_manifest_lacking_keys_is_one_line_naming_the_file(full_run, edit):
+    manifest = json.loads((full_run / MANIFEST).read_text())
+    edit(manifest)
+    (full_run / MANIFEST).write_text(json.dumps(manifest))
+    for command in (["report", str(full_run)], ["compare", str(full_run), str(full_run)]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 2 and "Traceback" not in result.output
+        line = result.stderr.strip()
+        assert "\n" not in line and str(full_run / MANIFEST) in line and "lacks" in line
+    with pytest.raises(ZoosimError, match="lacks"):
+        run(full_run, resume=True)
+
+
+# ---- finding 5: a full disk, and permission errors ----
+
+def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_leaves_no_temporaries(tmp_path, full_run, monkeypatch):
+    out = tmp_path / "full-disk"
+    real_write = rundir.write_bytes_atomic
+    writes = []
+
+    def write_until_full(path, data):
+        writes.append(path)
+        if len(writes) > 8:  # the manifest, the experiment copy, then three chunks with sidecars
+            temporary = path.with_name(f".{path.name}.1.tmp")
+            temporary.write_bytes(data[:10])  # what a real full disk leaves half-written
+            temporary.unlink()
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_write(path, data)
+
+    monkeypatch.setattr(rundir, "write_bytes_atomic", write_until_full)
+    with pytest.raises(ZoosimError) as caught:
+        run(out)
+    message = str(caught.value)
+    assert "\n" not in message and message.startswith(f"{out}: No space left on device")
+    assert f"zoosim run EXPERIMENT.yaml --out {out} --resume" in message
+    assert caught.value.__context__ is None or not isinstance(caught.value.__context__, ZoosimError)
+    assert not [p for p in out.rglob("*") if p.name.endswith((".tmp", ".progress"))]
+    assert len(list(out.glob("logs/*/chunk-*.json"))) == 3
+    assert not [p for p in out.glob("logs/*/chunk-*.parquet") if not sidecar_path(p).exists()]
+    monkeypatch.setattr(rundir, "write_bytes_atomic", real_write)
+    run(out, resume=True)
+    assert log_digests(out) == log_digests(full_run)
+
+
+def test_the_cli_prints_one_line_on_a_full_disk(tmp_path, write_experiment, monkeypatch):
+    path = write_experiment("seed: 1\ngames: 400\nchunk_games: 100\nstudies: [{game: coin, rules: {players: 2}}]\n")
+
+    def no_space(path, data):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(rundir, "write_bytes_atomic", no_space)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "out"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 2
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert f"{tmp_path / 'out'}: No space left on device" in result.stderr and "--resume" in result.stderr
+
+
+@pytest.mark.parametrize("code", [errno.EACCES, errno.EROFS, errno.EDQUOT])
+def test_permission_and_quota_errors_end_in_one_line(tmp_path, monkeypatch, code):
+    def refuse(path, data):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(rundir, "write_bytes_atomic", refuse)
+    with pytest.raises(ZoosimError) as caught:
+        run(tmp_path / "out")
+    assert str(caught.value).startswith(f"{tmp_path / 'out'}: {os.strerror(code)} while writing the run")
+
+
+def test_a_chunk_of_another_experiment_with_its_sidecar_is_never_used(tmp_path, full_run, capsys):
+    other = tmp_path / "other"
+    run_plan(make_plan(seed=99), other, "", progress=False, jobs=1)
+    for name in ("chunk-000001.parquet", "chunk-000001.json"):
+        shutil.copy(other / "logs" / "cell=0000" / name, full_run / "logs" / "cell=0000" / name)
+    assert analyze_run(full_run, read_manifest(full_run)).cells.set_index("cell").loc[0, "games"] == 600
+    assert "its sidecar describes another chunk" in capsys.readouterr().err
+    assert run(full_run, resume=True).games_played == 200
