@@ -177,7 +177,7 @@ _UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames"
 def _is_union_branch(part: Any) -> bool:
     return isinstance(part, str) and (part in _UNION_BRANCHES or part.startswith("function-"))
 # Errors that only say "this union branch does not apply" (a mapping where a number was tried).
-_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type"}
+_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type", "list_type"}
 
 
 def _most_relevant(errors: list[dict[str, Any]]) -> dict[str, Any]:

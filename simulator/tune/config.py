@@ -17,6 +17,7 @@ import yaml
 from pydantic import Field
 
 from simulator.config import MAX_GAMES_PER_CELL, SeatSpec, parse_document, read_yaml_mapping
+from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel
 
 # Objectives, all minimised; each is the worst (largest) value over the tune's player counts.
@@ -112,7 +113,7 @@ class TuneSection(StrictModel):
     seats: list[str | SeatSpec] | None = Field(None, description="policy per seat, or one for all")
     players: list[int] = Field(min_length=1, description="player counts; every trial plays each")
     rules: dict[str, Any] = Field(default_factory=dict, description="fixed rule knobs every trial starts from")
-    search: dict[str, list[Any] | SearchRange] = Field(min_length=1, description="knob -> choices or range")
+    search: dict[str, list[Any] | SearchRange] = Field(description="knob -> choices or range")
     objective: str | list[str] = Field("seat_fairness", description=", ".join(OBJECTIVES))
     constraints: Constraints = Field(default_factory=Constraints)
     prefer: Literal["fewer_changes"] | None = Field(
@@ -128,6 +129,8 @@ class TuneSection(StrictModel):
     @pydantic.field_validator("search", mode="before")
     @classmethod
     def _choices_lists(cls, search: Any) -> Any:
+        if search == {}:
+            raise ValueError("search names no knob (name at least one, e.g. hand_size: [6, 7, 8])")
         if isinstance(search, dict):
             for knob, value in search.items():
                 if isinstance(value, list) and len(value) < 2:
@@ -171,6 +174,8 @@ def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
     """Read and validate a tune file. Returns the model and the file's text."""
     path = Path(path)
     document, text = read_yaml_mapping(path, what="a tune file must be a mapping with a 'tune' section")
+    if "tune" not in document:
+        raise ZoosimError("no 'tune' section (a file with studies is run with `zoosim run`)", file=str(path), key="tune")
     experiment = parse_document(TuneExperiment, document, file=str(path))
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": path.stem})
