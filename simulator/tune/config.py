@@ -29,6 +29,11 @@ OBJECTIVES = {
 SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
 
 
+def on_grid(steps: float) -> bool:
+    """A whole number of steps, up to rounding."""
+    return abs(steps - round(steps)) < 1e-9
+
+
 class SearchRange(StrictModel):
     """A numeric range, or (with `choices`) a list of values; `per_seat` makes one parameter per
     seat of every player count."""
@@ -57,8 +62,7 @@ class SearchRange(StrictModel):
         if self.step is not None:
             if self.log:
                 raise ValueError("a log-scale range cannot have a step")
-            steps = (self.high - self.low) / self.step
-            if abs(steps - round(steps)) > 1e-9:
+            if not on_grid((self.high - self.low) / self.step):
                 raise ValueError(f"high - low ({self.high - self.low:g}) is not a multiple of step ({self.step:g})")
         if self.log and self.low <= 0:
             raise ValueError("a log-scale range needs low > 0")

@@ -42,7 +42,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
-from simulator.tune.config import TuneExperiment, dump_yaml
+from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 
 TUNE_INFO = "tune.json"
@@ -169,6 +169,8 @@ def optimise(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
+    if not study.trials:
+        study.enqueue_trial(printed_rules(parameters))  # trial 0: the printed rules, as far as searched
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
@@ -190,6 +192,22 @@ def optimise(
         if progress:
             _print_progress(study, experiment)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def printed_rules(parameters: list[Parameter]) -> dict[str, Any]:
+    """Optimiser values of the printed rules, for the parameters whose search includes them."""
+    values = {}
+    for parameter in parameters:
+        default = parameter.defaults[0][1]
+        distribution = parameter.distribution
+        if isinstance(distribution, optuna.distributions.CategoricalDistribution):
+            if json.dumps(default) in distribution.choices:
+                values[parameter.name] = json.dumps(default)
+        elif distribution.low <= default <= distribution.high and (
+            distribution.step is None or on_grid((default - distribution.low) / distribution.step)
+        ):
+            values[parameter.name] = default
+    return values
 
 
 def _trial_seed(seed: int, number: int) -> int:
@@ -281,10 +299,12 @@ def _invalid_setting(game, section, parameters, raw) -> str | None:
 
 
 def trial_rules(experiment: TuneExperiment, parameters: list[Parameter], raw: dict[str, Any], game) -> tuple[dict, list[dict]]:
-    """A trial as an experiment study's `rules` (knobs shared by every player count) and
-    `cases` (one per player count: the player count and its own knobs)."""
+    """A trial as an experiment study's `rules` (whole knobs, including seat paths such as
+    `geometry.boards.p4.seat2.houses`, which only the 4-player games read) and `cases` (one per
+    player count: the player count and its seat lists)."""
     section = experiment.tune
-    shared = {p.path: p.decode(raw[p.name]) for p in parameters if p.players is None and p.name in raw}
+    whole = [p for p in parameters if p.seat is None]  # seat paths name their player count themselves
+    shared = {p.path: p.decode(raw[p.name]) for p in whole if p.name in raw}
     cases = []
     for players in section.players:
         own = {k: v for k, v in knob_values(parameters, raw, players, game).items() if k not in shared}

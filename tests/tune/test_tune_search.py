@@ -55,6 +55,7 @@ def test_same_file_and_seed_give_the_same_trials_for_any_jobs(tmp_path):
     tune(path, tmp_path / "two", jobs=2)
     first, second = trials(tmp_path / "one"), trials(tmp_path / "two")
     assert len(first) == 8
+    assert first["settings"][0] == '{"first_seat_bonus": 0.0}'  # trial 0 plays the printed rules
     pd.testing.assert_frame_equal(first, second)
     assert (tmp_path / "one" / "best.yaml").read_text() == (tmp_path / "two" / "best.yaml").read_text()
 
