@@ -59,7 +59,7 @@ def run_tune(
         _, analysis = best_module.confirm(best_file, out, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
         confirm_cells = analysis.cells
     report = render_tune_report(
-        out, experiment, run.study, choice, sampler=sampler, best_document=document,
+        out, experiment, parameters, run.study, choice, sampler=sampler, best_document=document,
         confirm_cells=confirm_cells, experiment_text=text,
     )
     return TuneOutcome(out, report, choice, best_file, confirm_cells, run.games_played)

@@ -23,6 +23,7 @@ from simulator.report.build import table_view
 from simulator.tune.best import Choice, completed
 from simulator.tune.config import OBJECTIVES, TuneExperiment, dump_yaml
 from simulator.tune.search import rungs
+from simulator.tune.space import Parameter
 
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games", "int")]
@@ -33,8 +34,9 @@ CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("g
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
 
 
-def trials_frame(study: optuna.Study, experiment: TuneExperiment) -> pd.DataFrame:
+def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: list[Parameter]) -> pd.DataFrame:
     """One row per trial: its rung, games, objectives, feasibility, changes and settings."""
+    decode = {p.name: p.decode for p in parameters}
     rows = []
     for trial in study.get_trials(deepcopy=False):
         attrs = trial.user_attrs
@@ -44,7 +46,7 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment) -> pd.DataFram
             row[name] = attrs["objectives"][index] if "objectives" in attrs else np.nan
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
-        row["settings"] = json.dumps(trial.params, separators=(", ", ": "))
+        row["settings"] = json.dumps({name: decode[name](raw) for name, raw in trial.params.items()})
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -86,10 +88,10 @@ def pareto_chart(choice: Choice, objectives: list[str]) -> str:
 
 
 def render_tune_report(
-    out: Path, experiment: TuneExperiment, study: optuna.Study, choice: Choice, *, sampler: str,
+    out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study, choice: Choice, *, sampler: str,
     best_document: dict[str, Any] | None, confirm_cells: pd.DataFrame | None, experiment_text: str,
 ) -> Path:
-    frame = trials_frame(study, experiment)
+    frame = trials_frame(study, experiment, parameters)
     objectives = experiment.tune.objectives
     columns = TRIAL_COLUMNS_HEAD + [(name, name.replace("_", " "), "num") for name in objectives] + TRIAL_COLUMNS_TAIL
     done = completed(study)
