@@ -35,7 +35,7 @@ def games_to_target(study, batch: int, target: float) -> tuple[int, bool]:
     games_by_batch: dict[int, int] = {}
     reached_in = None
     for trial in trials:
-        games_by_batch[trial.number // batch] = games_by_batch.get(trial.number // batch, 0) + trial.user_attrs.get("games", 0)
+        games_by_batch[trial.number // batch] = games_by_batch.get(trial.number // batch, 0) + trial.user_attrs.get("games_played", 0)
         attrs = trial.user_attrs
         if reached_in is None and attrs.get("rung") == last_rung and attrs.get("feasible") and attrs["objectives"][0] < target:
             reached_in = trial.number // batch

@@ -26,7 +26,7 @@ from simulator.tune.search import rungs
 from simulator.tune.space import Parameter
 
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
-                      ("games", "games", "int")]
+                      ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
                       ("settings", "settings", "text")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
@@ -41,7 +41,7 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
     for trial in study.get_trials(deepcopy=False):
         attrs = trial.user_attrs
         row = {"trial": trial.number, "state": trial.state.name.lower(), "rung": attrs.get("rung", np.nan),
-               "games": attrs.get("games", 0)}
+               "games": attrs.get("games", 0), "games_played": attrs.get("games_played", 0)}
         for index, name in enumerate(experiment.tune.objectives):
             row[name] = attrs["objectives"][index] if "objectives" in attrs else np.nan
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
@@ -111,7 +111,7 @@ def render_tune_report(
         objectives=[(name, OBJECTIVES[name]) for name in objectives],
         sampler=sampler,
         trials=len(frame),
-        games=int(frame["games"].sum()) if len(frame) else 0,
+        games=int(frame["games_played"].sum()) if len(frame) else 0,
         games_without_racing=len(done) * len(experiment.tune.players) * experiment.tune.budget.games.start * 2 ** rungs(experiment),
         choice=choice,
         history_chart=history_chart(frame, objectives[0], rungs(experiment)) if done else None,

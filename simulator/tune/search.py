@@ -174,19 +174,19 @@ def optimise(
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
+    told = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
     while True:
-        frozen = study.get_trials(deepcopy=False)
-        running = [t for t in frozen if t.state == optuna.trial.TrialState.RUNNING]
-        finished = len(frozen) - len(running)
+        finished = len(study.get_trials(deepcopy=False, states=told))
         if finished >= budget.trials:
             break
         # An interrupted batch is finished first: its trials were proposed before the interruption.
+        running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
         batch = [optuna.trial.Trial(study, t._trial_id) for t in running]
         while len(batch) < min(budget.batch, budget.trials - finished):
-            number = len(frozen) + len(batch) - len(running)
-            proposer = optuna.load_study(
-                study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, _trial_seed(experiment.seed, number))
-            )
+            # Each proposal's sampler is seeded by the tune seed and how many trials exist, so a
+            # resumed tune proposes what the uninterrupted one would have.
+            seed = _trial_seed(experiment.seed, len(study.get_trials(deepcopy=False)))
+            proposer = optuna.load_study(study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, seed))
             batch.append(proposer.ask(distributions))
         played += evaluate_batch(out, experiment, parameters, study, batch, jobs=jobs, backend=backend, scheduler=scheduler)
         if progress:
@@ -219,7 +219,7 @@ def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
     top = max((t.user_attrs["rung"] for t in done), default=0)
     leaders = [t for t in done if t.user_attrs["rung"] == top]
     best = min(leaders, key=lambda t: t.values[0], default=None)
-    games = sum(t.user_attrs["games"] for t in done)
+    games = sum(t.user_attrs["games_played"] for t in done)
     name = experiment.tune.objectives[0]
     lead = f"best {name} {best.values[0]:.2f} (trial {best.number})" if best else "no valid trial yet"
     print(f"tune: {len(study.trials)}/{experiment.tune.budget.trials} trials, {lead}, {games:,} games", file=sys.stderr)
@@ -229,59 +229,84 @@ def evaluate_batch(
     out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study,
     batch: list[optuna.Trial], *, jobs: int, backend: str, scheduler: str | None,
 ) -> int:
-    """Play a batch of trials with racing and tell each its result. Returns games played."""
+    """Play a batch of trials with racing and tell each its result. Returns games played.
+
+    A setting that was played before (optimisers do propose a setting twice) is not played
+    again: on the same deals it would give the same result, so the trial gets that result."""
+    section = experiment.tune
+    game = game_of(section, None)
+    earlier = {_settings_key(t.params): t.user_attrs for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))}
+    to_play: dict[str, optuna.Trial] = {}
+    outcome: dict[int, dict[str, Any]] = {}
+    for trial in batch:
+        problem = _invalid_setting(game, section, parameters, trial.params)
+        key = _settings_key(trial.params)
+        if problem:
+            outcome[trial.number] = {"invalid": problem}
+        elif key in earlier:
+            outcome[trial.number] = {**earlier[key], "games_played": 0}
+        elif key not in to_play:
+            to_play[key] = trial
+    results = _race(out, experiment, parameters, study, list(to_play.values()), jobs=jobs, backend=backend, scheduler=scheduler)
+    for trial in batch:
+        key = _settings_key(trial.params)
+        if trial.number not in outcome:
+            first = to_play[key]
+            outcome[trial.number] = {**results[first.number], "games_played": results[first.number]["games"] if first is trial else 0}
+        attrs = outcome[trial.number]
+        for name, value in attrs.items():
+            trial.set_user_attr(name, value)
+        if "invalid" in attrs:
+            study.tell(trial, state=optuna.trial.TrialState.FAIL)
+        else:
+            trial.set_user_attr("changes", changes(parameters, trial.params))
+            study.tell(trial, attrs["values"] if len(attrs["values"]) > 1 else attrs["values"][0])
+    return sum(results[t.number]["games"] for t in to_play.values())
+
+
+def _settings_key(params: dict[str, Any]) -> str:
+    return json.dumps(params, sort_keys=True)
+
+
+def _race(
+    out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study,
+    trials: list[optuna.Trial], *, jobs: int, backend: str, scheduler: str | None,
+) -> dict[int, dict[str, Any]]:
+    """Successive halving of a batch's trials on shared deals: per trial, its result at the last
+    rung it played and its values at every rung."""
     from simulator.plan import build_plan
     from simulator.runner import run_plan
 
-    section = experiment.tune
-    game = game_of(section, None)
-    valid, failed = [], []
-    for trial in batch:
-        problem = _invalid_setting(game, section, parameters, trial.params)
-        (failed if problem else valid).append((trial, problem))
-    for trial, problem in failed:
-        trial.set_user_attr("invalid", problem)
-        study.tell(trial, state=optuna.trial.TrialState.FAIL)
-    if not valid:
-        return 0
-    batch_experiment = _batch_experiment(experiment, parameters, [trial for trial, _ in valid], game)
+    if not trials:
+        return {}
+    batch_experiment = _batch_experiment(experiment, parameters, trials, game_of(experiment.tune, None))
     text = dump_yaml(batch_experiment.model_dump(mode="json", exclude_none=True))
     plan = build_plan(batch_experiment)
     cells = {(cell.study, cell.players): _share_deals(cell, experiment) for cell in plan.cells}
-    run_dir = out / TRIALS_DIR / f"batch-{batch[0].number:05d}"
+    run_dir = out / TRIALS_DIR / f"batch-{trials[0].number:05d}"
     history = _rung_history(study)
     last_rung = rungs(experiment)
-    active = [trial for trial, _ in valid]
+    active = list(trials)
     results: dict[int, dict[str, Any]] = {}
-    rung_values: dict[int, list[list[float]]] = {trial.number: [] for trial in active}
-    games_played = 0
     for rung in range(last_rung + 1):
         playing = {_label(trial) for trial in active}
         plan.cells = [
             dataclasses.replace(cell, deals=cell.chunk_deals * 2**rung)
             for (label, _), cell in cells.items() if label in playing
         ]
-        summary = run_plan(plan, run_dir, text, jobs=jobs, backend=backend, scheduler=scheduler, resume=True, progress=False)
-        games_played += summary.games_played
+        run_plan(plan, run_dir, text, jobs=jobs, backend=backend, scheduler=scheduler, resume=True, progress=False)
         measured = _measure(run_dir, experiment)
         for trial in active:
-            result = _trial_result(section, measured[_label(trial)], rung)
-            results[trial.number] = result
-            rung_values[trial.number].append(result["values"])
+            earlier_rungs = results.get(trial.number, {}).get("rung_values", [])
+            result = _trial_result(experiment.tune, measured[_label(trial)], rung)
+            results[trial.number] = {**result, "rung_values": earlier_rungs + [result["values"]]}
             history.setdefault(rung, []).append(result["values"])
         if rung == last_rung:
             break
         active = [t for t in active if _promoted(results[t.number]["values"], history[rung])]
         if not active:
             break
-    for trial, _ in valid:
-        result = results[trial.number]
-        for key, value in result.items():
-            trial.set_user_attr(key, value)
-        trial.set_user_attr("rung_values", rung_values[trial.number])
-        trial.set_user_attr("changes", changes(parameters, trial.params))
-        study.tell(trial, result["values"] if len(result["values"]) > 1 else result["values"][0])
-    return games_played
+    return results
 
 
 def _label(trial: optuna.Trial) -> str:

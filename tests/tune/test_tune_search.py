@@ -98,14 +98,26 @@ def test_racing_gives_bad_trials_fewer_games(tmp_path):
     assert frame["games"].sum() < len(frame) * frame["games"].max()
 
 
-def test_trials_with_identical_knobs_play_the_same_deals_and_get_identical_results(tmp_path):
+def test_trials_play_the_same_deals_so_knobs_that_change_nothing_give_identical_results(tmp_path):
+    # broken_rule only matters in checked mode: both settings play the same games if and only if
+    # every trial gets the same deals (the runner alone would seed them by their knobs)
+    path = tune_file(tmp_path, rules={"first_seat_bonus": 0.3}, search={"broken_rule": [False, True]},
+                     sampler="random", budget={"trials": 2, "batch": 2, "games": {"start": 120, "max": 120}})
+    tune(path, tmp_path / "out")
+    frame = trials(tmp_path / "out")
+    assert sorted(frame["settings"]) == ['{"broken_rule": false}', '{"broken_rule": true}']
+    assert frame["games_played"].tolist() == [240, 240]
+    assert frame["seat_fairness"].nunique() == 1 and frame["seat_fairness"][0] > 0
+
+
+def test_a_setting_proposed_again_reuses_its_result_without_playing(tmp_path):
     path = tune_file(tmp_path, search={"first_seat_bonus": [0.3, 0.6]}, sampler="random",
-                     budget={"trials": 8, "batch": 8, "games": {"start": 120, "max": 120}})
+                     budget={"trials": 8, "batch": 4, "games": {"start": 120, "max": 120}})
     tune(path, tmp_path / "out")
     frame = trials(tmp_path / "out")
     for _, same in frame.groupby("settings"):
-        assert len(same) >= 2
         assert same["seat_fairness"].nunique() == 1
+        assert (same["games_played"] > 0).sum() == 1  # played once, reused after
     assert frame["seat_fairness"].nunique() == 2
 
 
