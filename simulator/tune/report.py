@@ -46,9 +46,14 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
             row[name] = attrs["objectives"][index] if "objectives" in attrs else np.nan
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
-        row["settings"] = json.dumps({name: decode[name](raw) for name, raw in trial.params.items()})
+        row["settings"] = json.dumps({name: _short(decode[name](raw)) for name, raw in trial.params.items()})
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _short(value: Any) -> Any:
+    """A continuous parameter's value to 4 significant digits, for reading (best.yaml is exact)."""
+    return float(f"{value:.4g}") if isinstance(value, float) else value
 
 
 def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
