@@ -178,6 +178,48 @@ def validate(experiment):
         click.echo(f"  {cell.label}: {cell.games:,} games, seats {', '.join(cell.seat_labels)}{rotation}")
 
 
+@main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Tune folder (journal, trial runs, best.yaml, confirmation, tune.html). "
+                   "Default: reports/<name>-tune-<hash>, resumed automatically when it exists.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Parallel workers (default: every core). Does not change the trials.")
+@click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
+@click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
+@click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
+              show_default=True, help="Where games run: processes, threads, or a dask cluster.")
+@click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
+def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
+    """Search rule knobs for the fairest game and confirm the best setting on fresh games.
+
+    EXPERIMENT is a YAML file with a `tune:` section (game, seats, players, search, objective,
+    budget, confirm; see the README). Writes best.yaml (an experiment `zoosim run` accepts),
+    the confirmation run and tune.html.
+    """
+    from simulator.tune.command import default_out, load_checked, run_tune
+
+    if out is None:
+        model, _, _ = load_checked(experiment)
+        out = default_out(DEFAULT_REPORTS_DIR, model)
+        resume = resume or not force
+    try:
+        outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend,
+                           scheduler=scheduler, resume=resume, force=force, progress=not quiet)
+    except KeyboardInterrupt:
+        click.echo(f"\nzoosim: interrupted; the tune is kept in {out}. Resume with:\n"
+                   f"  zoosim tune {experiment} --out {out} --resume", err=True)
+        sys.exit(130)
+    click.echo(outcome.choice.explanation)
+    if outcome.confirm_cells is not None:
+        for _, row in outcome.confirm_cells.iterrows():
+            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']}")
+    if outcome.best_file is not None:
+        click.echo(f"best settings: {outcome.best_file}")
+    click.echo(f"tune report: {outcome.report}")
+
+
 def _parse_settings(settings: tuple[str, ...]) -> dict:
     """`--set knob=value` pairs; each value is YAML, read by the same safe loader as files."""
     from simulator.safe_yaml import load_yaml

@@ -138,13 +138,7 @@ def load_experiment(
     `games` and `seed` are the command line's overrides; they are validated like the file's keys.
     """
     path = Path(path)
-    file = str(path)
-    text = read_text_file(path)
-    document = load_yaml(text, source=file)
-    if not isinstance(document, dict):
-        raise ZoosimError(
-            "an experiment file must be a mapping with at least a 'studies' list", file=file
-        )
+    document, text = read_yaml_mapping(path, what="an experiment file must be a mapping with at least a 'studies' list")
     if games is not None:
         document["games"] = games
         studies = document.get("studies")
@@ -153,30 +147,51 @@ def load_experiment(
                 study.pop("games", None)
     if seed is not None:
         document["seed"] = seed
-    experiment = parse_experiment(document, file=file)
+    experiment = parse_experiment(document, file=str(path))
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": name_from_file(path)})
     return experiment, text
 
 
+def read_yaml_mapping(path: Path, *, what: str) -> tuple[dict[str, Any], str]:
+    """A YAML file's mapping and text; unreadable files and malformed YAML are one-line errors.
+    `what` says what the file must be when it is not a mapping."""
+    file = str(path)
+    text = read_text_file(path)
+    document = load_yaml(text, source=file)
+    if not isinstance(document, dict):
+        raise ZoosimError(what, file=file)
+    return document, text
+
+
 def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Experiment:
     """Validate a parsed document; errors become one-line ZoosimErrors naming the key path."""
+    return parse_document(Experiment, document, file=file)
+
+
+def parse_document(model: type[pydantic.BaseModel], document: dict[str, Any], *, file: str | None = None):
+    """Validate a document against a file schema; the first relevant error becomes a one-line
+    ZoosimError naming the key path as the user wrote it."""
     try:
-        return Experiment.model_validate(document)
+        return model.model_validate(document)
     except pydantic.ValidationError as error:
         first = _most_relevant(error.errors())
-        loc = tuple(part for part in first["loc"] if part not in _UNION_BRANCHES)
+        loc = tuple(part for part in first["loc"] if not _is_union_branch(part))
         raise ZoosimError(
-            describe_validation_error(Experiment, {**first, "loc": tuple(p for p in loc if not isinstance(p, int))}),
+            describe_validation_error(model, {**first, "loc": tuple(p for p in loc if not isinstance(p, int))}),
             file=file,
             key=_key_path(loc),
         ) from None
 
 
 # pydantic names the branch of a union in an error's location; these are not keys of the file.
-_UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames"}
+_UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames", "SearchRange", "list[any]", "list[str]"}
+
+
+def _is_union_branch(part: Any) -> bool:
+    return isinstance(part, str) and (part in _UNION_BRANCHES or part.startswith("function-"))
 # Errors that only say "this union branch does not apply" (a mapping where a number was tried).
-_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type"}
+_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type", "list_type"}
 
 
 def _most_relevant(errors: list[dict[str, Any]]) -> dict[str, Any]:

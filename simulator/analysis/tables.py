@@ -17,6 +17,7 @@ Conventions:
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             "game": cell["game"],
             "players": cell["players"],
             "seating": " / ".join(dict.fromkeys(cell["seats"])),
-            **{f"sweep:{k}": v for k, v in cell["sweep_values"].items()},
+            **{f"sweep:{k}": _cell_value(v) for k, v in cell["sweep_values"].items()},
             "games": totals.games,
             "deals": totals.deals,
             "no_winner_rate": totals.no_winner_games / totals.games,
@@ -116,6 +117,12 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(),
         totals=totals_by_cell,
     )
+
+
+def _cell_value(value: Any) -> Any:
+    """A knob value as a table cell: lists and groups (per-seat knobs) as their JSON text, so that
+    tables can group and compare them."""
+    return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
 def _balance_columns(

@@ -281,10 +281,15 @@ def describe_validation_error(model: type[pydantic.BaseModel], err: Mapping[str,
 
 def _fields_at(model: type[pydantic.BaseModel], path: list[str]) -> list[str]:
     current: Any = model
+    mapping_key_next = False  # the part after a dict-valued field is a key of the user's mapping
     for part in path:
+        if mapping_key_next:
+            mapping_key_next = False
+            continue
         fields = getattr(current, "model_fields", {})
         if part not in fields:
             return []
+        mapping_key_next = typing.get_origin(fields[part].annotation) is dict
         current = _model_in(fields[part].annotation)
     return list(getattr(current, "model_fields", {}))
 

@@ -1,0 +1,9 @@
+"""`zoosim tune`: search a game's rule knobs for the fairest setting and prove the result.
+
+config.py   the tune file's schema (`tune:` section), loading with one-line errors
+space.py    search entries -> optimiser parameters (per-seat expansion), knobs of a trial
+search.py   the optimiser loop: batches, racing, common random numbers, the tune folder
+best.py     choosing the best trial (Pareto front, fewer changes), best.yaml, confirmation
+report.py   the HTML tune report
+command.py  what the CLI calls: validate, optimise, confirm, report
+"""

@@ -1,0 +1,135 @@
+"""Choosing the best trial of a tune, writing it as an experiment file, and confirming it.
+
+Which trial is best. Only trials that reached the highest rung any feasible trial reached
+compete (they played the most games, on the same deals). Their Pareto front over the objectives
+is reported; the best is the one with the lowest first objective. With `prefer: fewer_changes`,
+every competitor whose first objective is within noise of the best's, meaning the difference is
+less than twice its standard error (sqrt(se_a^2 + se_b^2), each from the seat's 95% interval, so
+ignoring the extra precision that shared deals give, which makes the test generous), is as good,
+and among those the one setting the fewest knobs away from the printed rules wins (then the
+lower objective).
+
+The best setting becomes an ordinary experiment file (`best.yaml`): one study whose `rules` hold
+the knobs shared by all player counts and whose `cases` hold each player count with its own
+(per-seat) knobs, played on fresh seeds with `confirm.games` games per cell and judged at
+`confirm.margin_points`. `zoosim run best.yaml` replays exactly the confirmation.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from simulator.config import SeatSpec
+from simulator.tune.config import TuneExperiment, dump_yaml
+from simulator.tune.search import digest, trial_rules
+from simulator.tune.space import Parameter, game_of
+
+NOISE_STANDARD_ERRORS = 2.0
+
+
+@dataclass
+class Choice:
+    best: optuna.trial.FrozenTrial | None
+    leaders: list[optuna.trial.FrozenTrial]  # trials of the highest rung
+    front: list[optuna.trial.FrozenTrial]  # their Pareto front
+    within_noise: list[optuna.trial.FrozenTrial]  # as good as the lowest within noise
+    explanation: str
+
+
+def completed(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    return study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+
+
+def choose_best(study: optuna.Study, experiment: TuneExperiment) -> Choice:
+    trials = completed(study)
+    feasible = [t for t in trials if t.user_attrs["feasible"]]
+    if not trials:
+        return Choice(None, [], [], [], "No trial produced a valid game.")
+    pool = feasible or trials
+    top = max(t.user_attrs["rung"] for t in pool)
+    leaders = [t for t in pool if t.user_attrs["rung"] == top]
+    front = pareto_front(leaders)
+    lowest = min(leaders, key=lambda t: (t.user_attrs["objectives"][0], t.number))
+    name = experiment.tune.objectives[0]
+    games = leaders[0].user_attrs["games"]
+    text = (f"{len(leaders)} trial(s) played the most games ({games:,} each, rung {top})"
+            + ("" if feasible else "; no trial met the constraints, so all are considered")
+            + f"; trial {lowest.number} has the lowest {name} ({lowest.user_attrs['objectives'][0]:.2f}).")
+    within = [lowest]
+    best = lowest
+    if experiment.tune.prefer == "fewer_changes":
+        within = [t for t in leaders if _within_noise(t, lowest)]
+        best = min(within, key=lambda t: (t.user_attrs["changes"], t.user_attrs["objectives"][0], t.number))
+        text += (f" {len(within)} trial(s) are within {NOISE_STANDARD_ERRORS:g} standard errors of it "
+                 f"(not distinguishable from deal noise); trial {best.number} changes the fewest knobs "
+                 f"({best.user_attrs['changes']}) and is chosen.")
+    return Choice(best, leaders, front, within, text)
+
+
+def _within_noise(trial: optuna.trial.FrozenTrial, best: optuna.trial.FrozenTrial) -> bool:
+    gap = trial.user_attrs["objectives"][0] - best.user_attrs["objectives"][0]
+    error = math.hypot(trial.user_attrs["errors"][0], best.user_attrs["errors"][0])
+    return gap <= NOISE_STANDARD_ERRORS * error
+
+
+def pareto_front(trials: list[optuna.trial.FrozenTrial]) -> list[optuna.trial.FrozenTrial]:
+    """Trials no other trial beats on every objective (all minimised)."""
+    def dominates(a, b):
+        x, y = a.user_attrs["objectives"], b.user_attrs["objectives"]
+        return all(p <= q for p, q in zip(x, y)) and any(p < q for p, q in zip(x, y))
+
+    return sorted((t for t in trials if not any(dominates(o, t) for o in trials)),
+                  key=lambda t: (t.user_attrs["objectives"], t.number))
+
+
+def confirm_seed(experiment: TuneExperiment) -> int:
+    """Fresh seeds for the confirmation: a master seed derived from, and unlike, the tune's."""
+    return int(digest(["confirm", experiment.seed]), 16) % 2**63
+
+
+def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
+    """The best setting as an experiment file's document (`zoosim run` accepts it as it is)."""
+    section = experiment.tune
+    rules, cases = trial_rules(experiment, parameters, trial.params, game_of(section, None))
+    study: dict[str, Any] = {"name": f"{experiment.name}: trial {trial.number}", "game": section.game, "rules": rules}
+    if section.seats is not None:
+        study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
+    study["cases"] = cases
+    return {
+        "name": f"{experiment.name}-best",
+        "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
+                       "confirmed on fresh seeds.",
+        "seed": confirm_seed(experiment),
+        "games": section.confirm.games,
+        "rotate_seats": experiment.rotate_seats,
+        "margin_points": section.confirm.margin_points,
+        "studies": [study],
+    }
+
+
+def write_best(out: Path, document: dict[str, Any]) -> Path:
+    path = out / "best.yaml"
+    header = "# Written by `zoosim tune`; run it with `zoosim run` to repeat the confirmation.\n"
+    path.write_text(header + dump_yaml(document), encoding="utf-8")
+    return path
+
+
+def confirm(best_file: Path, out: Path, *, jobs: int, backend: str, scheduler: str | None, progress: bool):
+    """Run the best-settings file as an ordinary `zoosim run` into out/confirm; its analysis."""
+    from simulator.config import load_experiment
+    from simulator.plan import build_plan
+    from simulator.report.build import build_report
+    from simulator.runner import run_experiment
+
+    model, text = load_experiment(best_file)
+    plan = build_plan(model, file=str(best_file))
+    run_dir = out / "confirm"
+    run_experiment(plan, run_dir, text, source=str(best_file), jobs=jobs, backend=backend,
+                   scheduler=scheduler, resume=True, progress=progress)
+    _, analysis = build_report(run_dir)
+    return run_dir, analysis

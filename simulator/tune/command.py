@@ -1,0 +1,65 @@
+"""What `zoosim tune` does, in order: validate the file (nothing is written for a bad one),
+prepare the tune folder, optimise, write the best settings as an experiment file, confirm them
+with an ordinary run on fresh seeds, and render the tune report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from simulator.errors import ZoosimError
+from simulator.tune import best as best_module
+from simulator.tune.config import TuneExperiment, load_tune
+from simulator.tune.report import render_tune_report
+from simulator.tune.search import optimise, prepare_tune_dir, resolve_sampler, start_tune_dir, tune_hash
+from simulator.tune.space import Parameter, build_space
+
+
+@dataclass
+class TuneOutcome:
+    out: Path
+    report: Path
+    choice: best_module.Choice
+    best_file: Path | None
+    confirm_cells: pd.DataFrame | None
+    games_played: int
+
+
+def load_checked(path: Path) -> tuple[TuneExperiment, str, list[Parameter]]:
+    """The tune file, fully checked against the game (knobs, values, seats, player counts)."""
+    experiment, text = load_tune(path)
+    parameters = build_space(experiment.tune, file=str(path))
+    return experiment, text, parameters
+
+
+def default_out(reports: Path, experiment: TuneExperiment) -> Path:
+    return reports / f"{experiment.name}-tune-{tune_hash(experiment)[:8]}"
+
+
+def run_tune(
+    path: Path, out: Path, *, jobs: int, backend: str, scheduler: str | None,
+    resume: bool, force: bool, progress: bool,
+) -> TuneOutcome:
+    experiment, text, parameters = load_checked(path)
+    if scheduler and backend != "dask":
+        raise ZoosimError("--scheduler is only used with --backend dask")
+    if backend == "dask" and not scheduler:
+        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    sampler = resolve_sampler(experiment, parameters)
+    prepare_tune_dir(out, experiment, resume=resume, force=force)
+    start_tune_dir(out, experiment, text, str(path), sampler, force)
+    run = optimise(out, experiment, parameters, sampler, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
+    choice = best_module.choose_best(run.study, experiment)
+    best_file, document, confirm_cells = None, None, None
+    if choice.best is not None:
+        document = best_module.best_document(experiment, parameters, choice.best)
+        best_file = best_module.write_best(out, document)
+        _, analysis = best_module.confirm(best_file, out, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
+        confirm_cells = analysis.cells
+    report = render_tune_report(
+        out, experiment, parameters, run.study, choice, sampler=sampler, best_document=document,
+        confirm_cells=confirm_cells, experiment_text=text,
+    )
+    return TuneOutcome(out, report, choice, best_file, confirm_cells, run.games_played)

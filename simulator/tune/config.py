@@ -1,0 +1,191 @@
+"""Tune files: the typed schema of an experiment with a `tune:` section, and its loading.
+
+A tune file names a game, who sits where, the player counts, the knobs to search (choices or
+ranges, optionally one parameter per seat), the objectives, the budget and the confirmation run.
+The schema is strict like `simulator.config`: unknown keys are errors, and every problem becomes a
+one-line `ZoosimError` naming the file and the key. Whether the searched knobs exist for the game
+is checked by `simulator.tune.space`, which knows the game's knob table.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+import yaml
+from pydantic import Field
+
+from simulator.config import MAX_GAMES_PER_CELL, SeatSpec, parse_document, read_yaml_mapping
+from simulator.errors import ZoosimError
+from simulator.games.base import StrictModel
+
+# Objectives, all minimised; each is the worst (largest) value over the tune's player counts.
+OBJECTIVES = {
+    "seat_fairness": "largest |deviation from a fair 1/n win rate| of any seat, in points",
+    "game_length": "mean turns per game",
+    "tie_rate": "share of games with a shared win, in points (percent)",
+}
+SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
+
+
+def on_grid(steps: float) -> bool:
+    """A whole number of steps, up to rounding."""
+    return abs(steps - round(steps)) < 1e-9
+
+
+class SearchRange(StrictModel):
+    """A numeric range, or (with `choices`) a list of values; `per_seat` makes one parameter per
+    seat of every player count."""
+
+    low: float | None = Field(None, description="smallest value searched")
+    high: float | None = Field(None, description="largest value searched")
+    step: float | None = Field(None, gt=0, description="grid step (a discrete range); none = continuous")
+    log: bool = Field(False, description="search on a log scale (continuous ranges with low > 0)")
+    choices: list[Any] | None = Field(None, description="values to choose from, instead of low/high")
+    per_seat: bool = Field(False, description="one parameter per seat of every player count")
+
+    @pydantic.model_validator(mode="after")
+    def _well_formed(self) -> "SearchRange":
+        if self.choices is not None:
+            if self.low is not None or self.high is not None or self.step is not None or self.log:
+                raise ValueError("give either 'choices' or a range (low, high, step, log), not both")
+            if len(self.choices) < 2:
+                raise ValueError("an empty search: list at least 2 choices")
+            return self
+        if self.low is None or self.high is None:
+            raise ValueError("a range needs both 'low' and 'high' (or give 'choices')")
+        if self.low > self.high:
+            raise ValueError(f"low ({self.low:g}) is above high ({self.high:g})")
+        if self.low == self.high:
+            raise ValueError(f"an empty range: low and high are both {self.low:g}")
+        if self.step is not None:
+            if self.log:
+                raise ValueError("a log-scale range cannot have a step")
+            if not on_grid((self.high - self.low) / self.step):
+                raise ValueError(f"high - low ({self.high - self.low:g}) is not a multiple of step ({self.step:g})")
+        if self.log and self.low <= 0:
+            raise ValueError("a log-scale range needs low > 0")
+        return self
+
+    def is_integer_for(self, default: Any) -> bool:
+        """An integer range: for a knob whose printed value is a whole number (hand_size, houses),
+        with whole-number bounds and step; any other range is continuous (or a float grid)."""
+        numbers = [self.low, self.high] + ([self.step] if self.step is not None else [])
+        whole_knob = isinstance(default, int) and not isinstance(default, bool)
+        return whole_knob and self.choices is None and not self.log and all(float(v).is_integer() for v in numbers)
+
+
+class RacingGames(StrictModel):
+    start: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count for every trial")
+    max: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count for the best trials")
+
+    @pydantic.model_validator(mode="after")
+    def _ordered(self) -> "RacingGames":
+        if self.max < self.start:
+            raise ValueError(f"max ({self.max}) is below start ({self.start})")
+        return self
+
+
+class Budget(StrictModel):
+    trials: int = Field(ge=1, le=100_000, description="rule settings to try")
+    games: RacingGames
+    batch: int = Field(
+        8, ge=1, le=1000,
+        description="trials proposed and played together (more = better use of many cores); "
+        "part of what decides the trials, unlike --jobs",
+    )
+
+
+class Confirm(StrictModel):
+    games: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count on fresh seeds")
+    margin_points: float = Field(1.0, gt=0, le=50, description="equivalence margin of the verdict, in points")
+
+
+class Constraints(StrictModel):
+    turns: tuple[float, float] | None = Field(None, description="[lowest, highest] allowed mean turns per game")
+
+    @pydantic.model_validator(mode="after")
+    def _ordered(self) -> "Constraints":
+        if self.turns is not None and self.turns[0] > self.turns[1]:
+            raise ValueError(f"turns: the lowest ({self.turns[0]:g}) is above the highest ({self.turns[1]:g})")
+        return self
+
+
+class TuneSection(StrictModel):
+    game: str = Field(description="katz | nyz")
+    seats: list[str | SeatSpec] | None = Field(None, description="policy per seat, or one for all")
+    players: list[int] = Field(min_length=1, description="player counts; every trial plays each")
+    rules: dict[str, Any] = Field(default_factory=dict, description="fixed rule knobs every trial starts from")
+    search: dict[str, list[Any] | SearchRange] = Field(description="knob -> choices or range")
+    objective: str | list[str] = Field("seat_fairness", description=", ".join(OBJECTIVES))
+    constraints: Constraints = Field(default_factory=Constraints)
+    prefer: Literal["fewer_changes"] | None = Field(
+        None, description="among trials as good as the best within noise, the fewest knobs changed"
+    )
+    sampler: Literal[SAMPLERS] = Field(  # type: ignore[valid-type]
+        "auto", description="auto (NSGA-II for several objectives, CMA-ES for continuous spaces, else TPE) | "
+        "tpe | cmaes | nsga2 | random"
+    )
+    budget: Budget
+    confirm: Confirm
+
+    @pydantic.field_validator("search", mode="before")
+    @classmethod
+    def _choices_lists(cls, search: Any) -> Any:
+        if search == {}:
+            raise ValueError("search names no knob (name at least one, e.g. hand_size: [6, 7, 8])")
+        if isinstance(search, dict):
+            for knob, value in search.items():
+                if isinstance(value, list) and len(value) < 2:
+                    raise ValueError(f"an empty search over '{knob}': list at least 2 choices")
+        return search
+
+    @pydantic.field_validator("objective")
+    @classmethod
+    def _known_objectives(cls, objective: str | list[str]) -> str | list[str]:
+        names = [objective] if isinstance(objective, str) else objective
+        if not names:
+            raise ValueError(f"name at least one objective (allowed: {', '.join(OBJECTIVES)})")
+        for name in names:
+            if name not in OBJECTIVES:
+                raise ValueError(f"unknown objective '{name}' (allowed: {', '.join(OBJECTIVES)})")
+        if len(set(names)) != len(names):
+            raise ValueError("an objective is listed twice")
+        return objective
+
+    @property
+    def objectives(self) -> list[str]:
+        return [self.objective] if isinstance(self.objective, str) else list(self.objective)
+
+    def choice_range(self, knob: str) -> SearchRange:
+        """A search entry as a SearchRange (a plain list is its choices)."""
+        entry = self.search[knob]
+        return SearchRange(choices=entry) if isinstance(entry, list) else entry
+
+
+class TuneExperiment(StrictModel):
+    """A whole tune file."""
+
+    name: str | None = Field(None, description="defaults to the file name without .yaml")
+    description: str = ""
+    seed: int = Field(0, ge=0, lt=2**63, description="master seed; same seed, same trials")
+    rotate_seats: bool = Field(True, description="replay every deal in every seat rotation")
+    tune: TuneSection
+
+
+def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
+    """Read and validate a tune file. Returns the model and the file's text."""
+    path = Path(path)
+    document, text = read_yaml_mapping(path, what="a tune file must be a mapping with a 'tune' section")
+    if "tune" not in document:
+        raise ZoosimError("no 'tune' section (a file with studies is run with `zoosim run`)", file=str(path), key="tune")
+    experiment = parse_document(TuneExperiment, document, file=str(path))
+    if experiment.name is None:
+        experiment = experiment.model_copy(update={"name": path.stem})
+    return experiment, text
+
+
+def dump_yaml(data: Any) -> str:
+    """YAML as people write it: keys in the given order, short lists on one line."""
+    return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, allow_unicode=True, width=100)

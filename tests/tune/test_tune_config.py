@@ -1,0 +1,127 @@
+"""Tune files: every kind of bad input gives one line naming the file and the key, exit status 2,
+and writes nothing; per-seat search keys expand to one parameter per seat of every player count."""
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from simulator.cli import main
+from simulator.errors import ZoosimError
+from simulator.tune.config import TuneSection
+from simulator.tune.space import build_space, changes, knob_values
+
+GOOD = {
+    "seed": 1,
+    "tune": {
+        "game": "katz",
+        "seats": ["greedy"],
+        "players": [4, 5],
+        "search": {"hand_size": [5, 6, 7]},
+        "budget": {"trials": 4, "games": {"start": 200, "max": 400}},
+        "confirm": {"games": 400, "margin_points": 1.0},
+    },
+}
+
+
+def with_tune(**changes_):
+    document = yaml.safe_load(yaml.safe_dump(GOOD))
+    document["tune"].update(changes_)
+    return document
+
+
+# (tune section changes, words the error line must contain; the key path is always checked)
+BAD_TUNE_FILES = [
+    ({"search": {"hand_sise": [5, 6]}}, ["tune.search.hand_sise", "unknown knob 'hand_sise'", "did you mean 'hand_size'"]),
+    ({"search": {"hand_size": []}}, ["tune.search", "an empty search over 'hand_size'"]),
+    ({"search": {"hand_size": [6]}}, ["tune.search", "at least 2 choices"]),
+    ({"search": {"hand_size": {"low": 6, "high": 6}}}, ["tune.search.hand_size", "an empty range"]),
+    ({"search": {"hand_size": {"choices": []}}}, ["tune.search.hand_size", "an empty search"]),
+    ({"search": {"hand_size": {"low": 7, "high": 5}}}, ["tune.search.hand_size", "low (7) is above high (5)"]),
+    ({"search": {"hand_size": {"low": 5}}}, ["tune.search.hand_size", "needs both 'low' and 'high'"]),
+    ({"search": {"hand_size": {"low": 5, "high": 7, "step": 1.5}}}, ["tune.search.hand_size", "not a multiple of step"]),
+    ({"search": {"hand_size": {"low": 5, "high": 7, "stp": 1}}}, ["tune.search.hand_size", "unknown key 'stp'", "step"]),
+    ({"search": {"hand_size": {"low": 5, "high": 7, "per_seat": True}}}, ["tune.search.hand_size", "not a per-seat knob"]),
+    ({"search": {"keepers": [4, 0]}}, ["tune.search.keepers", "the value 0 is not allowed"]),
+    ({"search": {"players": [4, 5]}}, ["tune.search.players", "cannot be searched"]),
+    ({"search": {}}, ["tune.search", "search names no knob"]),
+    ({"objective": "fairness"}, ["tune.objective", "unknown objective 'fairness'", "seat_fairness"]),
+    ({"objective": ["seat_fairness", "speed"]}, ["tune.objective", "unknown objective 'speed'"]),
+    ({"budget": {"trials": 0, "games": {"start": 200, "max": 400}}}, ["tune.budget.trials", "greater than or equal to 1"]),
+    ({"budget": {"trials": 4, "games": {"start": 0, "max": 400}}}, ["tune.budget.games.start", "greater than or equal to 1"]),
+    ({"budget": {"trials": 4, "games": {"start": 400, "max": 200}}}, ["tune.budget.games", "max (200) is below start (400)"]),
+    ({"budget": {"trials": 4, "batch": 0, "games": {"start": 200, "max": 400}}}, ["tune.budget.batch"]),
+    ({"confirm": {"games": 0}}, ["tune.confirm.games"]),
+    ({"constraints": {"turns": [40, 25]}}, ["tune.constraints", "above the highest"]),
+    ({"players": [9]}, ["tune.players", "players must be 2..5"]),
+    ({"players": []}, ["tune.players"]),
+    ({"rules": {"hand_size": -1}}, ["tune.rules.hand_size"]),
+    ({"seats": ["oracle"]}, ["tune.seats", "unknown policy 'oracle'"]),
+    ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
+    ({"sampler": "grid"}, ["tune.sampler"]),
+    ({"extra": 1}, ["tune.extra", "unknown key 'extra'"]),
+]
+
+
+@pytest.mark.parametrize("changes_, expected", BAD_TUNE_FILES, ids=[str(c) for c, _ in BAD_TUNE_FILES])
+def test_bad_tune_file_gives_one_line_exit_2_and_writes_nothing(tmp_path, changes_, expected):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump(with_tune(**changes_)))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith(f"zoosim: error: {path}: ")
+    for words in expected:
+        assert words in lines[0]
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
+
+
+def test_a_file_without_tune_section_is_refused(tmp_path):
+    path = tmp_path / "run.yaml"
+    path.write_text("seed: 1\nstudies: [{game: katz}]\n")
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.output.strip().endswith("run.yaml: tune: no 'tune' section (a file with studies is run with `zoosim run`)")
+
+
+def test_tune_has_help():
+    result = CliRunner().invoke(main, ["tune", "--help"])
+    assert result.exit_code == 0
+    assert "Usage: zoosim tune" in result.output and "--resume" in result.output
+
+
+def section(**changes_) -> TuneSection:
+    return TuneSection.model_validate(with_tune(**changes_)["tune"])
+
+
+def test_nyz_per_seat_houses_become_one_parameter_per_seat_of_every_player_count():
+    tune = section(game="nyz", seats=None, players=[2, 3],
+                   search={"houses": {"low": 2, "high": 4, "per_seat": True},
+                           "start_animals": {"choices": [["meerkat", "flamingo"], ["flamingo", "kangaroo"]], "per_seat": True}})
+    parameters = build_space(tune)
+    names = [p.name for p in parameters]
+    assert names[:5] == [
+        "geometry.boards.p2.seat1.houses", "geometry.boards.p2.seat2.houses",
+        "geometry.boards.p3.seat1.houses", "geometry.boards.p3.seat2.houses", "geometry.boards.p3.seat3.houses",
+    ]
+    assert len(parameters) == 10
+    # N-2.2: the printed 3-player boards have 2, 3 and 3 houses
+    assert [p.defaults for p in parameters[2:5]] == [((3, 2),), ((3, 3),), ((3, 3),)]
+    raw = {"geometry.boards.p3.seat1.houses": 3, "geometry.boards.p2.seat1.houses": 3,
+           "geometry.boards.p3.seat3.start_animals": '["flamingo", "kangaroo"]'}
+    assert knob_values(parameters, raw, 3, None) == {
+        "geometry.boards.p3.seat1.houses": 3, "geometry.boards.p3.seat3.start_animals": ["flamingo", "kangaroo"]}
+    assert changes(parameters, raw) == 2  # p2 seat 1 keeps its printed 3 houses
+
+
+def test_nyz_houses_without_per_seat_says_to_add_it():
+    with pytest.raises(ZoosimError, match="'houses' is set per seat: add per_seat: true"):
+        build_space(section(game="nyz", seats=None, players=[2], search={"houses": [2, 3]}))
+
+
+def test_whole_number_ranges_of_integer_knobs_are_integer_parameters():
+    parameters = build_space(section(search={"hand_size": {"low": 5, "high": 8}, "keepers": {"low": 4, "high": 12, "step": 2}}))
+    assert [type(p.distribution).__name__ for p in parameters] == ["IntDistribution", "IntDistribution"]
+    assert parameters[1].distribution.step == 2
