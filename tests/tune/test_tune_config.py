@@ -54,6 +54,7 @@ BAD_TUNE_FILES = [
     ({"constraints": {"turns": [40, 25]}}, ["tune.constraints", "above the highest"]),
     ({"players": [9]}, ["tune.players", "players must be 2..5"]),
     ({"players": []}, ["tune.players"]),
+    ({"game": "nyz", "seats": None, "players": [1, 2], "search": {"solo_laps": [2, 3]}}, ["tune.players", "solo game"]),
     ({"rules": {"hand_size": -1}}, ["tune.rules.hand_size"]),
     ({"seats": ["oracle"]}, ["tune.seats", "unknown policy 'oracle'"]),
     ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
