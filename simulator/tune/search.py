@@ -19,8 +19,8 @@ seed entropy, keyed by the tune seed, game, player count and seating only: all t
 same deals, and differences between trials are not deal luck.
 
 Determinism. The optimiser's state is the optuna journal in the tune folder, and each proposal
-uses a sampler seeded by (tune seed, trial number); games are determined by their seeds and the
-batch size comes from the file. So the same file and seed give the same trials for any --jobs or
+uses a sampler seeded by the tune seed and the number of trials proposed so far; games are
+determined by their seeds and the batch size comes from the file. So the same file and seed give the same trials for any --jobs or
 backend, and a resumed tune proposes the trials the uninterrupted one would have.
 """
 
