@@ -118,31 +118,22 @@ def start_tune_dir(out: Path, experiment: TuneExperiment, text: str, source: str
 
 
 def resolve_sampler(experiment: TuneExperiment, parameters: list[Parameter]) -> str:
-    """`auto`: NSGA-II for several objectives, CMA-ES when every parameter is numeric (and the
-    `cmaes` package that optuna's CMA-ES needs is installed), else TPE."""
+    """`auto`: NSGA-II for several objectives, CMA-ES when every parameter is numeric, else TPE."""
     section = experiment.tune
     if section.sampler != "auto":
         return section.sampler
     if len(section.objectives) > 1:
         return "nsga2"
     numeric = all(not isinstance(p.distribution, optuna.distributions.CategoricalDistribution) for p in parameters)
-    if numeric and _cmaes_installed():
+    if numeric:
         return "cmaes"
     return "tpe"
-
-
-def _cmaes_installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("cmaes") is not None
 
 
 def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
     if kind == "tpe":
         return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
     if kind == "cmaes":
-        if not _cmaes_installed():
-            raise ZoosimError("sampler 'cmaes' needs the package 'cmaes' (pip install cmaes); use tpe", key="tune.sampler")
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if kind == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
