@@ -16,7 +16,7 @@ import pydantic
 from pydantic import Field
 
 from simulator.errors import ZoosimError
-from simulator.games.base import StrictModel, describe_validation_error
+from simulator.games.base import StrictModel, explain_validation_error, key_path
 from simulator.safe_yaml import load_yaml, read_text_file
 
 MAX_GAMES_PER_CELL = 10_000_000_000
@@ -164,35 +164,5 @@ def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Ex
     try:
         return Experiment.model_validate(document)
     except pydantic.ValidationError as error:
-        first = _most_relevant(error.errors())
-        loc = tuple(part for part in first["loc"] if part not in _UNION_BRANCHES)
-        raise ZoosimError(
-            describe_validation_error(Experiment, {**first, "loc": tuple(p for p in loc if not isinstance(p, int))}),
-            file=file,
-            key=_key_path(loc),
-        ) from None
-
-
-# pydantic names the branch of a union in an error's location; these are not keys of the file.
-_UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames"}
-# Errors that only say "this union branch does not apply" (a mapping where a number was tried).
-_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type"}
-
-
-def _most_relevant(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    """For a union, the error of the branch the user meant rather than of the one tried first."""
-    for err in errors:
-        if err["type"] not in _WRONG_BRANCH:
-            return err
-    return errors[0]
-
-
-def _key_path(loc: tuple[Any, ...]) -> str | None:
-    """A location as the user wrote it: studies[0].rules, not studies.0.rules."""
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or None
+        message, path = explain_validation_error(Experiment, error)
+        raise ZoosimError(message, file=file, key=key_path(path)) from None
