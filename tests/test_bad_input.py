@@ -190,7 +190,7 @@ def test_repeated_cells_are_refused_naming_the_key_and_value(tmp_path, monkeypat
 
 def test_an_empty_out_folder_is_refused(tmp_path, monkeypatch):
     path = experiment_file(tmp_path, f"games: 10\n{STUDY}")
-    refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out")
+    refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out", "current folder")
 
 
 # --- Item 8: resource blow-ups ----------------------------------------------------------------

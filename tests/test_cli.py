@@ -33,6 +33,8 @@ BAD_COMMAND_LINES = [
     (["run", "{exp}", "--backend", "dask"], ["needs --scheduler"]),
     (["run", "{exp}", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--out", "{tmp}/d"], ["cannot reach the dask scheduler"]),
     (["run", "{exp}", "--out", "{exp}"], ["--out", "is a file"]),
+    (["compare", "{tmp}", "{tmp}", "--out", " "], ["--out", "empty"]),
+    (["play", "katz", "--set", "players=["], ["--set players", "invalid YAML"]),
     (["run", "{tmp}/missing.yaml"], ["missing.yaml", "no such file"]),
     (["run", "{tmp}"], ["is a directory"]),
     (["run"], ["Missing argument 'EXPERIMENT'"]),
