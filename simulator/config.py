@@ -3,7 +3,9 @@
 An experiment is a list of studies. A study names a game, its rule knobs, who sits where, and
 optionally a sweep over knobs; `simulator.plan` expands it into cells. Everything a user can get
 wrong is reported as a `ZoosimError` naming the file, the key path and what is allowed, before
-anything is written.
+anything is written. Files are read by `simulator.safe_yaml` (bounded size, depth and aliases;
+no tags or duplicate keys); models are strict (`StrictModel`: no bool as a number, finite floats).
+The plan limits (cells, chunk files) live here and are checked by `simulator.plan`.
 """
 
 from __future__ import annotations
