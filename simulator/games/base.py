@@ -137,6 +137,9 @@ class Game:
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
     violation_names: tuple[str, ...] = ()
+    # final_position_svg(params, seat_policies, seed, rotation) -> a drawing (inline SVG) of the
+    # game's final position, for the report; None when the game has no drawing
+    final_position_svg: Callable[..., str] | None = None
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

@@ -24,6 +24,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=engine.play_batch,
     trace=render.trace,
+    final_position_svg=render.final_position_svg,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     game_columns=tuple(
         name for name in engine.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")

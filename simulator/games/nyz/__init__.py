@@ -62,6 +62,12 @@ def trace(params, seat_policies, seed, rotation=0):
     return render.trace(params, seat_policies, seed, rotation)
 
 
+def final_position_svg(params, seat_policies, seed, rotation=0):
+    from simulator.games.nyz import render
+
+    return render.final_position_svg(params, seat_policies, seed, rotation)
+
+
 GAME = Game(
     name="nyz",
     title="New York Zoo",
@@ -77,6 +83,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=play_batch,
     trace=trace,
+    final_position_svg=final_position_svg,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
 )
