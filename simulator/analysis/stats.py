@@ -276,12 +276,13 @@ def verdict_sentence(
             f"a fair {100 * fair:.1f}% (interval {100 * nearest:.1f} to {100 * furthest:.1f} "
             f"points): not balanced within ±{margin_points:.1f} points."
         )
-    edge = "lower" if (fair - margin) - lows[seat] >= highs[seat] - (fair + margin) else "upper"
+    below, above = lows[seat] < fair - margin, highs[seat] > fair + margin
+    reach = "reaches past both edges of" if below and above else f"straddles the {'lower' if below else 'upper'} edge of"
     sentence = (
         f"Inconclusive at ±{margin_points:.1f} points: seat {seat} wins "
         f"{percent_text(rates[seat], decimals)}, and its interval "
         f"({percent_text(lows[seat], decimals)} to {percent_text(highs[seat], decimals)}, "
-        f"{intervals}) straddles the {edge} edge of the fair band {band}, so these games cannot "
+        f"{intervals}) {reach} the fair band {band}, so these games cannot "
         f"yet tell whether seat {seat} is within the margin or outside it."
     )
     if games is None:
@@ -293,8 +294,8 @@ def verdict_sentence(
             f"settle it at a ±{margin_points:.1f}-point margin."
         )
     return sentence + (
-        f" If the rates stay as they are, about {count_text(needed)} games in all "
-        f"({count_text(needed - games)} more than the {count_text(games)} played) would decide it."
+        f" If the rates stay as they are, about {count_text(needed - games)} more games "
+        f"({count_text(needed)} in all) would decide it."
     )
 
 
@@ -314,10 +315,10 @@ def percent_text(rate: float, decimals: int = 1) -> str:
 
 
 def count_text(count: float) -> str:
-    """A count with thousands separators and two significant figures above 10,000 (a projection
-    such as games-to-decide is not precise to the game): 38_412 -> '38,000'."""
+    """A count with thousands separators, rounded up to two significant figures from 1,000 on (a
+    projection such as games-to-decide is not precise to the game): 38_412 -> '39,000'."""
     count = int(math.ceil(count))
-    if count >= 10_000:
+    if count >= 1_000:
         magnitude = 10 ** (len(str(count)) - 2)
         count = int(math.ceil(count / magnitude) * magnitude)
     return f"{count:,}"

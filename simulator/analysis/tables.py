@@ -273,6 +273,7 @@ def _balance_columns(
         }
     uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games)
     worst = int(uniformity.most_deviant_seat)
+    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin)
     return {
         "chi2": float(uniformity.chi_square),
         "p_value": float(uniformity.p_value),
@@ -281,8 +282,11 @@ def _balance_columns(
         "most_deviant_seat": worst,
         "max_signed_deviation_points": float((rates[worst] - 1.0 / players) * 100),
         "cohens_w": float(uniformity.cohens_w),
-        "verdict": stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin),
-        "games_to_decide": stats.games_to_decide(rates, totals.rated_games, players, margin, confidence),
+        "verdict": verdict,
+        "games_to_decide": (
+            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence)
+            if verdict == "inconclusive" else np.nan
+        ),
         "sentence": stats.verdict_sentence(
             rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games
         ),

@@ -21,6 +21,7 @@ import pandas as pd
 import yaml
 
 from simulator import __version__
+from simulator.analysis import stats
 from simulator.analysis.tables import Analysis, analyze_run
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
@@ -290,7 +291,7 @@ def strongest_policy(ratings: pd.DataFrame) -> dict[str, Any]:
         "win_rate": float(best["win_rate"]),
         "runner_up": None if runner_up is None else {
             "policy": runner_up["policy"], "elo": float(runner_up["elo"]),
-            "clear": bool(best["elo_low"] > runner_up["elo_high"]),
+            "apart": bool(best["elo_low"] > runner_up["elo_high"]),
         },
     }
 
@@ -310,10 +311,10 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
     cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)]
     if len(cells) < 2:
         return []
-    columns = [", ".join(f"{knob}={row[f'sweep:{knob}']}" for knob in knobs) if len(knobs) > 1
-               else str(row[f"sweep:{knobs[0]}"]) for _, row in cells.iterrows()]
+    sweep_values = {cell["index"]: cell["sweep_values"] for cell in study_cells}
+    columns = ["\n".join(str(sweep_values[index][knob]) for knob in knobs) for index in cells["cell"]]
     title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
-    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, title)]
+    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, " / ".join(knobs), title)]
     for knob in knobs:
         if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:
             svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
@@ -356,7 +357,7 @@ CELL_COLUMNS = [
     ("verdict", "verdict", "text"),
     ("most_deviant_seat", "most deviant seat", "int"),
     ("max_signed_deviation_points", "its points from fair", "signed"),
-    ("games_to_decide", "games to decide", "int"),
+    ("games_to_decide", "games to decide", "approx"),
     ("chi2", "χ²", "num"),
     ("p_value", "p", "p"),
     ("p_holm", "p (Holm)", "p"),
@@ -383,13 +384,15 @@ def _format(value: Any, style: str) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "–"
     if isinstance(value, (float, np.floating)) and np.isinf(value):
-        return "never" if style == "int" else "∞"
+        return "never" if style in ("int", "approx") else "∞"
     if style == "pct":
         return f"{value * 100:.2f}%"
     if style == "signed":
         return f"{value:+.2f}"
     if style == "int":
         return f"{int(value):,}"
+    if style == "approx":
+        return f"about {stats.count_text(value)}"
     if style == "p":
         return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
     if style == "times":
@@ -399,16 +402,10 @@ def _format(value: Any, style: str) -> str:
     return str(value)
 
 
-def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]] | None) -> dict[str, Any]:
+def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]]) -> dict[str, Any]:
     """A table view: headings, formatted cells with raw values, and the CSV as a data URL."""
     if frame is None:
         frame = pd.DataFrame()
-    if columns is None:
-        columns = [
-            (c, c.replace("_", " "), "num" if pd.api.types.is_numeric_dtype(frame[c]) else "text")
-            for c in frame.columns
-            if c != "cell"
-        ]
     columns = [c for c in columns if c[0] in frame.columns]
     rows = []
     for _, record in frame.iterrows():

@@ -114,10 +114,13 @@ def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
 
 
 def _tick_labels(axes, labels: list[str]) -> None:
-    """Category tick labels, rotated when they are long or many so neighbours never overlap."""
-    longest = max((len(label) for label in labels), default=0)
-    rotate = longest * len(labels) > 45
-    axes.set_xticks(range(len(labels)), labels, rotation=30 if rotate else 0, ha="right" if rotate else "center")
+    """Category tick labels (may have several lines), turned upright when their widest line
+    would not fit beside its neighbours, so neighbours never overlap."""
+    labels = [label.replace(" / ", " /\n") for label in labels]  # a seating: one policy a line
+    longest = max((len(line) for label in labels for line in label.split("\n")), default=0)
+    axes_width_chars = axes.get_position().width * axes.figure.get_figwidth() * 72 / 6  # ~6 pt a character
+    upright = longest * len(labels) > 0.8 * axes_width_chars
+    axes.set_xticks(range(len(labels)), labels, rotation=90 if upright else 0)
 
 
 def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs: list[str], margin_points: float) -> str:
@@ -158,7 +161,7 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     return to_svg(figure)
 
 
-def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[str], title: str) -> str:
+def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[str], x_label: str, title: str) -> str:
     """Seats (rows) x a study's swept cells (columns, in the order of `cells`): signed points
     from fair, red above fair and blue below, each square labelled with its value."""
     players = int(cells["players"].max())
@@ -167,16 +170,17 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         rows = seats[seats["cell"] == cell]
         grid[rows["seat"].to_numpy(), column] = (rows["win_rate"].to_numpy() - 1 / cell_players) * 100
     reach = max(float(np.nanmax(np.abs(grid))), 0.5)
-    figure, axes = plt.subplots(figsize=(min(10, 1.6 + 0.75 * len(cells)), 0.9 + 0.32 * players))
+    figure, axes = plt.subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
     image = axes.imshow(grid, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto", gid=DATA)
     for (seat, column), value in np.ndenumerate(grid):
         if np.isfinite(value):
-            axes.text(column, seat, f"{value:+.1f}", ha="center", va="center", fontsize=7,
+            axes.text(column, seat, "0.0" if round(value, 1) == 0 else f"{value:+.1f}", ha="center", va="center", fontsize=7,
                       color="white" if abs(value) > 0.6 * reach else "#222222")
     _tick_labels(axes, column_labels)
+    axes.set_xlabel(x_label)
     axes.set_yticks(range(players), [f"{s} (first)" if s == 0 else str(s) for s in range(players)])
     axes.set_ylabel("seat")
-    axes.set_title(title, loc="left", fontsize=8)
+    figure.suptitle(title, x=0.01, ha="left", fontsize=8)  # above the colour bar's top label too
     axes.spines[:].set_visible(False)
     colour_bar = figure.colorbar(image, ax=axes, fraction=0.05, pad=0.02)
     colour_bar.set_label("points from fair", fontsize=7)

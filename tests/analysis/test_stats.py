@@ -314,6 +314,8 @@ def test_inconclusive_sentence_names_the_seat_reaching_beyond_the_band():
     assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8%, ")
     assert "(25.4% to 26.2%, 90% simultaneous intervals)" in sentence
     assert "straddles the upper edge of the fair band 24.0% to 26.0%" in sentence
+    wide = verdict_sentence(*_interval_around([0.25] * 4, 0.03), n_seats=4)
+    assert "reaches past both edges of the fair band 24.0% to 26.0%" in wide
 
 
 def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_games_decide():
@@ -328,8 +330,7 @@ def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_gam
     assert "seat 2 wins 32.30%" in sentence  # two decimals: the rate and the edge 32.33% differ
     assert "straddles the lower edge of the fair band 32.33% to 34.33%" in sentence
     needed = games_to_decide(rates, games, n_seats=3)
-    assert f"about {count_text(needed)} games in all" in sentence
-    assert f"({count_text(needed - games)} more than the 60,000 played)" in sentence
+    assert f"about {count_text(needed - games)} more games ({count_text(needed)} in all) would decide it" in sentence
 
 
 def test_games_to_decide_is_the_smallest_count_with_a_verdict():
@@ -354,6 +355,7 @@ def test_games_to_decide_is_the_smallest_count_with_a_verdict():
 
 def test_count_text_uses_separators_and_rounds_projections_up():
     assert count_text(950) == "950"
+    assert count_text(9_762) == "9,800"
     assert count_text(38_412) == "39,000"
     assert count_text(1_234_567) == "1,300,000"
 

@@ -241,6 +241,7 @@ def state_from_text(
 
 SVG_CELL = 46  # pixels per grid square
 KIND_COLOURS = ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999")
+DARK_KIND_COLOURS = {"#009e73", "#0072b2", "#d55e00"}  # labelled in white for contrast
 
 
 def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int = 0) -> str:
@@ -290,7 +291,9 @@ def _cell_svg(state: engine.KatzState, cell: int, x: int, y: int) -> str:
         colour = KIND_COLOURS[(card // len(state.params.deck.values)) % len(KIND_COLOURS)]
         shapes.append(box + f'fill="{colour}" stroke="#555555"/>')
         text_y = centre_y + (12 if kind == S.KEEPER_OVER else 4)
-        shapes.append(f'<text class="text" x="{centre_x}" y="{text_y}" text-anchor="middle">{card_text(state.params, card)}</text>')
+        ink = "white" if colour in DARK_KIND_COLOURS else "#222222"
+        shapes.append(f'<text class="text" x="{centre_x}" y="{text_y}" text-anchor="middle" fill="{ink}">'
+                      f'{card_text(state.params, card)}</text>')
     else:
         shapes.append(box + 'fill="#f6f6f6" stroke="#bbbbbb"/>')
     if kind in (S.KEEPER, S.KEEPER_OVER):

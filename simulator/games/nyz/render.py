@@ -141,7 +141,7 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
 
 # --- Drawing of a final position (inline SVG for the report) ------------------------------------
 
-SVG_SQUARE = 16  # pixels per board square
+SVG_SQUARE = 20  # pixels per board square
 SPECIES_COLOURS = {"meerkat": "#e69f00", "flamingo": "#cc79a7", "kangaroo": "#d55e00", "penguin": "#56b4e9",
                    "fox": "#009e73"}
 
@@ -167,7 +167,7 @@ def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
         height = max(height, board_height)
     key = "key: " + ", ".join(f"{_SPECIES_SHORT[name]} {name}" for name in comp.SPECIES) + \
         "; n/m animals in an enclosure of m; + attraction; dark barn"
-    total_height = height + 44
+    total_height = height + 22
     return (f'<svg xmlns="http://www.w3.org/2000/svg" class="final-position" width="{max(x, 7 * len(key))}" '
             f'height="{total_height}" viewBox="0 0 {max(x, 7 * len(key))} {total_height}" font-family="sans-serif" '
             f'font-size="11">{"".join(boards)}<text class="text" x="4" y="{total_height - 6}">{key}</text></svg>')
@@ -192,12 +192,12 @@ def _board_svg(position: engine.Position, seat: int, left: int, top: int) -> tup
             parts.append(f'<rect x="{x}" y="{y}" width="{SVG_SQUARE}" height="{SVG_SQUARE}" fill="{fill}" '
                          f'stroke="#999999" stroke-width="0.5"/>')
             if code >= S.CELL_ATTRACTION:
-                parts.append(f'<text class="text" x="{x + 5}" y="{y + 12}" font-size="10">+</text>')
+                parts.append(f'<text class="text" x="{x + 6}" y="{y + 15}" font-size="12">+</text>')
             elif code >= 0 and code not in labelled:
                 labelled.add(code)
                 species = int(st.enc[seat, code, S.E_SPECIES])
                 letter = _SPECIES_SHORT[comp.SPECIES[species]] if species >= 0 else ""
                 count, capacity = int(st.enc[seat, code, S.E_COUNT]), int(st.enc[seat, code, S.E_CAPACITY])
-                parts.append(f'<text class="text" x="{x + 1}" y="{y + 11}" font-size="6">'
+                parts.append(f'<text class="text" x="{x + 1}" y="{y + 13}" font-size="7">'
                              f'{letter}{count}/{capacity}</text>')
     return "".join(parts), width * SVG_SQUARE, height * SVG_SQUARE + top
