@@ -165,6 +165,8 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[s
         "deviation_b": float(row_b["max_signed_deviation_points"]),
         "seat_a": int(row_a["most_deviant_seat"]), "seat_b": int(row_b["most_deviant_seat"]),
         "size_change": change, "size_change_low": low, "size_change_high": high,
+        # same seed entropy and games: B replays exactly A's games of this cell (plan.py, seeds)
+        "same_games": cell_a["seed_entropy"] == cell_b["seed_entropy"] and games_a == games_b,
         "games_to_tell_change": stats.games_to_exclude_zero(change, low, high, min(games_a, games_b)),
         "games_to_decide_b": float(row_b["games_to_decide"]),
         "mean_turns_a": float(row_a["mean_turns"]), "mean_turns_b": float(row_b["mean_turns"]),
@@ -178,12 +180,17 @@ def change_sentence(row: dict[str, Any]) -> str:
     (seat 0) points (size change -0.20, 95% -0.6 to +0.2): no detectable improvement; still
     inconclusive. About 40,000 games per run would tell whether the change is real."""
     change, low, high = row["size_change"], row["size_change_low"], row["size_change_high"]
+    if row.get("same_games"):
+        return (
+            f"largest seat deviation {row['deviation_b']:+.2f} (seat {row['seat_b']}) in both: B replays A's "
+            f"games of this cell (same rules, seating and seeds), so nothing in it changed; still {row['verdict_b']}."
+        )
     if high < 0:
         direction = "smaller: a real improvement"
     elif low > 0:
         direction = "larger: a real worsening"
     else:
-        direction = "no detectable " + ("improvement" if change <= 0 else "worsening")
+        direction = "no detectable " + ("change" if change == 0 else "improvement" if change < 0 else "worsening")
     verdict = (f"still {row['verdict_b']}" if row["verdict_a"] == row["verdict_b"]
                else f"now {row['verdict_b']} (was {row['verdict_a']})")
     sentence = (
@@ -213,15 +220,15 @@ def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: 
     knob and seating differences of matched cells; a difference every pair shares is said once."""
     settings = (experiment_settings(manifest["experiment"]) for manifest in (manifest_a, manifest_b))
     lines = [f"setting {line}" for line in flat_differences(*settings)]
-    per_pair = []
+    cells_by_difference: dict[str, list[str]] = {}
     for cell_a, cell_b in pairs:
         found = flat_differences(cell_a["params"], cell_b["params"])
         if cell_a["seats"] != cell_b["seats"]:
             found.append(f"seating: {', '.join(cell_a['seats'])} → {', '.join(cell_b['seats'])}")
-        per_pair.append((_pair_label(cell_a, cell_b), found))
-    shared = set.intersection(*(set(found) for _, found in per_pair)) if per_pair else set()
-    lines += [f"every cell: {line}" for line in per_pair[0][1] if line in shared] if per_pair else []
-    lines += [f"{label}: {line}" for label, found in per_pair for line in found if line not in shared]
+        for line in found:
+            cells_by_difference.setdefault(line, []).append(_pair_label(cell_a, cell_b))
+    for line, labels in cells_by_difference.items():
+        lines.append(f"every cell: {line}" if len(labels) == len(pairs) else f"{line} (in {', '.join(labels)})")
     return lines
 
 

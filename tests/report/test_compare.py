@@ -69,7 +69,7 @@ def test_matching_prefers_the_same_seating_and_label_and_skips_other_games():
 def test_change_sentence_for_an_open_question_says_how_many_games_would_tell():
     row = {"size_change": -0.20, "size_change_low": -0.6, "size_change_high": 0.2, "deviation_a": -1.71,
            "deviation_b": 1.51, "seat_a": 2, "seat_b": 0, "verdict_a": "inconclusive", "verdict_b": "inconclusive",
-           "games_to_tell_change": 40_000.0, "games_to_decide_b": 123_456.0}
+           "games_to_tell_change": 40_000.0, "games_to_decide_b": 123_456.0, "same_games": False}
     assert change_sentence(row) == (
         "largest seat deviation -1.71 (seat 2) → +1.51 (seat 0) points (size change -0.20, 95% -0.6 to +0.2): "
         "no detectable improvement; still inconclusive. About 40,000 games per run would tell whether a change "
@@ -77,6 +77,17 @@ def test_change_sentence_for_an_open_question_says_how_many_games_would_tell():
     )
     decided = {**row, "size_change_high": -0.1, "verdict_b": "balanced"}
     assert change_sentence(decided).endswith("smaller: a real improvement; now balanced (was inconclusive).")
+
+
+def test_a_cell_both_runs_played_with_the_same_seeds_is_called_unchanged(tmp_path, write_experiment):
+    text = ("seed: 1\ngames: 900\nstudies: [{{name: a, game: coin, rules: {{players: 2, first_seat_bonus: {bonus}}}}},"
+            " {{name: b, game: coin, rules: {{players: 3}}}}]\n")
+    before = _run(tmp_path, write_experiment, "before", text.format(bonus=0.0))
+    after = _run(tmp_path, write_experiment, "after", text.format(bonus=0.3))
+    comparison = compare_runs(before, after)
+    sentences = dict(zip(comparison.cells["label"], comparison.cells["sentence"]))
+    assert "B replays A's games of this cell" in sentences["b"] and "B replays" not in sentences["a"]
+    assert comparison.differences == ["first_seat_bonus: 0.0 → 0.3 (in a)"]
 
 
 def test_the_same_rules_twice_show_no_difference_and_no_change(tmp_path, write_experiment):
