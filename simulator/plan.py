@@ -82,8 +82,8 @@ class Cell:
         defaults = game.make_params({"preset": self.params.preset}).model_dump(mode="json")
         settings = [
             f"--set {name}={json.dumps(value, separators=(',', ':'))}"
-            for name, value in _flatten(self.params.model_dump(mode="json")).items()
-            if _flatten(defaults).get(name) != value
+            for name, value in flatten_dotted(self.params.model_dump(mode="json")).items()
+            if flatten_dotted(defaults).get(name) != value
         ]
         policies = ",".join(name for name, _ in self.seats)
         return " ".join(
@@ -292,12 +292,12 @@ def _resolve_seats(seating: list | None, game, players: int, where: str, file: s
     return seats
 
 
-def _flatten(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+def flatten_dotted(values: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """{'a': {'b': 1}} -> {'a.b': 1}, the dotted knob names `--set` takes."""
     flat: dict[str, Any] = {}
     for key, value in values.items():
         if isinstance(value, dict):
-            flat.update(_flatten(value, f"{prefix}{key}."))
+            flat.update(flatten_dotted(value, f"{prefix}{key}."))
         else:
             flat[f"{prefix}{key}"] = value
     return flat

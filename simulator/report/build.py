@@ -26,7 +26,7 @@ from simulator.analysis.tables import Analysis, analyze_run
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.plan import build_plan
+from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
 from simulator.runner import read_manifest, read_run_info
 
@@ -436,7 +436,7 @@ def _raw(value: Any) -> str:
 def flat_differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Where two nested settings dicts differ, one line per leaf in dotted names, e.g.
     "blocked_cell_rule: dead_cell → keeper_cell" (a missing leaf shows as "unset")."""
-    flat_before, flat_after = _flatten(before), _flatten(after)
+    flat_before, flat_after = flatten_dotted(before), flatten_dotted(after)
     lines = []
     for key in sorted(set(flat_before) | set(flat_after)):
         old, new = flat_before.get(key, _UNSET), flat_after.get(key, _UNSET)
@@ -446,16 +446,6 @@ def flat_differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]
 
 
 _UNSET = object()
-
-
-def _flatten(settings: dict[str, Any], prefix: str = "") -> dict[str, Any]:
-    flat: dict[str, Any] = {}
-    for key, value in settings.items():
-        if isinstance(value, dict) and value:
-            flat.update(_flatten(value, f"{prefix}{key}."))
-        else:
-            flat[prefix + key] = value
-    return flat
 
 
 def _setting_text(key: str, value: Any) -> str:
