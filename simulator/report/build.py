@@ -118,11 +118,13 @@ def command_line_overrides(experiment_text: str, experiment: dict[str, Any]) -> 
     if as_written is None:
         return []
     lines = []
-    file_games = {as_written["games"] if not study.get("games") else study["games"] for study in as_written["studies"]}
-    ran_games = {experiment["games"] if not study.get("games") else study["games"] for study in experiment["studies"]}
+    file_games, ran_games = (
+        [_games_text(study.get("games") or resolved["games"]) for study in resolved["studies"]]
+        for resolved in (as_written, experiment)
+    )
     if file_games != ran_games:
         lines.append(f"--games {_games_text(experiment['games'])} (the file asks for "
-                     f"{' / '.join(_games_text(games) for games in sorted(file_games, key=str))} per cell)")
+                     f"{' / '.join(dict.fromkeys(file_games))} per cell)")
     if as_written["seed"] != experiment["seed"]:
         lines.append(f"--seed {experiment['seed']} (the file's seed is {as_written['seed']})")
     return lines
