@@ -275,3 +275,18 @@ def test_a_balanced_cell_with_a_significant_test_is_explained(tmp_path):
     assert row["verdict"] == "balanced" and row["p_value"] < 0.05
     note = re.search(r'<p class="note">(.*?)</p>', path.read_text(), flags=re.S).group(1)
     assert "No contradiction" in note and f'data-value="{float(row["max_signed_deviation_points"])!r}"' in note
+
+
+def test_overrides_are_found_for_precision_mode_and_per_study_game_counts():
+    import yaml
+
+    from simulator.report.build import command_line_overrides
+
+    text = "seed: 3\ngames: {until: {halfwidth: 0.01}, max: 100000}\nstudies: [{game: coin, games: 500}, {game: coin}]\n"
+    document = yaml.safe_load(text)
+    assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == []
+    document["games"], document["seed"] = 700, 9
+    document["studies"][0].pop("games")  # as `--games` does
+    assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == [
+        "--games 700 (the file asks for 500 / precision mode per cell)", "--seed 9 (the file's seed is 3)"
+    ]
