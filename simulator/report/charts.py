@@ -215,9 +215,10 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
 
 def forest_plot(cells: pd.DataFrame, seats: pd.DataFrame) -> str:
     """Before/after: per cell, the change of the largest seat deviation (diamond, 95%) and each
-    seat's change B - A (dot, simultaneous 95% over all seats), in points, one row each."""
+    seat's change B - A (dot, simultaneous 95% over all seats), in points, one row each; cells
+    whose games B replayed unchanged are left out."""
     rows = []
-    for _, cell in cells.iterrows():
+    for _, cell in cells[~cells["same_games"]].iterrows():  # a replayed cell cannot have changed
         rows.append((f"{cell['label']}: largest deviation", cell["size_change"], cell["size_change_low"],
                      cell["size_change_high"], "D"))
         for _, seat in seats[seats["label"] == cell["label"]].iterrows():

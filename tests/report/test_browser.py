@@ -81,8 +81,7 @@ def pages(tmp_path_factory):
         {"name": "katz", "game": "katz", "games": 20, "rules": {"players": 2}},
     ]
     before = _run(base / "before", {"name": "browser", "seed": 2, "games": 600, "chunk_games": 300, "studies": studies})
-    studies[0]["rules"]["first_seat_bonus"] = 0.0
-    after = _run(base / "after", {"name": "browser", "seed": 2, "games": 600, "chunk_games": 300, "studies": studies})
+    after = _run(base / "after", {"name": "browser", "seed": 3, "games": 600, "chunk_games": 300, "studies": studies})
     report, _ = build_report(after)
     result = CliRunner().invoke(main, ["compare", str(before), str(after)])
     assert result.exit_code == 0, result.output

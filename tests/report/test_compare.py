@@ -6,7 +6,7 @@ import numpy as np
 from click.testing import CliRunner
 
 from simulator.cli import main
-from simulator.report.compare import change_sentence, compare_runs, match_cells
+from simulator.report.compare import change_sentence, compare_runs, match_cells, render_comparison
 
 
 def _run(tmp_path, write_experiment, name, text):
@@ -88,6 +88,9 @@ def test_a_cell_both_runs_played_with_the_same_seeds_is_called_unchanged(tmp_pat
     sentences = dict(zip(comparison.cells["label"], comparison.cells["sentence"]))
     assert "B replays A's games of this cell" in sentences["b"] and "B replays" not in sentences["a"]
     assert comparison.differences == ["first_seat_bonus: 0.0 → 0.3 (in a)"]
+    page = render_comparison(before, after, tmp_path / "compare.html")[0].read_text()
+    forest = re.search(r"<svg.*?</svg>", page, flags=re.S).group(0)
+    assert "a: largest deviation" in forest and "b: largest deviation" not in forest
 
 
 def test_the_same_rules_twice_show_no_difference_and_no_change(tmp_path, write_experiment):
