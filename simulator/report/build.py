@@ -156,7 +156,8 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    return {"folder": name, "differences": differences} if differences else None
+    command = f"zoosim compare {run_dir.parent / name} {run_dir}"
+    return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
 def experiment_settings(experiment: dict[str, Any]) -> dict[str, Any]:
@@ -437,7 +438,8 @@ def _raw(value: Any) -> str:
 
 def flat_differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Where two nested settings dicts differ, one line per leaf in dotted names, e.g.
-    "blocked_cell_rule: dead_cell → keeper_cell" (a missing leaf shows as "unset")."""
+    "blocked_cell_rule: dead_cell → keeper_cell" (a leaf one side does not set shows as
+    "default": an unset knob or setting takes its default)."""
     flat_before, flat_after = flatten_dotted(before), flatten_dotted(after)
     lines = []
     for key in sorted(set(flat_before) | set(flat_after)):
@@ -453,7 +455,7 @@ _UNSET = object()
 def _setting_text(key: str, value: Any) -> str:
     """A setting's value as the YAML would say it; game counts with thousands separators."""
     if value is _UNSET or value is None:
-        return "unset"
+        return "default"
     if isinstance(value, bool):
         return str(value).lower()
     if isinstance(value, int) and "games" in key:

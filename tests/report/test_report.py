@@ -263,7 +263,8 @@ def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path,
     changes = re.search(r'<div id="previous-run">(.*?)</div>', text, flags=re.S).group(1)
     assert "<code>one</code>" in changes
     assert "<li>games: 900 → 600</li>" in changes and "<li>seed: 1 → 5</li>" in changes
-    assert "<li>studies.s.rules.first_seat_bonus: unset → 0.1</li>" in changes
+    assert "<li>studies.s.rules.first_seat_bonus: default → 0.1</li>" in changes
+    assert f"zoosim compare {folders / 'one'} {folders / 'two'}" in changes
 
 
 def test_a_balanced_cell_with_a_significant_test_is_explained(tmp_path):
