@@ -152,13 +152,10 @@ def compare(run_a, run_b, out):
     """Compare two runs seat by seat (before/after a rule change), with intervals."""
     from simulator.report.compare import render_comparison
 
-    path, seats, _ = render_comparison(run_a, run_b, out or run_b / "compare.html")
-    for _, row in seats.iterrows():
-        click.echo(
-            f"  {row['label']} seat {row['seat']}: {row['rate_a']:.2%} -> {row['rate_b']:.2%} "
-            f"({row['change_points']:+.2f} pts, 95% {row['change_low_points']:+.2f} to "
-            f"{row['change_high_points']:+.2f})"
-        )
+    path, comparison = render_comparison(run_a, run_b, out or run_b / "compare.html")
+    for _, row in comparison.cells.iterrows():
+        click.echo(f"  {row['label']}: {row['sentence']}")
+    click.echo("differences: " + ("; ".join(comparison.differences) or "none (same rules and settings)"))
     click.echo(f"comparison: {path}")
 
 

@@ -167,6 +167,9 @@ class Game:
     # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
     # `zoosim play` prints it above the game and under --help
     legend: Callable[..., str] | None = None
+    # final_position_svg(params, seat_policies, seed, rotation) -> a drawing (inline SVG) of the
+    # game's final position, for the report; None when the game has no drawing
+    final_position_svg: Callable[..., str] | None = None
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

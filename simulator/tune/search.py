@@ -353,7 +353,7 @@ def _share_deals(cell, experiment: TuneExperiment):
 def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, dict[str, float]]]:
     """Per trial label and player count: the measures the objectives and constraints use."""
     from simulator.analysis.tables import analyze_run
-    from simulator.runner import read_manifest
+    from simulator.rundir import read_manifest
 
     manifest = read_manifest(run_dir)
     analysis = analyze_run(run_dir, manifest)

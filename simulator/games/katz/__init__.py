@@ -28,6 +28,7 @@ GAME = Game(
     play_batch=engine.play_batch,
     trace=render.trace,
     legend=render.legend,
+    final_position_svg=render.final_position_svg,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     seat_measures=engine.SEAT_MEASURES,
     game_columns=tuple(

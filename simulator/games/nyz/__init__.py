@@ -83,6 +83,7 @@ GAME = Game(
     play_batch=play_batch,
     trace=render.trace,
     legend=render.legend,
+    final_position_svg=render.final_position_svg,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,
