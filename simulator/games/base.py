@@ -162,8 +162,6 @@ class Game:
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
     violation_names: tuple[str, ...] = ()
-    # per-seat record columns the report's measures section shows, as (column, human name)
-    seat_measures: tuple[tuple[str, str], ...] = ()
     # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
     # `zoosim play` prints it above the game and under --help
     legend: Callable[..., str] | None = None

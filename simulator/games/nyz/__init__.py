@@ -24,16 +24,16 @@ SEAT_COLUMNS = (
     "bonus_young", "kept_from_full", "house_adds",
 )
 # the statistics Board Game Arena keeps per player for this game, as record columns
-SEAT_MEASURES = (
-    ("turns_played", "turns per player"),
-    ("empty_squares", "empty squares"),
-    ("attraction_squares", "attraction squares"),
-    ("attractions", "attractions placed"),
-    ("young", "animals bred (bonus included)"),
-    ("bonus_young", "bonus-bred animals"),
-    ("kept_from_full", "animals kept from full enclosures"),
-    ("house_adds", "animals added from houses"),
-)
+SEAT_MEASURES = {
+    "turns_played": "turns per player",
+    "empty_squares": "empty squares",
+    "attraction_squares": "attraction squares",
+    "attractions": "attractions placed",
+    "young": "animals bred (bonus included)",
+    "bonus_young": "bonus-bred animals",
+    "kept_from_full": "animals kept from full enclosures",
+    "house_adds": "animals added from houses",
+}
 _BOOL_COLUMNS = {"win", "solo_won"}
 
 
