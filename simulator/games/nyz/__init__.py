@@ -34,6 +34,7 @@ SEAT_MEASURES = {
     "kept_from_full": "animals kept from full enclosures",
     "house_adds": "animals added from houses",
 }
+
 _BOOL_COLUMNS = {"win", "solo_won"}
 
 
