@@ -200,25 +200,35 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
               f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if todo:
-        _compile_kernels(todo, progress)
-    bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
     parent_pid = None if backend == "dask" else os.getpid()
-    played = 0
+    played, bar = 0, None
     try:
-        parallel = joblib.Parallel(
-            n_jobs=jobs, backend=None if backend == "dask" else backend, return_as="generator_unordered"
-        )
-        for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
-            played += games
-            bar.chunk_done(games)
+        with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
+                             return_as="generator_unordered") as parallel:
+            if todo:  # workers start and load the game modules while this process prepares the kernels
+                games = sorted({chunk.cell.game for chunk in todo})
+                warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
+                _compile_kernels(todo, progress)
+                for _ in warming:
+                    pass
+            bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
+            for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+                played += games
+                bar.chunk_done(games)
     except BaseException:
-        bar.close()
+        if bar is not None:
+            bar.close()
         _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
         raise
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+def _load_games(names: list[str]) -> None:
+    """Run in a starting worker: import the game modules (compiling stays the parent's job)."""
+    for name in names:
+        get_game(name)
 
 
 def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
