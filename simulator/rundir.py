@@ -335,8 +335,6 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
 def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True) -> dict[str, Any]:
     """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
     entropy and (`with_seeds`) a digest of the chunk's deal seeds."""
-    from simulator.plan import deal_seeds
-
     games_per_deal = cell["players"] if cell["rotate"] else 1
     first_deal = chunk_index * cell["chunk_deals"]
     deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
@@ -348,6 +346,8 @@ def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool =
         "seed_entropy": list(cell["seed_entropy"]),
     }
     if with_seeds:
+        from simulator.plan import deal_seeds
+
         identity["seeds"] = deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals))
     return identity
 
