@@ -7,9 +7,11 @@ stderr with exit status 2.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -99,6 +101,8 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
+    if not no_report:  # the report's libraries load while the games are played
+        threading.Thread(target=importlib.import_module, args=("simulator.report.build",), daemon=True).start()
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,

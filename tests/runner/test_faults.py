@@ -63,6 +63,13 @@ def wait_for(condition, process=None, seconds=120):
         time.sleep(0.02)
 
 
+def lock_holder(out):
+    try:
+        return json.loads((out / LOCK).read_text())["pid"]
+    except (OSError, ValueError):
+        return None
+
+
 def chunks(out):
     return len(list(out.glob("logs/*/chunk-*.json")))
 
@@ -113,7 +120,7 @@ def test_killed_at_a_random_moment_then_resumed_gives_identical_logs_and_report(
     out = tmp_path / "run"
     for round_ in range(2):
         process = start(command + (["--resume"] if round_ else []))
-        wait_for(lambda: (out / "manifest.json").exists(), process)
+        wait_for(lambda: lock_holder(out) == process.pid, process)  # the run has begun (Python has started)
         time.sleep(moment.uniform(0.0, 2.5))
         if process.poll() is None:
             os.killpg(process.pid, moment.choice([signal.SIGKILL, signal.SIGINT]))
@@ -143,7 +150,7 @@ def test_workers_end_when_the_main_process_is_killed(tmp_path, command, referenc
 def test_a_second_run_of_the_same_folder_is_refused_and_the_first_is_unharmed(tmp_path, command, reference):
     out = tmp_path / "run"
     first = start(command)
-    wait_for(lambda: (out / LOCK).exists() and (out / LOCK).read_text().startswith("{"), first)
+    wait_for(lambda: lock_holder(out) == first.pid, first)
     second = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert second.returncode == 2
     line = second.stderr.strip()

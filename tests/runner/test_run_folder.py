@@ -96,10 +96,19 @@ def damage(out, kind):
         sidecar_path(target).unlink()
     elif kind == "bad sidecar":
         sidecar_path(target).write_text("{not json")
+    elif kind == "edited summary":
+        sidecar = json.loads(sidecar_path(target).read_text())
+        sidecar["summary"]["games"] += 1
+        sidecar_path(target).write_text(json.dumps(sidecar))
+    elif kind == "summary without keys":
+        sidecar = json.loads(sidecar_path(target).read_text())
+        sidecar["summary"] = {"games": 200}
+        sidecar_path(target).write_text(json.dumps(sidecar))
     return target
 
 
-KINDS = ["truncated", "empty", "corrupted", "duplicated", "swapped", "other cell", "no sidecar", "bad sidecar"]
+KINDS = ["truncated", "empty", "corrupted", "duplicated", "swapped", "other cell", "no sidecar", "bad sidecar",
+         "edited summary", "summary without keys"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
