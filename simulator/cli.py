@@ -8,7 +8,6 @@ stderr with exit status 2.
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import sys
 import threading
