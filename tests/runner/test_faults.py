@@ -16,9 +16,9 @@ import yaml
 from simulator.analysis.tables import analyze_run
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.rundir import LOCK, read_manifest
+from simulator.rundir import read_manifest
 from simulator.runner import run_plan
-from tests_support import log_digests
+from tests_support import lock_holder, log_digests
 
 pytestmark = pytest.mark.slow
 
@@ -61,13 +61,6 @@ def wait_for(condition, process=None, seconds=120):
         assert process is None or process.poll() is None, "the run ended too early"
         assert time.monotonic() < deadline, "timed out"
         time.sleep(0.02)
-
-
-def lock_holder(out):
-    try:
-        return json.loads((out / LOCK).read_text())["pid"]
-    except (OSError, ValueError):
-        return None
 
 
 def chunks(out):
