@@ -339,6 +339,7 @@ def rule_array(params: Params) -> np.ndarray:
     rules[S.P_PLAYERS] = params.players
     hand_sizes = params.seat_hand_sizes
     rules[S.P_HAND_BASE] = min(hand_sizes)
+    rules[S.P_HAND_EXTRA_CARDS] = sum(hand_sizes) - params.players * min(hand_sizes)
     for seat, (size, bonus) in enumerate(zip(hand_sizes, params.seat_bonus_halves)):
         rules[S.P_SEAT_HAND_SIZES + seat] = size
         rules[S.P_SEAT_BONUS_HALVES + seat] = bonus
