@@ -147,7 +147,7 @@ def test_trace_plays_the_batch_game(players, policy):
         cols = GAME.play_batch(params, policies, np.array([seed], np.uint64), np.zeros(1, np.int8))
         text = render.trace(params, policies, seed)
         assert f"after {cols['turns'][0]} turns" in text
-        assert f"scores {cols['score'][0].tolist()}" in text
+        assert "final scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(cols["score"][0])) in text
         assert "INVARIANT" not in text
 
 
