@@ -336,7 +336,7 @@ def _batch_experiment(experiment: TuneExperiment, parameters, trials: list[optun
         rules, cases = trial_rules(experiment, parameters, trial.params, game)
         studies.append(Study(name=_label(trial), game=section.game, rules=rules, seats=section.seats, cases=cases))
     return Experiment(
-        name=f"{experiment.name} trials {trials[0].number}-{trials[-1].number}",
+        name=f"trials-{trials[0].number}-{trials[-1].number}",  # a valid run name whatever the tune's name
         seed=experiment.seed, games=start, chunk_games=start, rotate_seats=experiment.rotate_seats,
         margin_points=section.confirm.margin_points, studies=studies,
     )
@@ -353,7 +353,7 @@ def _share_deals(cell, experiment: TuneExperiment):
 def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, dict[str, float]]]:
     """Per trial label and player count: the measures the objectives and constraints use."""
     from simulator.analysis.tables import analyze_run
-    from simulator.runner import read_manifest
+    from simulator.rundir import read_manifest
 
     manifest = read_manifest(run_dir)
     analysis = analyze_run(run_dir, manifest)
