@@ -25,7 +25,7 @@ from typing import Any
 import optuna
 
 from simulator.config import SeatSpec
-from simulator.tune.config import TuneExperiment, dump_yaml
+from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
 from simulator.tune.search import digest, trial_rules
 from simulator.tune.space import Parameter, game_of
 
@@ -101,7 +101,7 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
         study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
     study["cases"] = cases
     return {
-        "name": f"{experiment.name}-best",
+        "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
                        "confirmed on fresh seeds.",
         "seed": confirm_seed(experiment),

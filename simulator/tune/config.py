@@ -16,7 +16,10 @@ import pydantic
 import yaml
 from pydantic import Field
 
-from simulator.config import MAX_GAMES_PER_CELL, SeatSpec, parse_document, read_yaml_mapping
+from simulator.config import (
+    MAX_GAMES_PER_CELL, NAME_LENGTH, NAME_PATTERN, NAME_RULE, SeatSpec, name_from_file, parse_document,
+    read_yaml_mapping,
+)
 from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel
 
@@ -26,6 +29,8 @@ OBJECTIVES = {
     "game_length": "mean turns per game",
     "tie_rate": "share of games with a shared win, in points (percent)",
 }
+BEST_SUFFIX = "-best"  # best.yaml's experiment name is the tune's name with this suffix
+TUNE_NAME_LENGTH = NAME_LENGTH - len(BEST_SUFFIX)
 SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
 
 
@@ -175,6 +180,15 @@ class TuneExperiment(StrictModel):
     rotate_seats: bool = Field(True, description="replay every deal in every seat rotation")
     tune: TuneSection
 
+    @pydantic.field_validator("name")
+    @classmethod
+    def _one_path_component(cls, name: str | None) -> str | None:
+        # The name names the tune folder and, with BEST_SUFFIX, the best-settings experiment.
+        if name is not None and not (NAME_PATTERN.fullmatch(name) and len(name) <= TUNE_NAME_LENGTH):
+            rule = NAME_RULE.replace(f"1-{NAME_LENGTH}", f"1-{TUNE_NAME_LENGTH}")
+            raise ValueError(f"the tune name {rule}")
+        return name
+
 
 def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
     """Read and validate a tune file. Returns the model and the file's text."""
@@ -184,7 +198,7 @@ def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
         raise ZoosimError("no 'tune' section (a file with studies is run with `zoosim run`)", file=str(path), key="tune")
     experiment = parse_document(TuneExperiment, document, file=str(path))
     if experiment.name is None:
-        experiment = experiment.model_copy(update={"name": path.stem})
+        experiment = experiment.model_copy(update={"name": name_from_file(path)[:TUNE_NAME_LENGTH]})
     return experiment, text
 
 

@@ -336,7 +336,7 @@ def _batch_experiment(experiment: TuneExperiment, parameters, trials: list[optun
         rules, cases = trial_rules(experiment, parameters, trial.params, game)
         studies.append(Study(name=_label(trial), game=section.game, rules=rules, seats=section.seats, cases=cases))
     return Experiment(
-        name=f"{experiment.name} trials {trials[0].number}-{trials[-1].number}",
+        name=f"trials-{trials[0].number}-{trials[-1].number}",  # a valid run name whatever the tune's name
         seed=experiment.seed, games=start, chunk_games=start, rotate_seats=experiment.rotate_seats,
         margin_points=section.confirm.margin_points, studies=studies,
     )

@@ -79,6 +79,24 @@ def test_bad_tune_file_gives_one_line_exit_2_and_writes_nothing(tmp_path, change
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
 
 
+@pytest.mark.parametrize("name", ["my tune", "../up", "x" * 60])
+def test_a_tune_name_that_cannot_name_its_folder_and_best_file_is_refused(tmp_path, name):
+    path = tmp_path / "bad.yaml"
+    path.write_text(yaml.safe_dump({**with_tune(), "name": name}))
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 2, result.output
+    assert f"{path}: name: the tune name must be 1-59 characters" in result.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_file_name_with_spaces_gives_a_valid_tune_name(tmp_path):
+    from simulator.tune.config import load_tune
+
+    path = tmp_path / "my tune (v2).yaml"
+    path.write_text(yaml.safe_dump(with_tune()))
+    assert load_tune(path)[0].name == "my_tune_v2"
+
+
 def test_a_file_without_tune_section_is_refused(tmp_path):
     path = tmp_path / "run.yaml"
     path.write_text("seed: 1\nstudies: [{game: katz}]\n")
@@ -136,3 +154,39 @@ def test_the_shipped_new_york_zoo_tune_expands_houses_and_animals_for_every_seat
     experiment, _, parameters = load_checked(REPO / "experiments" / "tune_nyz_compensation.yaml")
     assert experiment.tune.players == [2, 3, 4, 5]
     assert len(parameters) == 2 * (2 + 3 + 4 + 5)  # houses and starting animals of every seat
+
+
+def test_katz_seat_lists_are_written_one_entry_per_seat_as_the_engine_reads_them():
+    """K-4.5 seat_bonus_points and K-2.5 seat_hand_size_delta: entry i is seat i (seat 0 moves
+    first); the tune writes one entry per seat of the player count, which the engine accepts
+    (seats beyond a list get 0) and applies to the right seats."""
+    from simulator.games import get_game
+
+    katz = get_game("katz")
+    parameters = build_space(section(search={
+        "seat_bonus_points": {"low": 0, "high": 4, "step": 0.5, "per_seat": True},
+        "seat_hand_size_delta": {"choices": [-1, 0, 1], "per_seat": True},
+    }))
+    assert [p.name for p in parameters][:5] == [f"seat_bonus_points[4p][{seat}]" for seat in range(4)] + ["seat_bonus_points[5p][0]"]
+    raw = {"seat_bonus_points[4p][3]": 2.5, "seat_bonus_points[5p][4]": 4.0, "seat_bonus_points[5p][1]": 0.5,
+           "seat_hand_size_delta[4p][1]": "-1", "seat_hand_size_delta[5p][0]": "1"}
+    four, five = knob_values(parameters, raw, 4, katz), knob_values(parameters, raw, 5, katz)
+    assert four == {"seat_bonus_points": [0.0, 0.0, 0.0, 2.5], "seat_hand_size_delta": [0, -1, 0, 0]}
+    assert five == {"seat_bonus_points": [0.0, 0.5, 0.0, 0.0, 4.0], "seat_hand_size_delta": [1, 0, 0, 0, 0]}
+    params4 = katz.make_params({"players": 4, **four})
+    params5 = katz.make_params({"players": 5, **five})
+    assert params4.seat_bonus_halves == [0, 0, 0, 5] and params4.seat_hand_sizes == [7, 6, 7, 7]
+    assert params5.seat_bonus_halves == [0, 1, 0, 0, 8] and params5.seat_hand_sizes == [8, 7, 7, 7, 7]
+
+
+def test_the_shipped_katz_tune_expands_bonus_and_hand_size_for_every_seat():
+    from simulator.tune.command import load_checked
+
+    from conftest import REPO
+
+    experiment, _, parameters = load_checked(REPO / "experiments" / "tune_katz_compensation.yaml")
+    assert experiment.tune.players == [4, 5]
+    names = [p.name for p in parameters]
+    assert sum(name.startswith("seat_bonus_points[") for name in names) == 4 + 5
+    assert sum(name.startswith("seat_hand_size_delta[") for name in names) == 4 + 5
+    assert "first_turn_limit" in names  # K-3.8, one setting for every player count

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from simulator.cli import main
 from simulator.config import load_experiment
-from simulator.games import GAME_MODULES
+from simulator.games import GAME_MODULES, get_game
 from simulator.tune import search
 from simulator.tune.best import choose_best
 from simulator.tune.command import run_tune
@@ -155,7 +155,7 @@ class SeatBonusCoin(pydantic.BaseModel):
 @pytest.fixture
 def seat_list_game():
     """`coin` with a per-seat list knob `seat_points`, the way Katz's seat compensation is set."""
-    coin = sys.modules[GAME_MODULES["coin"]].GAME
+    coin = get_game("coin")
 
     def play(params, seat_policies, seeds, rotations, check=False):
         plain = coin.params_model(players=params.players, first_seat_bonus=params.first_seat_bonus)
@@ -168,7 +168,7 @@ def seat_list_game():
     module.GAME = coin.__class__(**{**coin.__dict__, "name": "seatcoin", "params_model": SeatBonusCoin,
                                     "play_batch": play})
     sys.modules[module.__name__] = module
-    GAME_MODULES["seatcoin"] = module.__name__
+    GAME_MODULES["seatcoin"] = f"{module.__name__}:GAME"
     yield
     del GAME_MODULES["seatcoin"]
 

@@ -38,6 +38,23 @@ SEAT_MEASURES = {
 _BOOL_COLUMNS = {"win", "solo_won"}
 
 
+_TABLES_CACHE: dict[str, object] = {}
+_TABLES_CACHE_SIZE = 32
+
+
+def _kernel_tables(params):
+    """`kernel_tables(params)`, built once per distinct rule setting: a chunk is played in many
+    sub-batches (simulator.progress) and a tune plays the same settings rung after rung, and
+    building the tables costs as much as playing dozens of games. The kernels only read them."""
+    key = params.model_dump_json()
+    tables = _TABLES_CACHE.get(key)
+    if tables is None:
+        if len(_TABLES_CACHE) >= _TABLES_CACHE_SIZE:
+            _TABLES_CACHE.clear()
+        tables = _TABLES_CACHE[key] = nyz_params.kernel_tables(params)
+    return tables
+
+
 def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
     """Play len(seeds) games in one numba call; returns the record columns (base.py).
 
@@ -47,7 +64,7 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     """
     from simulator.games.nyz import engine
 
-    tables = nyz_params.kernel_tables(params)
+    tables = _kernel_tables(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games, players = len(seeds), params.players
