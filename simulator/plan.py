@@ -116,6 +116,9 @@ class Cell:
             # game-length measures: turns and rounds, plus the game's own (a per-seat one is
             # shown as its total over the seats, e.g. enclosures placed by everybody)
             "length_columns": ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
+            # [per-seat record column, what the report calls it] pairs in display order (a list:
+            # the manifest's JSON has its keys sorted)
+            "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
         }
 
 

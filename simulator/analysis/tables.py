@@ -54,13 +54,14 @@ class Analysis:
     seats: pd.DataFrame  # one row per (cell, seat)
     policies: pd.DataFrame  # one row per (cell, policy) for mixed seatings
     lengths: pd.DataFrame  # one row per (cell, measure, value): histogram counts
+    measures: pd.DataFrame  # one row per (cell, seat measure, seat): mean with its interval
     ratings: pd.DataFrame  # one row per (study, policy) of tournaments: strength and seat effect
     totals: dict[int, CellTotals]
 
 
 def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
     margin = float(manifest["experiment"].get("margin_points", 1.0))
-    cell_rows, seat_rows, policy_rows, length_rows = [], [], [], []
+    cell_rows, seat_rows, policy_rows, length_rows, measure_rows = [], [], [], [], []
     totals_by_cell: dict[int, CellTotals] = {}
     for cell in manifest["cells"]:
         totals = summarize_cell(run_dir, cell, from_logs)
@@ -69,6 +70,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             continue
         seat_frame = _seat_rows(cell, totals, confidence)
         seat_rows.append(seat_frame)
+        measure_rows.append(_measure_rows(cell, totals, confidence))
         row = {
             "cell": cell["index"],
             "label": cell["label"],
@@ -114,6 +116,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         seats=pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame(),
         policies=pd.concat(policy_rows, ignore_index=True) if policy_rows else pd.DataFrame(),
         lengths=pd.DataFrame(length_rows),
+        measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
         ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(),
         totals=totals_by_cell,
     )
@@ -202,6 +205,21 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "margin_high": np.nan if solo else margin_high,
         }
     )
+
+
+def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+    """Mean per game of each of the game's seat measures (`Game.seat_measures`) at each seat,
+    with a t interval from the per-seat sums and sums of squares over all games of the cell."""
+    n, games = cell["players"], totals.games
+    frames = []
+    for column, name in cell["seat_measures"]:
+        total, total_sq = totals.column_sums[column], totals.column_squares[column]
+        low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence)
+        frames.append(pd.DataFrame({
+            "cell": cell["index"], "label": cell["label"], "column": column, "measure": name,
+            "seat": np.arange(n), "games": games, "mean": total / games, "ci_low": low, "ci_high": high,
+        }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:

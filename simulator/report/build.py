@@ -243,6 +243,10 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "significance_note": _significance_note(row, margin),
         "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
         "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
+        "measures_table": table_view(
+            analysis.measures[analysis.measures["cell"] == cell["index"]] if len(analysis.measures) else None,
+            f"measures-cell-{cell['index']}", MEASURE_COLUMNS,
+        ),
         "policies_table": (
             table_view(policies, f"policies-cell-{cell['index']}", policy_columns(policies))
             if policies is not None and len(policies) else None
@@ -340,6 +344,13 @@ SEAT_COLUMNS = [
     ("shared_wins", "shared wins", "int"),
     ("mean_score", "mean score", "num"),
     ("mean_margin", "mean margin", "signed"),
+]
+MEASURE_COLUMNS = [
+    ("measure", "measure", "text"),
+    ("seat", "seat", "int"),
+    ("mean", "mean per game", "num"),
+    ("ci_low", "95% low", "num"),
+    ("ci_high", "95% high", "num"),
 ]
 RATING_COLUMNS = [
     ("policy", "policy", "text"),
