@@ -73,6 +73,12 @@ class Study(StrictModel):
         description="heuristic tournament: policies of which every combination of `players` "
         "(round_robin) or every ordering (permutations) plays as its own cell; instead of seats",
     )
+    ladder: list[str | SeatSpec] | None = Field(
+        None,
+        description="strength ladder, weakest first (at least 2 distinct policies): every rung "
+        "plays self-play, and each rung plays the next one (alternating around the table), so "
+        "all rungs get one Elo scale; instead of seats or pool",
+    )
     pool_format: Literal["round_robin", "permutations"] = Field(
         "round_robin", description="how the pool is seated: round_robin | permutations"
     )
@@ -88,8 +94,12 @@ class Study(StrictModel):
     def _sweep_xor_cases(self) -> "Study":
         if self.sweep is not None and self.cases is not None:
             raise ValueError("give either 'sweep' (a grid) or 'cases' (listed combinations), not both")
-        if self.pool is not None and self.seats is not None:
-            raise ValueError("give either 'seats' (one seating) or 'pool' (a tournament), not both")
+        given = [key for key in ("seats", "pool", "ladder") if getattr(self, key) is not None]
+        if len(given) > 1:
+            raise ValueError(f"give one of 'seats' (one seating), 'pool' (a tournament) or 'ladder' "
+                             f"(a strength ladder), not {' and '.join(given)}")
+        if self.ladder is not None and len(self.ladder) < 2:
+            raise ValueError("a strength ladder needs at least 2 rungs")
         if self.pool is not None and len(self.pool) < 2:
             raise ValueError("a tournament pool needs at least 2 policies")
         for knob, values in (self.sweep or {}).items():

@@ -116,6 +116,9 @@ class Cell:
             # game-length measures: turns and rounds, plus the game's own (a per-seat one is
             # shown as its total over the seats, e.g. enclosures placed by everybody)
             "length_columns": ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
+            # [per-seat record column, what the report calls it] pairs in display order (a list:
+            # the manifest's JSON has its keys sorted)
+            "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
         }
 
 
@@ -223,7 +226,12 @@ def _combinations(study: Study, where: str, file: str | None, used: int) -> list
 
 
 def _seatings(study: Study, players: int, where: str, file: str | None, used: int) -> list[list | None]:
-    """The seatings of a study: its `seats` (None = game default), or the tournament's."""
+    """The seatings of a study: its `seats` (None = game default), the tournament's, or the
+    ladder's."""
+    if study.ladder is not None:
+        seatings = ladder_seatings(study.ladder, players)
+        _refuse_too_many_cells(len(seatings), used, "the ladder", f"{where}.ladder", file)
+        return seatings
     if study.pool is None:
         return [study.seats]
     if len(study.pool) < players:
@@ -237,6 +245,17 @@ def _seatings(study: Study, players: int, where: str, file: str | None, used: in
     _refuse_too_many_cells(count, used, what, f"{where}.pool", file)
     arrange = itertools.permutations if permutations else itertools.combinations
     return [list(seating) for seating in arrange(study.pool, players)]
+
+
+def ladder_seatings(rungs: list, players: int) -> list[list]:
+    """A strength ladder's seatings at one player count: every rung in self-play (its seat
+    verdict), then every pair of neighbouring rungs k, k+1 alternating around the table
+    (k, k+1, k, ...; seats rotated, so each plays every seat). The head-to-heads chain all rungs
+    into one Bradley-Terry (Elo) scale; in a solo game only self-play is possible."""
+    self_play = [[rung] * players for rung in rungs]
+    if players < 2:
+        return self_play
+    return self_play + [[pair[s % 2] for s in range(players)] for pair in zip(rungs, rungs[1:])]
 
 
 def _refuse_too_many_cells(count: int, used: int, what: str, key: str, file: str | None) -> None:
@@ -263,13 +282,14 @@ def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None
         raise ZoosimError(
             f"repeats cases[{repeat[0]}]; list each combination once", file=file, key=f"{where}.cases[{repeat[1]}]"
         )
-    pool = [entry if isinstance(entry, str) else entry.model_dump() for entry in study.pool or []]
-    repeat = _first_repeat(pool)
-    if repeat:
-        raise ZoosimError(
-            f"the policy {_value_text(pool[repeat[1]])} is listed twice; list each policy once",
-            file=file, key=f"{where}.pool",
-        )
+    for key in ("pool", "ladder"):
+        entries = [entry if isinstance(entry, str) else entry.model_dump() for entry in getattr(study, key) or []]
+        repeat = _first_repeat(entries)
+        if repeat:
+            raise ZoosimError(
+                f"the policy {_value_text(entries[repeat[1]])} is listed twice; list each policy once",
+                file=file, key=f"{where}.{key}",
+            )
 
 
 def _first_repeat(values: list[Any]) -> tuple[int, int] | None:
@@ -335,7 +355,8 @@ def _make_cell(
     file: str | None,
 ) -> Cell:
     players = game.players(params)
-    seats = _resolve_seats(seating, game, players, where, file)
+    seats_key = "ladder" if study.ladder is not None else "pool" if study.pool is not None else "seats"
+    seats = _resolve_seats(seating, game, players, f"{where}.{seats_key}", file)
     rotate = experiment.rotate_seats and (
         game.deal_travels_with_slot or len({(name, tuple(sorted(o.items()))) for name, o in seats}) > 1
     )
@@ -353,6 +374,8 @@ def _make_cell(
     labels = [policy_label(policy, overrides) for policy, overrides in seats]
     if study.pool is not None:
         sweep_values = {**sweep_values, "seating": " / ".join(labels)}
+    if study.ladder is not None:
+        sweep_values = {**sweep_values, "rungs": " vs ".join(dict.fromkeys(labels))}
     cell_key = {
         "game": study.game,
         "rules_version": game.rules_version,
@@ -380,7 +403,7 @@ def _make_cell(
     )
 
 
-def _resolve_seats(seating: list | None, game, players: int, where: str, file: str | None):
+def _resolve_seats(seating: list | None, game, players: int, key: str, file: str | None):
     entries = seating or [game.default_policy]
     if len(entries) == 1:
         entries = entries * players
@@ -389,7 +412,7 @@ def _resolve_seats(seating: list | None, game, players: int, where: str, file: s
             f"{len(entries)} seats listed but the game has {players} players "
             "(list one policy for every seat, or a single policy for all)",
             file=file,
-            key=f"{where}.seats",
+            key=key,
         )
     seats = []
     for seat_index, entry in enumerate(entries):
@@ -398,7 +421,7 @@ def _resolve_seats(seating: list | None, game, players: int, where: str, file: s
     try:
         game.seat_policies(seats)  # validates names and parameters
     except ZoosimError as error:
-        raise ZoosimError(error.detail, file=file, key=f"{where}.seats") from None
+        raise ZoosimError(error.detail, file=file, key=key) from None
     return seats
 
 

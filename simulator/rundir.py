@@ -56,7 +56,8 @@ SIDECAR_FORMAT = 1
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
 CELL_KEYS = ("index", "study", "game", "label", "sweep_values", "players", "seats", "rotate", "games",
-             "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns")
+             "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns",
+             "seat_measures")
 MANIFEST_KEYS = ("run_hash", "experiment", "cells")
 SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary", "summary_sha256")
 

@@ -54,13 +54,16 @@ class Analysis:
     seats: pd.DataFrame  # one row per (cell, seat)
     policies: pd.DataFrame  # one row per (cell, policy) for mixed seatings
     lengths: pd.DataFrame  # one row per (cell, measure, value): histogram counts
+    measures: pd.DataFrame  # one row per (cell, seat measure, seat): mean with its interval
     ratings: pd.DataFrame  # one row per (study, policy) of tournaments: strength and seat effect
+    ladder_seats: pd.DataFrame  # one row per (ladder study, players, rung, seat): Elo and deviation
+    ladder: pd.DataFrame  # one row per (ladder study, players): the verdict across rungs
     totals: dict[int, CellTotals]
 
 
 def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
     margin = float(manifest["experiment"].get("margin_points", 1.0))
-    cell_rows, seat_rows, policy_rows, length_rows = [], [], [], []
+    cell_rows, seat_rows, policy_rows, length_rows, measure_rows = [], [], [], [], []
     totals_by_cell: dict[int, CellTotals] = {}
     for cell in manifest["cells"]:
         totals = summarize_cell(run_dir, cell, from_logs)
@@ -69,6 +72,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             continue
         seat_frame = _seat_rows(cell, totals, confidence)
         seat_rows.append(seat_frame)
+        measure_rows.append(_measure_rows(cell, totals, confidence))
         row = {
             "cell": cell["index"],
             "label": cell["label"],
@@ -109,12 +113,18 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         tested = cells["p_value"].notna()
         cells["p_holm"] = np.nan
         cells.loc[tested, "p_holm"] = stats.holm_adjust(cells.loc[tested, "p_value"].to_numpy())
+    seats = pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame()
+    ratings = pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame()
+    ladder_seats = _ladder_seat_rows(manifest, cells, seats, ratings)
     return Analysis(
         cells=cells,
-        seats=pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame(),
+        seats=seats,
         policies=pd.concat(policy_rows, ignore_index=True) if policy_rows else pd.DataFrame(),
         lengths=pd.DataFrame(length_rows),
-        ratings=pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame(),
+        measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
+        ratings=ratings,
+        ladder_seats=ladder_seats,
+        ladder=_ladder_rows(ladder_seats),
         totals=totals_by_cell,
     )
 
@@ -202,6 +212,21 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "margin_high": np.nan if solo else margin_high,
         }
     )
+
+
+def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+    """Mean per game of each of the game's seat measures (`Game.seat_measures`) at each seat,
+    with a t interval from the per-seat sums and sums of squares over all games of the cell."""
+    n, games = cell["players"], totals.games
+    frames = []
+    for column, name in cell["seat_measures"]:
+        total, total_sq = totals.column_sums[column], totals.column_squares[column]
+        low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence)
+        frames.append(pd.DataFrame({
+            "cell": cell["index"], "label": cell["label"], "column": column, "measure": name,
+            "seat": np.arange(n), "games": games, "mean": total / games, "ci_low": low, "ci_high": high,
+        }))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
@@ -295,13 +320,80 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
     )
 
 
+def _ladder_seat_rows(manifest: dict[str, Any], cells: pd.DataFrame, seats: pd.DataFrame,
+                      ratings: pd.DataFrame) -> pd.DataFrame:
+    """Per ladder study, player count, rung and seat: the rung's Elo (from the study's
+    head-to-heads, one scale over all player counts) and the seat's signed deviation from fair
+    in its self-play cell, with the simultaneous interval the cell verdict uses (points)."""
+    ladders = [study.get("name") or study["game"] for study in manifest["experiment"]["studies"] if study.get("ladder")]
+    rows = []
+    for cell in manifest["cells"]:
+        if cell["study"] not in ladders or len(set(cell["seats"])) > 1 or cell["players"] < 2:
+            continue
+        found = cells[cells["cell"] == cell["index"]] if len(cells) else cells
+        if len(found) == 0:
+            continue  # not played yet
+        rung, n = cell["seats"][0], cell["players"]
+        rating = ratings[(ratings["study"] == cell["study"]) & (ratings["policy"] == rung)] if len(ratings) else ratings
+        elo = rating.iloc[0][["elo", "elo_low", "elo_high"]].to_numpy(dtype=float) if len(rating) else np.full(3, np.nan)
+        cell_seats = seats[seats["cell"] == cell["index"]]
+        rows.append(pd.DataFrame({
+            "study": cell["study"], "players": n, "rung": rung, "cell": cell["index"],
+            "elo": elo[0], "elo_low": elo[1], "elo_high": elo[2],
+            "verdict": found.iloc[0]["verdict"], "sentence": found.iloc[0]["sentence"],
+            "seat": cell_seats["seat"].to_numpy(),
+            "deviation_points": cell_seats["deviation_points"].to_numpy(),
+            "low_points": (cell_seats["sim_low"].to_numpy() - 1.0 / n) * 100,
+            "high_points": (cell_seats["sim_high"].to_numpy() - 1.0 / n) * 100,
+        }))
+    return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
+
+
+def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None) -> str:
+    """Whether a seat verdict holds across playing strength, from the seat rows (seat, verdict,
+    low_points, high_points) of the two strongest rungs' self-play cells: *stable* when they agree
+    (same verdict and overlapping intervals at every seat), *strength-dependent* when they do
+    not, *unresolved* when there is no runner-up, a rung has no Elo, or a verdict is inconclusive
+    (more games would tell)."""
+    if runner_up is None or strongest["elo"].isna().any() or runner_up["elo"].isna().any():
+        return "unresolved"
+    verdicts = (strongest["verdict"].iloc[0], runner_up["verdict"].iloc[0])
+    if "inconclusive" in verdicts:
+        return "unresolved"
+    a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
+    overlap = (a["low_points"].to_numpy() <= b["high_points"].to_numpy()) & (b["low_points"].to_numpy() <= a["high_points"].to_numpy())
+    return "stable" if verdicts[0] == verdicts[1] and overlap.all() else "strength-dependent"
+
+
+def _ladder_rows(ladder_seats: pd.DataFrame) -> pd.DataFrame:
+    """Per ladder study and player count: the strongest rung (highest Elo), the runner-up, the
+    ladder verdict and a sentence leading with the strongest rung's seat verdict."""
+    rows = []
+    for (study, players), group in ladder_seats.groupby(["study", "players"], sort=False) if len(ladder_seats) else []:
+        rungs = group.drop_duplicates("rung").sort_values("elo", ascending=False, na_position="last")
+        top = group[group["rung"] == rungs.iloc[0]["rung"]]
+        second = group[group["rung"] == rungs.iloc[1]["rung"]] if len(rungs) > 1 else None
+        verdict = ladder_verdict(top, second)
+        strongest = rungs.iloc[0]
+        against = "" if second is None else f" against its runner-up {rungs.iloc[1]['rung']}"
+        rows.append({
+            "study": study, "players": players, "strongest": strongest["rung"],
+            "runner_up": None if second is None else rungs.iloc[1]["rung"],
+            "strongest_elo": strongest["elo"], "verdict": verdict, "seat_verdict": strongest["verdict"],
+            "sentence": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
+                        f"Across the ladder: {verdict}{against}.",
+        })
+    return pd.DataFrame(rows)
+
+
 def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bradley-Terry Elo of all games, with delete-one-batch jackknife intervals (batches of
     deals are independent, so the intervals account for correlated games). NaN when some policy
     never lost or never won, which leaves its strength unbounded."""
     k = batch_wins.shape[1]
+    # a policy meeting itself (a seating that lists it twice) says nothing about strength
+    batch_wins = batch_wins * (1.0 - np.eye(k))
     total = batch_wins.sum(axis=0)
-    np.fill_diagonal(total, 0.0)
     try:
         elo = stats.bradley_terry(total, confidence).elo
         leave_one_out = np.array([stats.bradley_terry(total - batch, confidence).elo for batch in batch_wins])

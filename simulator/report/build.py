@@ -74,6 +74,7 @@ def render_html(
                 "sweep_charts": _sweep_charts(study_cells, analysis, margin),
                 "sample_game": sample_games.get(study_name),
                 **_tournament_view(study_name, analysis),
+                "ladder": _ladder_view(study_name, analysis),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -203,10 +204,34 @@ def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any
 
 
 def _summary(analysis: Analysis) -> list[dict[str, str]]:
-    return [
+    """One line per cell, led by each strength ladder's strongest rung's verdict per player count."""
+    ladders = [
+        {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["seat_verdict"],
+         "sentence": row["sentence"]}
+        for _, row in analysis.ladder.iterrows()
+    ]
+    return ladders + [
         {"label": row["label"], "verdict": row["verdict"], "sentence": row["sentence"]}
         for _, row in analysis.cells.iterrows()
     ]
+
+
+def _ladder_view(study_name: str, analysis: Analysis) -> dict[str, Any] | None:
+    """A ladder study's verdicts in words, per player count a chart of each seat's deviation from
+    fair against rung strength, and the numbers as a table."""
+    if len(analysis.ladder) == 0 or study_name not in set(analysis.ladder["study"]):
+        return None
+    seats = analysis.ladder_seats[analysis.ladder_seats["study"] == study_name]
+    verdicts = analysis.ladder[analysis.ladder["study"] == study_name]
+    key = study_name.replace(" ", "-")
+    return {
+        "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": row["sentence"]}
+                     for _, row in verdicts.iterrows()],
+        "charts": [charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength")
+                   for players, group in seats.groupby("players") if group["elo"].notna().all()],
+        "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
+        "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
+    }
 
 
 def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
@@ -243,6 +268,10 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "significance_note": _significance_note(row, margin),
         "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
         "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
+        "measures_table": table_view(
+            analysis.measures[analysis.measures["cell"] == cell["index"]] if len(analysis.measures) else None,
+            f"measures-cell-{cell['index']}", MEASURE_COLUMNS,
+        ),
         "policies_table": (
             table_view(policies, f"policies-cell-{cell['index']}", policy_columns(policies))
             if policies is not None and len(policies) else None
@@ -340,6 +369,33 @@ SEAT_COLUMNS = [
     ("shared_wins", "shared wins", "int"),
     ("mean_score", "mean score", "num"),
     ("mean_margin", "mean margin", "signed"),
+]
+LADDER_COLUMNS = [
+    ("players", "players", "int"),
+    ("rung", "rung", "text"),
+    ("elo", "Elo", "signed"),
+    ("elo_low", "Elo low", "signed"),
+    ("elo_high", "Elo high", "signed"),
+    ("seat", "seat", "int"),
+    ("deviation_points", "points from fair", "signed"),
+    ("low_points", "simultaneous low (pts)", "signed"),
+    ("high_points", "simultaneous high (pts)", "signed"),
+    ("verdict", "self-play verdict", "text"),
+]
+LADDER_VERDICT_COLUMNS = [
+    ("players", "players", "int"),
+    ("strongest", "strongest rung", "text"),
+    ("strongest_elo", "its Elo", "signed"),
+    ("seat_verdict", "its seat verdict", "text"),
+    ("runner_up", "runner-up", "text"),
+    ("verdict", "across the ladder", "text"),
+]
+MEASURE_COLUMNS = [
+    ("measure", "measure", "text"),
+    ("seat", "seat", "int"),
+    ("mean", "mean per game", "num"),
+    ("ci_low", "95% low", "num"),
+    ("ci_high", "95% high", "num"),
 ]
 RATING_COLUMNS = [
     ("policy", "policy", "text"),

@@ -213,6 +213,27 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
     return to_svg(figure)
 
 
+def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
+    """A strength ladder at one player count: each seat's signed deviation from fair (points,
+    simultaneous interval) against its rung's strength (Elo, interval), one colour per seat."""
+    figure, axes = plt.subplots(figsize=(5.6, 2.8))
+    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    for seat, group in rungs.groupby("seat"):
+        x, y = group["elo"].to_numpy(), group["deviation_points"].to_numpy()
+        axes.errorbar(
+            x, y, xerr=[x - group["elo_low"].to_numpy(), group["elo_high"].to_numpy() - x],
+            yerr=[y - group["low_points"].to_numpy(), group["high_points"].to_numpy() - y],
+            fmt="o-", capsize=2, linewidth=1, label=f"seat {seat}", gid=DATA,
+        )
+    for rung, x in rungs.drop_duplicates("rung")[["rung", "elo"]].itertuples(index=False):
+        axes.annotate(rung, (x, 0), textcoords="offset points", xytext=(2, 4), fontsize=7, color=FAIR_COLOUR)
+    axes.set_xlabel("rung strength (Elo, Bradley-Terry)")
+    axes.set_ylabel("points from fair")
+    axes.legend(fontsize=7, loc="best")
+    axes.set_title(title, loc="left")
+    return to_svg(figure)
+
+
 def forest_plot(cells: pd.DataFrame, seats: pd.DataFrame) -> str:
     """Before/after: per cell, the change of the largest seat deviation (diamond, 95%) and each
     seat's change B - A (dot, simultaneous 95% over all seats), in points, one row each; cells

@@ -2,16 +2,20 @@
 recomputing from the logs gives, on real runs of both games, a tournament and precision mode."""
 
 import itertools
+import re
 
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from scipy import stats as scipy_stats
 
 from simulator.analysis.summary import CellTotals, summarize_columns
 from simulator.analysis.tables import analyze_run, summarize_cell
 from simulator.config import parse_experiment
+from simulator.games import get_game
 from simulator.plan import build_plan
+from simulator.report.build import build_report
 from simulator.rundir import read_manifest
 from simulator.runner import run_experiment
 
@@ -45,7 +49,7 @@ def run_dir(request, tmp_path_factory):
 def test_merged_summaries_give_the_report_numbers_that_the_logs_give(run_dir):
     manifest = read_manifest(run_dir)
     merged, recomputed = analyze_run(run_dir, manifest), analyze_run(run_dir, manifest, from_logs=True)
-    for name in ("cells", "seats", "policies", "lengths", "ratings"):
+    for name in ("cells", "seats", "policies", "lengths", "measures", "ratings"):
         pd.testing.assert_frame_equal(getattr(merged, name), getattr(recomputed, name), check_exact=True)
     assert len(merged.seats) and (merged.cells["games"] > 0).all()
 
@@ -72,6 +76,32 @@ def test_summaries_agree_with_a_direct_computation_over_all_logs(run_dir):
             ranks = games[[f"rank_{s}" for s in range(n)]].to_numpy()
             slots = games[[f"slot_{s}" for s in range(n)]].to_numpy()
             assert np.isclose(totals.slot_pairwise_wins.sum(axis=0)[0, 1], placements_above(ranks, slots, 0, 1))
+
+
+def test_seat_measures_per_seat_agree_with_pandas_over_the_logs_and_the_report_shows_them(run_dir):
+    """Issue #13: every measure a game declares (Game.seat_measures), per seat, as its mean per
+    game with a 95% t interval, computed here straight from the logs."""
+    manifest = read_manifest(run_dir)
+    path, analysis = build_report(run_dir)
+    page = path.read_text()
+    for cell in manifest["cells"]:
+        n, declared = cell["players"], get_game(cell["game"]).seat_measures
+        assert cell["seat_measures"] == [list(pair) for pair in declared.items()] and declared
+        paths = sorted((run_dir / "logs" / f"cell={cell['index']:04d}").glob("*.parquet"))
+        games = pd.concat([pq.read_table(path).to_pandas() for path in paths], ignore_index=True)
+        rows = analysis.measures[analysis.measures["cell"] == cell["index"]]
+        assert rows["measure"].tolist() == [name for name in declared.values() for _ in range(n)]
+        values = games[[f"{column}_{s}" for column in declared for s in range(n)]].astype(float)
+        mean, sd = values.mean().to_numpy(), values.std(ddof=1).to_numpy()
+        half = scipy_stats.t.ppf(0.975, len(games) - 1) * sd / np.sqrt(len(games))
+        assert np.allclose(rows["mean"], mean, rtol=1e-12)
+        assert np.allclose(rows["ci_low"], mean - half, rtol=1e-9, atol=1e-12)
+        assert np.allclose(rows["ci_high"], mean + half, rtol=1e-9, atol=1e-12)
+        table = re.search(rf'<table class="data" id="measures-cell-{cell["index"]}">(.*?)</table>', page, re.S).group(1)
+        shown = [re.findall(r'data-value="([^"]*)"', row) for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])]
+        assert [row[0] for row in shown] == rows["measure"].tolist()
+        assert np.array_equal(np.array([row[2:5] for row in shown], dtype=float), rows[["mean", "ci_low", "ci_high"]])
+        assert f'download="measures-cell-{cell["index"]}.csv"' in page
 
 
 def placements_above(ranks, slots, first, second):
