@@ -35,7 +35,7 @@ import pydantic
 from simulator.errors import ZoosimError
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width.
-MAX_POLICY_PARAMS = 8
+MAX_POLICY_PARAMS = 16
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
