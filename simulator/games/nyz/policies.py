@@ -29,6 +29,8 @@ The last four weights default to 0, which plays exactly the games of the first e
 games; `greedy_pairs` and `greedy_tuned` use them.
 """
 
+import math
+
 from simulator.games import rng
 from simulator.games.base import PolicySpec
 from simulator.games.nyz.bits import kernel, neighbours, popcount
@@ -65,8 +67,19 @@ _GREEDY_HELP = {
 _NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0)
 
 
+# the look-ahead weights are counts of enclosures the move is worth or costs: never negative;
+# ahead_spaces counts strip spaces (a lap has N_SPACES)
+_GREEDY_RANGE = {
+    "pair_value": (0.0, math.inf, False),
+    "ahead_spaces": (0.0, float(N_SPACES - 1), True),
+    "breeding_ahead": (0.0, math.inf, False),
+    "opponent_breeding": (0.0, math.inf, False),
+}
+
+
 def _greedy(name, description, **weights):
-    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP)
+    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
+                      param_range=_GREEDY_RANGE)
 
 
 POLICIES = {
@@ -87,10 +100,17 @@ POLICIES = {
         contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5, **_NO_LOOKAHEAD,
     ),
     "greedy_pairs": _greedy(
-        "greedy_pairs", "greedy that keeps breeding pairs and looks at the breeding lines ahead",
+        "greedy_pairs", "greedy that keeps and makes breeding pairs (pair_value)",
         tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
         contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
-        pair_value=2.0, ahead_spaces=8.0, breeding_ahead=0.5, opponent_breeding=0.5,
+        pair_value=2.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0,
+    ),
+    "greedy_tuned": _greedy(
+        "greedy_tuned", "greedy with weights tuned by head-to-head play against greedy "
+        "(benchmarks/tune_heuristics.py nyz --trials 60 --deals 400 --solo-weight 0.5)",
+        tile_value=1.09, animal_value=3.51, fill_bonus=0.25, breeding_value=4.76, house_value=0.34,
+        contact_weight=0.45, hole_weight=2.04, dead_end_weight=0.15,
+        pair_value=2.71, ahead_spaces=3.0, breeding_ahead=1.48, opponent_breeding=2.63,
     ),
 }
 
