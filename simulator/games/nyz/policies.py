@@ -26,7 +26,7 @@ Greedy weights (policy parameter row, in this order):
 
 The last four weights default to 0, which plays exactly the games of the first eight alone
 (every added term is then +0.0), so `greedy`, `greedy_builder` and `greedy_breeder` keep their
-games; `greedy_pairs` and `greedy_tuned` use them.
+games; `greedy_pairs`, `greedy_tuned` and `greedy_duel` use them.
 """
 
 import math
@@ -106,7 +106,14 @@ POLICIES = {
         pair_value=2.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0,
     ),
     "greedy_tuned": _greedy(
-        "greedy_tuned", "greedy with weights tuned by head-to-head play against greedy "
+        "greedy_tuned", "greedy tuned for 2-player wins against greedy and solo wins together "
+        "(benchmarks/tune_heuristics.py nyz --trials 40 --deals 300 --solo-weight 10 --seed 2)",
+        tile_value=1.44, animal_value=2.33, fill_bonus=7.11, breeding_value=0.26, house_value=0.41,
+        contact_weight=1.07, hole_weight=4.44, dead_end_weight=1.33,
+        pair_value=3.43, ahead_spaces=1.0, breeding_ahead=0.18, opponent_breeding=0.63,
+    ),
+    "greedy_duel": _greedy(
+        "greedy_duel", "greedy tuned for 2-player wins against greedy only; weak solo "
         "(benchmarks/tune_heuristics.py nyz --trials 60 --deals 400 --solo-weight 0.5)",
         tile_value=1.09, animal_value=3.51, fill_bonus=0.25, breeding_value=4.76, house_value=0.34,
         contact_weight=0.45, hole_weight=2.04, dead_end_weight=0.15,

@@ -65,8 +65,8 @@ def test_pair_value_prefers_the_animal_that_makes_a_pair():
 def test_new_presets_keep_every_invariant(players):
     """T18 in checked mode over 3,000 games per player count for the presets using the new
     weights (mixed with greedy so both sides of the opponent term are exercised)."""
-    names = ["greedy_pairs", "greedy_tuned", "greedy"]
-    seating = GAME.seat_policies([(names[i % 3], {}) for i in range(players)])
+    names = ["greedy_pairs", "greedy_tuned", "greedy_duel", "greedy"]
+    seating = GAME.seat_policies([(names[(i + players) % 4], {}) for i in range(players)])
     games = 3000
     seeds = np.arange(1, games + 1, dtype=np.uint64) * np.uint64(7919)
     rotations = (np.arange(games) % players).astype(np.int64)
@@ -77,7 +77,7 @@ def test_new_presets_keep_every_invariant(players):
 def test_tuned_preset_is_registered_and_documented():
     result = CliRunner().invoke(main, ["rules", "nyz"])
     assert result.exit_code == 0
-    for name in ("greedy_pairs", "greedy_tuned"):
+    for name in ("greedy_pairs", "greedy_tuned", "greedy_duel"):
         assert name in GAME.policies
         assert f"\n{name}: " in result.output
     assert "ahead_spaces = " in result.output and "a whole number from 0 to 24" in result.output
