@@ -339,7 +339,8 @@ def rules(game):
         default = " (default)" if name == module.default_policy else ""
         click.echo(f"{name}{default}: {spec.description}")
         for parameter, value in spec.params.items():
-            click.echo(f"    {parameter} = {value:g}   {spec.param_help.get(parameter, '')}".rstrip())
+            bounds = f" ({spec.allowed_text(parameter)})" if parameter in spec.param_range else ""
+            click.echo(f"    {parameter} = {value:g}   {spec.param_help.get(parameter, '')}{bounds}".rstrip())
 
 
 @main.command()

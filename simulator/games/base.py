@@ -35,7 +35,7 @@ import pydantic
 from simulator.errors import ZoosimError
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width.
-MAX_POLICY_PARAMS = 8
+MAX_POLICY_PARAMS = 16
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
@@ -71,6 +71,19 @@ class PolicySpec:
     description: str
     params: dict[str, float] = field(default_factory=dict)  # name -> default, in kernel order
     param_help: dict[str, str] = field(default_factory=dict)
+    # name -> (lowest, highest (math.inf: none), whole numbers only) for bounded parameters;
+    # the others take any finite number
+    param_range: dict[str, tuple[float, float, bool]] = field(default_factory=dict)
+
+    def allowed_text(self, name: str) -> str:
+        """What a parameter accepts, in words (for errors and `zoosim rules GAME`)."""
+        if name not in self.param_range:
+            return "a finite number"
+        low, high, whole = self.param_range[name]
+        kind = "a whole number" if whole else "a number"
+        if high == math.inf:
+            return f"{kind} of at least {low:g}"
+        return f"{kind} from {low:g} to {high:g}"
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
         """The kernel's parameter row: defaults, overridden by name. Unknown names are errors."""
@@ -84,10 +97,14 @@ class PolicySpec:
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
             value = _finite_float(overrides.get(name, default))
+            if value is not None and name in self.param_range:
+                low, high, whole = self.param_range[name]
+                if not low <= value <= high or (whole and value != int(value)):
+                    value = None
             if value is None:
                 raise ZoosimError(
-                    f"parameter '{name}' of policy '{self.name}' must be a finite number, "
-                    f"got {overrides.get(name, default)!r}"
+                    f"parameter '{name}' of policy '{self.name}' must be "
+                    f"{self.allowed_text(name)}, got {overrides.get(name, default)!r}"
                 )
             row[index] = value
         return row

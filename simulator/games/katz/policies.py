@@ -34,6 +34,15 @@ _VALUE_HELP = {
     "skip_cost": "points a placement that costs the next turn is worth less",
 }
 
+_GREEDY_HELP = {
+    **_VALUE_HELP,
+    "replace_threshold": (
+        "a replacement is chosen only if it beats the best draw (counted as at least 0, "
+        "since a drawn card can usually go straight back) by more than this"
+    ),
+    "blocked_cost": "assumed loss of drawing at a cell where no hand card fits",
+}
+
 POLICIES = {
     "random": PolicySpec(
         name="random",
@@ -48,14 +57,17 @@ POLICIES = {
             "gains more, and places the fitting card that leaves the best hand"
         ),
         params={"extra_turn_value": 3.0, "skip_cost": 3.0, "replace_threshold": 0.0, "blocked_cost": 4.0},
-        param_help={
-            **_VALUE_HELP,
-            "replace_threshold": (
-                "a replacement is chosen only if it beats the best draw (counted as at least 0, "
-                "since a drawn card can usually go straight back) by more than this"
-            ),
-            "blocked_cost": "assumed loss of drawing at a cell where no hand card fits",
-        },
+        param_help=_GREEDY_HELP,
+    ),
+    "greedy_tuned": PolicySpec(
+        name="greedy_tuned",
+        policy_id=GREEDY,
+        description=(
+            "greedy with weights tuned by head-to-head play against greedy "
+            "(benchmarks/tune_heuristics.py katz --trials 60 --deals 1000)"
+        ),
+        params={"extra_turn_value": 0.48, "skip_cost": 1.53, "replace_threshold": -0.96, "blocked_cost": 0.4},
+        param_help=_GREEDY_HELP,
     ),
     "expectimax": PolicySpec(
         name="expectimax",

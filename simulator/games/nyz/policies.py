@@ -15,7 +15,21 @@ Greedy weights (policy parameter row, in this order):
   contact_weight  value per edge of a placed tile touching a covered square or the border
   hole_weight     penalty per empty square left with no empty neighbour (only a 1x1 fills it)
   dead_end_weight penalty per empty square left with exactly one empty neighbour
+  pair_value      value of an enclosure holding enough animals to breed (N-6.2): a move that
+                  makes one gains it, a populate move that takes the last breeder away loses it
+  ahead_spaces    strip spaces after the destination that a destination move looks ahead over
+                  (0: no look-ahead); breeding lines there are crossed soon by someone (N-6.1)
+  breeding_ahead  value per own breeding enclosure (after the move) of a species whose line lies
+                  within ahead_spaces after the destination
+  opponent_breeding  penalty per opponent breeding enclosure of a species whose line lies within
+                  the next player's reach (rules range) after the destination
+
+The last four weights default to 0, which plays exactly the games of the first eight alone
+(every added term is then +0.0), so `greedy`, `greedy_builder` and `greedy_breeder` keep their
+games; `greedy_pairs`, `greedy_tuned` and `greedy_duel` use them.
 """
+
+import math
 
 from simulator.games import rng
 from simulator.games.base import PolicySpec
@@ -23,14 +37,16 @@ from simulator.games.nyz.bits import kernel, neighbours, popcount
 from simulator.games.nyz.state import (
     CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE,
     D_BREED, D_DEST, D_HOUSE_ADD, D_KEEP_ONE, D_PLACE, D_POPULATE, DECLINE, E_CAPACITY,
-    E_COUNT, E_SPECIES, FIRST_ATTRACTION, N_SPECIES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES,
-    P_ENCLOSURES, P_HOUSES, POP_STOP, R_BONUS_ENABLED, R_BREED_ENCLOSURES, R_BREED_MIN, R_SOLO,
+    E_COUNT, E_SPECIES, FIRST_ATTRACTION, N_SPACES, N_SPECIES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES,
+    P_ENCLOSURES, P_HOUSES, POP_STOP, R_BONUS_ENABLED, R_BREED_ENCLOSURES, R_BREED_MIN, R_RANGE,
+    R_SOLO,
     SC_DECIDER, SC_DECISION, SC_ELEPHANT, SC_FOLLOW_HEAD, SC_N_OPTIONS, SC_NEW_ENCLOSURE,
-    SC_POP_COUNT, SPACE_ANIMALS, SRC_ENCLOSURE, TARGET_HOUSE,
+    SC_PLAYERS, SC_POP_COUNT, SPACE_ANIMALS, SRC_ENCLOSURE, TARGET_HOUSE,
 )
 
 RANDOM, GREEDY = 0, 1
-W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END = range(8)
+(W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END, W_PAIR, W_AHEAD_SPACES,
+ W_AHEAD, W_OPPONENT) = range(12)
 
 _GREEDY_HELP = {
     "tile_value": "value per square of an enclosure or attraction taken",
@@ -41,11 +57,29 @@ _GREEDY_HELP = {
     "contact_weight": "value per tile edge touching a covered square or the border",
     "hole_weight": "penalty per empty square left without an empty neighbour",
     "dead_end_weight": "penalty per empty square left with exactly one empty neighbour",
+    "pair_value": "value of making an enclosure able to breed; lost when populating breaks it",
+    "ahead_spaces": "strip spaces after the destination looked ahead over (0: none)",
+    "breeding_ahead": "value per own breeding enclosure on a line within ahead_spaces",
+    "opponent_breeding": "penalty per opponent breeding enclosure on a line the next player can reach",
+}
+
+# the new weights off: the games of the eight-weight greedy (see the module docstring)
+_NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0)
+
+
+# the look-ahead weights are counts of enclosures the move is worth or costs: never negative;
+# ahead_spaces counts strip spaces (a lap has N_SPACES)
+_GREEDY_RANGE = {
+    "pair_value": (0.0, math.inf, False),
+    "ahead_spaces": (0.0, float(N_SPACES - 1), True),
+    "breeding_ahead": (0.0, math.inf, False),
+    "opponent_breeding": (0.0, math.inf, False),
 }
 
 
 def _greedy(name, description, **weights):
-    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP)
+    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
+                      param_range=_GREEDY_RANGE)
 
 
 POLICIES = {
@@ -53,17 +87,37 @@ POLICIES = {
     "greedy": _greedy(
         "greedy", "one-step greedy with balanced weights",
         tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
-        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
+        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0, **_NO_LOOKAHEAD,
     ),
     "greedy_builder": _greedy(
         "greedy_builder", "greedy that prefers big tiles and tight packing over animals",
         tile_value=3.0, animal_value=0.5, fill_bonus=3.0, breeding_value=0.3, house_value=0.2,
-        contact_weight=1.5, hole_weight=4.0, dead_end_weight=1.5,
+        contact_weight=1.5, hole_weight=4.0, dead_end_weight=1.5, **_NO_LOOKAHEAD,
     ),
     "greedy_breeder": _greedy(
         "greedy_breeder", "greedy that chases animals, breeding lines and full enclosures",
         tile_value=0.5, animal_value=3.0, fill_bonus=10.0, breeding_value=3.0, house_value=1.0,
-        contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5,
+        contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5, **_NO_LOOKAHEAD,
+    ),
+    "greedy_pairs": _greedy(
+        "greedy_pairs", "greedy that keeps and makes breeding pairs (pair_value)",
+        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
+        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
+        pair_value=2.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0,
+    ),
+    "greedy_tuned": _greedy(
+        "greedy_tuned", "greedy tuned for 2-player wins against greedy and solo wins together "
+        "(benchmarks/tune_heuristics.py nyz --trials 40 --deals 300 --solo-weight 10 --seed 2)",
+        tile_value=1.44, animal_value=2.33, fill_bonus=7.11, breeding_value=0.26, house_value=0.41,
+        contact_weight=1.07, hole_weight=4.44, dead_end_weight=1.33,
+        pair_value=3.43, ahead_spaces=1.0, breeding_ahead=0.18, opponent_breeding=0.63,
+    ),
+    "greedy_duel": _greedy(
+        "greedy_duel", "greedy tuned for 2-player wins against greedy only; weak solo "
+        "(benchmarks/tune_heuristics.py nyz --trials 60 --deals 400 --solo-weight 0.5)",
+        tile_value=1.09, animal_value=3.51, fill_bonus=0.25, breeding_value=4.76, house_value=0.34,
+        contact_weight=0.45, hole_weight=2.04, dead_end_weight=0.15,
+        pair_value=2.71, ahead_spaces=3.0, breeding_ahead=1.48, opponent_breeding=2.63,
     ),
 }
 
@@ -81,17 +135,70 @@ def choose(st, tab):
 
 
 @kernel
-def animal_gain(st, seat, e, w):
-    """Value of one more animal in enclosure e."""
+def animal_gain(st, tab, seat, e, w):
+    """Value of one more animal in enclosure e (pair_value when it makes the enclosure able to
+    breed, N-6.2; a full enclosure scores instead, N-4.4)."""
     count = st.enc[seat, e, E_COUNT] + 1
     capacity = st.enc[seat, e, E_CAPACITY]
     if count >= capacity:
         return w[W_ANIMAL] + w[W_FILL]
-    return w[W_ANIMAL] * count / capacity
+    return w[W_ANIMAL] * count / capacity + (w[W_PAIR] if count == tab.rules[R_BREED_MIN] else 0.0)
 
 
 @kernel
-def best_target(st, seat, species, w):
+def breeders(st, tab, seat, species):
+    """Enclosures of a seat that would breed on a line of this species (N-6.2), before the
+    per-event limit."""
+    count = 0
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        if st.enc[seat, e, E_SPECIES] == species and st.enc[seat, e, E_COUNT] >= tab.rules[R_BREED_MIN]:
+            count += 1
+    return count
+
+
+@kernel
+def becomes_breeder(st, tab, seat, species):
+    """1 when one more animal of the species makes some enclosure of the seat able to breed."""
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        count = st.enc[seat, e, E_COUNT] + 1
+        if (st.enc[seat, e, E_SPECIES] == species and count == tab.rules[R_BREED_MIN]
+                and count < st.enc[seat, e, E_CAPACITY]):
+            return 1
+    return 0
+
+
+@kernel
+def line_at(tab, space, k):
+    """Species of the breeding line k spaces clockwise after a strip space (-1: none)."""
+    return tab.line_species[(space + k - 1) % N_SPACES + 1]
+
+
+@kernel
+def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
+    """breeding_ahead per own breeding enclosure (counting one the move makes for species
+    gained_a / gained_b, -1 for none) on the lines within ahead_spaces after the destination,
+    minus opponent_breeding per opponent breeding enclosure on the lines the next player can
+    cross from there (N-4.1 range; every player breeds on a crossed line, N-6.1)."""
+    limit = tab.rules[R_BREED_ENCLOSURES]
+    value = 0.0
+    for k in range(1, int(w[W_AHEAD_SPACES]) + 1):
+        species = line_at(tab, space, k)
+        if species >= 0:
+            own = breeders(st, tab, seat, species)
+            if species == gained_a or species == gained_b:
+                own += becomes_breeder(st, tab, seat, species)
+            value += w[W_AHEAD] * min(own, limit)
+    for k in range(1, tab.rules[R_RANGE] + 1):
+        species = line_at(tab, space, k)
+        if species >= 0:
+            for other in range(st.sc[SC_PLAYERS]):
+                if other != seat:
+                    value -= w[W_OPPONENT] * min(breeders(st, tab, other, species), limit)
+    return value
+
+
+@kernel
+def best_target(st, tab, seat, species, w):
     """Best value of placing one new animal of a species (-1 when it has no target)."""
     best = -1.0
     for h in range(st.seat[seat, P_HOUSES]):
@@ -101,34 +208,34 @@ def best_target(st, seat, species, w):
     for e in range(st.seat[seat, P_ENCLOSURES]):
         count = st.enc[seat, e, E_COUNT]
         if count == 0 or st.enc[seat, e, E_SPECIES] == species:
-            best = max(best, animal_gain(st, seat, e, w))
+            best = max(best, animal_gain(st, tab, seat, e, w))
     return best
 
 
 @kernel
-def pair_value(st, seat, a, b, w):
-    return max(best_target(st, seat, a, w), 0.0) + max(best_target(st, seat, b, w), 0.0)
+def pair_value(st, tab, seat, a, b, w):
+    return max(best_target(st, tab, seat, a, w), 0.0) + max(best_target(st, tab, seat, b, w), 0.0)
 
 
 @kernel
 def destination_value(st, tab, seat, move, crossed, w):
     space = move % 32
+    gained_a, gained_b = -1, -1
     if tab.strip_kind[space] == SPACE_ANIMALS:
-        value = pair_value(st, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1], w)
+        gained_a, gained_b = tab.strip_pair[space, 0], tab.strip_pair[space, 1]
+        value = pair_value(st, tab, seat, gained_a, gained_b, w)
         for species in range(N_SPECIES):
-            value = max(value, best_target(st, seat, species, w))
+            value = max(value, best_target(st, tab, seat, species, w))
     else:
         tile = st.bay_tiles[space, st.bay_count[space] - 1]
         value = w[W_TILE] * tab.shape_squares[tile]
     for species in range(N_SPECIES):
         if crossed & (1 << species):
-            breeders = 0
-            for e in range(st.seat[seat, P_ENCLOSURES]):
-                if (st.enc[seat, e, E_SPECIES] == species
-                        and st.enc[seat, e, E_COUNT] >= tab.rules[R_BREED_MIN]):
-                    breeders += 1
-            value += w[W_BREED] * (min(breeders, tab.rules[R_BREED_ENCLOSURES])
-                                   + (tab.rules[R_BONUS_ENABLED] if breeders else 0))
+            own = breeders(st, tab, seat, species)
+            value += w[W_BREED] * (min(own, tab.rules[R_BREED_ENCLOSURES])
+                                   + (tab.rules[R_BONUS_ENABLED] if own else 0))
+    if w[W_AHEAD_SPACES] > 0 or w[W_OPPONENT] != 0:
+        value += lookahead_value(st, tab, seat, space, gained_a, gained_b, w)
     if tab.rules[R_SOLO] != 0:  # laps are limited: a long move costs time
         distance = (space - st.sc[SC_ELEPHANT]) % 25
         value -= 0.2 * w[W_TILE] * distance
@@ -184,15 +291,23 @@ def best_placement_value(st, tab, seat, shape, w):
 
 
 @kernel
-def populate_value(st, seat, move, w):
+def populate_value(st, tab, seat, move, w):
+    """Value of moving one more animal into the new enclosure (N-4.2): its fill, minus the fill
+    and (pair_value) the breeding ability the source enclosure loses, plus pair_value when the
+    new enclosure becomes able to breed."""
     if move == POP_STOP:
         return 0.0
     new = st.sc[SC_NEW_ENCLOSURE]
-    value = w[W_ANIMAL] * (st.sc[SC_POP_COUNT] + 1) / st.enc[seat, new, E_CAPACITY]
+    count = st.sc[SC_POP_COUNT] + 1
+    value = w[W_ANIMAL] * count / st.enc[seat, new, E_CAPACITY]
+    if count == tab.rules[R_BREED_MIN] and count < st.enc[seat, new, E_CAPACITY]:
+        value += w[W_PAIR]
     if move >= SRC_ENCLOSURE:
         source = move - SRC_ENCLOSURE
         species = st.enc[seat, source, E_SPECIES]
         value -= w[W_ANIMAL] / st.enc[seat, source, E_CAPACITY]
+        if st.enc[seat, source, E_COUNT] == tab.rules[R_BREED_MIN]:
+            value -= w[W_PAIR]
     else:
         species = st.house[seat, move]
         value += 0.5 * w[W_HOUSE]
@@ -219,27 +334,28 @@ def greedy(st, tab, seat, n, w):
         elif decision == D_PLACE or decision == D_ATTRACTION_PLACE:
             value = placement_value(st, tab, seat, move, covered_nb, w)
         elif decision == D_POPULATE:
-            value = populate_value(st, seat, move, w)
+            value = populate_value(st, tab, seat, move, w)
         elif decision == D_ANIMAL_CHOICE:
             space = st.sc[SC_ELEPHANT]
             if move == CHOICE_PAIR:
-                value = pair_value(st, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1], w)
+                value = pair_value(st, tab, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1],
+                                   w)
             else:
-                value = best_target(st, seat, move, w)
+                value = best_target(st, tab, seat, move, w)
         elif decision == D_ANIMAL_PLACE:
             if move == DECLINE:
                 value = 0.0
             elif move % 64 == TARGET_HOUSE:
                 value = w[W_HOUSE]
             else:
-                value = animal_gain(st, seat, move % 64, w)
+                value = animal_gain(st, tab, seat, move % 64, w)
         elif decision == D_HOUSE_ADD or decision == D_KEEP_ONE:
             value = 0.0
             if move == 1:
                 value = w[W_HOUSE]
                 if decision == D_HOUSE_ADD:
                     enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
-                    value = animal_gain(st, seat, enclosure, w) - w[W_HOUSE]
+                    value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE]
         elif decision == D_ATTRACTION:
             # against the board as it is: an attraction that fills holes gains their penalty
             value = 0.0
@@ -252,12 +368,12 @@ def greedy(st, tab, seat, n, w):
             first = move // 64
             second = move % 64
             if first != NO_ENCLOSURE:
-                gain = animal_gain(st, seat, first, w)
+                gain = animal_gain(st, tab, seat, first, w)
                 value += gain * 1.001  # resolve the more valuable young first (E23)
             if second != NO_ENCLOSURE:
-                value += animal_gain(st, seat, second, w)
+                value += animal_gain(st, tab, seat, second, w)
         else:  # D_BONUS
-            value = 0.0 if move == NO_ENCLOSURE else animal_gain(st, seat, move, w)
+            value = 0.0 if move == NO_ENCLOSURE else animal_gain(st, tab, seat, move, w)
         if value > best:
             best = value
             best_index = i
