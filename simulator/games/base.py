@@ -50,11 +50,15 @@ class StrictModel(pydantic.BaseModel):
 
 
 def knob(default: Any, rule: str, description: str, allowed: str | None = None,
-         per_seat: bool = False, **kwargs: Any) -> Any:
+         per_seat: bool = False, encode: Any = None, **kwargs: Any) -> Any:
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
     id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
-    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first)."""
+    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first).
+    `encode` (a `kernels.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
+    kernels' rule array; `kernels.RuleLayout` numbers and fills the array from these."""
     extra: dict[str, Any] = {"rule": rule}
+    if encode is not None:
+        extra["encode"] = encode
     if allowed is not None:
         extra["allowed"] = allowed
     if per_seat:

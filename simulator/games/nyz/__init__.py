@@ -7,10 +7,12 @@ the seat-1 board), so `deal_travels_with_slot` is False.
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
+from simulator.games.kernels import RecordColumns
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz import render
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
+from simulator.games.nyz.tables import kernel_tables
 
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
@@ -34,7 +36,10 @@ SEAT_MEASURES = (
     ("kept_from_full", "animals kept from full enclosures"),
     ("house_adds", "animals added from houses"),
 )
-_BOOL_COLUMNS = {"win", "solo_won"}
+RECORDS = RecordColumns(
+    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
+    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
+)
 
 
 def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
@@ -46,25 +51,18 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     """
     from simulator.games.nyz import engine
 
-    tables = nyz_params.kernel_tables(params)
+    tables = kernel_tables(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games, players = len(seeds), params.players
     if seat_policies.players != players:
         raise ValueError(f"{seat_policies.players} policies for {players} players")
-    game_out = np.zeros((games, len(GAME_COLUMNS)), dtype=np.int32)
-    seat_out = np.zeros((games, players, len(SEAT_COLUMNS)), dtype=np.int32)
+    game_out, seat_out = RECORDS.allocate(games, players)
     engine.play_games(
         tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
         bool(check), game_out, seat_out,
     )
-    columns = {}
-    for i, name in enumerate(GAME_COLUMNS):
-        columns[name] = game_out[:, i].astype(bool if name in _BOOL_COLUMNS else np.int16)
-    for i, name in enumerate(SEAT_COLUMNS):
-        columns[name] = seat_out[:, :, i].astype(bool if name in _BOOL_COLUMNS else np.int16)
-    columns["end_reason"] = columns["end_reason"].astype(np.int8)
-    return columns
+    return RECORDS.unpack(game_out, seat_out)
 
 
 GAME = Game(
