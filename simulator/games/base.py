@@ -121,6 +121,35 @@ class SeatPolicies:
         return len(self.names)
 
 
+class InvariantViolation(AssertionError):
+    """A rules invariant failed in checked mode (an engine bug, not a user error)."""
+
+
+@typing.runtime_checkable
+class StepAPI(typing.Protocol):
+    """One game driven a decision at a time through the very kernels play_batch uses (traces,
+    tests, notebooks), with the same signatures for every game. `new_game(params, seat_policies,
+    seed, rotation)` is the game play_batch plays for (seed, rotation), stopped at its first
+    decision; following `policy_move` to the end replays that game exactly. With `check`,
+    `apply` raises InvariantViolation when a move breaks one of the rules' invariants. A state
+    is the game's own object; only these functions look inside it."""
+
+    def new_game(self, params: Any, seat_policies: SeatPolicies | None = None, seed: int = 0,
+                 rotation: int = 0, check: bool = False) -> Any: ...
+
+    def legal_moves(self, state: Any) -> list[int]: ...
+
+    def apply(self, state: Any, move: int) -> None: ...
+
+    def policy_move(self, state: Any) -> int: ...
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def scores(self, state: Any) -> np.ndarray: ...
+
+    def winners(self, state: Any) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class Knob:
     """One row of `zoosim rules GAME`: a rule knob, its default, what is allowed and its rule id."""
@@ -171,6 +200,8 @@ class Game:
     # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
     # `zoosim play` prints it above the game and under --help
     legend: Callable[..., str] | None = None
+    # the step API (a module or object satisfying StepAPI); None for a game without one
+    steps: StepAPI | None = None
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

@@ -27,6 +27,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=engine.play_batch,
     trace=render.trace,
+    steps=engine,
     legend=render.legend,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     seat_measures=engine.SEAT_MEASURES,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from simulator.games import rng as random_stream
-from simulator.games.base import SeatPolicies
+from simulator.games.base import InvariantViolation, SeatPolicies
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
@@ -868,10 +868,6 @@ def card_table(params: Params) -> np.ndarray:
     return table
 
 
-class InvariantViolation(AssertionError):
-    """A T17 invariant failed in checked mode (an engine bug, not a user error)."""
-
-
 @dataclass
 class KatzState:
     """One game for the step API: the kernel arrays plus what the kernels need alongside."""
@@ -1023,11 +1019,11 @@ def scores(state: KatzState) -> np.ndarray:
     return points_from_halves(state.params, halves)
 
 
-def winners(state: KatzState) -> np.ndarray:
-    """Winning seats of a finished game after the tie-break (K-4.3)."""
+def winners(state: KatzState) -> list[int]:
+    """Winning seats of a finished game after the tie-break (K-4.3); several on a shared win."""
     win = np.zeros(state.params.players, dtype=np.bool_)
     winners_into(state.rules, state.seats, state.scalars[S.S_FIRST_SEAT], win)
-    return win
+    return [int(seat) for seat in np.flatnonzero(win)]
 
 
 def decode_move(move: int) -> tuple[str, int, int]:

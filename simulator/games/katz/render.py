@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
-
 from simulator.games.base import SeatPolicies, outcome_lines
 from simulator.games.katz import engine
 from simulator.games.katz import state as S
@@ -140,7 +138,7 @@ def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int 
             else:
                 out.append(render_state(state))
     out.append(render_state(state))
-    out += outcome_lines(engine.scores(state), np.flatnonzero(engine.winners(state)),
+    out += outcome_lines(engine.scores(state), engine.winners(state),
                          [state.policy_of_seat(seat) for seat in range(params.players)])
     return "\n".join(out) + "\n"
 

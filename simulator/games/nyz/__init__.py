@@ -8,8 +8,8 @@ import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
 from simulator.games.kernels import RecordColumns
+from simulator.games.nyz import engine, render
 from simulator.games.nyz import params as nyz_params
-from simulator.games.nyz import render
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
 from simulator.games.nyz.tables import kernel_tables
@@ -49,8 +49,6 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     `check=True` runs the invariants after every move and counts violations in
     `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
     """
-    from simulator.games.nyz import engine
-
     tables = kernel_tables(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
@@ -80,6 +78,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=play_batch,
     trace=render.trace,
+    steps=engine,
     legend=render.legend,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],

@@ -15,7 +15,7 @@ enters an enclosure: acquisition, house add, breeding, bonus breeding.
 import numpy as np
 
 from simulator.games import rng
-from simulator.games.base import MAX_POLICY_PARAMS
+from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
 from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
 from simulator.games.nyz import policies
 from simulator.games.nyz.bits import has_bit, popcount, popcount64
@@ -27,7 +27,8 @@ from simulator.games.nyz.state import (
     E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, FIRST_ATTRACTION, FU_ATTRACTION,
     FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_MOVE_RANGE,
-    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, MARKER_FREE, MARKER_NONE, MAX_CELLS,
+    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, INVARIANT_NAMES, MARKER_FREE,
+    MARKER_NONE, MAX_CELLS,
     MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION,
     NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES, N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS,
     N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP, P_ACQUIRED, P_ATTRACTIONS,
@@ -1338,9 +1339,11 @@ def _apply_move(st, tab, move):
 
 
 
-def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
-             stop_at_forced=True) -> Position:
-    """A new game stopped at its first decision. Policies are only needed for `policy_move`.
+def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, rotation: int = 0,
+             check: bool = False, *, stop_at_forced: bool = True) -> Position:
+    """A new game stopped at its first decision (base.StepAPI). Policies are only needed for
+    `policy_move`. With `check` the invariants (N-11 T18) run after every move and `apply`
+    raises InvariantViolation on the first one broken.
 
     With stop_at_forced the game also stops at decisions with one legal move (play_batch applies
     those at once; policies never draw random numbers for them, so the game is the same)."""
@@ -1355,7 +1358,7 @@ def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
             slot = slot_of_seat(seat, rotation, players)
             ids[seat] = seat_policies.policy_ids[slot]
             rows[seat] = seat_policies.policy_params[slot]
-    state = new_state(tables, np.uint64(seed), ids, rows, bool(checked), bool(stop_at_forced))
+    state = new_state(tables, np.uint64(seed), ids, rows, bool(check), bool(stop_at_forced))
     return Position(params, state, tables)
 
 
@@ -1364,12 +1367,16 @@ def legal_moves(position: Position) -> list[int]:
     return [int(m) for m in position.state.options[:n]]
 
 
-def apply(position: Position, move: int) -> Position:
-    """Apply a legal move (ValueError otherwise) and run on to the next decision."""
+def apply(position: Position, move: int) -> None:
+    """Apply a legal move (ValueError otherwise) and run on to the next decision; in checked
+    mode raise InvariantViolation if an invariant broke on the way."""
     if move not in legal_moves(position):
         raise ValueError(f"move {move} is not legal here (legal: {legal_moves(position)})")
+    before = violations(position)
     _apply_move(position.state, position.tables, np.int64(move))
-    return position
+    if violations(position) > before:
+        code = position.scalar(SC_FIRST_VIOLATION)
+        raise InvariantViolation(f"T18 invariant broken: {INVARIANT_NAMES[code]}")
 
 
 def policy_move(position: Position) -> int:
@@ -1388,6 +1395,7 @@ def scores(position: Position) -> np.ndarray:
 
 
 def winners(position: Position) -> list[int]:
+    """Winning seats of a finished game (several on a shared win)."""
     return [s for s in range(position.scalar(SC_PLAYERS)) if position.state.seat[s, P_WIN]]
 
 

@@ -181,3 +181,9 @@ def state_from_text(
 def make_move(name: str, cell: int = 0, card: int = 0) -> int:
     """A move code by type name ('draw', 'replace', 'pass', 'place', 'keeper', 'cover')."""
     return int(R.encode_move(S.MOVE_NAMES.index(name), cell, card))
+
+
+def win_flags(state) -> list[bool]:
+    """Per seat: did it win (engine.winners lists the winning seats)."""
+    winners = engine.winners(state)
+    return [seat in winners for seat in range(state.params.players)]

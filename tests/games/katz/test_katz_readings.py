@@ -10,6 +10,7 @@ import pytest
 
 from katz_helpers import (
     cell, counter, do, hand_texts, make_params, outcomes, scripted, state_from_text, supply,
+    win_flags,
 )
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
@@ -148,7 +149,7 @@ def finish_tied(bonus, tie_break="shared"):
     do(state, "draw", (0, 5))
     do(state, "place", card_text="Pd5")
     assert engine.is_over(state)
-    return list(engine.scores(state)), engine.winners(state).tolist()
+    return list(engine.scores(state)), win_flags(state)
 
 
 def test_k4_5_bonus_is_added_before_the_winner_and_the_tie_break():

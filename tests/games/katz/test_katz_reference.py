@@ -202,7 +202,7 @@ def engine_snapshot(state) -> dict:
         snap[name] = [int(state.seats[seat, field]) for seat in range(n)]
     if phase == "over":
         snap["end_reason"] = S.END_REASONS[int(state.scalars[S.S_END_REASON])]
-        snap["winners"] = [bool(win) for win in engine.winners(state)]
+        snap["winners"] = [seat in engine.winners(state) for seat in range(n)]
     else:
         snap["seat"] = state.seat
         snap["gap"] = int(state.scalars[S.S_GAP]) if phase == "place" else None

@@ -15,8 +15,9 @@ from simulator.games.nyz import state as S
 SPECIES = {name: i for i, name in enumerate(comp.SPECIES)}
 
 
-def game(players=2, seed=1, **knobs):
-    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed)
+def game(players=2, seed=1, check=True, **knobs):
+    """A new game, checked: apply raises InvariantViolation when a move breaks T18."""
+    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed, check=check)
 
 
 def clear_board(pos, seat, houses):
@@ -684,7 +685,8 @@ def test_e29_d1_bug_knob(bug):
     """E29: BGA never deals D1 in the short game; the default deals it sometimes."""
     dealt = 0
     for seed in range(40):
-        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed)
+        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed,
+                              check=True)
         dealt += int((pos.state.start_tiles == S.TILE_D1).any())
     assert (dealt == 0) == bug
 
@@ -720,7 +722,9 @@ def test_e27_no_legal_move(rule, reason):
 
 def test_physical_supply_limits_animals():
     """N-1.2: with a physical supply an animal that cannot be supplied is not gained."""
-    pos = game(2, animal_supply="physical", **{"physical_animals.penguin": 0})
+    # unchecked: clear_board empties the houses without returning their animals to the physical
+    # supply, which breaks animal conservation (T18) by construction
+    pos = game(2, check=False, animal_supply="physical", **{"physical_animals.penguin": 0})
     clear_board(pos, 0, [None, None, None])
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)  # penguin + kangaroo
@@ -964,7 +968,7 @@ def test_e3_replaced_boolean_is_a_clear_error():
 def test_e33_solo_bonus_breeding(preset, bonus):
     """E33 / N-6.3: BGA gives bonus breeding at 1 player (board icon); the seed summary names
     only 2 and 3 players."""
-    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1)
+    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1, check=True)
     clear_board(pos, 0, ["flamingo", None, None])
     k1 = add_enclosure(pos, 0, "D2", "kangaroo", 2)
     add_enclosure(pos, 0, "D5", "meerkat", 2)
