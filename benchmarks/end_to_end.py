@@ -8,8 +8,10 @@
 2. The whole pipeline: `zoosim run` in a fresh process (start, worker start-up, playing, logs,
    summaries, report included), wall-clock time -> games per second per core (games / time / jobs).
 3. `zoosim report` alone on the finished run folder (summaries merged, HTML written).
-Prints both speeds, their ratio, and the report time. Run on an otherwise idle machine: other
-load lowers the pipeline's share of the cores more than the one-core engine measurement's.
+Prints both speeds, their ratio (the goal), and the report time. Run on an otherwise idle
+machine: other load lowers the pipeline's share of the cores more than the one-core engine
+measurement's. The CPU ratio (engine CPU seconds per game / the whole run's CPU seconds per game,
+workers included) shows the pipeline's own overhead and hardly depends on other load.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -27,8 +30,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 
-def engine_speed(players: int, policy: str, games: int) -> float:
-    """Games per second of one process playing `games` games in batches of 50,000."""
+def engine_speed(players: int, policy: str, games: int) -> tuple[float, float]:
+    """(games per second, games per CPU second) of this process playing `games` games in
+    batches of 50,000."""
     import numpy as np
 
     from simulator.games import get_game
@@ -39,18 +43,24 @@ def engine_speed(players: int, policy: str, games: int) -> float:
     seeds = np.random.SeedSequence(1).generate_state(games, dtype=np.uint64)
     rotations = (np.arange(games) % players).astype(np.int8)
     game.play_batch(params, seats, seeds[:100], rotations[:100])  # compile or load the cache
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for first in range(0, games, 50_000):
         game.play_batch(params, seats, seeds[first:first + 50_000], rotations[first:first + 50_000])
-    return games / (time.perf_counter() - started)
+    return games / (time.perf_counter() - started), games / (time.process_time() - cpu)
 
 
-def timed(command: list[str]) -> tuple[float, str]:
-    started = time.perf_counter()
+def children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(command: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, CPU seconds of the process and every process it waited for, output)."""
+    started, cpu = time.perf_counter(), children_cpu()
     result = subprocess.run(command, capture_output=True, text=True, cwd=REPO)
     if result.returncode:
         sys.exit(f"{' '.join(command)} failed:\n{result.stderr}")
-    return time.perf_counter() - started, result.stderr + result.stdout
+    return time.perf_counter() - started, children_cpu() - cpu, result.stderr + result.stdout
 
 
 def main() -> None:
@@ -61,7 +71,7 @@ def main() -> None:
     parser.add_argument("--policy", default="random")
     parser.add_argument("--chunk-games", type=int, default=50_000)
     arguments = parser.parse_args()
-    engine = engine_speed(arguments.players, arguments.policy, min(arguments.games, 400_000))
+    engine, engine_per_cpu = engine_speed(arguments.players, arguments.policy, min(arguments.games, 400_000))
     with tempfile.TemporaryDirectory() as folder:
         experiment = Path(folder) / "end_to_end.yaml"
         experiment.write_text(
@@ -70,8 +80,8 @@ def main() -> None:
         )
         out = Path(folder) / "run"
         zoosim = [sys.executable, "-m", "simulator.cli"]
-        run_seconds, output = timed(zoosim + ["run", str(experiment), "--out", str(out), "--jobs", str(arguments.jobs), "--quiet"])
-        report_seconds, _ = timed(zoosim + ["report", str(out)])
+        run_seconds, run_cpu, output = timed(zoosim + ["run", str(experiment), "--out", str(out), "--jobs", str(arguments.jobs), "--quiet"])
+        report_seconds, report_cpu, _ = timed(zoosim + ["report", str(out)])
     played = re.search(r"played ([\d,]+) games in ([\d.]+) s", output)
     pipeline = arguments.games / run_seconds / arguments.jobs
     print(f"katz, {arguments.players} players, {arguments.policy}, {arguments.games:,} games, {arguments.jobs} jobs "
@@ -80,7 +90,9 @@ def main() -> None:
     print(f"  zoosim run + report:  {pipeline:10,.0f} games/s per core ({run_seconds:.1f} s; "
           f"playing {played.group(2) if played else '?'} s)")
     print(f"  ratio:                {pipeline / engine:10.2f}")
-    print(f"  zoosim report alone:  {report_seconds:10.2f} s (whole process)")
+    print(f"  CPU ratio:            {arguments.games / run_cpu / engine_per_cpu:10.2f} "
+          f"({run_cpu:.1f} CPU s for the run, {arguments.games / engine_per_cpu:.1f} for the engine alone)")
+    print(f"  zoosim report alone:  {report_seconds:10.2f} s (whole process, {report_cpu:.2f} CPU s)")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,10 @@ stderr with exit status 2.
 
 from __future__ import annotations
 
-import json
+import importlib
 import os
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -99,6 +100,8 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
+    if not no_report:  # the report's libraries load while the games are played
+        threading.Thread(target=importlib.import_module, args=("simulator.report.build",), daemon=True).start()
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
@@ -152,13 +155,10 @@ def compare(run_a, run_b, out):
     """Compare two runs seat by seat (before/after a rule change), with intervals."""
     from simulator.report.compare import render_comparison
 
-    path, seats, _ = render_comparison(run_a, run_b, out or run_b / "compare.html")
-    for _, row in seats.iterrows():
-        click.echo(
-            f"  {row['label']} seat {row['seat']}: {row['rate_a']:.2%} -> {row['rate_b']:.2%} "
-            f"({row['change_points']:+.2f} pts, 95% {row['change_low_points']:+.2f} to "
-            f"{row['change_high_points']:+.2f})"
-        )
+    path, comparison = render_comparison(run_a, run_b, out or run_b / "compare.html")
+    for _, row in comparison.cells.iterrows():
+        click.echo(f"  {row['label']}: {row['sentence']}")
+    click.echo("differences: " + ("; ".join(comparison.differences) or "none (same rules and settings)"))
     click.echo(f"comparison: {path}")
 
 

@@ -3,7 +3,9 @@
 An experiment is a list of studies. A study names a game, its rule knobs, who sits where, and
 optionally a sweep over knobs; `simulator.plan` expands it into cells. Everything a user can get
 wrong is reported as a `ZoosimError` naming the file, the key path and what is allowed, before
-anything is written.
+anything is written. Files are read by `simulator.safe_yaml` (bounded size, depth and aliases;
+no tags or duplicate keys); models are strict (`StrictModel`: no bool as a number, finite floats).
+The plan limits (cells, chunk files) live here and are checked by `simulator.plan`.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import pydantic
 from pydantic import Field
 
 from simulator.errors import ZoosimError
-from simulator.games.base import StrictModel, describe_validation_error
+from simulator.games.base import StrictModel, explain_validation_error, key_path
 from simulator.safe_yaml import load_yaml, read_text_file
 
 MAX_GAMES_PER_CELL = 10_000_000_000
@@ -175,39 +177,5 @@ def parse_document(model: type[pydantic.BaseModel], document: dict[str, Any], *,
     try:
         return model.model_validate(document)
     except pydantic.ValidationError as error:
-        first = _most_relevant(error.errors())
-        loc = tuple(part for part in first["loc"] if not _is_union_branch(part))
-        raise ZoosimError(
-            describe_validation_error(model, {**first, "loc": tuple(p for p in loc if not isinstance(p, int))}),
-            file=file,
-            key=_key_path(loc),
-        ) from None
-
-
-# pydantic names the branch of a union in an error's location; these are not keys of the file.
-_UNION_BRANCHES = {"str", "int", "constrained-int", "SeatSpec", "PrecisionGames", "SearchRange", "list[any]", "list[str]"}
-
-
-def _is_union_branch(part: Any) -> bool:
-    return isinstance(part, str) and (part in _UNION_BRANCHES or part.startswith("function-"))
-# Errors that only say "this union branch does not apply" (a mapping where a number was tried).
-_WRONG_BRANCH = {"int_type", "string_type", "model_type", "dict_type", "list_type"}
-
-
-def _most_relevant(errors: list[dict[str, Any]]) -> dict[str, Any]:
-    """For a union, the error of the branch the user meant rather than of the one tried first."""
-    for err in errors:
-        if err["type"] not in _WRONG_BRANCH:
-            return err
-    return errors[0]
-
-
-def _key_path(loc: tuple[Any, ...]) -> str | None:
-    """A location as the user wrote it: studies[0].rules, not studies.0.rules."""
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or None
+        message, path = explain_validation_error(model, error)
+        raise ZoosimError(message, file=file, key=key_path(path)) from None

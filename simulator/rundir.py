@@ -6,6 +6,7 @@
     RUN_DIR/zoosim.lock                           held with flock by the run playing into the folder
     RUN_DIR/logs/cell=0003/chunk-000012.parquet   one row per game (schema: logs.py)
     RUN_DIR/logs/cell=0003/chunk-000012.json      its sidecar: identity, rows, bytes, sha256, summary
+                                                  (and the summary's own sha256)
     RUN_DIR/logs/cell=0003/.chunk-000012.*.tmp    temporaries of a write in progress
     RUN_DIR/logs/cell=0003/.chunk-000012.progress games played so far of a chunk in play
     RUN_DIR/rejected/cell=0003/...                chunks that failed verification, set aside
@@ -57,7 +58,7 @@ SIDECAR_FORMAT = 1
 CELL_KEYS = ("index", "study", "game", "label", "sweep_values", "players", "seats", "rotate", "games",
              "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns")
 MANIFEST_KEYS = ("run_hash", "experiment", "cells")
-SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary")
+SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary", "summary_sha256")
 
 
 def warn(message: str) -> None:
@@ -334,8 +335,6 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
 def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True) -> dict[str, Any]:
     """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
     entropy and (`with_seeds`) a digest of the chunk's deal seeds."""
-    from simulator.plan import deal_seeds
-
     games_per_deal = cell["players"] if cell["rotate"] else 1
     first_deal = chunk_index * cell["chunk_deals"]
     deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
@@ -347,6 +346,8 @@ def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool =
         "seed_entropy": list(cell["seed_entropy"]),
     }
     if with_seeds:
+        from simulator.plan import deal_seeds
+
         identity["seeds"] = deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals))
     return identity
 
@@ -364,8 +365,12 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     write_bytes_atomic(path, data)
     write_json_atomic(sidecar_path(path), {
         "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(), "summary": summary,
+        "sha256": hashlib.sha256(data).hexdigest(), "summary": summary, "summary_sha256": _digest_json(summary),
     })
+
+
+def _digest_json(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) -> dict[int, dict[str, Any]]:
@@ -417,6 +422,8 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
         return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
     if sidecar["rows"] != expected["games"]:
         return f"holds {sidecar['rows']} games, the chunk has {expected['games']}", None
+    if _digest_json(sidecar["summary"]) != sidecar["summary_sha256"]:
+        return "its sidecar's summary was changed", None
     try:
         data = path.read_bytes()
     except FileNotFoundError:

@@ -202,25 +202,37 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
               f"({games_todo:,} to play) -> {run_dir}", file=sys.stderr)
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    if todo:
-        _compile_kernels(todo, progress)
-    bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
     parent_pid = None if backend == "dask" else os.getpid()
-    played = 0
+    played, bar = 0, None
     try:
-        parallel = joblib.Parallel(
-            n_jobs=jobs, backend=None if backend == "dask" else backend, return_as="generator_unordered"
-        )
-        for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
-            played += games
-            bar.chunk_done(games)
+        with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
+                             return_as="generator_unordered") as parallel:
+            if todo:  # workers start and load the game modules while this process prepares the kernels
+                games = sorted({chunk.cell.game for chunk in todo})
+                with _workers_ignore_ctrl_c():
+                    warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
+                with _ctrl_c_deferred():
+                    _compile_kernels(todo, progress)
+                for _ in warming:
+                    pass
+            bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
+            for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+                played += games
+                bar.chunk_done(games)
     except BaseException:
-        bar.close()
+        if bar is not None:
+            bar.close()
         _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
         raise
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+def _load_games(names: list[str]) -> None:
+    """Run in a starting worker: import the game modules (compiling stays the parent's job)."""
+    for name in names:
+        get_game(name)
 
 
 def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
@@ -231,6 +243,38 @@ def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, playe
         record_session(run_dir, started_at, seconds, played, jobs, backend)
     except OSError:
         pass
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c():
+    """Start worker processes with SIGINT ignored (inherited through exec, and Python keeps it
+    so): Ctrl-C reaches the whole terminal group, and only this process should handle it (it
+    then stops the workers), not a worker still importing its modules, with a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred():
+    """Hold Ctrl-C until the block ends, then raise it: numba's compiler calls back into Python
+    through ctypes, where a KeyboardInterrupt would be printed as ignored and lost."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    received = []
+    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if received:
+        raise KeyboardInterrupt
 
 
 @contextlib.contextmanager

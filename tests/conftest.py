@@ -13,13 +13,12 @@ import pydantic
 import pytest
 
 from simulator.games import GAME_MODULES
-from simulator.games.base import Game, PolicySpec
+from simulator.games.base import Game, PolicySpec, StrictModel
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-class CoinParams(pydantic.BaseModel):
-    model_config = pydantic.ConfigDict(extra="forbid")
+class CoinParams(StrictModel):
     preset: Literal["standard"] = "standard"
     players: int = pydantic.Field(3, ge=2, le=5, json_schema_extra={"rule": "C-1"})
     first_seat_bonus: float = pydantic.Field(

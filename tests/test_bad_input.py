@@ -88,7 +88,7 @@ def test_a_safe_name_is_kept_and_a_file_name_becomes_a_safe_folder_name(tmp_path
         ("players=4.0", ["players", "integer"]),
         ("players={a: 1, a: 2}", ["--set players", "duplicate key 'a'"]),
         (" =3", ["--set takes knob=value"]),
-        ("preset={a: 1}", ["preset", "unknown preset", "amigo"]),
+        ("preset={a: 1}", ["preset", "unknown preset", "seed_summary"]),
     ],
 )
 def test_bad_set_values_give_one_line(tmp_path, monkeypatch, setting, words):
@@ -190,7 +190,7 @@ def test_repeated_cells_are_refused_naming_the_key_and_value(tmp_path, monkeypat
 
 def test_an_empty_out_folder_is_refused(tmp_path, monkeypatch):
     path = experiment_file(tmp_path, f"games: 10\n{STUDY}")
-    refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out")
+    refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out", "current folder")
 
 
 # --- Item 8: resource blow-ups ----------------------------------------------------------------
@@ -323,7 +323,7 @@ def test_an_error_message_is_one_line_whatever_the_input():
 
 def int_knobs(game_name: str) -> list[str]:
     return [knob.name for knob in get_game(game_name).knobs()
-            if re.search(r"\bint\b", knob.allowed) and "list" not in knob.allowed]
+            if re.search(r"\binteger\b", knob.allowed) and "list" not in knob.allowed]
 
 
 @pytest.mark.parametrize("game_name", ["katz", "nyz"])

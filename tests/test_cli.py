@@ -33,6 +33,8 @@ BAD_COMMAND_LINES = [
     (["run", "{exp}", "--backend", "dask"], ["needs --scheduler"]),
     (["run", "{exp}", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1", "--out", "{tmp}/d"], ["cannot reach the dask scheduler"]),
     (["run", "{exp}", "--out", "{exp}"], ["--out", "is a file"]),
+    (["compare", "{tmp}", "{tmp}", "--out", " "], ["--out", "empty"]),
+    (["play", "katz", "--set", "players=["], ["--set players", "invalid YAML"]),
     (["run", "{tmp}/missing.yaml"], ["missing.yaml", "no such file"]),
     (["run", "{tmp}"], ["is a directory"]),
     (["run"], ["Missing argument 'EXPERIMENT'"]),
@@ -101,8 +103,8 @@ def test_rules_lists_knobs_with_rule_ids_and_policy_parameters():
     assert 'blocked_cell_rule = "line_completion"   [K-' in result.output
     assert "greedy (default):" in result.output and "skip_cost = 3" in result.output
     # presets and what each sets (K-9.2); per-seat knobs say so
-    assert "spec (default): nothing (the defaults)" in result.output
-    assert 'seed_summary: blocked_cell_rule="line_completion", line_completion_needs_no_fit=false' in result.output
+    assert "  spec: the defaults above" in result.output
+    assert '  seed_summary: blocked_cell_rule="line_completion", line_completion_needs_no_fit=false' in result.output
     assert "seat_bonus_points = [0.0, 0.0, 0.0, 0.0, 0.0]   [K-4.5]" in result.output
     assert "(per seat: entry i is seat i in turn order)" in result.output
 
@@ -196,7 +198,7 @@ def test_rules_texts_of_optional_and_list_knobs():
     from simulator.games import get_game
 
     nyz = {knob.name: knob.allowed for knob in get_game("nyz").knobs()}
-    assert nyz["max_events_per_move"] == "an integer >= 1, or null"
+    assert nyz["max_events_per_move"] == "an integer from 1 to 100, or null"
     assert nyz["geometry.boards.p2.seat1.barn_rows"] == "a list of integers"
     assert nyz["geometry.boards.p2.seat1.start_animals"].startswith('a list, each one of "meerkat", ')
     katz = {knob.name: knob.allowed for knob in get_game("katz").knobs()}

@@ -1,6 +1,7 @@
 """Helpers shared by test modules."""
 
 import hashlib
+import json
 
 
 def log_digests(run_dir):
@@ -10,3 +11,11 @@ def log_digests(run_dir):
         str(path.relative_to(logs)): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(logs.rglob("*.parquet"))
     }
+
+
+def lock_holder(run_dir):
+    """The pid recorded in a run folder's lock file, or None."""
+    try:
+        return json.loads((run_dir / "zoosim.lock").read_text())["pid"]
+    except (OSError, ValueError):
+        return None

@@ -240,17 +240,23 @@ def verdict_sentence(
     n_seats: int,
     margin_points: float = 1.0,
     confidence: float = 0.95,
+    games: int | None = None,
 ) -> str:
-    """The equivalence verdict as one plain-English sentence for the report.
+    """The equivalence verdict as plain English for the report.
 
     Arguments as in `equivalence_verdict`; `confidence` is the joint level of the intervals and is
     only quoted. An unbalanced verdict names the seat, among those whose interval lies outside
     the band, that deviates most; an inconclusive one names the seat whose interval reaches
-    furthest beyond the band.
+    furthest beyond the band, says which edge of the band its interval straddles and, given the
+    cell's `games`, how many games would decide it if the rates stayed as they are
+    (`games_to_decide`).
     """
     verdict = equivalence_verdict(rates, lows, highs, n_seats, margin_points)
     rates, lows, highs, fair, margin = _verdict_inputs(rates, lows, highs, n_seats, margin_points)
-    band = f"{100 * (fair - margin):.1f}%-{100 * (fair + margin):.1f}%"
+    reach_beyond_band = np.maximum((fair - margin) - lows, highs - (fair + margin))
+    seat = int(np.argmax(reach_beyond_band))
+    decimals = _decimals_to_tell_apart([rates[seat], lows[seat], highs[seat], fair - margin, fair + margin])
+    band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
     intervals = f"{100 * confidence:g}% simultaneous intervals"
     if verdict == "balanced":
         return (
@@ -270,13 +276,86 @@ def verdict_sentence(
             f"a fair {100 * fair:.1f}% (interval {100 * nearest:.1f} to {100 * furthest:.1f} "
             f"points): not balanced within ±{margin_points:.1f} points."
         )
-    reach_beyond_band = np.maximum((fair - margin) - lows, highs - (fair + margin))
-    seat = int(np.argmax(reach_beyond_band))
-    return (
-        f"Inconclusive at ±{margin_points:.1f} points: seat {seat} wins {100 * rates[seat]:.1f}% "
-        f"(interval {100 * lows[seat]:.1f}% to {100 * highs[seat]:.1f}%), which lies neither "
-        f"within nor outside {band} ({intervals}); more games would narrow it."
+    below, above = lows[seat] < fair - margin, highs[seat] > fair + margin
+    reach = "reaches past both edges of" if below and above else f"straddles the {'lower' if below else 'upper'} edge of"
+    sentence = (
+        f"Inconclusive at ±{margin_points:.1f} points: seat {seat} wins "
+        f"{percent_text(rates[seat], decimals)}, and its interval "
+        f"({percent_text(lows[seat], decimals)} to {percent_text(highs[seat], decimals)}, "
+        f"{intervals}) {reach} the fair band {band}, so these games cannot "
+        f"yet tell whether seat {seat} is within the margin or outside it."
     )
+    if games is None:
+        return sentence
+    needed = games_to_decide(rates, games, n_seats, margin_points, confidence)
+    if not np.isfinite(needed):
+        return sentence + (
+            f" Its rate sits exactly on the edge of the band, so no number of games would "
+            f"settle it at a ±{margin_points:.1f}-point margin."
+        )
+    return sentence + (
+        f" If the rates stay as they are, about {count_text(needed - games)} more games "
+        f"({count_text(needed)} in all) would decide it."
+    )
+
+
+def _decimals_to_tell_apart(rates) -> int:
+    """1, 2 or 3: the fewest decimals of a percentage at which different rates print differently
+    (so a rate of 32.30% is not shown as equal to a band edge of 32.33%)."""
+    distinct = len(set(np.round(rates, 12)))
+    for decimals in (1, 2):
+        if len({percent_text(rate, decimals) for rate in rates}) == distinct:
+            return decimals
+    return 3
+
+
+def percent_text(rate: float, decimals: int = 1) -> str:
+    """A rate as a percentage, e.g. 0.3231 -> '32.3%'."""
+    return f"{100 * rate:.{decimals}f}%"
+
+
+def count_text(count: float) -> str:
+    """A count with thousands separators, rounded up to two significant figures from 1,000 on (a
+    projection such as games-to-decide is not precise to the game): 38_412 -> '39,000'."""
+    count = int(math.ceil(count))
+    if count >= 1_000:
+        magnitude = 10 ** (len(str(count)) - 2)
+        count = int(math.ceil(count / magnitude) * magnitude)
+    return f"{count:,}"
+
+
+# Above this many games per cell "games to decide" is reported as never (a rate on the edge).
+GAMES_TO_DECIDE_CAP = 10**12
+
+
+def games_to_decide(rates, games: int, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95) -> float:
+    """Games per cell at which `equivalence_verdict` would stop being inconclusive, if the seat
+    rates stayed at `rates` (fractions summing to 1 over the seats).
+
+    Method: the verdict's simultaneous Wilson intervals (`simultaneous_wilson`) shrink
+    monotonically with the number of games at fixed rates, and both "balanced" (every interval
+    inside the band) and "unbalanced" (some interval outside) are monotone in it; so the smallest
+    deciding count is found by doubling from `games` and then bisecting. A projection, not a
+    promise: the rates will move as games are added. Returns `games` when already decided and
+    infinity when a rate lies exactly on the band's edge (no finite count decides it).
+    """
+    rates = np.asarray(rates, dtype=float)
+
+    def decided(count: float) -> bool:
+        low, high = simultaneous_wilson(rates * count, count, confidence)
+        return equivalence_verdict(rates, np.minimum(low, rates), np.maximum(high, rates), n_seats, margin_points) != "inconclusive"
+
+    if decided(games):
+        return float(games)
+    low, high = float(games), float(games)
+    while not decided(high):
+        low, high = high, high * 2
+        if high > GAMES_TO_DECIDE_CAP:
+            return math.inf
+    while high - low > max(1.0, low * 1e-4):
+        middle = math.floor((low + high) / 2)
+        low, high = (low, middle) if decided(middle) else (middle, high)
+    return float(math.ceil(high))
 
 
 def _verdict_inputs(rates, lows, highs, n_seats, margin_points):
@@ -615,3 +694,74 @@ def difference_interval(
     low = difference - np.sqrt(np.square(p1 - low1) + np.square(high2 - p2))
     high = difference + np.sqrt(np.square(high1 - p1) + np.square(p2 - low2))
     return low, high
+
+
+def simultaneous_difference_intervals(
+    p1, n1, p2, n2, confidence: float = 0.95
+) -> tuple[np.ndarray, np.ndarray]:
+    """Newcombe intervals for many differences p1 - p2 (1-D arrays) that cover jointly.
+
+    Method: Bonferroni over all the differences passed (e.g. every seat of every cell two runs
+    share), each interval at 1 - (1 - confidence) / count, so that "some seat changed" is claimed
+    wrongly with probability at most 1 - confidence, whatever the dependence between seats.
+    """
+    p1 = np.asarray(p1, dtype=float)
+    return difference_interval(p1, n1, p2, n2, bonferroni_confidence(confidence, max(1, p1.size)))
+
+
+# Draws of the parametric bootstrap behind `max_deviation_change_interval`; with a fixed seed the
+# interval (and so a rendered page) is the same on every call.
+MAX_DEVIATION_DRAWS = 4000
+MAX_DEVIATION_SEED = 20261130
+
+
+def max_deviation_change_interval(
+    rates_a, games_a: int, rates_b, games_b: int, confidence: float = 0.95,
+    draws: int = MAX_DEVIATION_DRAWS, seed: int = MAX_DEVIATION_SEED,
+) -> tuple[float, float]:
+    """Interval (low, high), in points, for the change B - A of the largest seat deviation
+    max_i |rate_i - 1/n| between two independent runs of the same cell.
+
+    The largest deviation is a maximum over seats, which is not smooth where two seats deviate
+    about equally (always so for a fair game), and there the usual bootstrap intervals for it
+    under-cover (a simulation found 87% for a nominal 95%). This interval is built so it cannot:
+    the maximum of absolute values is 1-Lipschitz in the largest seat error, so
+    |estimated change - true change| <= max_i |error_A,i| + max_i |error_B,i| always. The 95%
+    quantile c of that sum of largest seat errors is estimated by a parametric bootstrap (seat
+    win counts drawn from Multinomial(games, estimated rates) for each run, `draws` times, from a
+    fixed `seed`), and the interval is estimate +- c. It is conservative (about 99% coverage
+    when one seat clearly deviates most) but valid for any seat rates. Runs that replay deals in
+    every seat rotation have smaller errors than the multinomial, which makes it more
+    conservative still. Rates are fractions that sum to 1 per run.
+    Reference: Efron, B. and Tibshirani, R. J. (1993), An Introduction to the Bootstrap, ch. 6
+    (parametric bootstrap); Andrews, D. W. K. (2000), Econometrica 68:399-405 (bootstrap failure
+    at the boundary / non-smooth functionals).
+    """
+    _require_confidence(confidence)
+    rates_a = np.asarray(rates_a, dtype=float)
+    rates_b = np.asarray(rates_b, dtype=float)
+    if rates_a.shape != rates_b.shape or rates_a.ndim != 1 or rates_a.size < 2:
+        raise ValueError("both runs need win rates over the same seats (at least 2)")
+    fair = 1.0 / rates_a.size
+    estimate = np.abs(rates_b - fair).max() - np.abs(rates_a - fair).max()
+    generator = np.random.default_rng(seed)
+    largest_error = np.zeros(draws)
+    for rates, games in ((rates_a, games_a), (rates_b, games_b)):
+        probabilities = np.clip(rates, 0.0, None) / np.clip(rates, 0.0, None).sum()
+        resampled = generator.multinomial(int(games), probabilities, size=draws) / games
+        largest_error += np.abs(resampled - probabilities).max(axis=1)
+    reach = float(np.quantile(largest_error, confidence))
+    return 100 * (estimate - reach), 100 * (estimate + reach)
+
+
+def games_to_exclude_zero(estimate: float, low: float, high: float, games: float) -> float:
+    """Games per run at which an interval (low, high) around `estimate` that covers 0 would
+    exclude it, if the estimate held: widths shrink as 1 / sqrt(games), so
+    games * (half-width / |estimate|)^2. Infinity for a zero estimate; `games` when 0 is
+    already excluded."""
+    if low > 0 or high < 0:
+        return float(games)
+    if estimate == 0:
+        return math.inf
+    half_width = (estimate - low) if estimate > 0 else (high - estimate)
+    return float(math.ceil(games * (half_width / abs(estimate)) ** 2))

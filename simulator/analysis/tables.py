@@ -134,17 +134,29 @@ def _balance_columns(
     if players == 1:
         return {
             "chi2": np.nan, "p_value": np.nan, "max_deviation_points": np.nan, "cohens_w": np.nan,
+            "most_deviant_seat": np.nan, "max_signed_deviation_points": np.nan, "games_to_decide": np.nan,
             "verdict": "solo",
             "sentence": f"Solo win rate {rates[0]:.1%} (95% interval {lows[0]:.1%} to {highs[0]:.1%}).",
         }
     uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games)
+    worst = int(uniformity.most_deviant_seat)
+    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin)
     return {
         "chi2": float(uniformity.chi_square),
         "p_value": float(uniformity.p_value),
         "max_deviation_points": float(uniformity.max_deviation_points),
+        # the same deviation with its sign: negative when the most deviant seat wins too rarely
+        "most_deviant_seat": worst,
+        "max_signed_deviation_points": float((rates[worst] - 1.0 / players) * 100),
         "cohens_w": float(uniformity.cohens_w),
-        "verdict": stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin),
-        "sentence": stats.verdict_sentence(rates, lows, highs, players, margin_points=margin, confidence=confidence),
+        "verdict": verdict,
+        "games_to_decide": (
+            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence)
+            if verdict == "inconclusive" else np.nan
+        ),
+        "sentence": stats.verdict_sentence(
+            rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games
+        ),
     }
 
 

@@ -195,13 +195,14 @@ class Game:
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
     violation_names: tuple[str, ...] = ()
-    # per-seat record columns the report's measures section shows, as (column, human name)
-    seat_measures: tuple[tuple[str, str], ...] = ()
     # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
     # `zoosim play` prints it above the game and under --help
     legend: Callable[..., str] | None = None
     # the step API (a module or object satisfying StepAPI); None for a game without one
     steps: StepAPI | None = None
+    # final_position_svg(params, seat_policies, seed, rotation) -> a drawing (inline SVG) of the
+    # game's final position, for the report; None when the game has no drawing
+    final_position_svg: Callable[..., str] | None = None
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""
@@ -289,21 +290,108 @@ def validate_model(model: type[pydantic.BaseModel], data: Mapping[str, Any]) -> 
     try:
         return model.model_validate(data)
     except pydantic.ValidationError as error:
-        first = error.errors()[0]
-        key = ".".join(str(part) for part in first["loc"])
-        raise ZoosimError(describe_validation_error(model, first), key=key or None) from None
+        message, path = explain_validation_error(model, error)
+        raise ZoosimError(message, key=key_path(path)) from None
 
 
-def describe_validation_error(model: type[pydantic.BaseModel], err: Mapping[str, Any]) -> str:
+def explain_validation_error(
+    model: type[pydantic.BaseModel], error: pydantic.ValidationError
+) -> tuple[str, tuple[Any, ...]]:
+    """The most relevant problem of a pydantic report: one readable sentence (with the allowed
+    values or a did-you-mean) and the key path as the user wrote it. For a union, an error inside
+    the member the user meant beats the errors that only say another member does not apply."""
+    explained = [(err, *_input_path(model, err["loc"])) for err in error.errors()]
+    meant = [item for item in explained if not (item[3] and item[0]["type"] in _WRONG_MEMBER_TYPES)]
+    err, path, field, _ = next((item for item in meant if not item[3]), (meant or explained)[0])
+    return describe_validation_error(model, err, path, field), path
+
+
+# A union member's error of one of these types only says the input has another shape than that
+# member; any other error at a member (e.g. a model validator's "empty range") is what was meant.
+_WRONG_MEMBER_TYPES = {"int_type", "int_parsing", "float_type", "string_type", "bool_type", "model_type",
+                       "model_attributes_type", "dict_type", "list_type", "literal_error"}
+
+
+def key_path(path: tuple[Any, ...]) -> str | None:
+    """A key path as the user wrote it: studies[0].rules, not studies.0.rules."""
+    text = ""
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or None
+
+
+def _input_path(model: type[pydantic.BaseModel], loc: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any, bool]:
+    """An error location without the union members pydantic names in it ('int', "literal['auto']",
+    'SeatSpec' are not keys of the input); the field the path ends at (None inside a list or
+    mapping, or where the schema is open); and whether the location ends at a union member, i.e.
+    the error only says that member does not apply."""
+    path: list[Any] = []
+    annotation: Any = model
+    field = None
+    member_level = False
+    for part in loc:
+        annotation = _unwrap(annotation)
+        members = _union_members(annotation)
+        member_level = bool(members)
+        if members:  # this part names the member tried
+            annotation = next((member for member in members if _is_member_named(member, part)), None)
+            continue
+        path.append(part)
+        field = None
+        if isinstance(annotation, type) and issubclass(annotation, pydantic.BaseModel):
+            field = annotation.model_fields.get(part) if isinstance(part, str) else None
+            annotation = field.annotation if field is not None else None
+        elif typing.get_origin(annotation) in (list, tuple, set) and isinstance(part, int):
+            annotation = (typing.get_args(annotation) or (None,))[0]
+        elif typing.get_origin(annotation) is dict:
+            annotation = (typing.get_args(annotation) or (None, None))[1]
+        else:
+            annotation = None
+    return tuple(path), field, member_level
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Annotated[X, ...] -> X and Optional[X] -> X (pydantic names no member for None)."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        annotation = typing.get_args(annotation)[0]
+    members = [arg for arg in _union_args(annotation) if arg is not type(None)]
+    return _unwrap(members[0]) if len(members) == 1 else annotation
+
+
+def _union_args(annotation: Any) -> tuple[Any, ...]:
+    is_union = typing.get_origin(annotation) in (typing.Union, types.UnionType)
+    return typing.get_args(annotation) if is_union else ()
+
+
+def _union_members(annotation: Any) -> list[Any]:
+    return [_unwrap(arg) for arg in _union_args(annotation) if arg is not type(None)]
+
+
+def _is_member_named(member: Any, label: Any) -> bool:
+    origin = typing.get_origin(member)
+    if origin is typing.Literal:
+        return str(label).startswith("literal[")
+    name = getattr(origin or member, "__name__", None)
+    if name is None:
+        return False
+    return str(label) in (name, f"constrained-{name}") or str(label).startswith(f"{name}[")
+
+
+def describe_validation_error(
+    model: type[pydantic.BaseModel], err: Mapping[str, Any], path: tuple[Any, ...], field: Any = None
+) -> str:
     """One readable sentence for a pydantic error, with the allowed values or a did-you-mean."""
     import difflib
 
-    loc = [str(part) for part in err["loc"]]
     if err["type"] == "extra_forbidden":
-        siblings = sorted(_fields_at(model, loc[:-1]))
-        hint = difflib.get_close_matches(loc[-1], siblings, n=1)
+        names = [str(part) for part in path if not isinstance(part, int)]
+        siblings = sorted(_fields_at(model, names[:-1]))
+        hint = difflib.get_close_matches(names[-1], siblings, n=1)
         suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
-        return f"unknown key '{loc[-1]}'{suggestion} (allowed: {', '.join(siblings)})"
+        return f"unknown key '{names[-1]}'{suggestion} (allowed: {', '.join(siblings)})"
     message = str(err["msg"])
     if message.startswith("Value error, "):
         message = message[len("Value error, ") :]
@@ -311,6 +399,10 @@ def describe_validation_error(model: type[pydantic.BaseModel], err: Mapping[str,
     if err["type"] != "missing" and not isinstance(given, (dict, list)):
         shown = repr(given)
         message += f" (got {shown if len(shown) <= 60 else shown[:57] + '...'})"
+    extra = field.json_schema_extra if field is not None and isinstance(field.json_schema_extra, dict) else {}
+    only_literals = typing.get_origin(_unwrap(field.annotation)) is typing.Literal if field is not None else False
+    if "rule" in extra and err["type"] not in ("value_error", "missing") and not only_literals:
+        message += f"; allowed: {extra.get('allowed') or _allowed_text(field)}"  # a rule knob's own text
     return message
 
 

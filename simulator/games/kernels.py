@@ -41,7 +41,9 @@ Seat rotation. A seating gives one policy per player slot; rotation `r` puts slo
 
 Record columns. `RecordColumns` names a game's per-game and per-seat columns in kernel output
 order with their record dtypes: `allocate` gives the (games, columns) and (games, players,
-columns) arrays a batch kernel fills, `unpack` turns them into play_batch's column dict.
+columns) arrays a batch kernel fills - or, with `columns_first`, the per-seat array as (columns,
+games, players), each column one contiguous block - and `unpack` turns them into play_batch's
+column dict.
 
 Kernel-level contract for a generic search (the issue "Players worth trusting": one MCTS/ISMCTS
 in numba serving every game). A game that wants the shared search provides, as kernels over its
@@ -176,19 +178,28 @@ class RecordColumns:
     kernel_dtype: Any  # what the batch kernel writes
     default_dtype: Any  # record dtype of a column not in `dtypes`
     dtypes: Mapping[str, Any] = field(default_factory=dict)
+    # seat_out as [seat column, game, seat] instead of [game, seat, seat column]
+    columns_first: bool = False
 
     def allocate(self, games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
-        """(game_out[games, game columns], seat_out[games, players, seat columns]), zeroed."""
+        """(game_out[games, game columns], seat_out[games, players, seat columns] or, with
+        columns_first, seat_out[seat columns, games, players]), zeroed."""
+        seat_shape = ((len(self.seat), games, players) if self.columns_first
+                      else (games, players, len(self.seat)))
         return (np.zeros((games, len(self.game)), dtype=self.kernel_dtype),
-                np.zeros((games, players, len(self.seat)), dtype=self.kernel_dtype))
+                np.zeros(seat_shape, dtype=self.kernel_dtype))
 
     def unpack(self, game_out: np.ndarray, seat_out: np.ndarray) -> dict[str, np.ndarray]:
         """play_batch's column dict: (games,) per-game and (games, players) per-seat arrays."""
         columns = {name: game_out[:, index].astype(self.dtype(name))
                    for index, name in enumerate(self.game)}
         for index, name in enumerate(self.seat):
-            columns[name] = seat_out[:, :, index].astype(self.dtype(name))
+            columns[name] = self.seat_column(seat_out, index).astype(self.dtype(name))
         return columns
+
+    def seat_column(self, seat_out: np.ndarray, index: int) -> np.ndarray:
+        """The (games, players) values of per-seat column `index` as the kernel wrote them."""
+        return seat_out[index] if self.columns_first else seat_out[:, :, index]
 
     def dtype(self, name: str) -> Any:
         return self.dtypes.get(name, self.default_dtype)

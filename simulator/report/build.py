@@ -18,10 +18,17 @@ import jinja2
 import numpy as np
 import pandas as pd
 
+import yaml
+
 from simulator import __version__
+from simulator.analysis import stats
 from simulator.analysis.tables import Analysis, analyze_run
+from simulator.config import parse_experiment
+from simulator.errors import ZoosimError
+from simulator.games import get_game
+from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
-from simulator.rundir import REPORT, read_experiment_text, read_manifest, read_run_info, resume_command
+from simulator.rundir import MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
 
@@ -33,7 +40,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     manifest = read_manifest(run_dir)
     analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
     page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
-                       resume_command(manifest.get("experiment_file"), run_dir))
+                       previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir))
     out = Path(out) if out else run_dir / REPORT
     temporary = out.with_name(f".{out.name}.tmp")
     temporary.write_text(page, encoding="utf-8")
@@ -41,14 +48,23 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     return out, analysis
 
 
-def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: Analysis, experiment_text: str,
-                resume: str | None = None) -> str:
+def render_html(
+    manifest: dict[str, Any],
+    run_info: dict[str, Any],
+    analysis: Analysis,
+    experiment_text: str,
+    previous: dict[str, Any] | None = None,
+    resume: str | None = None,
+) -> str:
     """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
+    sample_games = _sample_games(manifest)
     studies = []
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
-        cells = [_cell_view(cell, analysis, margin) or {"index": cell["index"], "label": cell["label"], "pending": True}
+        y_limits = _study_deviation_limits(study_cells, analysis, margin)
+        cells = [_cell_view(cell, analysis, margin, y_limits)
+                 or {"index": cell["index"], "label": cell["label"], "pending": True}
                  for cell in study_cells]
         studies.append(
             {
@@ -56,6 +72,7 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
                 "game": study_cells[0]["game"],
                 "cells": cells,
                 "sweep_charts": _sweep_charts(study_cells, analysis, margin),
+                "sample_game": sample_games.get(study_name),
                 **_tournament_view(study_name, analysis),
             }
         )
@@ -66,10 +83,13 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["count"] = lambda value: f"{int(value):,}"
     template = environment.get_template("report.html")
     return template.render(
         title=experiment.get("name") or "zoosim run",
         description=experiment.get("description", ""),
+        overrides=command_line_overrides(experiment_text, experiment),
+        previous=previous,
         summary=_summary(analysis),
         studies=studies,
         margin=margin,
@@ -86,6 +106,95 @@ def render_html(manifest: dict[str, Any], run_info: dict[str, Any], analysis: An
     )
 
 
+def command_line_overrides(experiment_text: str, experiment: dict[str, Any]) -> list[str]:
+    """The run's `--games` and `--seed` overrides, found by resolving the experiment file alone
+    and comparing with what ran (the manifest's experiment), e.g. "--games 2,000 (the file asks
+    for 250,000 per cell)". Empty when the file ran as written."""
+    try:
+        document = yaml.safe_load(experiment_text) if experiment_text else None
+        as_written = parse_experiment(document).model_dump(mode="json") if isinstance(document, dict) else None
+    except (yaml.YAMLError, ZoosimError):
+        return []
+    if as_written is None:
+        return []
+    lines = []
+    file_games, ran_games = (
+        [_games_text(study.get("games") or resolved["games"]) for study in resolved["studies"]]
+        for resolved in (as_written, experiment)
+    )
+    if file_games != ran_games:
+        lines.append(f"--games {_games_text(experiment['games'])} (the file asks for "
+                     f"{' / '.join(dict.fromkeys(file_games))} per cell)")
+    if as_written["seed"] != experiment["seed"]:
+        lines.append(f"--seed {experiment['seed']} (the file's seed is {as_written['seed']})")
+    return lines
+
+
+def _games_text(games: Any) -> str:
+    return f"{games:,}" if isinstance(games, int) else "precision mode"
+
+
+def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The latest earlier run of the same experiment (same name or same source file) in the same
+    parent folder, and the settings and knobs in which this run differs from it; None when there
+    is none or nothing differs (then the report says nothing)."""
+    this = run_dir / MANIFEST
+    earlier = []
+    for folder in run_dir.parent.iterdir() if run_dir.parent.is_dir() else []:
+        other = folder / MANIFEST
+        if folder.resolve() == run_dir.resolve() or not other.is_file():
+            continue
+        try:
+            candidate = read_manifest(folder)
+        except ZoosimError:
+            continue
+        same_name = candidate.get("experiment", {}).get("name") == manifest["experiment"].get("name")
+        same_file = manifest.get("experiment_file") and candidate.get("experiment_file") == manifest.get("experiment_file")
+        if (same_name or same_file) and other.stat().st_mtime < this.stat().st_mtime:
+            earlier.append((other.stat().st_mtime, folder.name, candidate))
+    if not earlier:
+        return None
+    _, name, candidate = max(earlier, key=lambda entry: entry[:2])
+    differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
+    command = f"zoosim compare {run_dir.parent / name} {run_dir}"
+    return {"folder": name, "differences": differences, "command": command} if differences else None
+
+
+def experiment_settings(experiment: dict[str, Any]) -> dict[str, Any]:
+    """An experiment's run-wide settings (seed, games, margin, ...): without its name and free
+    text, which change no game, and without its studies."""
+    return {k: v for k, v in experiment.items() if k not in ("name", "description", "studies")}
+
+
+def _comparable(experiment: dict[str, Any]) -> dict[str, Any]:
+    """An experiment's settings and studies (keyed by name) for comparing two runs."""
+    studies = experiment.get("studies", [])
+    return {**experiment_settings(experiment),
+            "studies": {study.get("name") or f"#{index}": study for index, study in enumerate(studies)}}
+
+
+def _sample_games(manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per study with a drawable game: a drawing of its first cell's first game's final position,
+    replayed from that game's seed, and the `zoosim play` command that shows it move by move."""
+    samples: dict[str, dict[str, str]] = {}
+    try:
+        plan = build_plan(parse_experiment(manifest["experiment"]))
+    except ZoosimError:
+        return samples
+    for cell in plan.cells:
+        game = get_game(cell.game)
+        if cell.study in samples or game.final_position_svg is None or cell.games == 0:
+            continue
+        seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
+        seed, rotation = int(seeds[0]), int(rotations[0])
+        samples[cell.study] = {
+            "label": cell.label,
+            "svg": game.final_position_svg(cell.params, cell.seat_policies(), seed, rotation),
+            "command": cell.replay_command(seed, rotation),
+        }
+    return samples
+
+
 def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for cell in cells:
@@ -100,27 +209,46 @@ def _summary(analysis: Analysis) -> list[dict[str, str]]:
     ]
 
 
-def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[str, Any] | None:
+def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
+    """One y-range (points from fair) for every seat chart of a study, so equal deviations look
+    equal from cell to cell."""
+    if len(analysis.seats) == 0:
+        return None
+    players = {cell["index"]: cell["players"] for cell in study_cells if cell["players"] > 1}
+    seats = analysis.seats[analysis.seats["cell"].isin(list(players))]
+    if len(seats) == 0:
+        return None
+    return charts.deviation_limits(seats, seats["cell"].map(players), margin)
+
+
+def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits) -> dict[str, Any] | None:
     rows = analysis.cells[analysis.cells["cell"] == cell["index"]] if len(analysis.cells) else analysis.cells
     if len(rows) == 0:
         return None  # no finished game yet
     row = rows.iloc[0]
     seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
     lengths = analysis.lengths[(analysis.lengths["cell"] == cell["index"])] if len(analysis.lengths) else analysis.lengths
-    length_charts = []
+    length_charts, constant_lengths = [], []
     for measure in dict.fromkeys(lengths["measure"]) if len(lengths) else []:
         subset = lengths[lengths["measure"] == measure]
         if subset["value"].nunique() > 1:
-            length_charts.append(charts.length_histogram(subset, measure, f"{measure} per game"))
+            length_charts.append(charts.length_histogram(subset, measure))
+        else:
+            constant_lengths.append({"measure": measure.replace("_", " "), "value": int(subset["value"].iloc[0])})
     policies = analysis.policies[analysis.policies["cell"] == cell["index"]] if len(analysis.policies) else None
     return {
         "index": cell["index"],
         "label": cell["label"],
         "row": row,
-        "seats_chart": charts.seat_win_rates(seats, cell["players"], margin, "win rate by seat") if cell["players"] > 1 else None,
+        "significance_note": _significance_note(row, margin),
+        "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
         "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
-        "policies_table": table_view(policies, f"policies-cell-{cell['index']}", None) if policies is not None and len(policies) else None,
+        "policies_table": (
+            table_view(policies, f"policies-cell-{cell['index']}", policy_columns(policies))
+            if policies is not None and len(policies) else None
+        ),
         "length_charts": length_charts,
+        "constant_lengths": constant_lengths,
         "knobs": json.dumps(cell["params"], indent=2),
         "end_reasons": ", ".join(
             f"{name[4:]} {_share_text(share)}" for name, share in row.items() if name.startswith("end:") and share > 0
@@ -131,14 +259,44 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float) -> dict[
     }
 
 
+def _significance_note(row: pd.Series, margin: float) -> dict[str, Any] | None:
+    """For a balanced cell whose chi-square test is significant: the numbers that explain why
+    that is no contradiction (the template words them)."""
+    if row["verdict"] != "balanced" or not row["p_value"] < 0.05:
+        return None
+    return {"p": _format(row["p_value"], "p"), "p_raw": _raw(row["p_value"]),
+            "deviation": float(row["max_signed_deviation_points"]), "games": int(row["games"]), "margin": margin}
+
+
 def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
     if len(analysis.ratings) == 0:
         return {}
     ratings = analysis.ratings[analysis.ratings["study"] == study_name]
     if len(ratings) == 0:
         return {}
-    chart = charts.strength_chart(ratings, "seat advantage against strength") if ratings["elo"].notna().all() else None
-    return {"ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS), "ratings_chart": chart}
+    rated = ratings["elo"].notna().all()
+    chart = charts.strength_chart(ratings, "seat advantage against strength") if rated else None
+    return {
+        "ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS),
+        "ratings_chart": chart,
+        "strongest": strongest_policy(ratings) if rated else None,
+    }
+
+
+def strongest_policy(ratings: pd.DataFrame) -> dict[str, Any]:
+    """The highest-rated policy of a tournament, its Elo interval, the runner-up, and whether the
+    two intervals are apart (the template words it: "expectimax is strongest, +181 Elo ...")."""
+    order = ratings.sort_values("elo", ascending=False)
+    best = order.iloc[0]
+    runner_up = order.iloc[1] if len(order) > 1 else None
+    return {
+        "policy": best["policy"], "elo": float(best["elo"]), "low": float(best["elo_low"]), "high": float(best["elo_high"]),
+        "win_rate": float(best["win_rate"]),
+        "runner_up": None if runner_up is None else {
+            "policy": runner_up["policy"], "elo": float(runner_up["elo"]),
+            "apart": bool(best["elo_low"] > runner_up["elo_high"]),
+        },
+    }
 
 
 def _share_text(share: float) -> str:
@@ -147,19 +305,27 @@ def _share_text(share: float) -> str:
 
 
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
+    """For a sweep: the seat x swept-cell heatmap of signed points from fair, then one chart per
+    swept knob (balance and game length against it)."""
     knobs = list(study_cells[0]["sweep_values"])
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
     indices = [cell["index"] for cell in study_cells]
     cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)]
-    svgs = []
+    if len(cells) < 2:
+        return []
+    sweep_values = {cell["index"]: cell["sweep_values"] for cell in study_cells}
+    columns = ["\n".join(str(sweep_values[index][knob]) for knob in knobs) for index in cells["cell"]]
+    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
+    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, " / ".join(knobs), title)]
     for knob in knobs:
         if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:
             svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
     return svgs
 
 
-# (column, heading, format) for the tables; format "pct" shows a rate as a percentage.
+# (column, heading, format) for the tables: "pct" shows a rate as a percentage, "int" a count with
+# thousands separators, "signed" points with their sign, "times" a factor such as the CRN gain.
 SEAT_COLUMNS = [
     ("seat", "seat", "int"),
     ("policy", "policy", "text"),
@@ -167,9 +333,9 @@ SEAT_COLUMNS = [
     ("win_rate", "win rate", "pct"),
     ("ci_low", "95% low", "pct"),
     ("ci_high", "95% high", "pct"),
-    ("sim_low", "simult. low", "pct"),
-    ("sim_high", "simult. high", "pct"),
-    ("deviation_points", "vs fair (pts)", "signed"),
+    ("sim_low", "simultaneous low", "pct"),
+    ("sim_high", "simultaneous high", "pct"),
+    ("deviation_points", "points from fair", "signed"),
     ("outright_wins", "sole wins", "int"),
     ("shared_wins", "shared wins", "int"),
     ("mean_score", "mean score", "num"),
@@ -192,42 +358,57 @@ CELL_COLUMNS = [
     ("players", "players", "int"),
     ("games", "games", "int"),
     ("verdict", "verdict", "text"),
-    ("max_deviation_points", "largest seat deviation (pts)", "num"),
+    ("most_deviant_seat", "most deviant seat", "int"),
+    ("max_signed_deviation_points", "its points from fair", "signed"),
+    ("games_to_decide", "games to decide", "approx"),
     ("chi2", "χ²", "num"),
     ("p_value", "p", "p"),
     ("p_holm", "p (Holm)", "p"),
     ("tie_rate", "ties", "pct"),
     ("mean_turns", "mean turns", "num"),
-    ("crn_gain", "CRN gain", "num"),
+    ("crn_gain", "CRN gain", "times"),
 ]
+
+
+def policy_columns(policies: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Columns of a mixed cell's by-policy table: the policy's overall rate, then per seat."""
+    seats = [name for name in policies.columns if name.startswith("seat_") and name.endswith("_rate")]
+    return [
+        ("slot", "seating slot", "int"),
+        ("policy", "policy", "text"),
+        ("games", "games", "int"),
+        ("win_rate", "win rate", "pct"),
+        ("ci_low", "95% low", "pct"),
+        ("ci_high", "95% high", "pct"),
+    ] + [(name, f"from seat {name[5:-5]}", "pct") for name in seats]
 
 
 def _format(value: Any, style: str) -> str:
     if value is None or (isinstance(value, float) and np.isnan(value)):
         return "–"
+    if isinstance(value, (float, np.floating)) and np.isinf(value):
+        return "never" if style in ("int", "approx") else "∞"
     if style == "pct":
         return f"{value * 100:.2f}%"
     if style == "signed":
         return f"{value:+.2f}"
     if style == "int":
         return f"{int(value):,}"
+    if style == "approx":
+        return f"about {stats.count_text(value)}"
     if style == "p":
         return "< 0.0001" if value < 1e-4 else f"{value:.4f}"
+    if style == "times":
+        return f"×{value:.2f}"
     if style == "num":
-        return f"{value:.3g}" if abs(value) >= 1000 else f"{value:.2f}"
+        return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
     return str(value)
 
 
-def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]] | None) -> dict[str, Any]:
+def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]]) -> dict[str, Any]:
     """A table view: headings, formatted cells with raw values, and the CSV as a data URL."""
     if frame is None:
         frame = pd.DataFrame()
-    if columns is None:
-        columns = [
-            (c, c.replace("_", " "), "num" if pd.api.types.is_numeric_dtype(frame[c]) else "text")
-            for c in frame.columns
-            if c != "cell"
-        ]
     columns = [c for c in columns if c[0] in frame.columns]
     rows = []
     for _, record in frame.iterrows():
@@ -252,6 +433,35 @@ def _raw(value: Any) -> str:
         return repr(float(value))
     if isinstance(value, (int, np.integer)):
         return str(int(value))
+    return str(value)
+
+
+def flat_differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+    """Where two nested settings dicts differ, one line per leaf in dotted names, e.g.
+    "blocked_cell_rule: dead_cell → keeper_cell" (a leaf one side does not set shows as
+    "default": an unset knob or setting takes its default)."""
+    flat_before, flat_after = flatten_dotted(before), flatten_dotted(after)
+    lines = []
+    for key in sorted(set(flat_before) | set(flat_after)):
+        old, new = flat_before.get(key, _UNSET), flat_after.get(key, _UNSET)
+        if old != new:
+            lines.append(f"{key}: {_setting_text(key, old)} → {_setting_text(key, new)}")
+    return lines
+
+
+_UNSET = object()
+
+
+def _setting_text(key: str, value: Any) -> str:
+    """A setting's value as the YAML would say it; game counts with thousands separators."""
+    if value is _UNSET or value is None:
+        return "default"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int) and "games" in key:
+        return f"{value:,}"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
     return str(value)
 
 

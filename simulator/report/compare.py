@@ -1,78 +1,250 @@
-"""`zoosim compare RUN_A RUN_B`: a designer's before/after of two runs, seat by seat.
+"""`zoosim compare RUN_A RUN_B`: did my change fix it? A before/after of two runs.
 
-Cells are matched by label (the study name and sweep values), so a rule change made in the rules
-of a study compares like with like. Each seat's win-rate change B - A gets Newcombe's interval;
-runs are independent samples, so the intervals are conservative when both replay deals.
+The page (and the command's output) leads with one sentence per cell: the largest seat deviation
+before and after, the change with a 95% interval, whether that change is detectable, the verdict
+before and after, and how many games would settle what is still open. Above it stand the rule
+knobs and settings in which the runs differ; below it a forest plot and the seat-by-seat table.
+
+Cells are matched by what they play: the same game and player count, and then preferably the same
+swept values, seating and label, with the fewest knob differences (a rule changed in a study's
+`rules:` thus still meets its "before" cell, whatever the cell's position in either file).
+
+Intervals: a seat's change B - A gets Newcombe's interval, Bonferroni-corrected over every seat of
+every matched cell (`stats.simultaneous_difference_intervals`), so "some seat changed" is wrong at
+most 5% of the time; the change of the largest seat deviation gets the conservative bootstrap
+bound of `stats.max_deviation_change_interval` (fixed seed: the page is deterministic). Runs are
+treated as independent samples, which is conservative when both replay deals in rotation.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import jinja2
+import numpy as np
 import pandas as pd
 
 from simulator.analysis import stats
 from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
-from simulator.report.build import table_view
+from simulator.report import charts
+from simulator.report.build import experiment_settings, flat_differences, table_view
 from simulator.rundir import read_manifest
 
-COMPARE_COLUMNS = [
+SEAT_COLUMNS = [
     ("label", "cell", "text"),
     ("seat", "seat", "int"),
     ("rate_a", "win rate A", "pct"),
     ("rate_b", "win rate B", "pct"),
     ("change_points", "B − A (pts)", "signed"),
-    ("change_low_points", "95% low", "signed"),
-    ("change_high_points", "95% high", "signed"),
+    ("change_low_points", "simultaneous 95% low", "signed"),
+    ("change_high_points", "simultaneous 95% high", "signed"),
     ("significant", "changed?", "text"),
+]
+CELL_COLUMNS = [
+    ("label", "cell", "text"),
+    ("games_a", "games A", "int"),
+    ("games_b", "games B", "int"),
+    ("verdict_a", "verdict A", "text"),
+    ("verdict_b", "verdict B", "text"),
+    ("deviation_a", "largest seat deviation A (pts)", "signed"),
+    ("deviation_b", "largest seat deviation B (pts)", "signed"),
+    ("size_change", "change in size (pts)", "signed"),
+    ("size_change_low", "95% low", "signed"),
+    ("size_change_high", "95% high", "signed"),
+    ("mean_turns_a", "mean turns A", "num"),
+    ("mean_turns_b", "mean turns B", "num"),
 ]
 
 
-def compare_runs(run_a: Path, run_b: Path) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(seat changes, cell changes) between two run folders."""
+@dataclass
+class Comparison:
+    seats: pd.DataFrame  # one row per seat of every matched cell: change and joint interval
+    cells: pd.DataFrame  # one row per matched cell: largest deviation before/after, sentence
+    differences: list[str]  # what differs between the runs (settings, and knobs per cell)
+
+
+def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     manifest_a, manifest_b = read_manifest(run_a), read_manifest(run_b)
     a, b = analyze_run(run_a, manifest_a), analyze_run(run_b, manifest_b)
-    common = [label for label in a.cells["label"] if label in set(b.cells["label"])] if len(a.cells) and len(b.cells) else []
-    if not common:
+    finished_a = _finished_cells(manifest_a, a)
+    finished_b = _finished_cells(manifest_b, b)
+    pairs = match_cells(finished_a, finished_b)
+    if not pairs:
         raise ZoosimError(
-            f"the runs share no cell (A has {', '.join(a.cells.get('label', []))}; "
-            f"B has {', '.join(b.cells.get('label', []))})",
+            f"the runs share no cell: no cell of B plays the game, player count and swept values of "
+            f"one in A (A has {', '.join(c['label'] for c in finished_a) or 'no finished cell'}; "
+            f"B has {', '.join(c['label'] for c in finished_b) or 'no finished cell'})",
             file=str(run_b),
         )
-    seats = a.seats.merge(b.seats, on=["label", "seat"], suffixes=("_a", "_b"))
-    low, high = stats.difference_interval(seats["win_rate_b"], seats["games_b"], seats["win_rate_a"], seats["games_a"])
-    seat_changes = pd.DataFrame(
-        {
-            "label": seats["label"],
-            "seat": seats["seat"],
-            "rate_a": seats["win_rate_a"],
-            "rate_b": seats["win_rate_b"],
-            "change_points": (seats["win_rate_b"] - seats["win_rate_a"]) * 100,
-            "change_low_points": low * 100,
-            "change_high_points": high * 100,
-        }
+    seats = _seat_changes(pairs, a, b)
+    cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b) for cell_a, cell_b in pairs])
+    return Comparison(seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs))
+
+
+def _finished_cells(manifest: dict[str, Any], analysis) -> list[dict[str, Any]]:
+    """Manifest cells with finished games and more than one seat (a solo cell has no seats to
+    compare)."""
+    done = set(analysis.cells["cell"]) if len(analysis.cells) else set()
+    return [cell for cell in manifest["cells"] if cell["index"] in done and cell["players"] > 1]
+
+
+def match_cells(cells_a: list[dict[str, Any]], cells_b: list[dict[str, Any]]) -> list[tuple[dict, dict]]:
+    """Pairs (A cell, B cell) that play the same thing, each cell used at most once.
+
+    A B cell is a candidate for an A cell when it plays the same game with the same number of
+    players and has either the same swept values or the same label. Among candidates the best
+    shares, in this order: swept values, seating, label, then the fewest knob differences."""
+    taken: set[int] = set()
+    pairs = []
+    for cell_a in cells_a:
+        candidates = [
+            cell_b for cell_b in cells_b
+            if cell_b["index"] not in taken and cell_b["game"] == cell_a["game"]
+            and cell_b["players"] == cell_a["players"]
+            and (cell_b["sweep_values"] == cell_a["sweep_values"] or cell_b["label"] == cell_a["label"])
+        ]
+        if not candidates:
+            continue
+        best = min(
+            candidates,
+            key=lambda cell_b: (
+                cell_b["sweep_values"] != cell_a["sweep_values"],
+                cell_b["seats"] != cell_a["seats"],
+                cell_b["label"] != cell_a["label"],
+                len(flat_differences(cell_a["params"], cell_b["params"])),
+                cell_b["index"],
+            ),
+        )
+        taken.add(best["index"])
+        pairs.append((cell_a, best))
+    return pairs
+
+
+def _pair_label(cell_a: dict[str, Any], cell_b: dict[str, Any]) -> str:
+    return cell_a["label"] if cell_a["label"] == cell_b["label"] else f"{cell_a['label']} → {cell_b['label']}"
+
+
+def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
+    frames = []
+    for cell_a, cell_b in pairs:
+        seats_a = a.seats[a.seats["cell"] == cell_a["index"]].reset_index(drop=True)
+        seats_b = b.seats[b.seats["cell"] == cell_b["index"]].reset_index(drop=True)
+        frames.append(pd.DataFrame({
+            "label": _pair_label(cell_a, cell_b), "seat": seats_a["seat"],
+            "rate_a": seats_a["win_rate"], "games_a": seats_a["games"],
+            "rate_b": seats_b["win_rate"], "games_b": seats_b["games"],
+        }))
+    seats = pd.concat(frames, ignore_index=True)
+    low, high = stats.simultaneous_difference_intervals(
+        seats["rate_b"].to_numpy(), seats["games_b"].to_numpy(), seats["rate_a"].to_numpy(), seats["games_a"].to_numpy()
     )
-    seat_changes["significant"] = [
-        "yes" if lo > 0 or hi < 0 else "no" for lo, hi in zip(low, high)
-    ]
-    cells = a.cells.merge(b.cells, on="label", suffixes=("_a", "_b"))
-    cell_changes = cells[["label", "verdict_a", "verdict_b", "max_deviation_points_a", "max_deviation_points_b",
-                          "mean_turns_a", "mean_turns_b", "games_a", "games_b"]]
-    return seat_changes, cell_changes
+    seats["change_points"] = (seats["rate_b"] - seats["rate_a"]) * 100
+    seats["change_low_points"] = low * 100
+    seats["change_high_points"] = high * 100
+    seats["significant"] = ["yes" if lo > 0 or hi < 0 else "no" for lo, hi in zip(low, high)]
+    return seats
 
 
-def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, pd.DataFrame, pd.DataFrame]:
-    seat_changes, cell_changes = compare_runs(run_a, run_b)
+def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[str, Any]:
+    row_a = a.cells[a.cells["cell"] == cell_a["index"]].iloc[0]
+    row_b = b.cells[b.cells["cell"] == cell_b["index"]].iloc[0]
+    rates_a = a.seats[a.seats["cell"] == cell_a["index"]]["win_rate"].to_numpy()
+    rates_b = b.seats[b.seats["cell"] == cell_b["index"]]["win_rate"].to_numpy()
+    games_a = int(a.totals[cell_a["index"]].rated_games)
+    games_b = int(b.totals[cell_b["index"]].rated_games)
+    low, high = stats.max_deviation_change_interval(rates_a, games_a, rates_b, games_b)
+    change = float(row_b["max_deviation_points"] - row_a["max_deviation_points"])
+    row = {
+        "label": _pair_label(cell_a, cell_b),
+        "games_a": int(row_a["games"]), "games_b": int(row_b["games"]),
+        "verdict_a": row_a["verdict"], "verdict_b": row_b["verdict"],
+        "deviation_a": float(row_a["max_signed_deviation_points"]),
+        "deviation_b": float(row_b["max_signed_deviation_points"]),
+        "seat_a": int(row_a["most_deviant_seat"]), "seat_b": int(row_b["most_deviant_seat"]),
+        "size_change": change, "size_change_low": low, "size_change_high": high,
+        # same seed entropy and games: B replays exactly A's games of this cell (plan.py, seeds)
+        "same_games": cell_a["seed_entropy"] == cell_b["seed_entropy"] and games_a == games_b,
+        "games_to_tell_change": stats.games_to_exclude_zero(change, low, high, min(games_a, games_b)),
+        "games_to_decide_b": float(row_b["games_to_decide"]),
+        "mean_turns_a": float(row_a["mean_turns"]), "mean_turns_b": float(row_b["mean_turns"]),
+    }
+    row["sentence"] = change_sentence(row)
+    return row
+
+
+def change_sentence(row: dict[str, Any]) -> str:
+    """One cell's before/after in words, e.g. "largest seat deviation +1.71 (seat 0) -> +1.51
+    (seat 0) points (size change -0.20, 95% -0.6 to +0.2): no detectable improvement; still
+    inconclusive. About 40,000 games per run would tell whether the change is real."""
+    change, low, high = row["size_change"], row["size_change_low"], row["size_change_high"]
+    if row.get("same_games"):
+        return (
+            f"largest seat deviation {row['deviation_b']:+.2f} (seat {row['seat_b']}) in both: B replays A's "
+            f"games of this cell (same rules, seating and seeds), so nothing in it changed; still {row['verdict_b']}."
+        )
+    if high < 0:
+        direction = "smaller: a real improvement"
+    elif low > 0:
+        direction = "larger: a real worsening"
+    else:
+        direction = "no detectable " + ("change" if change == 0 else "improvement" if change < 0 else "worsening")
+    verdict = (f"still {row['verdict_b']}" if row["verdict_a"] == row["verdict_b"]
+               else f"now {row['verdict_b']} (was {row['verdict_a']})")
+    sentence = (
+        f"largest seat deviation {row['deviation_a']:+.2f} (seat {row['seat_a']}) → "
+        f"{row['deviation_b']:+.2f} (seat {row['seat_b']}) points (size change {change:+.2f}, "
+        f"95% {low:+.1f} to {high:+.1f}): {direction}; {verdict}."
+    )
+    open_questions = []
+    if low <= 0 <= high:
+        tell = row["games_to_tell_change"]
+        open_questions.append(
+            "no number of games would show a change as small as this one" if not np.isfinite(tell) else
+            f"about {stats.count_text(tell)} games per run would tell whether a change this size is real"
+        )
+    if row["verdict_b"] == "inconclusive" and np.isfinite(row["games_to_decide_b"]):
+        open_questions.append(
+            f"about {stats.count_text(row['games_to_decide_b'])} games in B would decide its verdict"
+        )
+    if open_questions:
+        text = "; ".join(open_questions)
+        sentence += f" {text[0].upper()}{text[1:]} (if the rates hold)."
+    return sentence
+
+
+def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: list[tuple[dict, dict]]) -> list[str]:
+    """Settings that differ (without the studies, whose knobs are compared cell by cell), then the
+    knob and seating differences of matched cells; a difference every pair shares is said once."""
+    settings = (experiment_settings(manifest["experiment"]) for manifest in (manifest_a, manifest_b))
+    lines = [f"setting {line}" for line in flat_differences(*settings)]
+    cells_by_difference: dict[str, list[str]] = {}
+    for cell_a, cell_b in pairs:
+        found = flat_differences(cell_a["params"], cell_b["params"])
+        if cell_a["seats"] != cell_b["seats"]:
+            found.append(f"seating: {', '.join(cell_a['seats'])} → {', '.join(cell_b['seats'])}")
+        for line in found:
+            cells_by_difference.setdefault(line, []).append(_pair_label(cell_a, cell_b))
+    for line, labels in cells_by_difference.items():
+        lines.append(f"every cell: {line}" if len(labels) == len(pairs) else f"{line} (in {', '.join(labels)})")
+    return lines
+
+
+def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Comparison]:
+    comparison = compare_runs(run_a, run_b)
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("simulator.report", "templates"), autoescape=True,
         trim_blocks=True, lstrip_blocks=True,
     )
     page = environment.get_template("compare.html").render(
         run_a=str(run_a), run_b=str(run_b),
-        seats_table=table_view(seat_changes, "seat-changes", COMPARE_COLUMNS),
-        cells_table=table_view(cell_changes, "cell-changes", None),
+        cells=comparison.cells.to_dict("records"),
+        differences=comparison.differences,
+        forest=charts.forest_plot(comparison.cells, comparison.seats),
+        seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
+        cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
     )
     out.write_text(page, encoding="utf-8")
-    return out, seat_changes, cell_changes
+    return out, comparison

@@ -10,7 +10,7 @@ is checked by `simulator.tune.space`, which knows the game's knob table.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
 import yaml
@@ -103,7 +103,9 @@ class Confirm(StrictModel):
 
 
 class Constraints(StrictModel):
-    turns: tuple[float, float] | None = Field(None, description="[lowest, highest] allowed mean turns per game")
+    turns: Annotated[list[float], Field(min_length=2, max_length=2)] | None = Field(
+        None, description="[lowest, highest] allowed mean turns per game"
+    )
 
     @pydantic.model_validator(mode="after")
     def _ordered(self) -> "Constraints":

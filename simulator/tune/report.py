@@ -92,6 +92,13 @@ def pareto_chart(choice: Choice, objectives: list[str]) -> str:
     return charts.to_svg(figure)
 
 
+def _games_without_racing(frame: pd.DataFrame, experiment: TuneExperiment) -> int:
+    """Games the trials that played would have needed had each played the last rung."""
+    played = int((frame["games_played"] > 0).sum()) if len(frame) else 0
+    games = experiment.tune.budget.games
+    return played * len(experiment.tune.players) * games.start * 2 ** rungs(experiment)
+
+
 def render_tune_report(
     out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study, choice: Choice, *, sampler: str,
     best_document: dict[str, Any] | None, confirm_cells: pd.DataFrame | None, experiment_text: str,
@@ -117,7 +124,7 @@ def render_tune_report(
         sampler=sampler,
         trials=len(frame),
         games=int(frame["games_played"].sum()) if len(frame) else 0,
-        games_without_racing=len(done) * len(experiment.tune.players) * experiment.tune.budget.games.start * 2 ** rungs(experiment),
+        games_without_racing=_games_without_racing(frame, experiment),
         choice=choice,
         history_chart=history_chart(frame, objectives[0], rungs(experiment)) if done else None,
         pareto_chart=pareto_chart(choice, objectives) if len(objectives) > 1 and choice.leaders else None,

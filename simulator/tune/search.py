@@ -19,8 +19,8 @@ seed entropy, keyed by the tune seed, game, player count and seating only: all t
 same deals, and differences between trials are not deal luck.
 
 Determinism. The optimiser's state is the optuna journal in the tune folder, and each proposal
-uses a sampler seeded by (tune seed, trial number); games are determined by their seeds and the
-batch size comes from the file. So the same file and seed give the same trials for any --jobs or
+uses a sampler seeded by the tune seed and the number of trials proposed so far; games are
+determined by their seeds and the batch size comes from the file. So the same file and seed give the same trials for any --jobs or
 backend, and a resumed tune proposes the trials the uninterrupted one would have.
 """
 
@@ -118,31 +118,22 @@ def start_tune_dir(out: Path, experiment: TuneExperiment, text: str, source: str
 
 
 def resolve_sampler(experiment: TuneExperiment, parameters: list[Parameter]) -> str:
-    """`auto`: NSGA-II for several objectives, CMA-ES when every parameter is numeric (and the
-    `cmaes` package that optuna's CMA-ES needs is installed), else TPE."""
+    """`auto`: NSGA-II for several objectives, CMA-ES when every parameter is numeric, else TPE."""
     section = experiment.tune
     if section.sampler != "auto":
         return section.sampler
     if len(section.objectives) > 1:
         return "nsga2"
     numeric = all(not isinstance(p.distribution, optuna.distributions.CategoricalDistribution) for p in parameters)
-    if numeric and _cmaes_installed():
+    if numeric:
         return "cmaes"
     return "tpe"
-
-
-def _cmaes_installed() -> bool:
-    import importlib.util
-
-    return importlib.util.find_spec("cmaes") is not None
 
 
 def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
     if kind == "tpe":
         return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=8)
     if kind == "cmaes":
-        if not _cmaes_installed():
-            raise ZoosimError("sampler 'cmaes' needs the package 'cmaes' (pip install cmaes); use tpe", key="tune.sampler")
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if kind == "nsga2":
         return optuna.samplers.NSGAIISampler(seed=seed)
@@ -362,7 +353,7 @@ def _share_deals(cell, experiment: TuneExperiment):
 def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, dict[str, float]]]:
     """Per trial label and player count: the measures the objectives and constraints use."""
     from simulator.analysis.tables import analyze_run
-    from simulator.runner import read_manifest
+    from simulator.rundir import read_manifest
 
     manifest = read_manifest(run_dir)
     analysis = analyze_run(run_dir, manifest)

@@ -14,17 +14,22 @@ from simulator.analysis.stats import (
     bradley_terry,
     confidence_sequence,
     confidence_sequence_halfwidth,
+    count_text,
     crn_variance_reduction,
     crn_variance_reduction_from_deal_sums,
     difference_interval,
     equivalence_verdict,
+    games_to_decide,
+    games_to_exclude_zero,
     holm_adjust,
     holm_reject,
     mean_interval,
+    max_deviation_change_interval,
     mean_interval_from_moments,
     pairwise_wins_from_ranks,
     seat_uniformity,
     seat_win_shares,
+    simultaneous_difference_intervals,
     simultaneous_wilson,
     verdict_sentence,
     wilson_interval,
@@ -279,7 +284,7 @@ def test_equivalence_verdict_rejects_rates_outside_their_intervals():
 def test_balanced_sentence():
     sentence = verdict_sentence(*_interval_around([0.25] * 4, 0.005), n_seats=4)
     assert sentence == (
-        "Balanced within ±1.0 points: every seat's win rate is within 24.0%-26.0% "
+        "Balanced within ±1.0 points: every seat's win rate is within 24.0% to 26.0% "
         "(95% simultaneous intervals)."
     )
 
@@ -306,9 +311,114 @@ def test_unbalanced_sentence_for_a_seat_that_wins_too_rarely():
 def test_inconclusive_sentence_names_the_seat_reaching_beyond_the_band():
     rates = np.array([0.25, 0.258, 0.246, 0.246])
     sentence = verdict_sentence(rates, rates - 0.004, rates + 0.004, n_seats=4, confidence=0.9)
-    assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8% ")
-    assert "(interval 25.4% to 26.2%)" in sentence
-    assert "24.0%-26.0% (90% simultaneous intervals)" in sentence
+    assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8%, ")
+    assert "(25.4% to 26.2%, 90% simultaneous intervals)" in sentence
+    assert "straddles the upper edge of the fair band 24.0% to 26.0%" in sentence
+    wide = verdict_sentence(*_interval_around([0.25] * 4, 0.03), n_seats=4)
+    assert "reaches past both edges of the fair band 24.0% to 26.0%" in wide
+
+
+def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_games_decide():
+    # Finding 5 of issue 12: "seat 2 wins 32.3% (interval 32.1% to 32.5%), which lies neither
+    # within nor outside 32.3%-34.3%" read as a contradiction and gave no way forward.
+    games = 60_000
+    rates = np.array([0.3395, 0.3375, 0.323])
+    low, high = simultaneous_wilson(rates * games, games)
+    assert equivalence_verdict(rates, low, high, n_seats=3) == "inconclusive"
+    sentence = verdict_sentence(rates, low, high, n_seats=3, games=games)
+    assert "neither" not in sentence
+    assert "seat 2 wins 32.30%" in sentence  # two decimals: the rate and the edge 32.33% differ
+    assert "straddles the lower edge of the fair band 32.33% to 34.33%" in sentence
+    needed = games_to_decide(rates, games, n_seats=3)
+    assert f"about {count_text(needed - games)} more games ({count_text(needed)} in all) would decide it" in sentence
+
+
+def test_games_to_decide_is_the_smallest_count_with_a_verdict():
+    rates = np.array([0.262, 0.246, 0.246, 0.246])
+    games = 20_000
+    needed = games_to_decide(rates, games, n_seats=4)
+    assert needed > games
+
+    def verdict(count):
+        low, high = simultaneous_wilson(rates * count, count)
+        return equivalence_verdict(rates, low, high, n_seats=4)
+
+    assert verdict(games) == "inconclusive"
+    assert verdict(needed) == "unbalanced"  # seat 0 at +1.2 points: surely outside, given games
+    assert verdict(needed * 0.99) == "inconclusive"
+    # A balanced projection: every seat 0.2 points from fair, intervals must shrink inside ±1.
+    assert games_to_decide([0.252, 0.248, 0.25, 0.25], 5_000, n_seats=4) > 5_000
+    # Already decided: the count itself; a rate on the band's edge: never.
+    assert games_to_decide([0.25] * 4, 10**6, n_seats=4) == 10**6
+    assert games_to_decide([0.26, 0.24, 0.25, 0.25], 10_000, n_seats=4) == float("inf")
+
+
+def test_count_text_uses_separators_and_rounds_projections_up():
+    assert count_text(950) == "950"
+    assert count_text(9_762) == "9,800"
+    assert count_text(38_412) == "39,000"
+    assert count_text(1_234_567) == "1,300,000"
+
+
+# --- Before/after comparisons ----------------------------------------------------------------------
+
+
+def test_max_deviation_change_interval_is_deterministic_and_brackets_the_estimate():
+    rates_a, rates_b = np.array([0.27, 0.25, 0.24, 0.24]), np.array([0.26, 0.25, 0.245, 0.245])
+    first = max_deviation_change_interval(rates_a, 50_000, rates_b, 50_000)
+    assert first == max_deviation_change_interval(rates_a, 50_000, rates_b, 50_000)
+    low, high = first
+    assert low < -1.0 < high  # the estimate: 1 point smaller
+    assert max_deviation_change_interval(rates_a, 500_000, rates_b, 500_000)[1] - \
+        max_deviation_change_interval(rates_a, 500_000, rates_b, 500_000)[0] < (high - low) / 2
+
+
+@pytest.mark.parametrize(
+    "truth_a, truth_b",
+    [
+        ([0.25] * 4, [0.25] * 4),  # fair both times: the maximum is not smooth at all
+        ([0.3, 0.25, 0.25, 0.2], [0.25] * 4),  # where a plain percentile bootstrap gave 87%
+        ([0.27, 0.23, 0.25, 0.25], [0.26, 0.24, 0.25, 0.25]),  # two seats tie for the maximum
+        ([0.6, 0.4], [0.52, 0.48]),
+    ],
+)
+def test_max_deviation_change_interval_covers_the_true_change(truth_a, truth_b):
+    rng = np.random.default_rng(21)
+    truth_a, truth_b = np.array(truth_a), np.array(truth_b)
+    fair = 1 / len(truth_a)
+    truth = 100 * (np.abs(truth_b - fair).max() - np.abs(truth_a - fair).max())
+    games, repeats = 4_000, 300
+    covered = 0
+    for repeat in range(repeats):
+        rates_a = rng.multinomial(games, truth_a) / games
+        rates_b = rng.multinomial(games, truth_b) / games
+        low, high = max_deviation_change_interval(rates_a, games, rates_b, games, draws=400, seed=repeat)
+        covered += low <= truth <= high
+    # 95% nominal; 300 repeats have a binomial sd of 1.3 points, so 92% is a 2.3-sd margin
+    assert covered / repeats >= 0.92
+
+
+def test_simultaneous_difference_intervals_control_the_family_error():
+    # 18 seats (e.g. 6 cells x 3 seats) that did not change: with one-at-a-time 95% intervals
+    # some seat "changed" in most comparisons (issue 12 saw 6 of 18); jointly, in at most ~5%.
+    rng = np.random.default_rng(4)
+    games, seats, repeats = 3_000, 18, 400
+    rate = np.full(seats, 1 / 3)
+    false_alarms = one_at_a_time = 0
+    for _ in range(repeats):
+        a, b = rng.binomial(games, rate) / games, rng.binomial(games, rate) / games
+        low, high = simultaneous_difference_intervals(b, games, a, games)
+        false_alarms += np.any((low > 0) | (high < 0))
+        low, high = difference_interval(b, games, a, games)
+        one_at_a_time += np.any((low > 0) | (high < 0))
+    assert false_alarms / repeats <= 0.075  # 5% nominal; 400 repeats have a binomial sd of 1.1 points
+    assert one_at_a_time / repeats > 0.4
+
+
+def test_games_to_exclude_zero_scales_with_the_squared_half_width():
+    assert games_to_exclude_zero(-0.2, -0.6, 0.2, 10_000) == 40_000
+    assert games_to_exclude_zero(0.5, 0.1, 0.9, 10_000) == 10_000  # already excludes 0
+    assert games_to_exclude_zero(0.0, -0.3, 0.3, 10_000) == float("inf")
 
 
 # --- Holm ----------------------------------------------------------------------------------------

@@ -103,6 +103,19 @@ def test_record_columns_allocate_and_unpack_with_their_dtypes():
                                                                           [False, False]]
 
 
+def test_record_columns_first_keep_each_seat_column_in_one_block():
+    records = RecordColumns(game=("turns",), seat=("score", "win"), kernel_dtype=np.int64,
+                            default_dtype=np.int16, dtypes={"win": np.bool_}, columns_first=True)
+    game_out, seat_out = records.allocate(3, 2)
+    assert seat_out.shape == (2, 3, 2) and seat_out[1].flags.c_contiguous
+    seat_out[1, 1, 1] = 1  # win of game 1, seat 1
+    seat_out[0, 2, 0] = 7  # score of game 2, seat 0
+    columns = records.unpack(game_out, seat_out)
+    assert columns["win"].tolist() == [[False, False], [False, True], [False, False]]
+    assert columns["score"].tolist() == [[0, 0], [0, 0], [7, 0]]
+    assert records.seat_column(seat_out, 0).tolist() == columns["score"].tolist()
+
+
 class _Inner(StrictModel):
     limit: int | None = knob(None, "X-2", "a limit", encode=Int("R_LIMIT", none=-1))
 

@@ -1,12 +1,17 @@
 """The HTML report: self-contained, and every number it shows is the analysis' number."""
 
+import re
 from html.parser import HTMLParser
 
 import numpy as np
+import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
+from simulator.report import charts
 from simulator.report.build import build_report
 from simulator.runner import run_plan
 
@@ -149,3 +154,138 @@ def test_the_same_experiment_twice_gives_identical_logs_and_report_numbers(tmp_p
         values.append(parser.tables)
     assert log_digests(tmp_path / "first") == log_digests(tmp_path / "second")
     assert values[0] == values[1] and values[0]["cells"]["games"] == ["1500", "1500"]
+
+
+# --- Issue 12: signed deviations, shared scales, readable charts, overrides, sample games --------
+
+
+
+def _y_tick_labels(svg):
+    return re.findall(r'<g id="ytick_\d+" class="ytick">.*?<text[^>]*>([^<]*)</text>', svg, flags=re.S)
+
+
+def test_new_cell_numbers_shown_equal_the_analysis(report):
+    _, parser, analysis = report
+    shown = parser.tables["cells"]
+    assert [int(v) for v in shown["most_deviant_seat"]] == analysis.cells["most_deviant_seat"].astype(int).tolist()
+    assert np.allclose([float(v) for v in shown["max_signed_deviation_points"]],
+                       analysis.cells["max_signed_deviation_points"], rtol=0, atol=0)
+    decided = analysis.cells["verdict"] != "inconclusive"
+    assert analysis.cells.loc[decided, "games_to_decide"].isna().all()
+    assert np.allclose([float(v) for v in shown["games_to_decide"]], analysis.cells["games_to_decide"], equal_nan=True)
+
+
+def test_largest_deviation_is_signed(report):
+    # Finding 4: the deviation of the seat furthest from fair keeps its sign.
+    _, _, analysis = report
+    for _, row in analysis.cells.iterrows():
+        seats = analysis.seats[analysis.seats["cell"] == row["cell"]].set_index("seat")
+        assert row["max_signed_deviation_points"] == seats.loc[row["most_deviant_seat"], "deviation_points"]
+        assert abs(row["max_signed_deviation_points"]) == pytest.approx(row["max_deviation_points"])
+
+
+def test_sweep_chart_plots_a_seat_below_fair_below_zero():
+    cells = pd.DataFrame({"cell": [0, 1], "players": [5, 5], "sweep:grid.rows": [4, 5],
+                          "max_signed_deviation_points": [-3.25, -1.0],
+                          "mean_turns": [20.0, 22.0], "mean_turns_low": [19.0, 21.0], "mean_turns_high": [21.0, 23.0]})
+    seats = pd.DataFrame({"cell": [0, 1], "seat": [0, 0], "win_rate": [0.21, 0.205],
+                          "sim_low": [0.2, 0.2], "sim_high": [0.22, 0.21]})
+    svg = charts.sweep_chart(cells, seats, "grid.rows", ["grid.rows"], 1.0)
+    lowest = min(float(label.replace("−", "-")) for label in _y_tick_labels(svg) if label.strip())
+    assert lowest <= -3  # the axis reaches down to the -3.25 point, not up to +3.25
+
+
+def test_seat_charts_of_a_study_share_one_y_scale(report):
+    text, _, _ = report
+    scales = []
+    for article in re.findall(r'<article class="cell" id="cell-\d+">.*?</article>', text, flags=re.S)[:2]:
+        first_chart = re.search(r"<svg.*?</svg>", article, flags=re.S).group(0)
+        scales.append(_y_tick_labels(first_chart))
+    assert len(scales) == 2 and scales[0] == scales[1] and len(scales[0]) >= 3
+
+
+def test_a_sweep_gets_a_seat_by_knob_heatmap(report):
+    text, _, _ = report
+    assert "points from fair by seat and players" in text
+
+
+def test_length_histogram_bins_follow_the_range():
+    spread = pd.DataFrame({"value": np.arange(100, 1100, 5), "games": np.ones(200, dtype=int)})
+    assert charts.length_histogram(spread, "turns").count('class="data"') <= charts.MAX_BARS
+    few = pd.DataFrame({"value": [41, 42, 43], "games": [5, 90, 5]})
+    assert charts.length_histogram(few, "turns").count('class="data"') == 3
+    assert charts.measure_title("enclosures_placed") == "enclosures placed per game"
+
+
+def test_formats_counts_with_separators_and_never_in_scientific_notation():
+    from simulator.report.build import _format
+
+    assert _format(30000.0, "num") == "30,000"
+    assert _format(6000, "int") == "6,000"
+    assert _format(0.3112, "pct") == "31.12%"
+    assert _format(38_412.0, "approx") == "about 39,000"
+    assert _format(float("inf"), "approx") == "never"
+
+
+def test_tournament_names_the_strongest_policy_with_numbers_from_the_ratings(tmp_path):
+    document = {"name": "t", "seed": 3, "games": 1000,
+                "studies": [{"name": "pool", "game": "coin", "rules": {"players": 2},
+                             "pool": ["fair", "lucky"]}]}
+    run_plan(build_plan(parse_experiment(document)), tmp_path, "", jobs=1, progress=False)
+    path, analysis = build_report(tmp_path)
+    text = path.read_text()
+    best = analysis.ratings.sort_values("elo").iloc[-1]
+    sentence = re.search(r'<p class="strongest">(.*?)</p>', text, flags=re.S).group(1)
+    assert f"<strong>{best['policy']} is strongest</strong>" in sentence
+    assert f'data-value="{float(best["elo"])!r}"' in sentence
+    assert f'data-value="{float(best["elo_low"])!r}"' in sentence
+    assert "not clearly ahead of" in sentence  # the coin game ignores policies
+    assert 'id="policies-cell-0"' in text and "from seat 0" in text and "0.00" not in re.findall(
+        r'<table class="data" id="policies-cell-0">.*?</table>', text, flags=re.S)[0].split("<tbody>")[1][:40]
+
+
+def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path, write_experiment):
+    path = write_experiment("name: same\nseed: 1\ngames: 900\nstudies: [{name: s, game: coin, rules: {players: 2}}]\n")
+    folders = tmp_path / "reports"
+    first = CliRunner().invoke(main, ["run", str(path), "--out", str(folders / "one"), "--jobs", "1", "--quiet"])
+    assert first.exit_code == 0, first.output
+    text = (folders / "one" / "report.html").read_text()
+    assert 'id="overrides"' not in text and 'id="previous-run"' not in text  # nothing to say
+    path.write_text("name: same\nseed: 1\ngames: 900\nstudies: [{name: s, game: coin, rules: {players: 2, first_seat_bonus: 0.1}}]\n")
+    second = CliRunner().invoke(main, ["run", str(path), "--out", str(folders / "two"), "--jobs", "1", "--quiet",
+                                       "--games", "600", "--seed", "5"])
+    assert second.exit_code == 0, second.output
+    text = (folders / "two" / "report.html").read_text()
+    assert "--games 600 (the file asks for 900 per cell)" in text
+    assert "--seed 5 (the file&#39;s seed is 1)" in text
+    changes = re.search(r'<div id="previous-run">(.*?)</div>', text, flags=re.S).group(1)
+    assert "<code>one</code>" in changes
+    assert "<li>games: 900 → 600</li>" in changes and "<li>seed: 1 → 5</li>" in changes
+    assert "<li>studies.s.rules.first_seat_bonus: default → 0.1</li>" in changes
+    assert f"zoosim compare {folders / 'one'} {folders / 'two'}" in changes
+
+
+def test_a_balanced_cell_with_a_significant_test_is_explained(tmp_path):
+    document = {"name": "big", "seed": 1, "games": 40_000, "chunk_games": 20_000, "margin_points": 5.0,
+                "studies": [{"name": "s", "game": "coin", "rules": {"players": 2, "first_seat_bonus": 0.03}}]}
+    run_plan(build_plan(parse_experiment(document)), tmp_path, "", jobs=1, progress=False)
+    path, analysis = build_report(tmp_path)
+    row = analysis.cells.iloc[0]
+    assert row["verdict"] == "balanced" and row["p_value"] < 0.05
+    note = re.search(r'<p class="note">(.*?)</p>', path.read_text(), flags=re.S).group(1)
+    assert "No contradiction" in note and f'data-value="{float(row["max_signed_deviation_points"])!r}"' in note
+
+
+def test_overrides_are_found_for_precision_mode_and_per_study_game_counts():
+    import yaml
+
+    from simulator.report.build import command_line_overrides
+
+    text = "seed: 3\ngames: {until: {halfwidth: 0.01}, max: 100000}\nstudies: [{game: coin, games: 500}, {game: coin}]\n"
+    document = yaml.safe_load(text)
+    assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == []
+    document["games"], document["seed"] = 700, 9
+    document["studies"][0].pop("games")  # as `--games` does
+    assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == [
+        "--games 700 (the file asks for 500 / precision mode per cell)", "--seed 9 (the file's seed is 3)"
+    ]

@@ -16,9 +16,9 @@ import yaml
 from simulator.analysis.tables import analyze_run
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.rundir import LOCK, read_manifest
+from simulator.rundir import read_manifest
 from simulator.runner import run_plan
-from tests_support import log_digests
+from tests_support import lock_holder, log_digests
 
 pytestmark = pytest.mark.slow
 
@@ -113,7 +113,7 @@ def test_killed_at_a_random_moment_then_resumed_gives_identical_logs_and_report(
     out = tmp_path / "run"
     for round_ in range(2):
         process = start(command + (["--resume"] if round_ else []))
-        wait_for(lambda: (out / "manifest.json").exists(), process)
+        wait_for(lambda: lock_holder(out) == process.pid, process)  # the run has begun (Python has started)
         time.sleep(moment.uniform(0.0, 2.5))
         if process.poll() is None:
             os.killpg(process.pid, moment.choice([signal.SIGKILL, signal.SIGINT]))
@@ -143,7 +143,7 @@ def test_workers_end_when_the_main_process_is_killed(tmp_path, command, referenc
 def test_a_second_run_of_the_same_folder_is_refused_and_the_first_is_unharmed(tmp_path, command, reference):
     out = tmp_path / "run"
     first = start(command)
-    wait_for(lambda: (out / LOCK).exists() and (out / LOCK).read_text().startswith("{"), first)
+    wait_for(lambda: lock_holder(out) == first.pid, first)
     second = subprocess.run(command + ["--resume"], capture_output=True, text=True, timeout=120)
     assert second.returncode == 2
     line = second.stderr.strip()

@@ -7,7 +7,6 @@ import os
 import shutil
 import time
 
-import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -20,7 +19,7 @@ from simulator.plan import build_plan
 from simulator.report.build import build_report
 from simulator.rundir import LOCK, MANIFEST, RunLock, chunk_path, read_manifest, sidecar_path
 from simulator.runner import run_plan
-from tests_support import log_digests
+from tests_support import lock_holder, log_digests
 
 DOCUMENT = {
     "name": "folder",
@@ -96,10 +95,19 @@ def damage(out, kind):
         sidecar_path(target).unlink()
     elif kind == "bad sidecar":
         sidecar_path(target).write_text("{not json")
+    elif kind == "edited summary":
+        sidecar = json.loads(sidecar_path(target).read_text())
+        sidecar["summary"]["games"] += 1
+        sidecar_path(target).write_text(json.dumps(sidecar))
+    elif kind == "summary without keys":
+        sidecar = json.loads(sidecar_path(target).read_text())
+        sidecar["summary"] = {"games": 200}
+        sidecar_path(target).write_text(json.dumps(sidecar))
     return target
 
 
-KINDS = ["truncated", "empty", "corrupted", "duplicated", "swapped", "other cell", "no sidecar", "bad sidecar"]
+KINDS = ["truncated", "empty", "corrupted", "duplicated", "swapped", "other cell", "no sidecar", "bad sidecar",
+         "edited summary", "summary without keys"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -139,13 +147,6 @@ def test_a_parquet_file_without_sidecar_is_unfinished_and_silently_left_out_of_a
 
 
 # ---- finding 4: no lock on a run folder ----
-
-def lock_holder(out):
-    try:
-        return json.loads((out / LOCK).read_text())["pid"]
-    except (OSError, ValueError):
-        return None
-
 
 def test_a_second_run_of_a_folder_in_use_is_refused_naming_the_holder(tmp_path):
     out = tmp_path / "busy"

@@ -54,6 +54,7 @@ BAD_TUNE_FILES = [
     ({"constraints": {"turns": [40, 25]}}, ["tune.constraints", "above the highest"]),
     ({"players": [9]}, ["tune.players", "players must be 2..5"]),
     ({"players": []}, ["tune.players"]),
+    ({"game": "nyz", "seats": None, "players": [1, 2], "search": {"solo_laps": [2, 3]}}, ["tune.players", "solo game"]),
     ({"rules": {"hand_size": -1}}, ["tune.rules.hand_size"]),
     ({"seats": ["oracle"]}, ["tune.seats", "unknown policy 'oracle'"]),
     ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
@@ -125,3 +126,13 @@ def test_whole_number_ranges_of_integer_knobs_are_integer_parameters():
     parameters = build_space(section(search={"hand_size": {"low": 5, "high": 8}, "keepers": {"low": 4, "high": 12, "step": 2}}))
     assert [type(p.distribution).__name__ for p in parameters] == ["IntDistribution", "IntDistribution"]
     assert parameters[1].distribution.step == 2
+
+
+def test_the_shipped_new_york_zoo_tune_expands_houses_and_animals_for_every_seat():
+    from simulator.tune.command import load_checked
+
+    from conftest import REPO
+
+    experiment, _, parameters = load_checked(REPO / "experiments" / "tune_nyz_compensation.yaml")
+    assert experiment.tune.players == [2, 3, 4, 5]
+    assert len(parameters) == 2 * (2 + 3 + 4 + 5)  # houses and starting animals of every seat

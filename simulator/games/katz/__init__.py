@@ -29,6 +29,7 @@ GAME = Game(
     trace=render.trace,
     steps=engine,
     legend=render.legend,
+    final_position_svg=render.final_position_svg,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
     seat_measures=engine.SEAT_MEASURES,
     game_columns=tuple(

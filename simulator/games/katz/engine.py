@@ -44,6 +44,7 @@ SEAT_COUNTER_FIELDS = (
 )
 RECORDS = RecordColumns(
     game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
+    columns_first=True,
     dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
             "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
             "rank": np.int8},
@@ -149,19 +150,20 @@ def begin_deal(rules, cards, deck, game, rng):
     for index in range(deck_size):
         shuffled[index] = deck[index]
     random_stream.shuffle(rng, shuffled)
+    for seat in range(players):
+        first = seats[seat, S.SEAT_SLOT] * base
+        for index in range(base):
+            hands[seat, index] = shuffled[first + index]
+        seats[seat, S.SEAT_HAND_LEN] = rules[S.P_SEAT_HAND_SIZES + seat]
+        seats[seat, S.SEAT_SKIP_PENDING] = 0
     dealt = players * base
-    for slot in range(players):
-        for seat in range(players):
-            if seats[seat, S.SEAT_SLOT] != slot:
-                continue
-            size = rules[S.P_SEAT_HAND_SIZES + seat]
-            for index in range(base):
-                hands[seat, index] = shuffled[slot * base + index]
-            for index in range(base, size):
-                hands[seat, index] = shuffled[dealt]
-                dealt += 1
-            seats[seat, S.SEAT_HAND_LEN] = size
-            seats[seat, S.SEAT_SKIP_PENDING] = 0
+    if rules[S.P_HAND_EXTRA_CARDS] > 0:  # K-2.5: cards beyond base, slots in order
+        for slot in range(players):
+            for seat in range(players):
+                if seats[seat, S.SEAT_SLOT] == slot:
+                    for index in range(base, seats[seat, S.SEAT_HAND_LEN]):
+                        hands[seat, index] = shuffled[dealt]
+                        dealt += 1
     for cell in range(cell_count):
         hidden[cell] = shuffled[dealt + cell]
         cells[S.CELL_STATE, cell] = S.FACE_DOWN
@@ -237,9 +239,9 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     hand = hands[seat]
     hand_len = seats[seat, S.SEAT_HAND_LEN]
     if phase == S.PHASE_PLACE:
-        first_slot = R.placement_first_slot(rules, scalars, hand_len)
-        return R.placement_outcomes(rules, cards, lines, scalars[S.S_GAP], hand, hand_len,
-                                    first_slot, out)
+        first_slot = R.placement_first_slot(rules, scalars, hand_len)  # K-3.8
+        return R.placement_outcomes(rules, cards, lines, scalars[S.S_GAP], hand[first_slot:],
+                                    hand_len - first_slot, out)
     if phase != S.PHASE_ACTION:
         return 0
     count = 0
@@ -753,7 +755,8 @@ def step_limit(rules):
 def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
                column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
-    GAME_COLUMNS), seat_out[g, seat, j] is SEAT_COLUMNS[j]."""
+    GAME_COLUMNS), seat_out[j, g, seat] is SEAT_COLUMNS[j] (column-major, so each column is one
+    contiguous block for play_batch)."""
     game = allocate_game(rules, 0)
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
@@ -768,7 +771,7 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
         rng[0] = seeds[g]  # what random_stream.new_state(seeds[g]) holds, without allocating
         play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotations[g],
                       check, limit, moves, workspace, cells_before, lines_scratch, counts)
-        write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out[g])
+        write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out, g)
 
 
 @kernel
@@ -797,7 +800,7 @@ def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rota
 
 
 @kernel
-def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_rows):
+def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out, g):
     for index in range(column_scalars.shape[0]):
         game_row[index] = scalars[column_scalars[index]]
     winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
@@ -807,13 +810,13 @@ def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_row
         better = 0
         for other in range(players):
             better += final_half_points(rules, seats, other) > score
-        seat_rows[seat, SEAT_SCORE] = score  # half points; play_batch converts
-        seat_rows[seat, SEAT_WIN] = win[seat]
-        seat_rows[seat, SEAT_RANK] = better + 1
-        seat_rows[seat, SEAT_HAND_CARDS] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
-        seat_rows[seat, SEAT_CATS_HELD] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
+        seat_out[SEAT_SCORE, g, seat] = score  # half points; play_batch converts
+        seat_out[SEAT_WIN, g, seat] = win[seat]
+        seat_out[SEAT_RANK, g, seat] = better + 1
+        seat_out[SEAT_HAND_CARDS, g, seat] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
+        seat_out[SEAT_CATS_HELD, g, seat] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
         for column, field in SEAT_COUNTER_FIELDS:
-            seat_rows[seat, column] = seats[seat, field]
+            seat_out[column, g, seat] = seats[seat, field]
 
 
 # ---- Python side: batches and the step API -------------------------------------------------------
@@ -838,7 +841,7 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
         game_out, seat_out,
     )
     columns = RECORDS.unpack(game_out, seat_out)
-    columns["score"] = points_from_halves(params, seat_out[:, :, SEAT_SCORE])
+    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_SCORE))
     return columns
 
 

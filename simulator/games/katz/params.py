@@ -369,6 +369,8 @@ def _cards_with_values(params: Params, values: list[int]) -> int:
 RULES = RuleLayout(Params, dtype=np.int64, derived=(
     # cards every seat is dealt from its slot's block: the smallest hand (K-2.4, K-2.5)
     Derived("P_HAND_BASE", lambda p: min(p.seat_hand_sizes)),
+    # cards dealt beyond P_HAND_BASE, summed over seats (K-2.5)
+    Derived("P_HAND_EXTRA_CARDS", lambda p: sum(p.seat_hand_sizes) - p.players * min(p.seat_hand_sizes)),
     Derived("P_ROWS", lambda p: p.grid_rows),
     Derived("P_CELLS", lambda p: p.grid_rows * p.grid.cols),
     Derived("P_KINDS", lambda p: len(p.deck.kinds)),

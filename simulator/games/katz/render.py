@@ -1,7 +1,8 @@
 """Text for Katz states: the zoo in the spec's notation (`Gi5`, `##` face down, `__` the gap,
 `ZK` bare keeper, `ZK/Ca7` keeper over a card), hands, supply and pending skips; a whole game
 as a turn-by-turn trace driven through the step API (so through the same kernels and policy
-functions as play_batch); and the inverse used by tests: a state built from a text grid.
+functions as play_batch); card codes parsed back (`parse_card`, which the tests' scripted
+positions use); and a drawing of a game's final position (inline SVG) for the report.
 """
 
 from __future__ import annotations
@@ -154,3 +155,73 @@ def legend(params: Params) -> str:
         f"(penalty kinds: {', '.join(params.deck.penalty_kinds) or 'none'}). Zoo cells: ## face down,\n"
         f"__ the gap, ZK a bare zookeeper, ZK/{example} a zookeeper over a card; (r,c) = row, column."
     )
+
+
+# --- Drawing of a final position (inline SVG for the report) ------------------------------------
+
+SVG_CELL = 46  # pixels per grid square
+KIND_COLOURS = ("#e69f00", "#56b4e9", "#009e73", "#f0e442", "#0072b2", "#d55e00", "#cc79a7", "#999999")
+DARK_KIND_COLOURS = {"#009e73", "#0072b2", "#d55e00"}  # labelled in white for contrast
+
+
+def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int = 0) -> str:
+    """The last deal's zoo at the end of one game, as a small inline SVG: face-up cards in their
+    kind's colour with the spec's code (`Gi5`), keepers as a dark disc (`ZK`, over a card: the
+    card's code under the disc), face-down cells grey (`##`); below, each seat's policy, final
+    score and whether it won. The game is played through the step API from (seed, rotation),
+    exactly as `trace` plays it."""
+    state = engine.new_game(params, seat_policies, seed, rotation)
+    while not engine.is_over(state):
+        engine.apply(state, engine.policy_move(state))
+    rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
+    final, won = engine.scores(state), engine.winners(state)
+    seat_lines = [
+        f"seat {seat} ({state.policy_of_seat(seat)}): score {int(final[seat])}" + (" · winner" if seat in won else "")
+        for seat in range(params.players)
+    ]
+    codes = kind_codes(params.deck)
+    seat_lines.append("key: " + ", ".join(f"{code} {name}" for code, name in zip(codes, params.deck.kinds))
+                      + "; ZK zoo keeper; grey face down")
+    width = max(cols * SVG_CELL, 7 * len(seat_lines[-1])) + 8
+    height = rows * SVG_CELL + 14 * len(seat_lines) + 16
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="final-position" width="{width}" height="{height}" '
+             f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="11">']
+    for cell in range(rows * cols):
+        x, y = 4 + (cell % cols) * SVG_CELL, 4 + (cell // cols) * SVG_CELL
+        parts.append(_cell_svg(state, cell, x, y))
+    for number, line in enumerate(seat_lines):
+        parts.append(f'<text class="text" x="4" y="{rows * SVG_CELL + 20 + 14 * number}">{_escape(line)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _cell_svg(state: engine.KatzState, cell: int, x: int, y: int) -> str:
+    kind = int(state.cells[S.CELL_STATE, cell])
+    card = int(state.cells[S.CELL_CARD, cell])
+    size = SVG_CELL - 4
+    centre_x, centre_y = x + size / 2, y + size / 2
+    box = f'<rect x="{x}" y="{y}" width="{size}" height="{size}" rx="4" '
+    label = cell_text(state, cell)
+    if kind == S.FACE_DOWN:
+        return box + 'fill="#cccccc"/>'
+    if kind == S.GAP:
+        return box + 'fill="none" stroke="#bbbbbb" stroke-dasharray="3 2"/>'
+    shapes = []
+    if kind in (S.FACE_UP, S.KEEPER_OVER):
+        colour = KIND_COLOURS[(card // len(state.params.deck.values)) % len(KIND_COLOURS)]
+        shapes.append(box + f'fill="{colour}" stroke="#555555"/>')
+        text_y = centre_y + (12 if kind == S.KEEPER_OVER else 4)
+        ink = "white" if colour in DARK_KIND_COLOURS else "#222222"
+        shapes.append(f'<text class="text" x="{centre_x}" y="{text_y}" text-anchor="middle" fill="{ink}">'
+                      f'{card_text(state.params, card)}</text>')
+    else:
+        shapes.append(box + 'fill="#f6f6f6" stroke="#bbbbbb"/>')
+    if kind in (S.KEEPER, S.KEEPER_OVER):
+        shapes.append(f'<circle cx="{centre_x}" cy="{centre_y - 5}" r="9" fill="#333333"/>'
+                      f'<text class="text" x="{centre_x}" y="{centre_y - 2}" text-anchor="middle" fill="white" '
+                      f'font-size="8">ZK</text>')
+    return f"<g><title>{_escape(label)}</title>{''.join(shapes)}</g>"
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

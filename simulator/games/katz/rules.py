@@ -102,14 +102,14 @@ def encode_move(move_type, cell, card):
 
 
 @inline_kernel
-def placement_outcomes(rules, cards, lines, gap, hand, hand_len, first_slot, out):
+def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     """Legal outcomes after a draw into `gap` (K-3.2.2 to K-3.3), written to `out`; returns the
-    count. The drawn card is already in `hand` (its last slot); only hand[first_slot:] may leave
-    the hand (first_slot = hand_len - 1 in a return_drawn_card first turn, K-3.8, else 0)."""
+    count. `hand` holds the cards that may leave the hand, the drawn card included (all of the
+    hand, or in a return_drawn_card first turn only the drawn card, K-3.8)."""
     visible = cell_visible_kinds(rules, lines, gap)
     has_copies = rules[S.P_COPIES] > 1
     count = 0
-    for slot in range(first_slot, hand_len):
+    for slot in range(hand_len):
         card = hand[slot]
         if card_fits(cards[card, S.CARD_KIND_BIT], visible):
             if has_copies and repeated_in_hand(hand, slot):
@@ -121,26 +121,27 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, first_slot, out
     # K-3.3.5: the exception is asked only when nothing fits, unless the summary's reading lets
     # a completed line take a card that clashes crosswise (then only cards that do not fit).
     if not any_fits or rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] == 0:
+        fits_count = count
         eligible = cover_eligible_kinds(rules, lines, gap, visible, 0) & visible
-        for slot in range(first_slot, hand_len):
+        for slot in range(hand_len):
             card = hand[slot]
             if cards[card, S.CARD_KIND_BIT] & eligible:
                 if has_copies and repeated_in_hand(hand, slot):
                     continue
                 out[count] = encode_move(S.MOVE_COVER, gap, card)
                 count += 1
-                any_eligible = True
+        any_eligible = count > fits_count
     if bare_keeper_legal(rules, any_fits, any_eligible):
         out[count] = encode_move(S.MOVE_KEEPER, gap, 0)
         count += 1
     return count
 
 
-@kernel
+@inline_kernel
 def placement_first_slot(rules, scalars, hand_len):
     """K-3.8 return_drawn_card: in the start seat's first turn only the drawn card (the hand's
     last slot) may leave the hand; otherwise every hand card may."""
-    if scalars[S.S_FIRST_TURN] != 0 and rules[S.P_FIRST_TURN_LIMIT] == S.FIRST_TURN_RETURN_DRAWN_CARD:
+    if rules[S.P_FIRST_TURN_LIMIT] == S.FIRST_TURN_RETURN_DRAWN_CARD and scalars[S.S_FIRST_TURN] != 0:
         return hand_len - 1
     return 0
 

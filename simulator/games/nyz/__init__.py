@@ -26,16 +26,16 @@ SEAT_COLUMNS = (
     "bonus_young", "kept_from_full", "house_adds",
 )
 # the statistics Board Game Arena keeps per player for this game, as record columns
-SEAT_MEASURES = (
-    ("turns_played", "turns per player"),
-    ("empty_squares", "empty squares"),
-    ("attraction_squares", "attraction squares"),
-    ("attractions", "attractions placed"),
-    ("young", "animals bred (bonus included)"),
-    ("bonus_young", "bonus-bred animals"),
-    ("kept_from_full", "animals kept from full enclosures"),
-    ("house_adds", "animals added from houses"),
-)
+SEAT_MEASURES = {
+    "turns_played": "turns per player",
+    "empty_squares": "empty squares",
+    "attraction_squares": "attraction squares",
+    "attractions": "attractions placed",
+    "young": "animals bred (bonus included)",
+    "bonus_young": "bonus-bred animals",
+    "kept_from_full": "animals kept from full enclosures",
+    "house_adds": "animals added from houses",
+}
 RECORDS = RecordColumns(
     game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
     dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
@@ -80,6 +80,7 @@ GAME = Game(
     trace=render.trace,
     steps=engine,
     legend=render.legend,
+    final_position_svg=render.final_position_svg,
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,

@@ -470,18 +470,18 @@ def breed_into(st, tab, seat, e, species):
     """The young of one enclosure (N-6.2/N-6.3): `young_per_enclosure` of them, at most up to
     its capacity; a young a limited supply cannot give is not gained. They enter together, then
     the follow-up (full check, house add) runs once. Returns the young gained."""
-    young = 0
     room = st.enc[seat, e, E_CAPACITY] - st.enc[seat, e, E_COUNT]
-    for _ in range(min(tab.rules[R_BREED_YOUNG], room)):
-        if st.animal_supply[species] <= 0:
-            break
-        take_from_supply(st, tab, species)
-        put_in_enclosure(st, seat, e, species)
-        young += 1
-    if young > 0:
-        st.enc[seat, e, E_BRED] = 1
-        st.seat[seat, P_YOUNG] += young
-        push_follow_up(st, seat, e)
+    young = min(tab.rules[R_BREED_YOUNG], room, st.animal_supply[species])
+    if young <= 0:
+        return 0
+    if tab.rules[R_SUPPLY_LIMITED] != 0:
+        st.animal_supply[species] -= young
+    st.enc[seat, e, E_SPECIES] = species
+    st.enc[seat, e, E_COUNT] += young
+    st.enc[seat, e, E_ADDED_THIS_TURN] += young
+    st.enc[seat, e, E_BRED] = 1
+    st.seat[seat, P_YOUNG] += young
+    push_follow_up(st, seat, e)
     return young
 
 
@@ -788,8 +788,6 @@ def animal_place_options(st, tab, seat):
     options = st.options
     french = tab.rules[R_FRENCH_LIMIT] != 0
     enclosures = st.seat[seat, P_ENCLOSURES]
-    whole_pair = (tab.rules[R_SINGLE_RULE] == SINGLE_WHEN_PAIR_DOES_NOT_FIT and tab.rules[R_PARTIAL_PAIR] == 0
-                  and st.sc[SC_PENDING_0] != NO_SPECIES and st.sc[SC_PENDING_1] != NO_SPECIES)
     for slot in range(2):
         species = st.sc[SC_PENDING_0 + slot]
         if species == NO_SPECIES or st.animal_supply[species] <= 0:
@@ -804,7 +802,8 @@ def animal_place_options(st, tab, seat):
                     and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):
                 options[n] = 64 * slot + e
                 n += 1
-    if whole_pair:
+    if (tab.rules[R_SINGLE_RULE] == SINGLE_WHEN_PAIR_DOES_NOT_FIT and tab.rules[R_PARTIAL_PAIR] == 0
+            and st.sc[SC_PENDING_0] != NO_SPECIES and st.sc[SC_PENDING_1] != NO_SPECIES):
         n = keep_pair_placeable(st, tab, seat, n)
     if n > 0 and st.sc[SC_PLACED_ANIMALS] > 0 and tab.rules[R_PARTIAL_PAIR] != 0:
         st.options[n] = DECLINE

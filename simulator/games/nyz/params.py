@@ -231,11 +231,11 @@ class Breeding(StrictModel):
         encode=Int("R_BREED_ENCLOSURES"),
     )
     min_animals: int = knob(
-        2, "N-6.2", "Animals an enclosure needs to breed (normal and bonus).", ge=1,
+        2, "N-6.2", "Animals an enclosure needs to breed (normal and bonus).", ge=1, le=16,
         encode=Int("R_BREED_MIN"),
     )
     young_per_enclosure: int = knob(
-        1, "N-6.2", "Young per breeding enclosure (never more than its free squares).", ge=1,
+        1, "N-6.2", "Young per breeding enclosure (never more than its free squares).", ge=1, le=16,
         encode=Int("R_BREED_YOUNG"),
     )
 
@@ -243,16 +243,16 @@ class Breeding(StrictModel):
 class AttractionCopies(StrictModel):
     """Copies of each attraction type (N-1.4); T1 counts only when 1x1s are limited."""
 
-    T8: int = knob(1, "N-1.4", "4x2 attractions.", ge=0)
-    T6: int = knob(1, "N-1.4", "3x2 attractions.", ge=0)
-    T4O: int = knob(1, "N-1.4", "2x2 attractions.", ge=0)
-    T4I: int = knob(1, "N-1.4", "1x4 attractions.", ge=0)
-    T3I: int = knob(3, "N-1.4", "1x3 attractions.", ge=0)
-    T3L: int = knob(3, "N-1.4", "L-shaped 3-square attractions.", ge=0)
-    T2: int = knob(6, "N-1.4", "1x2 attractions.", ge=0)
+    T8: int = knob(1, "N-1.4", "4x2 attractions.", ge=0, le=1000)
+    T6: int = knob(1, "N-1.4", "3x2 attractions.", ge=0, le=1000)
+    T4O: int = knob(1, "N-1.4", "2x2 attractions.", ge=0, le=1000)
+    T4I: int = knob(1, "N-1.4", "1x4 attractions.", ge=0, le=1000)
+    T3I: int = knob(3, "N-1.4", "1x3 attractions.", ge=0, le=1000)
+    T3L: int = knob(3, "N-1.4", "L-shaped 3-square attractions.", ge=0, le=1000)
+    T2: int = knob(6, "N-1.4", "1x2 attractions.", ge=0, le=1000)
     T1: int = knob(
         comp.PHYSICAL_1X1_ATTRACTIONS, "N-1.4",
-        "1x1 attractions when attraction_1x1_unlimited = false.", ge=0,
+        "1x1 attractions when attraction_1x1_unlimited = false.", ge=0, le=1000,
     )
 
 

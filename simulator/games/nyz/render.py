@@ -158,3 +158,67 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
     lines += [render_board(position, seat) for seat in range(params.players)]
     lines += outcome_lines(engine.scores(position), engine.winners(position), names)
     return "\n".join(lines) + "\n"
+
+
+# --- Drawing of a final position (inline SVG for the report) ------------------------------------
+
+SVG_SQUARE = 20  # pixels per board square
+SPECIES_COLOURS = {"meerkat": "#e69f00", "flamingo": "#cc79a7", "kangaroo": "#d55e00", "penguin": "#56b4e9",
+                   "fox": "#009e73"}
+
+
+def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
+    """Every seat's board at the end of one game, side by side, as a small inline SVG: barn
+    squares dark, empty squares white, enclosures in their species' colour (pale while empty)
+    with the species letter and animals/capacity at their first square, attractions hatched
+    grey (`+`). The game is played through the step API from (seed, rotation), as `trace` is."""
+    position = engine.new_game(params, seat_policies, seed, rotation)
+    while not engine.is_over(position):
+        engine.apply(position, engine.policy_move(position))
+    names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]
+    winners = set(engine.winners(position))
+    boards, x = [], 4
+    height = 0
+    for seat in range(params.players):
+        board, board_width, board_height = _board_svg(position, seat, x, 20)
+        empty = -int(engine.scores(position)[seat])
+        title = f"seat {seat} ({names[seat]}): {empty} empty" + (" · winner" if seat in winners else "")
+        boards.append(f'<text class="text" x="{x}" y="13">{title}</text>{board}')
+        x += max(board_width, 7 * len(title)) + 16
+        height = max(height, board_height)
+    key = "key: " + ", ".join(f"{_SPECIES_SHORT[name]} {name}" for name in comp.SPECIES) + \
+        "; n/m animals in an enclosure of m; + attraction; dark barn"
+    total_height = height + 22
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" class="final-position" width="{max(x, 7 * len(key))}" '
+            f'height="{total_height}" viewBox="0 0 {max(x, 7 * len(key))} {total_height}" font-family="sans-serif" '
+            f'font-size="11">{"".join(boards)}<text class="text" x="4" y="{total_height - 6}">{key}</text></svg>')
+
+
+def _board_svg(position: engine.Position, seat: int, left: int, top: int) -> tuple[str, int, int]:
+    st, tab = position.state, position.tables
+    width, height = int(tab.width[seat]), int(tab.height[seat])
+    parts, labelled = [], set()
+    for row in range(height):
+        for col in range(width):
+            code = int(st.cells[seat, row * width + col])
+            x, y = left + col * SVG_SQUARE, top + row * SVG_SQUARE
+            fill = "#ffffff"
+            if code == S.CELL_BARN:
+                fill = "#555555"
+            elif code >= S.CELL_ATTRACTION:
+                fill = "#bbbbbb"
+            elif code >= 0:
+                species = int(st.enc[seat, code, S.E_SPECIES])
+                fill = SPECIES_COLOURS[comp.SPECIES[species]] if species >= 0 else "#eeeeee"
+            parts.append(f'<rect x="{x}" y="{y}" width="{SVG_SQUARE}" height="{SVG_SQUARE}" fill="{fill}" '
+                         f'stroke="#999999" stroke-width="0.5"/>')
+            if code >= S.CELL_ATTRACTION:
+                parts.append(f'<text class="text" x="{x + 6}" y="{y + 15}" font-size="12">+</text>')
+            elif code >= 0 and code not in labelled:
+                labelled.add(code)
+                species = int(st.enc[seat, code, S.E_SPECIES])
+                letter = _SPECIES_SHORT[comp.SPECIES[species]] if species >= 0 else ""
+                count, capacity = int(st.enc[seat, code, S.E_COUNT]), int(st.enc[seat, code, S.E_CAPACITY])
+                parts.append(f'<text class="text" x="{x + 1}" y="{y + 13}" font-size="7">'
+                             f'{letter}{count}/{capacity}</text>')
+    return "".join(parts), width * SVG_SQUARE, height * SVG_SQUARE + top

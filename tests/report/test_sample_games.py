@@ -1,0 +1,38 @@
+"""The report's sample-game drawings: the final position of a game replayed from its seed,
+drawn as inline SVG, agrees with the game's own text trace of the same game."""
+
+import re
+
+import pytest
+
+from simulator.games import get_game
+
+
+@pytest.mark.parametrize("name, players", [("katz", 2), ("nyz", 2)])
+def test_drawing_shows_the_same_winners_as_the_trace(name, players):
+    game = get_game(name)
+    params = game.make_params({"players": players})
+    seating = game.seat_policies([("greedy", {}), ("random", {})])
+    svg = game.final_position_svg(params, seating, 12345, 1)
+    assert svg == game.final_position_svg(params, seating, 12345, 1)  # replayed, deterministic
+    assert svg.startswith("<svg") and 'class="final-position"' in svg and "key:" in svg
+    winners_drawn = sorted(int(seat) for seat in re.findall(r"seat (\d) \([^)]*\)[^<]*· winner", svg))
+    trace = game.trace(params, seating, 12345, 1)
+    winners_line = trace.splitlines()[-1]  # both games end with the same winner line
+    assert winners_line.startswith("winners: ")
+    winners_traced = sorted(int(seat) for seat in re.findall(r"seat (\d)", winners_line))
+    assert winners_drawn == winners_traced and winners_drawn
+
+
+def test_katz_drawing_has_one_square_per_grid_cell():
+    game = get_game("katz")
+    params = game.make_params({"players": 3})
+    seating = game.seat_policies([("greedy", {})] * 3)
+    svg = game.final_position_svg(params, seating, 7, 0)
+    grid_lines = [line for line in game.trace(params, seating, 7, 0).splitlines() if re.match(r"r\d+:", line)]
+    rows = int(re.match(r"r(\d+):", grid_lines[-1]).group(1)) + 1
+    final_grid = grid_lines[-rows:]
+    assert svg.count("<rect") == sum(len(line.split()) - 1 for line in final_grid)
+    for token in final_grid[0].split()[1:]:  # the cards of the top row are labelled with their codes
+        if token not in ("##", "__", "ZK"):
+            assert f">{token.removeprefix('ZK/')}</text>" in svg
