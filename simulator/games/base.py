@@ -50,11 +50,15 @@ class StrictModel(pydantic.BaseModel):
 
 
 def knob(default: Any, rule: str, description: str, allowed: str | None = None,
-         per_seat: bool = False, **kwargs: Any) -> Any:
+         per_seat: bool = False, encode: Any = None, **kwargs: Any) -> Any:
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
     id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
-    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first)."""
+    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first).
+    `encode` (a `kernels.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
+    kernels' rule array; `kernels.RuleLayout` numbers and fills the array from these."""
     extra: dict[str, Any] = {"rule": rule}
+    if encode is not None:
+        extra["encode"] = encode
     if allowed is not None:
         extra["allowed"] = allowed
     if per_seat:
@@ -134,6 +138,35 @@ class SeatPolicies:
         return len(self.names)
 
 
+class InvariantViolation(AssertionError):
+    """A rules invariant failed in checked mode (an engine bug, not a user error)."""
+
+
+@typing.runtime_checkable
+class StepAPI(typing.Protocol):
+    """One game driven a decision at a time through the very kernels play_batch uses (traces,
+    tests, notebooks), with the same signatures for every game. `new_game(params, seat_policies,
+    seed, rotation)` is the game play_batch plays for (seed, rotation), stopped at its first
+    decision; following `policy_move` to the end replays that game exactly. With `check`,
+    `apply` raises InvariantViolation when a move breaks one of the rules' invariants. A state
+    is the game's own object; only these functions look inside it."""
+
+    def new_game(self, params: Any, seat_policies: SeatPolicies | None = None, seed: int = 0,
+                 rotation: int = 0, check: bool = False) -> Any: ...
+
+    def legal_moves(self, state: Any) -> list[int]: ...
+
+    def apply(self, state: Any, move: int) -> None: ...
+
+    def policy_move(self, state: Any) -> int: ...
+
+    def is_over(self, state: Any) -> bool: ...
+
+    def scores(self, state: Any) -> np.ndarray: ...
+
+    def winners(self, state: Any) -> list[int]: ...
+
+
 @dataclass(frozen=True)
 class Knob:
     """One row of `zoosim rules GAME`: a rule knob, its default, what is allowed and its rule id."""
@@ -182,6 +215,8 @@ class Game:
     # legend(params) -> a short key to the codes `trace` prints (card, tile and board codes);
     # `zoosim play` prints it above the game and under --help
     legend: Callable[..., str] | None = None
+    # the step API (a module or object satisfying StepAPI); None for a game without one
+    steps: StepAPI | None = None
     # final_position_svg(params, seat_policies, seed, rotation) -> a drawing (inline SVG) of the
     # game's final position, for the report; None when the game has no drawing
     final_position_svg: Callable[..., str] | None = None

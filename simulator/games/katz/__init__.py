@@ -27,6 +27,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=engine.play_batch,
     trace=render.trace,
+    steps=engine,
     legend=render.legend,
     final_position_svg=render.final_position_svg,
     seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),

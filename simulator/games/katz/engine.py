@@ -13,14 +13,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from simulator.games import rng as random_stream
-from simulator.games.base import SeatPolicies
+from simulator.games.base import InvariantViolation, SeatPolicies
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-from simulator.games.katz.params import Params, card_table, deck_cards, rule_array
+from simulator.games.katz.params import Params, deck_cards, rule_array
+from simulator.games.kernels import RecordColumns, allocating, inline_kernel, kernel, slot_of_seat
 
 # Per-game record columns (beyond the contract's turns, rounds, end_reason) and per-seat ones.
 GAME_COLUMNS = (
@@ -34,8 +34,6 @@ GAME_COLUMN_SCALARS = (
     S.S_SKIPS_EARNED, S.S_PASSES, S.S_FORCED_PASSES, S.S_NO_FIT_DRAWS, S.S_DEAD_CELL_DRAWS,
     S.S_VIOLATIONS, S.S_FIRST_VIOLATION,
 )
-GAME_COLUMN_DTYPES = {"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
-                      "check_violations": np.int32}
 SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held", "cards_drawn",
                 "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped")
 SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(5)
@@ -44,7 +42,13 @@ SEAT_COUNTER_FIELDS = (
     (5, S.SEAT_CARDS_DRAWN), (6, S.SEAT_KEEPERS_REPLACED), (7, S.SEAT_ZOOKEEPERS_PLACED),
     (8, S.SEAT_EXTRA_TURNS), (9, S.SEAT_TURNS_SKIPPED),
 )
-SEAT_COLUMN_DTYPES = {"score": S.SCORE_DTYPE, "win": np.bool_, "rank": np.int8}
+RECORDS = RecordColumns(
+    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
+    columns_first=True,
+    dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
+            "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
+            "rank": np.int8},
+)
 # What the report calls the per-seat measures (K-8.2), in display order.
 SEAT_MEASURES = {
     "cards_drawn": "cards drawn", "keepers_replaced": "keepers replaced",
@@ -57,7 +61,7 @@ SEAT_MEASURES = {
 # ---- allocation and set-up (K-2) ----------------------------------------------------------------
 
 
-@njit(cache=True, nogil=True)  # allocates: keeps reference counting
+@allocating  # allocates: keeps reference counting
 def allocate_game(rules, event_capacity):
     """Zeroed arrays of one game; see state.py for the layout."""
     players = rules[S.P_PLAYERS]
@@ -71,14 +75,14 @@ def allocate_game(rules, event_capacity):
     return scalars, cells, hidden, lines, hands, seats, events
 
 
-@R.kernel
+@kernel
 def max_moves(rules):
     """Size of a move buffer: draws + (bare keeper, distinct card) replacements + pass, which
     also bounds placements (distinct cards + keeper)."""
     return rules[S.P_CELLS] * (rules[S.P_CARD_IDS] + 1) + rules[S.P_CARD_IDS] + 2
 
 
-@R.inline_kernel
+@inline_kernel
 def emit(scalars, events, code, seat, cell, card):
     """Append a trace event if the log has room (play_batch passes a log of capacity 0)."""
     index = scalars[S.S_EVENT_COUNT]
@@ -90,7 +94,7 @@ def emit(scalars, events, code, seat, cell, card):
         scalars[S.S_EVENT_COUNT] = index + 1
 
 
-@R.kernel
+@kernel
 def recount_lines(rules, cards, cells, lines):
     """Rebuild the line summaries from the cells; returns True if some line shows two face-up
     cards of one blocking kind (T17.1). Used for scripted states and by the checked mode."""
@@ -115,7 +119,7 @@ def recount_lines(rules, cards, cells, lines):
     return duplicate
 
 
-@R.kernel
+@kernel
 def start_game(rules, cards, deck, game, rng, rotation):
     """Fresh game for a seed's stream: slot j sits in seat (j + rotation) % n (K-8.1), then the
     first deal."""
@@ -124,12 +128,12 @@ def start_game(rules, cards, deck, game, rng, rotation):
     scalars[:] = 0
     seats[:, :] = 0
     for seat in range(players):
-        seats[seat, S.SEAT_SLOT] = (seat - rotation) % players
+        seats[seat, S.SEAT_SLOT] = slot_of_seat(seat, rotation, players)
     begin_deal(rules, cards, deck, game, rng)
     settle(rules, cards, deck, game, rng)
 
 
-@R.kernel
+@kernel
 def begin_deal(rules, cards, deck, game, rng):
     """K-2: shuffle, deal to slots 0..n-1 in order, lay the rest face down row by row, set the
     leftover aside; the start seat moves on by one each deal (K-4.4). Hands (K-2.4, K-2.5): slot
@@ -190,7 +194,7 @@ def begin_deal(rules, cards, deck, game, rng):
     begin_seat_turn(rules, cards, game, start_seat)
 
 
-@R.inline_kernel
+@inline_kernel
 def settle(rules, cards, deck, game, rng):
     """After a deal ended: deal the next one (K-4.4) or end the game."""
     scalars = game[0]
@@ -206,7 +210,7 @@ def settle(rules, cards, deck, game, rng):
 # ---- legal moves (K-3.2, K-3.4) -----------------------------------------------------------------
 
 
-@R.inline_kernel
+@inline_kernel
 def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
     """K-3.4: one move per (bare keeper, distinct fitting hand card), appended at out[count]."""
     if rules[S.P_ALLOW_REPLACEMENT] == 0:
@@ -227,7 +231,7 @@ def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
     return count
 
 
-@R.inline_kernel
+@inline_kernel
 def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     """The current decision's legal moves, written to `out`; returns their count."""
     phase = scalars[S.S_PHASE]
@@ -255,7 +259,7 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     return count
 
 
-@R.kernel
+@kernel
 def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
     """Can the seat draw, pass, or replace some bare keeper with a fitting card (K-3.4)?"""
     if R.draw_available(rules, scalars) or rules[S.P_ALLOW_PASS]:
@@ -275,7 +279,7 @@ def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
 # ---- turn sequencing (K-3.6, K-4.1) -------------------------------------------------------------
 
 
-@R.kernel
+@kernel
 def begin_seat_turn(rules, cards, game, seat):
     """Hand the turn to `seat`, or past it: a pending skip loses the whole turn (K-3.5.2); a seat
     with no legal action passes (K-4.1.5); in the final turns of complete_round (K-4.1.4) each
@@ -311,7 +315,7 @@ def begin_seat_turn(rules, cards, game, seat):
         seat = (seat + 1) % players
 
 
-@R.kernel
+@kernel
 def count_pass(rules, cards, game):
     """A seat turn without an action; n in a row end the deal (K-4.1.5). True if it ended."""
     scalars = game[0]
@@ -323,7 +327,7 @@ def count_pass(rules, cards, game):
     return True
 
 
-@R.inline_kernel
+@inline_kernel
 def end_trigger(rules, scalars):
     """K-4.1.1/K-4.1.2: END_* if an end condition holds now, else -1."""
     if rules[S.P_END_WHEN_NO_FACE_DOWN] and scalars[S.S_FACE_DOWN] == 0:
@@ -333,7 +337,7 @@ def end_trigger(rules, scalars):
     return -1
 
 
-@R.inline_kernel
+@inline_kernel
 def finish_action(rules, cards, game, extra_turn):
     """After an action: end checks first (K-4.1.3: an end beats a pending extra turn), then the
     extra turn (K-3.5.1) or the next seat."""
@@ -371,7 +375,7 @@ def finish_action(rules, cards, game, extra_turn):
     begin_seat_turn(rules, cards, game, (seat + 1) % players)
 
 
-@R.kernel
+@kernel
 def end_deal(rules, cards, game):
     """K-4.2: score the hands of this deal into the seats' totals; the deal is over."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -389,7 +393,7 @@ def end_deal(rules, cards, game):
 # ---- applying a move -----------------------------------------------------------------------------
 
 
-@R.inline_kernel
+@inline_kernel
 def remove_from_hand(hands, seats, seat, card):
     """Take one copy of `card` out of the seat's hand (order of the rest may change)."""
     hand_len = seats[seat, S.SEAT_HAND_LEN]
@@ -400,7 +404,7 @@ def remove_from_hand(hands, seats, seat, card):
             return
 
 
-@R.inline_kernel
+@inline_kernel
 def show_card(rules, cards, cells, lines, cell, card, state):
     """Put `card` into `cell` face up or under a keeper and update both lines' masks."""
     cells[S.CELL_STATE, cell] = state
@@ -412,7 +416,7 @@ def show_card(rules, cards, cells, lines, cell, card, state):
     lines[field, column] |= bit
 
 
-@R.inline_kernel
+@inline_kernel
 def add_keepers(rules, lines, cell, change):
     """A keeper enters (+1) or leaves (-1) `cell`: update both lines' keeper counts."""
     row, column = R.cell_lines(rules, cell)
@@ -420,7 +424,7 @@ def add_keepers(rules, lines, cell, change):
     lines[S.LINE_KEEPERS, column] += change
 
 
-@R.inline_kernel
+@inline_kernel
 def value_effects(rules, cards, game, card, entry):
     """K-3.5: set a pending skip now; return whether an extra turn is earned."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -432,7 +436,7 @@ def value_effects(rules, cards, game, card, entry):
     return R.earns_extra_turn(rules, cards, scalars, card, entry)
 
 
-@R.inline_kernel
+@inline_kernel
 def apply_move(rules, cards, deck, game, rng, move):
     """Carry out one legal move of the seat to decide, then sequence turns and deals."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -523,14 +527,14 @@ def apply_move(rules, cards, deck, game, rng, move):
 # ---- results (K-4.2, K-4.3) ---------------------------------------------------------------------
 
 
-@R.inline_kernel
+@inline_kernel
 def final_half_points(rules, seats, seat):
     """The seat's final score in half points: card points summed over deals, plus its seat
     bonus (K-4.5), which may be a half point."""
     return 2 * seats[seat, S.SEAT_TOTAL_SCORE] + rules[S.P_SEAT_BONUS_HALVES + seat]
 
 
-@R.kernel
+@kernel
 def winners_into(rules, seats, first_seat, win):
     """win[seat] = True for the winners by final score after the tie-break (K-4.3, K-4.5)."""
     players = rules[S.P_PLAYERS]
@@ -563,7 +567,7 @@ def winners_into(rules, seats, first_seat, win):
 # ---- checked mode (T17) --------------------------------------------------------------------------
 
 
-@R.kernel
+@kernel
 def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch, counts, moves):
     """The first T17 invariant that does not hold after an action (VIOLATION_*), or 0.
     Everything is recomputed from the cells and hands, independently of the line summaries.
@@ -673,7 +677,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
     return S.VIOLATION_NONE
 
 
-@R.kernel
+@kernel
 def cross_kinds_by_scan(rules, cards, cells, cell):
     """Blocking kinds shown in a cell's cross, read cell by cell (checked mode's second opinion)."""
     rows = rules[S.P_ROWS]
@@ -690,7 +694,7 @@ def cross_kinds_by_scan(rules, cards, cells, cell):
     return kinds & rules[S.P_BLOCKING_KINDS]
 
 
-@R.kernel
+@kernel
 def completed_line_admits(rules, cards, cells, gap, kind_bit):
     """Checked mode's second opinion on K-3.3.2: does the gap complete its row or column (no
     other face-down cell; no keeper either unless keepers fill lines) while that line shows no
@@ -716,7 +720,7 @@ def completed_line_admits(rules, cards, cells, gap, kind_bit):
     return False
 
 
-@R.inline_kernel
+@inline_kernel
 def record_violation(scalars, code):
     if code != S.VIOLATION_NONE:
         if scalars[S.S_VIOLATIONS] == 0:
@@ -727,7 +731,7 @@ def record_violation(scalars, code):
 # ---- whole games ---------------------------------------------------------------------------------
 
 
-@R.inline_kernel
+@inline_kernel
 def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace):
     """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
     policy receives public state and its own hand only (never `hidden` or other hands)."""
@@ -740,14 +744,14 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
     )
 
 
-@R.kernel
+@kernel
 def step_limit(rules):
     """K-4.1.6: a generous bound on apply calls per game; reaching it is a T17.6 violation."""
     per_deal = 4 * (rules[S.P_CELLS] + rules[S.P_DECK_SIZE] + 8) * (rules[S.P_PLAYERS] + 1)
     return per_deal * rules[S.P_ROUNDS]
 
 
-@njit(cache=True, nogil=True)  # allocates buffers and one generator per game
+@allocating  # allocates buffers and one generator per game
 def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
                column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
@@ -770,7 +774,7 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
         write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out, g)
 
 
-@R.kernel
+@kernel
 def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
                   limit, moves, workspace, cells_before, lines_scratch, counts):
     """One game from its first deal to the end. A kernel of its own (no reference counting), so
@@ -795,7 +799,7 @@ def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rota
                                                      cells_before, lines_scratch, counts, moves))
 
 
-@R.kernel
+@kernel
 def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out, g):
     for index in range(column_scalars.shape[0]):
         game_row[index] = scalars[column_scalars[index]]
@@ -828,8 +832,7 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games = seeds.shape[0]
-    game_out = np.zeros((games, len(GAME_COLUMNS)), dtype=np.int64)
-    seat_out = np.zeros((len(SEAT_COLUMNS), games, players), dtype=np.int64)
+    game_out, seat_out = RECORDS.allocate(games, players)
     play_games(
         rule_array(params), card_table(params), deck_cards(params),
         np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64),
@@ -837,13 +840,8 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
         seeds, rotations, bool(check), np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64),
         game_out, seat_out,
     )
-    columns = {
-        name: game_out[:, index].astype(GAME_COLUMN_DTYPES.get(name, S.COUNT_DTYPE))
-        for index, name in enumerate(GAME_COLUMNS)
-    }
-    columns["score"] = points_from_halves(params, seat_out[SEAT_SCORE])
-    for index, name in enumerate(SEAT_COLUMNS[SEAT_SCORE + 1:], start=SEAT_SCORE + 1):
-        columns[name] = seat_out[index].astype(SEAT_COLUMN_DTYPES.get(name, S.COUNT_DTYPE))
+    columns = RECORDS.unpack(game_out, seat_out)
+    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_SCORE))
     return columns
 
 
@@ -855,8 +853,22 @@ def points_from_halves(params: Params, halves: np.ndarray) -> np.ndarray:
     return (halves // 2).astype(S.SCORE_DTYPE)
 
 
-class InvariantViolation(AssertionError):
-    """A T17 invariant failed in checked mode (an engine bug, not a user error)."""
+def card_table(params: Params) -> np.ndarray:
+    """One row per card id (kind * value_count + value_index); columns `CARD_*` in state.py."""
+    deck = params.deck
+    zoo_count = len(deck.zoo_kinds)
+    table = np.zeros((len(deck.kinds) * len(deck.values), S.CARD_FIELDS), dtype=np.int64)
+    for kind in range(len(deck.kinds)):
+        for value_index, value in enumerate(deck.values):
+            row = table[kind * len(deck.values) + value_index]
+            row[S.CARD_KIND] = kind
+            row[S.CARD_VALUE] = value
+            row[S.CARD_KIND_BIT] = 1 << kind
+            row[S.CARD_IS_PENALTY] = kind >= zoo_count
+            row[S.CARD_EXTRA_TURN] = value in params.extra_turn_values
+            row[S.CARD_SKIP] = value in params.skip_values
+            row[S.CARD_COPIES] = deck.copies_per_card
+    return table
 
 
 @dataclass
@@ -1010,11 +1022,11 @@ def scores(state: KatzState) -> np.ndarray:
     return points_from_halves(state.params, halves)
 
 
-def winners(state: KatzState) -> np.ndarray:
-    """Winning seats of a finished game after the tie-break (K-4.3)."""
+def winners(state: KatzState) -> list[int]:
+    """Winning seats of a finished game after the tie-break (K-4.3); several on a shared win."""
     win = np.zeros(state.params.players, dtype=np.bool_)
     winners_into(state.rules, state.seats, state.scalars[S.S_FIRST_SEAT], win)
-    return win
+    return [int(seat) for seat in np.flatnonzero(win)]
 
 
 def decode_move(move: int) -> tuple[str, int, int]:
@@ -1027,8 +1039,3 @@ def decode_move(move: int) -> tuple[str, int, int]:
 def describe_move(move: int) -> str:
     name, cell, card = decode_move(move)
     return f"{name}(cell={cell}, card={card})"
-
-
-def make_move(name: str, cell: int = 0, card: int = 0) -> int:
-    """A move code by type name ('draw', 'replace', 'pass', 'place', 'keeper', 'cover')."""
-    return int(R.encode_move(S.MOVE_NAMES.index(name), cell, card))

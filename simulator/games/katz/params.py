@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from simulator.games.base import StrictModel, knob
-from simulator.games.katz import state as S
+from simulator.games.kernels import Choice, Derived, Equals, Flag, Int, RuleLayout
 
 RULES_VERSION = 1
 
@@ -22,7 +22,10 @@ MAX_KINDS = 32  # kinds are bits of an int64 mask (K-3.1)
 MAX_VALUES = 32
 MAX_COPIES = 8
 MAX_STANDARD_PLAYERS = 5
-MAX_PLAYERS = S.MAX_SEATS
+MAX_SEATS = 16  # entries of each per-seat table in the rule array
+MAX_PLAYERS = MAX_SEATS
+MAX_CELLS = 4095  # cells and card ids must fit 12 bits of a move code (state.py)
+UNLIMITED = -1  # P_KEEPERS value for `keepers: null`
 MAX_ROUNDS = 100
 
 # Short codes of the spec (§1) for the box's kinds; other kind names get derived codes.
@@ -51,7 +54,8 @@ class Deck(StrictModel):
         [1, 2, 3, 4, 5, 6, 7], "K-1.1", "card values; every kind has one card of each value"
     )
     copies_per_card: int = knob(
-        1, "K-1.1", "copies of each (kind, value) card in the deck", ge=1, le=MAX_COPIES
+        1, "K-1.1", "copies of each (kind, value) card in the deck", ge=1, le=MAX_COPIES,
+        encode=Int("P_COPIES"),
     )
 
     @field_validator("zoo_kinds")
@@ -97,7 +101,7 @@ class Deck(StrictModel):
 
 
 class Grid(StrictModel):
-    cols: int = knob(7, "K-2.2", "cells per row of the zoo", ge=1, le=64)
+    cols: int = knob(7, "K-2.2", "cells per row of the zoo", ge=1, le=64, encode=Int("P_COLS"))
     rows: Literal["auto"] | int = knob(
         "auto",
         "K-2.2",
@@ -117,10 +121,13 @@ class Grid(StrictModel):
 
 
 class ValueEffectsOn(StrictModel):
-    place: bool = knob(True, "K-3.5.3", "value effects apply to a face-up placement into a gap")
-    replace: bool = knob(True, "K-3.5.3", "value effects apply to a card that replaces a keeper")
+    place: bool = knob(True, "K-3.5.3", "value effects apply to a face-up placement into a gap",
+                       encode=Flag("P_EFFECTS_ON_PLACE"))
+    replace: bool = knob(True, "K-3.5.3", "value effects apply to a card that replaces a keeper",
+                         encode=Flag("P_EFFECTS_ON_REPLACE"))
     covered: bool = knob(
-        True, "K-3.5.3", "value effects apply to a card put under a keeper (blocked-cell exception)"
+        True, "K-3.5.3", "value effects apply to a card put under a keeper (blocked-cell exception)",
+        encode=Flag("P_EFFECTS_ON_COVERED"),
     )
 
 
@@ -129,10 +136,12 @@ class Scoring(StrictModel):
         "plus_face", "K-4.2", "the highest card of each zoo kind held counts its face value plus"
     )
     other_of_kind_penalty: Literal["minus_face", "zero", "minus_one"] = knob(
-        "minus_face", "K-4.2", "what every other card of a zoo kind held counts"
+        "minus_face", "K-4.2", "what every other card of a zoo kind held counts",
+        encode=Choice("P_OTHER_OF_KIND_PENALTY", prefix="SCORE_"),
     )
     penalty_kind_card: Literal["minus_face", "minus_one"] = knob(
-        "minus_face", "K-4.2", "what every card of a penalty kind (cat) held counts"
+        "minus_face", "K-4.2", "what every card of a penalty kind (cat) held counts",
+        encode=Choice("P_PENALTY_KIND_CARD", prefix="PENALTY_"),
     )
 
 
@@ -148,7 +157,8 @@ class Params(StrictModel):
     edition: Literal["amigo", "zoo_party", "7_safari"] = knob(
         "amigo", "K-9.1", "edition; all three play by identical rules (no difference is confirmed)"
     )
-    players: int = knob(4, "K-2.1", "number of players (box: 2..5)", ge=1, le=MAX_PLAYERS)
+    players: int = knob(4, "K-2.1", "number of players (box: 2..5)", ge=1, le=MAX_PLAYERS,
+                        encode=Int("P_PLAYERS"))
     allow_nonstandard_players: bool = knob(
         False, "K-2.1", "permit player counts outside 2..5 (designer variant)"
     )
@@ -165,39 +175,49 @@ class Params(StrictModel):
     deck: Deck = Field(default_factory=Deck)
     grid: Grid = Field(default_factory=Grid)
     keepers: int | None = knob(
-        8, "K-1.3", "zookeepers in the supply; null = unlimited (removes end trigger K-4.1.2)", ge=1, le=4095
+        8, "K-1.3", "zookeepers in the supply; null = unlimited (removes end trigger K-4.1.2)", ge=1, le=4095,
+        encode=Int("P_KEEPERS", none=UNLIMITED),
     )
     first_player: Literal["seat0", "random"] = knob(
-        "seat0", "K-2.4", "who starts: seat 0, or a seat drawn from the game's random stream"
+        "seat0", "K-2.4", "who starts: seat 0, or a seat drawn from the game's random stream",
+        encode=Equals("P_FIRST_PLAYER_RANDOM", value="random"),
     )
     take_from: Literal["any_face_down"] = knob(
         "any_face_down", "K-3.2.1", "which face-down card a draw may take"
     )
     must_place_if_able: bool = knob(
-        True, "K-3.2.3", "a fitting card must be placed; false also allows a bare keeper then"
+        True, "K-3.2.3", "a fitting card must be placed; false also allows a bare keeper then",
+        encode=Flag("P_MUST_PLACE_IF_ABLE"),
     )
-    allow_pass: bool = knob(False, "K-3.2.6", "a player may end the turn doing nothing")
-    allow_keeper_replacement: bool = knob(True, "K-3.4", "action B (replace a bare keeper) exists")
+    allow_pass: bool = knob(False, "K-3.2.6", "a player may end the turn doing nothing",
+                            encode=Flag("P_ALLOW_PASS"))
+    allow_keeper_replacement: bool = knob(True, "K-3.4", "action B (replace a bare keeper) exists",
+                                          encode=Flag("P_ALLOW_REPLACEMENT"))
     replaceable_keepers: Literal["bare_only"] = knob(
         "bare_only", "K-3.4.1", "only a keeper with no card beneath can be replaced"
     )
     blocked_cell_rule: Literal["line_completion", "dead_cell", "either", "off"] = knob(
-        "line_completion", "K-3.3", "which blocked-cell exception lets a card go under a keeper"
+        "line_completion", "K-3.3", "which blocked-cell exception lets a card go under a keeper",
+        encode=Choice("P_BLOCKED_CELL_RULE", prefix="RULE_"),
     )
     line_completion_needs_no_fit: bool = knob(
         True,
         "K-3.3.5",
         "the line-completion exception is open only when no hand card fits the gap (spec T9); "
         "false: whenever the placement completes a row or column (the Dutch summary)",
+        encode=Flag("P_LINE_COMPLETION_NEEDS_NO_FIT"),
     )
     blocked_cell_optional: bool = knob(
-        True, "K-3.3.4", "the exception may be declined in favour of a bare keeper"
+        True, "K-3.3.4", "the exception may be declined in favour of a bare keeper",
+        encode=Flag("P_BLOCKED_CELL_OPTIONAL"),
     )
     line_complete_counts_keepers: bool = knob(
-        True, "K-3.3.2", "keepers count as filling a line for the line-completion exception"
+        True, "K-3.3.2", "keepers count as filling a line for the line-completion exception",
+        encode=Flag("P_LINE_COMPLETE_COUNTS_KEEPERS"),
     )
     covered_cards_block: bool = knob(
-        False, "K-3.1.3", "cards under keepers block their kind like face-up cards"
+        False, "K-3.1.3", "cards under keepers block their kind like face-up cards",
+        encode=Flag("P_COVERED_CARDS_BLOCK"),
     )
     penalty_kind_blocks: bool = knob(
         True, "K-3.1.4", "penalty kinds (cats) block their own kind like any other kind"
@@ -207,7 +227,8 @@ class Params(StrictModel):
     )
     skip_values: list[int] = knob([1], "K-3.5.2", "card values whose placement costs the next turn")
     chain_extra_turns: bool = knob(
-        True, "K-3.5.1", "a qualifying card placed in an extra turn earns a further one"
+        True, "K-3.5.1", "a qualifying card placed in an extra turn earns a further one",
+        encode=Flag("P_CHAIN_EXTRA_TURNS"),
     )
     value_effects_on: ValueEffectsOn = Field(default_factory=ValueEffectsOn)
     first_turn_limit: Literal["none", "no_extra_turn", "return_drawn_card"] = knob(
@@ -215,18 +236,22 @@ class Params(StrictModel):
         "K-3.8",
         "the start seat's first turn of each deal: no_extra_turn = a value effect earns no extra "
         "turn; return_drawn_card = only the card just drawn may go into the gap",
+        encode=Choice("P_FIRST_TURN_LIMIT", prefix="FIRST_TURN_"),
     )
     end_when_no_face_down: bool = knob(
-        True, "K-4.1.1", "the game ends when no face-down card is left"
+        True, "K-4.1.1", "the game ends when no face-down card is left",
+        encode=Flag("P_END_WHEN_NO_FACE_DOWN"),
     )
     end_timing: Literal["immediate", "complete_round"] = knob(
-        "immediate", "K-4.1.4", "end at once, or let the seats up to the last seat take one more turn"
+        "immediate", "K-4.1.4", "end at once, or let the seats up to the last seat take one more turn",
+        encode=Equals("P_END_COMPLETE_ROUND", value="complete_round"),
     )
     lost_extra_turn_in_pass_streak: bool = knob(
         False,
         "K-4.1.5",
         "an extra turn lost because nothing is legal adds to the consecutive passes that end a "
         "deal; false: it is recorded as a forced pass only",
+        encode=Flag("P_LOST_EXTRA_TURN_IN_PASS_STREAK"),
     )
     scoring: Scoring = Field(default_factory=Scoring)
     seat_bonus_points: list[float] = knob(
@@ -240,10 +265,12 @@ class Params(StrictModel):
         max_length=MAX_PLAYERS,
     )
     tie_break: Literal["shared", "fewest_hand_cards", "fewest_cats", "later_seat"] = knob(
-        "shared", "K-4.3", "how a tie for the highest score is decided"
+        "shared", "K-4.3", "how a tie for the highest score is decided",
+        encode=Choice("P_TIE_BREAK", prefix="TIE_"),
     )
     rounds: int = knob(
-        1, "K-4.4", "deals per game; scores are summed, the start seat moves on each deal", ge=1, le=MAX_ROUNDS
+        1, "K-4.4", "deals per game; scores are summed, the start seat moves on each deal", ge=1, le=MAX_ROUNDS,
+        encode=Int("P_ROUNDS"),
     )
 
     @field_validator("seat_bonus_points")
@@ -287,8 +314,8 @@ class Params(StrictModel):
         rows = self.grid_rows
         if dealt + rows * cols > deck_size:
             raise ValueError(f"deck of {deck_size} cards cannot deal {hands} and {rows} rows of {cols}")
-        if rows * cols > S.MAX_CELLS:
-            raise ValueError(f"a zoo of {rows * cols} cells is larger than {S.MAX_CELLS}")
+        if rows * cols > MAX_CELLS:
+            raise ValueError(f"a zoo of {rows * cols} cells is larger than {MAX_CELLS}")
         return self
 
     @property
@@ -324,84 +351,53 @@ def kind_codes(deck: Deck) -> list[str]:
     return codes
 
 
+def _kind_masks(params: Params) -> tuple[int, int]:
+    """(every kind, the kinds that block their own kind) as bit masks (K-3.1.4)."""
+    deck = params.deck
+    all_kinds = (1 << len(deck.kinds)) - 1
+    penalty_kinds = sum(1 << index for index in range(len(deck.zoo_kinds), len(deck.kinds)))
+    return all_kinds, all_kinds if params.penalty_kind_blocks else all_kinds & ~penalty_kinds
+
+
+def _cards_with_values(params: Params, values: list[int]) -> int:
+    """Cards per deal whose value is among `values`."""
+    return len(params.deck.kinds) * params.deck.copies_per_card * len(values)
+
+
+# The rule array the kernels read: every knob with an `encode=` above (in declaration order),
+# then these quantities derived from several knobs, then (rule_array) the per-cell line table.
+RULES = RuleLayout(Params, dtype=np.int64, derived=(
+    # cards every seat is dealt from its slot's block: the smallest hand (K-2.4, K-2.5)
+    Derived("P_HAND_BASE", lambda p: min(p.seat_hand_sizes)),
+    # cards dealt beyond P_HAND_BASE, summed over seats (K-2.5)
+    Derived("P_HAND_EXTRA_CARDS", lambda p: sum(p.seat_hand_sizes) - p.players * min(p.seat_hand_sizes)),
+    Derived("P_ROWS", lambda p: p.grid_rows),
+    Derived("P_CELLS", lambda p: p.grid_rows * p.grid.cols),
+    Derived("P_KINDS", lambda p: len(p.deck.kinds)),
+    Derived("P_VALUES", lambda p: len(p.deck.values)),  # distinct values per kind
+    Derived("P_CARD_IDS", lambda p: len(p.deck.kinds) * len(p.deck.values)),
+    Derived("P_DECK_SIZE", lambda p: p.deck.size),
+    Derived("P_ALL_KINDS", lambda p: _kind_masks(p)[0]),  # mask of every kind in the deck
+    Derived("P_BLOCKING_KINDS", lambda p: _kind_masks(p)[1]),  # kinds blocking their own kind
+    # cards per deal whose value earns an extra turn (T17.5 bound) / costs a turn
+    Derived("P_EXTRA_TURN_CARDS", lambda p: _cards_with_values(p, p.extra_turn_values)),
+    Derived("P_SKIP_CARDS", lambda p: _cards_with_values(p, p.skip_values)),
+    # 1 if some seat bonus is a half point (scores are recorded as floats)
+    Derived("P_BONUS_HALF_POINTS", lambda p: any(bonus % 2 for bonus in p.seat_bonus_halves)),
+    # per-seat tables (seat = position in turn order, K-8.1): rules[P_SEAT_HAND_SIZES + seat]
+    # is the seat's hand size (K-2.5), rules[P_SEAT_BONUS_HALVES + seat] its bonus (K-4.5)
+    Derived("P_SEAT_HAND_SIZES", lambda p: p.seat_hand_sizes, width=MAX_SEATS),
+    Derived("P_SEAT_BONUS_HALVES", lambda p: p.seat_bonus_halves, width=MAX_SEATS),
+))
+
+
 def rule_array(params: Params) -> np.ndarray:
-    """The flat int64 array the kernels read: knobs at `P_*`, then the per-cell line table
-    (layout in state.py)."""
-    deck = params.deck
-    kinds = deck.kinds
-    kind_count = len(kinds)
-    all_kinds = (1 << kind_count) - 1
-    penalty_kinds = sum(1 << index for index in range(len(deck.zoo_kinds), kind_count))
-    blocking_kinds = all_kinds if params.penalty_kind_blocks else all_kinds & ~penalty_kinds
-    copies = deck.copies_per_card
+    """The flat int64 array the kernels read: RULES, then the per-cell line table (state.py)."""
     rows, cols = params.grid_rows, params.grid.cols
-    rules = np.zeros(S.P_CELL_LINES + 2 * rows * cols, dtype=np.int64)
-    rules[S.P_PLAYERS] = params.players
-    hand_sizes = params.seat_hand_sizes
-    rules[S.P_HAND_BASE] = min(hand_sizes)
-    rules[S.P_HAND_EXTRA_CARDS] = sum(hand_sizes) - params.players * min(hand_sizes)
-    for seat, (size, bonus) in enumerate(zip(hand_sizes, params.seat_bonus_halves)):
-        rules[S.P_SEAT_HAND_SIZES + seat] = size
-        rules[S.P_SEAT_BONUS_HALVES + seat] = bonus
-    rules[S.P_BONUS_HALF_POINTS] = any(bonus % 2 for bonus in params.seat_bonus_halves)
-    rules[S.P_ROWS] = params.grid_rows
-    rules[S.P_COLS] = params.grid.cols
-    rules[S.P_CELLS] = params.grid_rows * params.grid.cols
-    rules[S.P_KINDS] = kind_count
-    rules[S.P_VALUES] = len(deck.values)
-    rules[S.P_CARD_IDS] = kind_count * len(deck.values)
-    rules[S.P_COPIES] = copies
-    rules[S.P_DECK_SIZE] = deck.size
-    rules[S.P_KEEPERS] = S.UNLIMITED if params.keepers is None else params.keepers
-    rules[S.P_FIRST_PLAYER_RANDOM] = params.first_player == "random"
-    rules[S.P_MUST_PLACE_IF_ABLE] = params.must_place_if_able
-    rules[S.P_ALLOW_PASS] = params.allow_pass
-    rules[S.P_ALLOW_REPLACEMENT] = params.allow_keeper_replacement
-    rules[S.P_BLOCKED_CELL_RULE] = S.BLOCKED_CELL_RULES.index(params.blocked_cell_rule)
-    rules[S.P_BLOCKED_CELL_OPTIONAL] = params.blocked_cell_optional
-    rules[S.P_LINE_COMPLETION_NEEDS_NO_FIT] = params.line_completion_needs_no_fit
-    rules[S.P_FIRST_TURN_LIMIT] = S.FIRST_TURN_LIMITS.index(params.first_turn_limit)
-    rules[S.P_LOST_EXTRA_TURN_IN_PASS_STREAK] = params.lost_extra_turn_in_pass_streak
-    rules[S.P_LINE_COMPLETE_COUNTS_KEEPERS] = params.line_complete_counts_keepers
-    rules[S.P_COVERED_CARDS_BLOCK] = params.covered_cards_block
-    rules[S.P_CHAIN_EXTRA_TURNS] = params.chain_extra_turns
-    rules[S.P_EFFECTS_ON_PLACE] = params.value_effects_on.place
-    rules[S.P_EFFECTS_ON_REPLACE] = params.value_effects_on.replace
-    rules[S.P_EFFECTS_ON_COVERED] = params.value_effects_on.covered
-    rules[S.P_END_WHEN_NO_FACE_DOWN] = params.end_when_no_face_down
-    rules[S.P_END_COMPLETE_ROUND] = params.end_timing == "complete_round"
-    rules[S.P_OTHER_OF_KIND_PENALTY] = S.OTHER_OF_KIND_PENALTIES.index(
-        params.scoring.other_of_kind_penalty
-    )
-    rules[S.P_PENALTY_KIND_CARD] = S.PENALTY_KIND_CARD_SCORES.index(params.scoring.penalty_kind_card)
-    rules[S.P_TIE_BREAK] = S.TIE_BREAKS.index(params.tie_break)
-    rules[S.P_ROUNDS] = params.rounds
-    rules[S.P_ALL_KINDS] = all_kinds
-    rules[S.P_BLOCKING_KINDS] = blocking_kinds
-    rules[S.P_EXTRA_TURN_CARDS] = kind_count * copies * len(params.extra_turn_values)
-    rules[S.P_SKIP_CARDS] = kind_count * copies * len(params.skip_values)
+    cell_lines = []
     for cell in range(rows * cols):
-        rules[S.P_CELL_LINES + 2 * cell] = cell // cols
-        rules[S.P_CELL_LINES + 2 * cell + 1] = rows + cell % cols
-    return rules
-
-
-def card_table(params: Params) -> np.ndarray:
-    """One row per card id (kind * value_count + value_index); columns `CARD_*` in state.py."""
-    deck = params.deck
-    zoo_count = len(deck.zoo_kinds)
-    table = np.zeros((len(deck.kinds) * len(deck.values), S.CARD_FIELDS), dtype=np.int64)
-    for kind in range(len(deck.kinds)):
-        for value_index, value in enumerate(deck.values):
-            row = table[kind * len(deck.values) + value_index]
-            row[S.CARD_KIND] = kind
-            row[S.CARD_VALUE] = value
-            row[S.CARD_KIND_BIT] = 1 << kind
-            row[S.CARD_IS_PENALTY] = kind >= zoo_count
-            row[S.CARD_EXTRA_TURN] = value in params.extra_turn_values
-            row[S.CARD_SKIP] = value in params.skip_values
-            row[S.CARD_COPIES] = deck.copies_per_card
-    return table
+        cell_lines += [cell // cols, rows + cell % cols]
+    return RULES.array(params, tail=cell_lines)
 
 
 def deck_cards(params: Params) -> np.ndarray:

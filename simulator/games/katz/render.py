@@ -1,16 +1,14 @@
 """Text for Katz states: the zoo in the spec's notation (`Gi5`, `##` face down, `__` the gap,
 `ZK` bare keeper, `ZK/Ca7` keeper over a card), hands, supply and pending skips; a whole game
 as a turn-by-turn trace driven through the step API (so through the same kernels and policy
-functions as play_batch); and the inverse used by tests: a state built from a text grid.
+functions as play_batch); card codes parsed back (`parse_card`, which the tests' scripted
+positions use); and a drawing of a game's final position (inline SVG) for the report.
 """
 
 from __future__ import annotations
 
 import re
 
-import numpy as np
-
-from simulator.games import rng as random_stream
 from simulator.games.base import SeatPolicies, outcome_lines
 from simulator.games.katz import engine
 from simulator.games.katz import state as S
@@ -141,7 +139,7 @@ def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int 
             else:
                 out.append(render_state(state))
     out.append(render_state(state))
-    out += outcome_lines(engine.scores(state), np.flatnonzero(engine.winners(state)),
+    out += outcome_lines(engine.scores(state), engine.winners(state),
                          [state.policy_of_seat(seat) for seat in range(params.players)])
     return "\n".join(out) + "\n"
 
@@ -157,94 +155,6 @@ def legend(params: Params) -> str:
         f"(penalty kinds: {', '.join(params.deck.penalty_kinds) or 'none'}). Zoo cells: ## face down,\n"
         f"__ the gap, ZK a bare zookeeper, ZK/{example} a zookeeper over a card; (r,c) = row, column."
     )
-
-
-def state_from_text(
-    params: Params,
-    grid: str,
-    hands: list[str],
-    *,
-    seat: int = 0,
-    supply: int | None = None,
-    face_down: dict[tuple[int, int], str] | None = None,
-    skips: tuple[int, ...] = (),
-    seat_policies: SeatPolicies | None = None,
-    seed: int = 0,
-    check: bool = False,
-) -> engine.KatzState:
-    """A scripted position in the spec's notation (§7): rows of tokens, optionally prefixed `r0:`;
-    `hands` one string per seat (after the draw when the grid has a gap `__`). Face-down cells
-    hold the cards given in `face_down`, the others the unused cards in id order; cards left
-    over are set aside. Seat `seat` is to decide."""
-    state = engine.empty_state(params, seat_policies, check=check)
-    state.rng = random_stream.new_state(np.uint64(seed))
-    rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
-    tokens = [re.sub(r"^r\d+:", "", line.strip()).split() for line in grid.strip().splitlines()]
-    if len(tokens) != rows or any(len(row) != cols for row in tokens):
-        raise ValueError(f"grid text must be {rows} rows of {cols} tokens")
-    if len(hands) != params.players:
-        raise ValueError(f"{len(hands)} hands for {params.players} players")
-    cells, hidden, hands_array, seats = state.cells, state.hidden, state.hands, state.seats
-    remaining = {card: int(state.cards[card, S.CARD_COPIES]) for card in range(state.cards.shape[0])}
-
-    def use(text: str) -> int:
-        card = parse_card(params, text)
-        if remaining[card] == 0:
-            raise ValueError(f"card {text} is used more often than the deck holds it")
-        remaining[card] -= 1
-        return card
-
-    gap = -1
-    face_down = {where: use(text) for where, text in (face_down or {}).items()}
-    for row, row_tokens in enumerate(tokens):
-        for column, token in enumerate(row_tokens):
-            cell = row * cols + column
-            cells[S.CELL_CARD, cell] = S.NO_CARD
-            hidden[cell] = S.NO_CARD
-            if token == "##":
-                cells[S.CELL_STATE, cell] = S.FACE_DOWN
-            elif token == "__":
-                if gap >= 0:
-                    raise ValueError("a grid can hold only one gap")
-                cells[S.CELL_STATE, cell], gap = S.GAP, cell
-            elif token == "ZK":
-                cells[S.CELL_STATE, cell] = S.KEEPER
-            elif token.startswith("ZK/"):
-                cells[S.CELL_STATE, cell] = S.KEEPER_OVER
-                cells[S.CELL_CARD, cell] = use(token[3:])
-            else:
-                cells[S.CELL_STATE, cell] = S.FACE_UP
-                cells[S.CELL_CARD, cell] = use(token)
-    for player, text in enumerate(hands):
-        cards = [use(token) for token in text.split()]
-        hands_array[player, : len(cards)] = cards
-        seats[player, S.SEAT_HAND_LEN] = len(cards)
-        seats[player, S.SEAT_SLOT] = player
-        seats[player, S.SEAT_SKIP_PENDING] = player in skips
-    unused = [card for card, copies in remaining.items() for _ in range(copies)]
-    for cell in range(rows * cols):
-        if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
-            where = (cell // cols, cell % cols)
-            hidden[cell] = face_down.pop(where) if where in face_down else unused.pop(0)
-    if face_down:
-        raise ValueError(f"face_down names cells that are not '##': {sorted(face_down)}")
-    hidden[rows * cols : rows * cols + len(unused)] = unused
-    states = cells[S.CELL_STATE]
-    keepers_shown = int(np.sum((states == S.KEEPER) | (states == S.KEEPER_OVER)))
-    scalars = state.scalars
-    scalars[S.S_SET_ASIDE] = len(unused)
-    scalars[S.S_FACE_DOWN] = int(np.sum(states == S.FACE_DOWN))
-    if params.keepers is not None:
-        scalars[S.S_SUPPLY] = params.keepers - keepers_shown if supply is None else supply
-    scalars[S.S_SEAT] = seat
-    scalars[S.S_GAP] = gap
-    scalars[S.S_PHASE] = S.PHASE_PLACE if gap >= 0 else S.PHASE_ACTION
-    scalars[S.S_FINAL_TURNS_LEFT] = -1
-    scalars[S.S_END_REASON] = -1
-    scalars[S.S_INITIAL_KEEPERS] = int(np.sum(states == S.KEEPER))
-    scalars[S.S_BARE_KEEPERS] = scalars[S.S_INITIAL_KEEPERS]
-    engine.recount_lines(state.rules, state.cards, cells, state.lines)
-    return state
 
 
 # --- Drawing of a final position (inline SVG for the report) ------------------------------------
@@ -266,7 +176,7 @@ def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, r
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
     final, won = engine.scores(state), engine.winners(state)
     seat_lines = [
-        f"seat {seat} ({state.policy_of_seat(seat)}): score {int(final[seat])}" + (" · winner" if won[seat] else "")
+        f"seat {seat} ({state.policy_of_seat(seat)}): score {int(final[seat])}" + (" · winner" if seat in won else "")
         for seat in range(params.players)
     ]
     codes = kind_codes(params.deck)

@@ -7,19 +7,8 @@ anything hidden. The engine asks the same functions, so there is one implementat
 Array layouts are documented in state.py; rule ids refer to seeds/alles-fuer-die-katz.md.
 """
 
-from numba import njit
-
 from simulator.games.katz import state as S
-
-# Kernels that never allocate are compiled without numba's reference counting (`_nrt=False`):
-# with it, every call passing arrays costs atomic increments and decrements that LLVM cannot
-# prune, which made them ~85% of the run time. Allocation happens only in functions decorated
-# with plain `njit` (engine.allocate_game, engine.play_games, policies.allocate_workspace).
-kernel = njit(cache=True, nogil=True, _nrt=False, error_model="numpy")
-# Hot helpers are inlined into their callers at numba IR level: a non-inlined call passes every
-# array as ~7-9 flattened machine words (data, shape, strides, meminfo, ...) and tuples of
-# arrays as all of theirs, which costs more than the small bodies themselves.
-inline_kernel = njit(cache=True, nogil=True, _nrt=False, error_model="numpy", inline="always")
+from simulator.games.kernels import inline_kernel, kernel
 
 
 @kernel

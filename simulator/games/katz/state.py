@@ -19,7 +19,7 @@ A game in progress is held in seven NumPy arrays (all created by `engine.allocat
   events   int64 (capacity, EVENT_FIELDS) optional log for traces (capacity 0 = off).
 
 Cards. A card id is `kind * value_count + value_index` where kinds are numbered zoo kinds
-first, then penalty kinds (K-1.2); the card table (`params.card_table`) gives each id's kind,
+first, then penalty kinds (K-1.2); the card table (`engine.card_table`) gives each id's kind,
 value and flags. With `copies_per_card > 1` several physical cards share one id.
 
 Moves are int64 codes: `type * MOVE_TYPE_UNIT + cell * MOVE_CELL_UNIT + card`, with cell and
@@ -28,80 +28,24 @@ card below 4096 (0 when unused).
 
 import numpy as np
 
-UNLIMITED = -1  # P_KEEPERS value for `keepers: null`
+from simulator.games.katz.params import MAX_CELLS, MAX_SEATS, RULES, UNLIMITED  # noqa: F401
+
 NO_CARD = -1
-MAX_CELLS = 4095  # cells and card ids must fit 12 bits of a move code
 
 # ---- rule array (params.rule_array) -----------------------------------------------------------
-P_PLAYERS = 0
-P_HAND_BASE = 1  # cards every seat is dealt from its slot's block: the smallest hand (K-2.4, K-2.5)
-P_ROWS = 2
-P_COLS = 3
-P_CELLS = 4  # rows * cols
-P_KINDS = 5
-P_VALUES = 6  # number of distinct values per kind
-P_CARD_IDS = 7  # kinds * values
-P_COPIES = 8
-P_DECK_SIZE = 9
-P_KEEPERS = 10  # UNLIMITED or the keeper count
-P_FIRST_PLAYER_RANDOM = 11
-P_MUST_PLACE_IF_ABLE = 12
-P_ALLOW_PASS = 13
-P_ALLOW_REPLACEMENT = 14
-P_BLOCKED_CELL_RULE = 15  # index into BLOCKED_CELL_RULES
-P_BLOCKED_CELL_OPTIONAL = 16
-P_LINE_COMPLETE_COUNTS_KEEPERS = 17
-P_COVERED_CARDS_BLOCK = 18
-P_CHAIN_EXTRA_TURNS = 19
-P_EFFECTS_ON_PLACE = 20
-P_EFFECTS_ON_REPLACE = 21
-P_EFFECTS_ON_COVERED = 22
-P_END_WHEN_NO_FACE_DOWN = 23
-P_END_COMPLETE_ROUND = 24
-P_OTHER_OF_KIND_PENALTY = 25  # index into OTHER_OF_KIND_PENALTIES
-P_PENALTY_KIND_CARD = 26  # index into PENALTY_KIND_CARD_SCORES
-P_TIE_BREAK = 27  # index into TIE_BREAKS
-P_ROUNDS = 28  # deals per game (K-4.4)
-P_ALL_KINDS = 29  # mask of every kind in the deck
-P_BLOCKING_KINDS = 30  # kinds that block their own kind (all, or all but penalty kinds)
-P_EXTRA_TURN_CARDS = 31  # cards per deal whose value earns an extra turn (T17.5 bound)
-P_SKIP_CARDS = 32  # cards per deal whose value costs a turn
-P_LINE_COMPLETION_NEEDS_NO_FIT = 33  # K-3.3.5
-P_FIRST_TURN_LIMIT = 34  # index into FIRST_TURN_LIMITS (K-3.8)
-P_LOST_EXTRA_TURN_IN_PASS_STREAK = 35  # K-4.1.5
-P_BONUS_HALF_POINTS = 36  # 1 if some seat bonus is a half point (scores are recorded as floats)
-P_HAND_EXTRA_CARDS = 37  # cards dealt beyond P_HAND_BASE, summed over seats (K-2.5)
-# Per-seat tables (seat = position in turn order, K-8.1), MAX_SEATS entries each:
-P_SEAT_HAND_SIZES = 38  # rules[P_SEAT_HAND_SIZES + seat]: cards dealt to the seat (K-2.5)
-MAX_SEATS = 16
-P_SEAT_BONUS_HALVES = P_SEAT_HAND_SIZES + MAX_SEATS  # the seat's bonus in half points (K-4.5)
-P_SIZE = P_SEAT_BONUS_HALVES + MAX_SEATS  # fixed part; then the per-cell table:
+# The index constants P_* (rules[P_PLAYERS], ...) and the constants of each choice knob's values
+# (RULE_* for blocked_cell_rule, SCORE_* for scoring.other_of_kind_penalty, PENALTY_* for
+# scoring.penalty_kind_card, TIE_* for tie_break, FIRST_TURN_* for first_turn_limit; each the
+# value's index in the knob's Literal) are derived from the knob declarations in params.py
+# (`encode=` of each knob, then params.RULES' derived entries); `params.RULES.constants()` lists
+# them. The fixed part has P_SIZE entries; then the per-cell table:
 # rules[P_CELL_LINES + 2 * cell] is the cell's row line (row), rules[P_CELL_LINES + 2 * cell + 1]
 # its column line (rows + column), so the hot loops need no division to find a cell's lines.
+globals().update(RULES.constants())
+P_SIZE = RULES.size
 P_CELL_LINES = P_SIZE
 
-BLOCKED_CELL_RULES = ("line_completion", "dead_cell", "either", "off")
-RULE_LINE_COMPLETION = 0
-RULE_DEAD_CELL = 1
-RULE_EITHER = 2
-RULE_OFF = 3
-OTHER_OF_KIND_PENALTIES = ("minus_face", "zero", "minus_one")
-PENALTY_KIND_CARD_SCORES = ("minus_face", "minus_one")
-SCORE_MINUS_FACE = 0
-SCORE_ZERO = 1
-SCORE_MINUS_ONE = 2  # index 2 in OTHER_OF_KIND_PENALTIES
-PENALTY_MINUS_ONE = 1  # index 1 in PENALTY_KIND_CARD_SCORES
-TIE_BREAKS = ("shared", "fewest_hand_cards", "fewest_cats", "later_seat")
-TIE_SHARED = 0
-TIE_FEWEST_HAND_CARDS = 1
-TIE_FEWEST_CATS = 2
-TIE_LATER_SEAT = 3
-FIRST_TURN_LIMITS = ("none", "no_extra_turn", "return_drawn_card")
-FIRST_TURN_NONE = 0
-FIRST_TURN_NO_EXTRA_TURN = 1
-FIRST_TURN_RETURN_DRAWN_CARD = 2
-
-# ---- card table (params.card_table), one row per card id ---------------------------------------
+# ---- card table (engine.card_table), one row per card id ---------------------------------------
 CARD_KIND = 0
 CARD_VALUE = 1
 CARD_KIND_BIT = 2

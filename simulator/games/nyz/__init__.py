@@ -7,10 +7,12 @@ the seat-1 board), so `deal_travels_with_slot` is False.
 import numpy as np
 
 from simulator.games.base import Game, SeatPolicies
+from simulator.games.kernels import RecordColumns
+from simulator.games.nyz import engine, render
 from simulator.games.nyz import params as nyz_params
-from simulator.games.nyz import render
 from simulator.games.nyz.policies import POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
+from simulator.games.nyz.tables import kernel_tables
 
 
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
@@ -34,8 +36,10 @@ SEAT_MEASURES = {
     "kept_from_full": "animals kept from full enclosures",
     "house_adds": "animals added from houses",
 }
-
-_BOOL_COLUMNS = {"win", "solo_won"}
+RECORDS = RecordColumns(
+    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
+    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
+)
 
 
 _TABLES_CACHE: dict[str, object] = {}
@@ -51,7 +55,7 @@ def _kernel_tables(params):
     if tables is None:
         if len(_TABLES_CACHE) >= _TABLES_CACHE_SIZE:
             _TABLES_CACHE.clear()
-        tables = _TABLES_CACHE[key] = nyz_params.kernel_tables(params)
+        tables = _TABLES_CACHE[key] = kernel_tables(params)
     return tables
 
 
@@ -62,27 +66,18 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     `check=True` runs the invariants after every move and counts violations in
     `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
     """
-    from simulator.games.nyz import engine
-
     tables = _kernel_tables(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games, players = len(seeds), params.players
     if seat_policies.players != players:
         raise ValueError(f"{seat_policies.players} policies for {players} players")
-    game_out = np.zeros((games, len(GAME_COLUMNS)), dtype=np.int32)
-    seat_out = np.zeros((games, players, len(SEAT_COLUMNS)), dtype=np.int32)
+    game_out, seat_out = RECORDS.allocate(games, players)
     engine.play_games(
         tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
         bool(check), game_out, seat_out,
     )
-    columns = {}
-    for i, name in enumerate(GAME_COLUMNS):
-        columns[name] = game_out[:, i].astype(bool if name in _BOOL_COLUMNS else np.int16)
-    for i, name in enumerate(SEAT_COLUMNS):
-        columns[name] = seat_out[:, :, i].astype(bool if name in _BOOL_COLUMNS else np.int16)
-    columns["end_reason"] = columns["end_reason"].astype(np.int8)
-    return columns
+    return RECORDS.unpack(game_out, seat_out)
 
 
 GAME = Game(
@@ -100,6 +95,7 @@ GAME = Game(
     players=lambda params: params.players,
     play_batch=play_batch,
     trace=render.trace,
+    steps=engine,
     legend=render.legend,
     final_position_svg=render.final_position_svg,
     seat_columns=SEAT_COLUMNS[2:],

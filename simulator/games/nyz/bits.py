@@ -6,14 +6,8 @@ wrapping a square into the neighbouring row.
 """
 
 import numpy as np
-from llvmlite import ir
-from numba import njit, types
-from numba.core import cgutils
-from numba.core.imputils import impl_ret_borrowed
-from numba.core.typing.templates import AttributeTemplate
-from numba.extending import (
-    infer_getattr, intrinsic, lower_getattr_generic, models, register_model,
-)
+
+from simulator.games.kernels import kernel
 
 _M1 = np.uint64(0x5555555555555555)
 _M2 = np.uint64(0x3333333333333333)
@@ -21,76 +15,6 @@ _M4 = np.uint64(0x0F0F0F0F0F0F0F0F)
 _H01 = np.uint64(0x0101010101010101)
 _ONE = np.uint64(1)
 _ZERO = np.uint64(0)
-
-# Kernels that never allocate are compiled without numba's reference counting. A game state is
-# a namedtuple of ~20 arrays, and every call that passes it would otherwise increment and
-# decrement each array's reference count (measured: 200 ns per call, 500x the work itself).
-# Functions that allocate (engine.new_state, stock_strip, play_games) use plain njit.
-kernel = njit(cache=True, nogil=True, _nrt=False)
-
-
-# A namedtuple of arrays is passed to a compiled function as one scalar argument per array
-# field (meminfo, parent, sizes, data pointer, shape, strides): State and Tables together are
-# about 340 machine words, pushed on the stack at every call that is not inlined, several times
-# per decision (measured: most of the time of a random game). `by_ref(tup)` stores the tuple
-# once in the caller's stack frame and passes its address instead; `ref.field` reads the field
-# from there, so the kernels' code is the same for a tuple and a reference to one. The address
-# is only valid while the caller that made it runs (play_games, new_state and the step API
-# call into the kernels and return).
-
-
-class Ref(types.Type):
-    """The address of a namedtuple held by a caller (see by_ref)."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        super().__init__(name=f"Ref[{inner}]")
-
-
-@register_model(Ref)
-class _RefModel(models.PrimitiveModel):
-    def __init__(self, dmm, fe_type):
-        inner = dmm.lookup(fe_type.inner).get_data_type()
-        super().__init__(dmm, fe_type, ir.PointerType(inner))
-
-
-@infer_getattr
-class _RefAttributes(AttributeTemplate):
-    key = Ref
-
-    def generic_resolve(self, typ, attr):
-        inner = typ.inner
-        if attr in inner.fields:
-            return inner.types[inner.fields.index(attr)]
-        return None
-
-
-@lower_getattr_generic(Ref)
-def _ref_getattr(context, builder, typ, value, attr):
-    inner = typ.inner
-    index = inner.fields.index(attr)
-    field_type = inner.types[index]
-    i32 = ir.IntType(32)
-    address = builder.gep(value, [ir.Constant(i32, 0), ir.Constant(i32, index)], inbounds=True)
-    model = context.data_model_manager.lookup(field_type)
-    field = model.from_data(builder, builder.load(address))
-    return impl_ret_borrowed(context, builder, field_type, field)
-
-
-@intrinsic
-def by_ref(typingctx, tup):
-    """A Ref to a namedtuple, valid while the calling function runs."""
-    if not isinstance(tup, types.BaseNamedTuple):
-        return None
-
-    def codegen(context, builder, signature, args):
-        model = context.data_model_manager.lookup(tup)
-        slot = cgutils.alloca_once(builder, model.get_data_type())
-        builder.store(model.as_data(builder, args[0]), slot)
-        return slot
-
-    return Ref(tup)(tup), codegen
-
 
 @kernel
 def popcount64(x):

@@ -13,12 +13,12 @@ enters an enclosure: acquisition, house add, breeding, bonus breeding.
 """
 
 import numpy as np
-from numba import njit
 
 from simulator.games import rng
-from simulator.games.base import MAX_POLICY_PARAMS
+from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
+from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
 from simulator.games.nyz import policies
-from simulator.games.nyz.bits import by_ref, has_bit, kernel, popcount, popcount64
+from simulator.games.nyz.bits import has_bit, popcount, popcount64
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, DECLINE, D_ANIMAL_CHOICE,
     D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
@@ -27,7 +27,8 @@ from simulator.games.nyz.state import (
     E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, FIRST_ATTRACTION, FU_ATTRACTION,
     FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_MOVE_RANGE,
-    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, MARKER_FREE, MARKER_NONE, MAX_CELLS,
+    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, INVARIANT_NAMES, MARKER_FREE,
+    MARKER_NONE, MAX_CELLS,
     MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION,
     NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES, N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS,
     N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP, P_ACQUIRED, P_ATTRACTIONS,
@@ -44,8 +45,8 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS,
     SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
     SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE,
-    SC_TURNS, SC_VIOLATIONS, SINGLE_NO_PICTURED_FITS, SINGLE_PAIR_FAILS, SPACE_ANIMALS,
-    SRC_ENCLOSURE, SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
+    SC_TURNS, SC_VIOLATIONS, SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT,
+    SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
     ST_BREED_NEXT, ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE,
     ST_TURN_END, ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
@@ -282,7 +283,7 @@ def animal_choice_options(st, tab, seat, space):
     b = tab.strip_pair[space, 1]
     rule = tab.rules[R_SINGLE_RULE]
     n = 0
-    if rule == SINGLE_PAIR_FAILS:
+    if rule == SINGLE_WHEN_PAIR_DOES_NOT_FIT:
         if pair_fits(st, tab, seat, a, b):
             st.options[0] = CHOICE_PAIR
             return 1
@@ -295,7 +296,7 @@ def animal_choice_options(st, tab, seat, space):
     if pair_ok:
         st.options[n] = CHOICE_PAIR
         n += 1
-    if pair_ok and rule == SINGLE_NO_PICTURED_FITS:
+    if pair_ok and rule == SINGLE_WHEN_NO_PICTURED_FITS:
         return n
     for species in range(N_SPECIES):
         if species != a and species != b and target_ok(st, targets, species):
@@ -548,7 +549,7 @@ def finish(st, tab, reason):
 # setup
 
 
-@njit(cache=True, nogil=True)
+@allocating
 def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
     """A game after setup (N-3.4), stopped at its first decision."""
     players = tab.rules[R_PLAYERS]
@@ -603,7 +604,7 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
     return st
 
 
-@njit(cache=True, nogil=True)
+@allocating
 def stock_strip(st, tab):
     """N-3.3: shuffle each class, deal A, B, C, D layer by layer; keep the lowest layers.
 
@@ -801,7 +802,7 @@ def animal_place_options(st, tab, seat):
                     and (not french or enc[seat, e, E_ADDED_THIS_TURN] < 2)):
                 options[n] = 64 * slot + e
                 n += 1
-    if (tab.rules[R_SINGLE_RULE] == SINGLE_PAIR_FAILS and tab.rules[R_PARTIAL_PAIR] == 0
+    if (tab.rules[R_SINGLE_RULE] == SINGLE_WHEN_PAIR_DOES_NOT_FIT and tab.rules[R_PARTIAL_PAIR] == 0
             and st.sc[SC_PENDING_0] != NO_SPECIES and st.sc[SC_PENDING_1] != NO_SPECIES):
         n = keep_pair_placeable(st, tab, seat, n)
     if n > 0 and st.sc[SC_PLACED_ANIMALS] > 0 and tab.rules[R_PARTIAL_PAIR] != 0:
@@ -1251,7 +1252,7 @@ def solo_score(st, tab):
 def play_out(st, tab):
     """Play a set-up game to its end with the seats' policies.
 
-    A kernel of its own: calls from here pass the state without reference counting (bits.kernel).
+    A kernel of its own: calls from here pass the state without reference counting (kernels.kernel).
     """
     if st.sc[SC_CHECKED] != 0:
         check_invariants(st, tab)
@@ -1259,7 +1260,7 @@ def play_out(st, tab):
         apply_move(st, tab, st.options[policies.choose(st, tab)])
 
 
-@njit(cache=True, nogil=True)
+@allocating
 def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
                game_out, seat_out):
     """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
@@ -1268,8 +1269,8 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
     policy_id = np.empty(players, dtype=np.int8)
     policy_params = np.empty((players, MAX_POLICY_PARAMS), dtype=np.float64)
     for g in range(seeds.shape[0]):
-        for seat in range(players):  # rotation r puts slot j in seat (j + r) % n
-            slot = (seat - rotations[g]) % players
+        for seat in range(players):
+            slot = slot_of_seat(seat, rotations[g], players)
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
@@ -1326,28 +1327,26 @@ class Position:
         return int(self.state.sc[index])
 
 
-@njit(cache=True, nogil=True)
+@allocating
 def _choose(st, tab):
     return policies.choose(by_ref(st), by_ref(tab))
 
 
-@njit(cache=True, nogil=True)
+@allocating
 def _apply_move(st, tab, move):
     apply_move(by_ref(st), by_ref(tab), move)
 
 
-@njit(cache=True, nogil=True)
-def _advance(st, tab):
-    advance(by_ref(st), by_ref(tab))
 
-
-def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
-             stop_at_forced=True) -> Position:
-    """A new game stopped at its first decision. Policies are only needed for `policy_move`.
+def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, rotation: int = 0,
+             check: bool = False, *, stop_at_forced: bool = True) -> Position:
+    """A new game stopped at its first decision (base.StepAPI). Policies are only needed for
+    `policy_move`. With `check` the invariants (N-11 T18) run after every move and `apply`
+    raises InvariantViolation on the first one broken.
 
     With stop_at_forced the game also stops at decisions with one legal move (play_batch applies
     those at once; policies never draw random numbers for them, so the game is the same)."""
-    from simulator.games.nyz.params import kernel_tables
+    from simulator.games.nyz.tables import kernel_tables
 
     tables = kernel_tables(params)
     players = params.players
@@ -1355,10 +1354,10 @@ def new_game(params, seat_policies=None, seed=0, rotation=0, checked=True,
     rows = np.zeros((players, MAX_POLICY_PARAMS), dtype=np.float64)
     if seat_policies is not None:
         for seat in range(players):
-            slot = (seat - rotation) % players
+            slot = slot_of_seat(seat, rotation, players)
             ids[seat] = seat_policies.policy_ids[slot]
             rows[seat] = seat_policies.policy_params[slot]
-    state = new_state(tables, np.uint64(seed), ids, rows, bool(checked), bool(stop_at_forced))
+    state = new_state(tables, np.uint64(seed), ids, rows, bool(check), bool(stop_at_forced))
     return Position(params, state, tables)
 
 
@@ -1367,12 +1366,16 @@ def legal_moves(position: Position) -> list[int]:
     return [int(m) for m in position.state.options[:n]]
 
 
-def apply(position: Position, move: int) -> Position:
-    """Apply a legal move (ValueError otherwise) and run on to the next decision."""
+def apply(position: Position, move: int) -> None:
+    """Apply a legal move (ValueError otherwise) and run on to the next decision; in checked
+    mode raise InvariantViolation if an invariant broke on the way."""
     if move not in legal_moves(position):
         raise ValueError(f"move {move} is not legal here (legal: {legal_moves(position)})")
+    before = violations(position)
     _apply_move(position.state, position.tables, np.int64(move))
-    return position
+    if violations(position) > before:
+        code = position.scalar(SC_FIRST_VIOLATION)
+        raise InvariantViolation(f"T18 invariant broken: {INVARIANT_NAMES[code]}")
 
 
 def policy_move(position: Position) -> int:
@@ -1391,94 +1394,9 @@ def scores(position: Position) -> np.ndarray:
 
 
 def winners(position: Position) -> list[int]:
+    """Winning seats of a finished game (several on a shared win)."""
     return [s for s in range(position.scalar(SC_PLAYERS)) if position.state.seat[s, P_WIN]]
 
 
 def violations(position: Position) -> int:
     return position.scalar(SC_VIOLATIONS)
-
-
-# helpers that set up scripted positions (tests); call restart_turn() afterwards
-
-
-def shape_index(name: str) -> int:
-    from simulator.games.nyz import components
-
-    names = list(components.ENCLOSURES) + list(components.ATTRACTIONS)
-    return names.index(name)
-
-
-def placement_of(position: Position, seat: int, shape: str, cells=None) -> int:
-    """Index of a placement of a shape covering exactly `cells` [(row, col), ...], or the
-    first legal placement when cells is None."""
-    st, tab = position.state, position.tables
-    index = shape_index(shape)
-    first = tab.place_first[seat, index]
-    width = int(tab.width[seat])
-    wanted = None
-    if cells is not None:
-        wanted = sum(1 << (r * width + c) for r, c in cells)
-    for k in range(first, first + tab.place_count[seat, index]):
-        mask = int(tab.place_bits[k, 0]) | (int(tab.place_bits[k, 1]) << 64)
-        if wanted is None and fits(st, seat, k, tab):
-            return k
-        if mask == wanted:
-            return k
-    raise ValueError(f"no placement of {shape} covering {cells}")
-
-
-def add_enclosure(position, seat, tile, species=None, count=0, cells=None) -> int:
-    """Put an enclosure tile on a board with `count` animals; returns its enclosure index."""
-    from simulator.games.nyz.components import SPECIES
-
-    st, tab = position.state, position.tables
-    placement = placement_of(position, seat, tile, cells)
-    e = new_enclosure(st, tab, seat, shape_index(tile), placement)
-    if count:
-        st.enc[seat, e, E_SPECIES] = SPECIES.index(species)
-        st.enc[seat, e, E_COUNT] = count
-    st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
-    return e
-
-
-def cover_squares(position, seat, keep_free: int) -> None:
-    """Cover all but the last `keep_free` empty squares of a board with 1x1 attractions."""
-    st = position.state
-    empty = [i for i in range(MAX_CELLS) if st.cells[seat, i] == CELL_EMPTY]
-    for index in empty[: len(empty) - keep_free]:
-        st.cells[seat, index] = CELL_ATTRACTION + N_ATTRACTION_TYPES - 1
-        st.grid[seat, index // 64] |= np.uint64(1) << np.uint64(index % 64)
-    st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
-
-
-def set_houses(position, seat, species_or_none) -> None:
-    from simulator.games.nyz.components import SPECIES
-
-    st = position.state
-    st.house[seat, :] = NO_SPECIES
-    st.seat[seat, P_HOUSES] = len(species_or_none)
-    for h, name in enumerate(species_or_none):
-        st.house[seat, h] = NO_SPECIES if name is None else SPECIES.index(name)
-
-
-def set_bay(position, space, tiles) -> None:
-    """Tiles of a bay, bottom -> top, by name ([] empties it)."""
-    st = position.state
-    st.bay_tiles[space, :] = -1
-    for layer, name in enumerate(tiles):
-        st.bay_tiles[space, layer] = shape_index(name)
-    st.bay_count[space] = len(tiles)
-
-
-def restart_turn(position, active=None, elephant=None) -> Position:
-    """Start the turn of `active` again (after scripted changes) and stop at its decision."""
-    st = position.state
-    if active is not None:
-        st.sc[SC_ACTIVE] = active
-    if elephant is not None:
-        st.sc[SC_ELEPHANT] = elephant
-    st.sc[SC_STAGE] = ST_TURN_START
-    st.sc[SC_FOLLOW_HEAD] = 0
-    st.sc[SC_FOLLOW_LEN] = 0
-    _advance(st, position.tables)
-    return position

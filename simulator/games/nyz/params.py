@@ -16,17 +16,20 @@ import pydantic
 from pydantic import model_validator
 
 from simulator.games.base import StrictModel, knob
+from simulator.games.kernels import Choice, Derived, Equals, Flag, Int, RuleLayout
 from simulator.games.nyz import components as comp
-from simulator.games.nyz import state as S
 
 RULES_VERSION = 1
 
 Species = Literal["meerkat", "flamingo", "kangaroo", "penguin", "fox"]
 SINGLE_RULES = ("any_time", "when_no_pictured_fits", "when_pair_does_not_fit")  # S.SINGLE_*
+MAX_CELLS = 128  # squares of a board: the kernels' bitboards are two uint64 words (state.py)
+MAX_HOUSES = 6
+N_SPACES = 25  # spaces of the strip (N-3.1)
 
 
 @functools.lru_cache(maxsize=None)
-def _placements_of(width: int, height: int, barn_rows: tuple[int, ...], shape: str):
+def placements_of(width: int, height: int, barn_rows: tuple[int, ...], shape: str):
     """Distinct placements (as Python int bitmasks) of a shape on a board's free squares."""
     rows = comp.ENCLOSURES[shape][1] if shape in comp.ENCLOSURES else comp.ATTRACTIONS[shape][0]
     barn = {(r, c) for r, run in enumerate(barn_rows) for c in range(run)}
@@ -61,9 +64,9 @@ class BoardSpec(StrictModel):
     @model_validator(mode="after")
     def check_geometry(self):
         cells = self.width * self.height
-        if cells > S.MAX_CELLS:
+        if cells > MAX_CELLS:
             raise ValueError(
-                f"board {self.width}x{self.height} has {cells} squares; at most {S.MAX_CELLS} fit"
+                f"board {self.width}x{self.height} has {cells} squares; at most {MAX_CELLS} fit"
                 " the kernels' 128-bit bitboards"
             )
         if len(self.barn_rows) > self.height:
@@ -77,16 +80,16 @@ class BoardSpec(StrictModel):
                 )
         if cells - sum(self.barn_rows) < 4:
             raise ValueError("the board leaves fewer than 4 squares to fill: no enclosure fits")
-        if self.houses > S.MAX_HOUSES:
-            raise ValueError(f"{self.houses} houses do not fit; at most {S.MAX_HOUSES}")
+        if self.houses > MAX_HOUSES:
+            raise ValueError(f"{self.houses} houses do not fit; at most {MAX_HOUSES}")
         if len(self.start_animals) > self.houses:
             raise ValueError(
                 f"{len(self.start_animals)} starting animals do not fit in {self.houses} houses"
             )
         if len(self.start_animals) > 2:
             raise ValueError("at most 2 starting animals")
-        if not _placements_of(self.width, self.height, tuple(self.barn_rows), "A7") and not (
-            _placements_of(self.width, self.height, tuple(self.barn_rows), "A8")
+        if not placements_of(self.width, self.height, tuple(self.barn_rows), "A7") and not (
+            placements_of(self.width, self.height, tuple(self.barn_rows), "A8")
         ):
             raise ValueError("no 4-square enclosure (2x2 or 1x4) fits on the free squares")
         return self
@@ -170,7 +173,7 @@ STRIP_ALLOWED = (
 )
 
 
-def _strip_space(text: str) -> tuple[str, tuple[str, ...]]:
+def strip_space(text: str) -> tuple[str, tuple[str, ...]]:
     """('bay', classes) or ('animals', (species, species)) of one strip.spaces entry."""
     if "+" in text:
         pair = tuple(text.split("+"))
@@ -195,16 +198,16 @@ class Strip(StrictModel):
     )
     start_space: int = knob(
         comp.START_SPACE, "N-3.1", "The elephant's start space; in solo also the lap space.",
-        ge=1, le=S.N_SPACES,
+        ge=1, le=N_SPACES, encode=Int("R_START_SPACE"),
     )
 
     @pydantic.field_validator("spaces")
     @classmethod
     def check_spaces(cls, spaces):
-        if len(spaces) != S.N_SPACES:
+        if len(spaces) != N_SPACES:
             raise ValueError(f"{len(spaces)} spaces; allowed: {STRIP_ALLOWED}")
         for text in spaces:
-            _strip_space(text)
+            strip_space(text)
         return spaces
 
     @pydantic.field_validator("breeding_lines")
@@ -213,7 +216,7 @@ class Strip(StrictModel):
         missing = [sp for sp in comp.SPECIES if sp not in lines]
         if missing:
             raise ValueError(f"no line for {', '.join(missing)}; every species needs one")
-        if any(not 1 <= space <= S.N_SPACES for space in lines.values()):
+        if any(not 1 <= space <= N_SPACES for space in lines.values()):
             raise ValueError("a trigger space must be 1..25")
         if len(set(lines.values())) != len(lines):
             raise ValueError("two lines share a trigger space; each species needs its own")
@@ -224,13 +227,16 @@ class Breeding(StrictModel):
     """Limits of normal and bonus breeding (N-6.2, N-6.3)."""
 
     enclosures_per_event: int = knob(
-        2, "N-6.2", "Enclosures of a player that breed per event, at most.", ge=1, le=2
+        2, "N-6.2", "Enclosures of a player that breed per event, at most.", ge=1, le=2,
+        encode=Int("R_BREED_ENCLOSURES"),
     )
     min_animals: int = knob(
-        2, "N-6.2", "Animals an enclosure needs to breed (normal and bonus).", ge=1, le=16
+        2, "N-6.2", "Animals an enclosure needs to breed (normal and bonus).", ge=1, le=16,
+        encode=Int("R_BREED_MIN"),
     )
     young_per_enclosure: int = knob(
-        1, "N-6.2", "Young per breeding enclosure (never more than its free squares).", ge=1, le=16
+        1, "N-6.2", "Young per breeding enclosure (never more than its free squares).", ge=1, le=16,
+        encode=Int("R_BREED_YOUNG"),
     )
 
 
@@ -291,16 +297,21 @@ class Params(StrictModel):
     preset: str = knob(
         "bga", "N-0", "Preset the knobs started from.", allowed="a preset listed under presets"
     )
-    players: int = knob(2, "N-2.3", "Number of players (1 = solo game).", ge=1, le=5)
+    players: int = knob(
+        2, "N-2.3", "Number of players (1 = solo game).", ge=1, le=5,
+        encode=Int("R_PLAYERS"),
+    )
     animal_supply: Literal["unlimited", "physical"] = knob(
-        "unlimited", "N-1.2", "Unlimited animals (BGA) or the physical counts."
+        "unlimited", "N-1.2", "Unlimited animals (BGA) or the physical counts.",
+        encode=Equals("R_SUPPLY_LIMITED", value="physical"),
     )
     physical_animals: PhysicalAnimals = knob(PhysicalAnimals(), "N-1.2", "Physical supply.")
     attraction_1x1_unlimited: bool = knob(
         True, "N-1.4", "1x1 attractions never run out (else 16 copies)."
     )
     attraction_optional: bool = knob(
-        True, "N-4.4", "A player may decline the attraction after scoring an enclosure (E1)."
+        True, "N-4.4", "A player may decline the attraction after scoring an enclosure (E1).",
+        encode=Flag("R_ATTRACTION_OPTIONAL"),
     )
     single_animal_rule: Literal[SINGLE_RULES] = (  # type: ignore[valid-type]
         knob(
@@ -308,67 +319,86 @@ class Params(StrictModel):
             "allowed (E3): any_time (BGA; a species not pictured); when_no_pictured_fits (neither "
             "pictured animal can be placed); when_pair_does_not_fit (seed summary: the pair is "
             "offered only if both can be placed, else one animal of any species).",
+            encode=Choice("R_SINGLE_RULE", prefix="SINGLE_"),
         )
     )
     allow_partial_pair: bool = knob(
-        True, "N-4.3", "The second pictured animal may be declined (E4)."
+        True, "N-4.3", "The second pictured animal may be declined (E4).",
+        encode=Flag("R_PARTIAL_PAIR"),
     )
     french_two_per_turn_limit: bool = knob(
-        False, "N-5.6", "At most 2 animals added to one enclosure per turn (E20)."
+        False, "N-5.6", "At most 2 animals added to one enclosure per turn (E20).",
+        encode=Flag("R_FRENCH_LIMIT"),
     )
     house_add: bool = knob(
-        True, "N-5.4", "Add-from-house is offered at all (false: never)."
+        True, "N-5.4", "Add-from-house is offered at all (false: never).",
+        encode=Flag("R_HOUSE_ADD"),
     )
     breeding_house_adds: Literal["per_bred_enclosure", "one_per_event"] = knob(
         "per_bred_enclosure", "N-5.4", "House animals added during breeding: one per enclosure "
         "that got young, bonus included (BGA), or one per player per breeding event in total "
-        "(seed summary) (E31).",
+        "(seed summary) (E31).", encode=Equals("R_BREED_HOUSE_ONE", value="one_per_event"),
     )
     keep_one: bool = knob(
-        True, "N-4.4", "A scored enclosure's owner may keep one animal in a free house (E21)."
+        True, "N-4.4", "A scored enclosure's owner may keep one animal in a free house (E21).",
+        encode=Flag("R_KEEP_ONE"),
     )
     populate_max: int = knob(
         2, "N-4.2", "Animals moved into a new enclosure, at most (at least 1; below 4, so "
-        "populating never fills a tile).", ge=1, le=3,
+        "populating never fills a tile).", ge=1, le=3, encode=Int("R_POPULATE_MAX"),
     )
     breeding_choice: Literal["choose", "automatic"] = knob(
         "choose", "N-6.2", "Normal breeding: the player chooses 0 to 2 eligible enclosures "
         "(BGA), or every eligible enclosure breeds, up to 2 (seed summary; with more eligible the "
-        "player picks which) (E32).",
+        "player picks which) (E32).", encode=Equals("R_BREED_AUTOMATIC", value="automatic"),
     )
     bonus_breeding_target: Literal["not_bred", "any"] = knob(
         "not_bred", "N-6.3", "Bonus young go to an enclosure that got no young in this event "
         "(BGA), or to any enclosure with enough animals (seed summary) (E10).",
+        encode=Equals("R_BONUS_ANY", value="any"),
     )
     breeding: Breeding = knob(Breeding(), "N-6.2", "Breeding limits.")
     breeding_order: Literal["chronological", "bga_index"] = knob(
-        "chronological", "N-6.1", "Order of several events in one move (E7)."
+        "chronological", "N-6.1", "Order of several events in one move (E7).",
+        encode=Equals("R_BGA_ORDER", value="bga_index"),
     )
     max_events_per_move: Optional[int] = knob(
-        None, "N-6.1", "Breeding events resolved per move (null = all; BGA 2).", ge=1, le=100
+        None, "N-6.1", "Breeding events resolved per move (null = all; BGA 2).", ge=1, le=100,
+        encode=Int("R_MAX_EVENTS", none=0),
     )
     bonus_per_event: bool = knob(
-        True, "N-6.3", "Bonus breeding once per event (true) or once per move (E11)."
+        True, "N-6.3", "Bonus breeding once per event (true) or once per move (E11).",
+        encode=Flag("R_BONUS_PER_EVENT"),
     )
     end_skips_breeding: bool = knob(
-        True, "N-7.1", "A board completed in the main action ends the game before breeding (E14)."
+        True, "N-7.1", "A board completed in the main action ends the game before breeding (E14).",
+        encode=Flag("R_END_SKIPS_BREEDING"),
     )
     solo_board: Literal["3_houses", "4_houses"] = knob("3_houses", "N-8.2", "Solo board side.")
     solo_score: Literal["bga", "lap_aware"] = knob(
         "bga", "N-8.2", "Solo score of a win: spaces to space 10 (bga) or to the end of the "
-        "last lap (lap_aware) (E16)."
+        "last lap (lap_aware) (E16).", encode=Equals("R_SOLO_LAP_AWARE", value="lap_aware")
     )
     solo_last_turn_breeding: bool = knob(
-        False, "N-8.2", "Breeding still happens on the turn that completes the last lap (E17)."
+        False, "N-8.2", "Breeding still happens on the turn that completes the last lap (E17).",
+        encode=Flag("R_SOLO_LAST_TURN_BREEDING"),
     )
-    solo_laps: int = knob(2, "N-8.2", "Solo game ends when the lap counter reaches this.", ge=1, le=100)
-    short_game_2p: bool = knob(False, "N-8.1", "2-player short game (BGA 'fast game').")
+    solo_laps: int = knob(
+        2, "N-8.2", "Solo game ends when the lap counter reaches this.", ge=1, le=100,
+        encode=Int("R_SOLO_LAPS"),
+    )
+    short_game_2p: bool = knob(
+        False, "N-8.1", "2-player short game (BGA 'fast game').",
+        encode=Flag("R_SHORT_GAME"),
+    )
     replicate_bga_fastgame_d1_bug: bool = knob(
-        False, "N-8.1", "Never deal D1 in the short game, as BGA does (E29)."
+        False, "N-8.1", "Never deal D1 in the short game, as BGA does (E29).",
+        encode=Flag("R_D1_BUG"),
     )
     no_legal_move: Literal["pass", "end_game"] = knob(
         "pass", "N-4.1", "A player without a legal destination passes, or the game ends "
-        "unfinished (end reason 'stuck') (E27)."
+        "unfinished (end reason 'stuck') (E27).",
+        encode=Equals("R_NO_MOVE_ENDS_GAME", value="end_game"),
     )
     max_turns_per_player: int = knob(
         200, "N-7.3", "Safety cap: the game ends as 'turn_cap' after this many turns per player.",
@@ -376,7 +406,8 @@ class Params(StrictModel):
     )
     ai_sees_full_stacks: bool = knob(
         True, "N-12.6", "Policies may look below the top tile of a bay. The built-in policies "
-        "only ever read top tiles, so for them this knob changes nothing."
+        "only ever read top tiles, so for them this knob changes nothing.",
+        encode=Flag("R_SEES_FULL_STACKS"),
     )
     solo_markers: list[Literal["0", "1", "2", "3", "4+"]] = knob(
         list(comp.SOLO_MARKERS), "N-8.2", "Solo range markers in the game.",
@@ -411,7 +442,7 @@ class Params(StrictModel):
         """Every bay layer of a class needs a tile of that class (N-3.3)."""
         need = {cls: 0 for cls in comp.TILE_CLASSES}
         for text in self.strip.spaces:
-            kind, content = _strip_space(text)
+            kind, content = strip_space(text)
             if kind == "bay":
                 for cls in content:
                     need[cls] += 1
@@ -442,156 +473,17 @@ def boards_for(params: Params) -> list[BoardSpec]:
     return [getattr(group, f"seat{i + 1}") for i in range(params.players)]
 
 
-def shape_rows() -> list[tuple[str, ...]]:
-    """Rows of every shape in shape-id order: 45 enclosures then 8 attraction types."""
-    return [rows for _, rows in comp.ENCLOSURES.values()] + [
-        rows for rows, _ in comp.ATTRACTIONS.values()
-    ]
-
-
-@functools.lru_cache(maxsize=32)
-def _board_tables(width: int, height: int, barn_rows: tuple[int, ...]):
-    """Placements of all 53 shapes on one board as (uint64[n, 2], counts per shape)."""
-    names = list(comp.ENCLOSURES) + list(comp.ATTRACTIONS)
-    masks = [_placements_of(width, height, barn_rows, name) for name in names]
-    flat = [m for shape in masks for m in shape]
-    bits = np.array([[m & (2**64 - 1), m >> 64] for m in flat], dtype=np.uint64).reshape(-1, 2)
-    return bits, np.array([len(shape) for shape in masks], dtype=np.int32)
-
-
-def _split(mask: int) -> list[int]:
-    return [mask & (2**64 - 1), mask >> 64]
-
-
-def kernel_tables(params: Params) -> S.Tables:
-    """The flat arrays the kernels read (state.Tables), for this params object."""
-    players = params.players
-    boards = boards_for(params)
-    rules = np.zeros(S.N_RULES, dtype=np.int32)
-    rules[S.R_PLAYERS] = players
-    rules[S.R_SUPPLY_LIMITED] = params.animal_supply == "physical"
-    rules[S.R_ATTRACTION_OPTIONAL] = params.attraction_optional
-    rules[S.R_SINGLE_RULE] = SINGLE_RULES.index(params.single_animal_rule)
-    rules[S.R_PARTIAL_PAIR] = params.allow_partial_pair
-    rules[S.R_FRENCH_LIMIT] = params.french_two_per_turn_limit
-    rules[S.R_BGA_ORDER] = params.breeding_order == "bga_index"
-    rules[S.R_MAX_EVENTS] = params.max_events_per_move or 0
-    rules[S.R_BONUS_PER_EVENT] = params.bonus_per_event
-    rules[S.R_BONUS_ENABLED] = players in params.geometry.bonus_breeding_player_counts
-    rules[S.R_END_SKIPS_BREEDING] = params.end_skips_breeding
-    rules[S.R_SOLO] = players == 1
-    rules[S.R_SOLO_LAP_AWARE] = params.solo_score == "lap_aware"
-    rules[S.R_SOLO_LAST_TURN_BREEDING] = params.solo_last_turn_breeding
-    rules[S.R_SOLO_LAPS] = params.solo_laps
-    rules[S.R_SHORT_GAME] = params.short_game_2p
-    rules[S.R_D1_BUG] = params.replicate_bga_fastgame_d1_bug
-    rules[S.R_NO_MOVE_ENDS_GAME] = params.no_legal_move == "end_game"
-    rules[S.R_MAX_TURNS] = params.max_turns_per_player * players
-    rules[S.R_RANGE] = getattr(params.geometry.movement_range, f"p{players}") if players > 1 else 0
-    reduced = players == 1 or params.short_game_2p
-    rules[S.R_TILES_PER_BAY] = (
-        params.geometry.reduced_tiles_per_bay if reduced else params.geometry.tiles_per_bay
-    )
-    rules[S.R_SEES_FULL_STACKS] = params.ai_sees_full_stacks
-    rules[S.R_BREED_HOUSE_ONE] = params.breeding_house_adds == "one_per_event"
-    rules[S.R_BONUS_ANY] = params.bonus_breeding_target == "any"
-    rules[S.R_BREED_AUTOMATIC] = params.breeding_choice == "automatic"
-    rules[S.R_HOUSE_ADD] = params.house_add
-    rules[S.R_KEEP_ONE] = params.keep_one
-    rules[S.R_POPULATE_MAX] = params.populate_max
-    rules[S.R_BREED_MIN] = params.breeding.min_animals
-    rules[S.R_BREED_YOUNG] = params.breeding.young_per_enclosure
-    rules[S.R_BREED_ENCLOSURES] = params.breeding.enclosures_per_event
-    rules[S.R_START_SPACE] = params.strip.start_space
-
-    width = np.array([b.width for b in boards], dtype=np.int32)
-    height = np.array([b.height for b in boards], dtype=np.int32)
-    board_bits = np.zeros((players, 2), dtype=np.uint64)
-    barn_bits = np.zeros((players, 2), dtype=np.uint64)
-    edge_bits = np.zeros((players, 4, 2), dtype=np.uint64)
-    houses = np.array([b.houses for b in boards], dtype=np.int32)
-    start_animals = np.full((players, 2), S.NO_SPECIES, dtype=np.int32)
-    to_fill = np.zeros(players, dtype=np.int32)
-    place_parts, place_first = [], np.zeros((players, S.N_SHAPES), dtype=np.int32)
-    place_count = np.zeros((players, S.N_SHAPES), dtype=np.int32)
-    offset = 0
-    for seat, b in enumerate(boards):
-        w, h = b.width, b.height
-        cell = lambda r, c: 1 << (r * w + c)  # noqa: E731
-        board_bits[seat] = _split(sum(cell(r, c) for r in range(h) for c in range(w)))
-        barn_bits[seat] = _split(
-            sum(cell(r, c) for r, run in enumerate(b.barn_rows) for c in range(run))
-        )
-        edge_bits[seat, 0] = _split(sum(cell(r, 0) for r in range(h)))
-        edge_bits[seat, 1] = _split(sum(cell(r, w - 1) for r in range(h)))
-        edge_bits[seat, 2] = _split(sum(cell(0, c) for c in range(w)))
-        edge_bits[seat, 3] = _split(sum(cell(h - 1, c) for c in range(w)))
-        for i, name in enumerate(b.start_animals):
-            start_animals[seat, i] = comp.SPECIES.index(name)
-        to_fill[seat] = w * h - sum(b.barn_rows)
-        bits, counts = _board_tables(w, h, tuple(b.barn_rows))
-        place_parts.append(bits)
-        place_count[seat] = counts
-        place_first[seat] = offset + np.concatenate(([0], np.cumsum(counts)[:-1]))
-        offset += len(bits)
-
-    shape_squares = np.array(
-        [sum(line.count("#") for line in rows) for rows in shape_rows()], dtype=np.int32
-    )
-    tile_ids = list(comp.ENCLOSURES)
-    tile_class = np.full(S.N_ENCLOSURE_TILES, -1, dtype=np.int32)
-    for cls_index, cls in enumerate(comp.TILE_CLASSES):
-        for tile in getattr(params.tile_classes, cls):
-            tile_class[tile_ids.index(tile)] = cls_index
-    strip_kind = np.zeros(26, dtype=np.int32)
-    strip_pair = np.full((26, 2), S.NO_SPECIES, dtype=np.int32)
-    bay_layers = np.full((26, 3), -1, dtype=np.int32)
-    for space, text in enumerate(params.strip.spaces, start=1):
-        kind, content = _strip_space(text)
-        if kind == "bay":
-            strip_kind[space] = S.SPACE_BAY
-            bay_layers[space] = [comp.TILE_CLASSES.index(cls) for cls in content]
-        else:
-            strip_kind[space] = S.SPACE_ANIMALS
-            strip_pair[space] = [comp.SPECIES.index(sp) for sp in content]
-    line_species = np.full(26, S.NO_SPECIES, dtype=np.int32)
-    line_rank = np.zeros(S.N_SPECIES, dtype=np.int32)
-    lines = sorted(params.strip.breeding_lines.items(), key=lambda line: line[1])
-    for rank, (species, trigger) in enumerate(lines):  # E7 bga_index: order on the strip
-        line_species[trigger] = comp.SPECIES.index(species)
-        line_rank[comp.SPECIES.index(species)] = rank
-    caps = params.physical_animals
-    animal_caps = np.array([getattr(caps, sp) for sp in comp.SPECIES], dtype=np.int32)
-    copies = [getattr(params.attraction_copies, kind) for kind in comp.ATTRACTIONS]
-    if params.attraction_1x1_unlimited:
-        copies[-1] = S.UNLIMITED
-    marker_absent = np.array(
-        [marker not in params.solo_markers for marker in comp.SOLO_MARKERS], dtype=np.int32
-    )
-    return S.Tables(
-        rules=rules,
-        width=width,
-        height=height,
-        board_bits=board_bits,
-        barn_bits=barn_bits,
-        edge_bits=edge_bits,
-        houses=houses,
-        start_animals=start_animals,
-        to_fill=to_fill,
-        place_bits=np.ascontiguousarray(np.concatenate(place_parts)),
-        place_first=place_first,
-        place_count=place_count,
-        shape_squares=shape_squares,
-        tile_class=tile_class,
-        strip_kind=strip_kind,
-        strip_pair=strip_pair,
-        bay_layers=bay_layers,
-        line_species=line_species,
-        line_rank=line_rank,
-        animal_caps=animal_caps,
-        attraction_copies=np.array(copies, dtype=np.int32),
-        marker_absent=marker_absent,
-    )
+# The rule array the kernels read (Tables.rules): every knob with an `encode=` above (in
+# declaration order), then these quantities derived from several knobs.
+RULES = RuleLayout(Params, dtype=np.int32, derived=(
+    Derived("R_SOLO", lambda p: p.players == 1),
+    # this player count gets bonus breeding (N-6.3)
+    Derived("R_BONUS_ENABLED", lambda p: p.players in p.geometry.bonus_breeding_player_counts),
+    Derived("R_MAX_TURNS", lambda p: p.max_turns_per_player * p.players),  # total turns (N-7.3)
+    Derived("R_RANGE", lambda p: getattr(p.geometry.movement_range, f"p{p.players}") if p.players > 1 else 0),
+    Derived("R_TILES_PER_BAY", lambda p: p.geometry.reduced_tiles_per_bay
+            if p.players == 1 or p.short_game_2p else p.geometry.tiles_per_bay),
+))
 
 
 # N-0: rule presets. The first is the default. seed_summary = every reading of the German seed

@@ -6,7 +6,7 @@ same kernels and policy functions as play_batch, so a trace is exactly the game 
 
 from __future__ import annotations
 
-from simulator.games.base import outcome_lines
+from simulator.games.base import InvariantViolation, outcome_lines
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import engine
 from simulator.games.nyz import state as S
@@ -134,7 +134,7 @@ def describe_move(position: engine.Position, move: int) -> str:
 
 def trace(params, seat_policies, seed, rotation=0) -> str:
     """Play one game turn by turn through the step API and return it as text."""
-    position = engine.new_game(params, seat_policies, seed, rotation, checked=True)
+    position = engine.new_game(params, seat_policies, seed, rotation, check=True)
     names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]
     lines = [f"New York Zoo, {params.players} player(s), seed {seed}, rotation {rotation}"]
     lines += [f"seat {seat}: {name}" for seat, name in enumerate(names)]
@@ -146,7 +146,10 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
         move = engine.policy_move(position)
         who = position.decider
         text = describe_move(position, move)
-        engine.apply(position, move)
+        try:
+            engine.apply(position, move)
+        except InvariantViolation as violation:  # an engine bug: show it and play on
+            text += f" [{violation}]"
         lines.append(f"  seat {who}: {text}")
     reason = S.END_REASONS[position.scalar(S.SC_END_REASON)]
     lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns")
@@ -169,7 +172,7 @@ def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
     squares dark, empty squares white, enclosures in their species' colour (pale while empty)
     with the species letter and animals/capacity at their first square, attractions hatched
     grey (`+`). The game is played through the step API from (seed, rotation), as `trace` is."""
-    position = engine.new_game(params, seat_policies, seed, rotation, checked=False)
+    position = engine.new_game(params, seat_policies, seed, rotation)
     while not engine.is_over(position):
         engine.apply(position, engine.policy_move(position))
     names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]

@@ -2,7 +2,7 @@
 
 A game is two namedtuples of NumPy arrays (numba passes them by reference):
 
-* `Tables`: read-only, built once per batch from the params (params.kernel_tables): rule knobs
+* `Tables`: read-only, built once per batch from the params (tables.kernel_tables): rule knobs
   as integers, board geometry per seat and every precomputed placement.
 * `State`: everything that changes during one game.
 
@@ -17,12 +17,11 @@ rows and row 0 is unused.
 
 from collections import namedtuple
 
+from simulator.games.nyz.params import MAX_CELLS, MAX_HOUSES, N_SPACES, RULES  # noqa: F401
+
 
 MAX_PLAYERS = 5
-MAX_HOUSES = 6
 MAX_ENCLOSURES = 32  # 128 squares / 4 squares per smallest enclosure
-MAX_CELLS = 128
-N_SPACES = 25
 N_SPECIES = 5
 N_ENCLOSURE_TILES = 45  # shape ids 0..44 = A1..D7 (components.ENCLOSURES order)
 N_ATTRACTION_TYPES = 8  # shape ids 45..52 = T8, T6, T4O, T4I, T3I, T3L, T2, T1
@@ -41,43 +40,12 @@ SPACE_BAY, SPACE_ANIMALS = 0, 1
 # cell owner codes (State.cells): enclosure index 0..31, attraction type + CELL_ATTRACTION
 CELL_EMPTY, CELL_BARN, CELL_ATTRACTION = -1, -2, 64
 
-# Tables.rules: rule knobs as integers (params.kernel_tables fills them)
-R_PLAYERS = 0
-R_SUPPLY_LIMITED = 1  # animal_supply == "physical"
-R_ATTRACTION_OPTIONAL = 2
-R_SINGLE_RULE = 3  # SINGLE_* below: when option B2 (one animal of any kind) is offered
-R_PARTIAL_PAIR = 4
-R_FRENCH_LIMIT = 5
-R_BGA_ORDER = 6  # breeding_order == "bga_index"
-R_MAX_EVENTS = 7  # 0 = no limit
-R_BONUS_PER_EVENT = 8
-R_BONUS_ENABLED = 9  # this player count gets bonus breeding
-R_END_SKIPS_BREEDING = 10
-R_SOLO = 11
-R_SOLO_LAP_AWARE = 12
-R_SOLO_LAST_TURN_BREEDING = 13
-R_SOLO_LAPS = 14
-R_SHORT_GAME = 15
-R_D1_BUG = 16
-R_NO_MOVE_ENDS_GAME = 17
-R_MAX_TURNS = 18  # total turns (max_turns_per_player * players)
-R_RANGE = 19
-R_TILES_PER_BAY = 20
-R_SEES_FULL_STACKS = 21
-R_BREED_HOUSE_ONE = 22  # breeding_house_adds == "one_per_event" (N-5.4)
-R_BONUS_ANY = 23  # bonus_breeding_target == "any" (N-6.3)
-R_BREED_AUTOMATIC = 24  # breeding_choice == "automatic" (N-6.2)
-R_HOUSE_ADD = 25  # house_add (N-5.4): 0 = never offered
-R_KEEP_ONE = 26  # keep_one (N-4.4): 0 = never offered
-R_POPULATE_MAX = 27  # animals moved into a new enclosure, at most (N-4.2)
-R_BREED_MIN = 28  # animals an enclosure needs to breed (N-6.2, N-6.3)
-R_BREED_YOUNG = 29  # young per breeding enclosure (N-6.2, N-6.3)
-R_BREED_ENCLOSURES = 30  # enclosures that breed per event, at most (N-6.2): 1 or 2
-R_START_SPACE = 31  # the elephant's start and the solo lap space (N-3.1, N-8.2)
-N_RULES = 32
-
-# R_SINGLE_RULE values (N-4.3, E3)
-SINGLE_ANY_TIME, SINGLE_NO_PICTURED_FITS, SINGLE_PAIR_FAILS = range(3)
+# Tables.rules: rule knobs as integers (tables.kernel_tables fills them). The index constants
+# R_* (tab.rules[R_PLAYERS], ...) and SINGLE_* (the values of single_animal_rule, N-4.3, E3) are
+# derived from the knob declarations in params.py (`encode=` of each knob, then params.RULES'
+# derived entries); `params.RULES.constants()` lists them.
+globals().update(RULES.constants())
+N_RULES = RULES.size
 
 # State.sc: scalars of the game
 SC_PLAYERS = 0

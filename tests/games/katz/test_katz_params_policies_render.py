@@ -8,13 +8,14 @@ import dataclasses
 import numpy as np
 import pytest
 
-from katz_helpers import make_params, seeds
+from katz_helpers import make_params, seeds, state_from_text
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import params_hash
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
-from simulator.games.katz.params import RULES_VERSION, card_table, rule_array
+from simulator.games.katz.engine import card_table
+from simulator.games.katz.params import RULES_VERSION, rule_array
 
 # ---- params --------------------------------------------------------------------------------------
 
@@ -241,7 +242,7 @@ def test_grid_text_round_trip():
     r1: ZK  ##  ##  Ca3 ##  ##  ##
     r2: ##  ZK/Ca7  Mo4 ##  ##  ##  ##
     """
-    state = render.state_from_text(make_params(players=5), grid, ["Pe6", "", "", "", ""])
+    state = state_from_text(make_params(players=5), grid, ["Pe6", "", "", "", ""])
     lines = render.grid_text(state).splitlines()[1:]
     assert [line.split()[1:] for line in lines] == [
         "Gi5 El2 __ ## ## ## ##".split(), "ZK ## ## Ca3 ## ## ##".split(), "## ZK/Ca7 Mo4 ## ## ## ##".split()]

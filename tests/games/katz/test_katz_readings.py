@@ -8,7 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from katz_helpers import cell, counter, do, hand_texts, make_params, outcomes, scripted, supply
+from katz_helpers import (
+    cell, counter, do, hand_texts, make_params, outcomes, scripted, state_from_text, supply,
+    win_flags,
+)
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
 
@@ -98,7 +101,7 @@ LAST_KEEPER_ROW = "Gi1 El1 ZK Pa1 Pe1 Li1 Pd1"
 def one_row(row: str, hands: list[str], face_down=None, **knobs):
     """A 1 x 7 zoo (checked mode), seat 0 to decide."""
     params = make_params(players=len(hands), grid={"rows": 1}, **knobs)
-    return render.state_from_text(params, row, hands, face_down=face_down, check=True)
+    return state_from_text(params, row, hands, face_down=face_down, check=True)
 
 
 def play_lost_extra_turn(in_streak: bool):
@@ -146,7 +149,7 @@ def finish_tied(bonus, tie_break="shared"):
     do(state, "draw", (0, 5))
     do(state, "place", card_text="Pd5")
     assert engine.is_over(state)
-    return list(engine.scores(state)), engine.winners(state).tolist()
+    return list(engine.scores(state)), win_flags(state)
 
 
 def test_k4_5_bonus_is_added_before_the_winner_and_the_tie_break():

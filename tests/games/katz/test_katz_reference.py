@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from katz_helpers import make_params
+from katz_helpers import make_move, make_params, state_from_text
 from reference_model import GAP as M_GAP
 from reference_model import KEEPER as M_KEEPER
 from reference_model import KEEPER_OVER as M_KEEPER_OVER
@@ -184,7 +184,7 @@ def engine_code(move: tuple) -> int:
     name = move[0]
     cell = move[1] if len(move) > 1 else 0
     card = move[2] if len(move) > 2 else 0
-    return engine.make_move(name, cell, card)
+    return make_move(name, cell, card)
 
 
 def engine_snapshot(state) -> dict:
@@ -202,7 +202,7 @@ def engine_snapshot(state) -> dict:
         snap[name] = [int(state.seats[seat, field]) for seat in range(n)]
     if phase == "over":
         snap["end_reason"] = S.END_REASONS[int(state.scalars[S.S_END_REASON])]
-        snap["winners"] = [bool(win) for win in engine.winners(state)]
+        snap["winners"] = [seat in engine.winners(state) for seat in range(n)]
     else:
         snap["seat"] = state.seat
         snap["gap"] = int(state.scalars[S.S_GAP]) if phase == "place" else None
@@ -434,7 +434,7 @@ def explore(params, position: dict, path: tuple, depth: int, context: dict) -> i
     """Every line of play from the position up to `depth` moves: legal sets and states compared
     after each move (both sides rebuilt from the text and replayed along the path). Returns the
     number of positions compared."""
-    state = render.state_from_text(params, **position)
+    state = state_from_text(params, **position)
     model = model_from_text(params, **position)
     context["history"] = list(path)
     context["step"] = len(path)
@@ -612,7 +612,7 @@ def test_pass_in_extra_turn_counts_towards_no_progress():
     params = make_params(players=2, grid={"rows": 3}, allow_pass=True)
     grid = "__ ## ## ## ## ## ##\n" + "## ## ## ## ## ## ##\n" * 2
     position = dict(grid=grid, hands=["Gi7 Mo2", "El3"])
-    state = render.state_from_text(params, **position)
+    state = state_from_text(params, **position)
     model = model_from_text(params, **position)
     context = {"variant": "K-4.1.5", "seed": "scripted", "rotation": 0, "step": 0, "history": []}
     for text in ("place Gi7", "pass", "pass"):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from katz_helpers import (cell, counter, do, hand_texts, make_params, outcomes, scripted,
-                          seat_score, supply)
+                          seat_score, supply, win_flags)
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, engine, render
 from simulator.games.katz import state as S
@@ -389,7 +389,7 @@ def test_t12_immediate_end_on_last_face_down_card():
     assert counter(state, S.S_EXTRA_TURNS) == 0
     assert counter(state, S.S_END_REASON) == S.END_NO_FACE_DOWN
     assert engine.scores(state).tolist() == [12, 0, 0, 0, 0]
-    assert engine.winners(state).tolist() == [True, False, False, False, False]
+    assert engine.winners(state) == [0]
 
 
 @pytest.mark.parametrize("outcome", [("keeper", None), ("cover", "Mo7")])
@@ -500,7 +500,7 @@ def finished_three_seats(tie_break: str, scores, hand_cards, cats, first_seat: i
     state.seats[:, S.SEAT_TOTAL_HAND_CARDS] = hand_cards
     state.seats[:, S.SEAT_TOTAL_PENALTY_CARDS] = cats
     state.scalars[S.S_FIRST_SEAT] = first_seat
-    return engine.winners(state).tolist()
+    return win_flags(state)
 
 
 def test_t16_ties():

@@ -6,6 +6,7 @@ from simulator.errors import ZoosimError
 from simulator.games.nyz import GAME
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import params as P
+from simulator.games.nyz.tables import kernel_tables
 
 
 def test_enclosure_tiles_per_class_and_squares():
@@ -63,19 +64,19 @@ SQUARES_TO_FILL = {
 @pytest.mark.parametrize("players", [1, 2, 3, 4, 5])
 def test_squares_to_fill_per_board(players):
     """N-2 table and T16: squares to fill per (player count, seat)."""
-    tables = P.kernel_tables(P.Params(players=players))
+    tables = kernel_tables(P.Params(players=players))
     assert tables.to_fill.tolist() == SQUARES_TO_FILL[players]
 
 
 def test_solo_four_house_board():
-    tables = P.kernel_tables(P.Params(players=1, solo_board="4_houses"))
+    tables = kernel_tables(P.Params(players=1, solo_board="4_houses"))
     assert tables.to_fill.tolist() == [104] and tables.houses.tolist() == [4]
 
 
 def test_later_seats_have_smaller_areas_and_more_houses():
     """E30: later seats get fewer squares and at least as many houses."""
     for players in (3, 4, 5):
-        tables = P.kernel_tables(P.Params(players=players))
+        tables = kernel_tables(P.Params(players=players))
         assert list(tables.to_fill) == sorted(tables.to_fill, reverse=True)
         assert list(tables.houses) == sorted(tables.houses)
 
@@ -94,7 +95,7 @@ def _count(tables, seat, name):
 )
 def test_t17_placement_counts(players, seat, expected):
     """T17 (and E24: placements need not touch anything): distinct placements on empty boards."""
-    tables = P.kernel_tables(P.Params(players=players))
+    tables = kernel_tables(P.Params(players=players))
     names = ["A7", "A8", "B13", "B2", "D1", "T8", "T1"]
     assert [_count(tables, seat, n) for n in names] == expected
 
@@ -121,7 +122,7 @@ def test_invalid_geometry_is_rejected_with_reason(knobs, message):
 
 def test_geometry_knob_changes_the_board():
     params = GAME.make_params({"geometry.boards.p2.seat1.width": 12})
-    assert P.kernel_tables(params).to_fill.tolist() == [9 * 12 - 19, 105]
+    assert kernel_tables(params).to_fill.tolist() == [9 * 12 - 19, 105]
 
 
 def test_every_knob_has_rule_and_description():

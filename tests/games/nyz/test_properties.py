@@ -147,7 +147,8 @@ def test_trace_plays_the_batch_game(players, policy):
         cols = GAME.play_batch(params, policies, np.array([seed], np.uint64), np.zeros(1, np.int8))
         text = render.trace(params, policies, seed)
         assert f"after {cols['turns'][0]} turns" in text
-        assert "final scores: " + ", ".join(f"seat {s} {v}" for s, v in enumerate(cols["score"][0])) in text
+        scores = ", ".join(f"seat {seat} {score}" for seat, score in enumerate(cols["score"][0].tolist()))
+        assert f"final scores: {scores}" in text
         assert "INVARIANT" not in text
 
 
@@ -155,7 +156,7 @@ def test_step_api_replays_batch_with_policy_moves():
     params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     cols = GAME.play_batch(params, policies, np.array([5], np.uint64), np.ones(1, np.int8))
-    pos = engine.new_game(params, policies, seed=5, rotation=1)
+    pos = engine.new_game(params, policies, seed=5, rotation=1, check=True)
     while not engine.is_over(pos):
         engine.apply(pos, engine.policy_move(pos))
     assert engine.scores(pos).tolist() == cols["score"][0].tolist()

@@ -7,6 +7,7 @@ then played move by move through the same kernels play_batch uses.
 import numpy as np
 import pytest
 
+from nyz_helpers import add_enclosure, cover_squares, restart_turn, set_bay, set_houses
 from simulator.games.nyz import GAME, engine, render
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
@@ -14,13 +15,14 @@ from simulator.games.nyz import state as S
 SPECIES = {name: i for i, name in enumerate(comp.SPECIES)}
 
 
-def game(players=2, seed=1, **knobs):
-    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed)
+def game(players=2, seed=1, check=True, **knobs):
+    """A new game, checked: apply raises InvariantViolation when a move breaks T18."""
+    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed, check=check)
 
 
 def clear_board(pos, seat, houses):
     """Seat with the given houses (None = free) and no enclosures."""
-    engine.set_houses(pos, seat, houses)
+    set_houses(pos, seat, houses)
     pos.state.seat[seat, S.P_ENCLOSURES] = 0
 
 
@@ -74,15 +76,15 @@ def test_t1_1_two_players_from_10():
 def test_t1_2_three_players_from_5():
     """T1.2: P(3), elephant on 5 -> {6, 7, 8} (seat with a free house)."""
     pos = game(3)
-    engine.restart_turn(pos, active=1, elephant=5)
+    restart_turn(pos, active=1, elephant=5)
     assert destinations(pos) == [6, 7, 8]
 
 
 def test_t1_3_empty_bay_is_skipped():
     """T1.3: P(3), elephant on 5, bay 6 empty -> {7, 8, 9}; 9 crosses the penguin line."""
     pos = game(3)
-    engine.set_bay(pos, 6, [])
-    engine.restart_turn(pos, active=1, elephant=5)
+    set_bay(pos, 6, [])
+    restart_turn(pos, active=1, elephant=5)
     assert destinations(pos) == [7, 8, 9]
     assert aux_of(pos, 9) == 1 << SPECIES["penguin"]
 
@@ -93,9 +95,9 @@ def test_t1_3_empty_bay_is_skipped():
 def test_t1_4_two_lines_in_one_move(order, expected):
     """T1.4 / E7: from 23 with bays 24 and 1 empty: {25, 2, 3, 4}; 4 crosses two lines."""
     pos = game(2, breeding_order=order)
-    engine.set_bay(pos, 24, [])
-    engine.set_bay(pos, 1, [])
-    engine.restart_turn(pos, active=0, elephant=23)
+    set_bay(pos, 24, [])
+    set_bay(pos, 1, [])
+    restart_turn(pos, active=0, elephant=23)
     assert destinations(pos) == [2, 3, 4, 25]
     assert aux_of(pos, 25) == 1 << SPECIES["flamingo"]
     move_elephant(pos, 4)
@@ -106,9 +108,9 @@ def test_t1_4_two_lines_in_one_move(order, expected):
 def test_e7_max_events_per_move():
     """E7 knob: max_events_per_move = 1 keeps only the first event."""
     pos = game(2, max_events_per_move=1)
-    engine.set_bay(pos, 24, [])
-    engine.set_bay(pos, 1, [])
-    engine.restart_turn(pos, active=0, elephant=23)
+    set_bay(pos, 24, [])
+    set_bay(pos, 1, [])
+    restart_turn(pos, active=0, elephant=23)
     move_elephant(pos, 4)
     assert pos.scalar(S.SC_N_EVENTS) == 1
     assert pos.state.events[0] == SPECIES["flamingo"]
@@ -118,7 +120,7 @@ def test_t1_5_never_stays_and_range():
     """T1.5: the elephant may not stay; destinations are 1..range counted steps away."""
     for players, reach in ((2, 4), (4, 4), (3, 3), (5, 3)):
         pos = game(players)
-        engine.restart_turn(pos, active=players - 1, elephant=10)
+        restart_turn(pos, active=players - 1, elephant=10)
         spaces = destinations(pos)
         assert 10 not in spaces
         assert max(spaces) <= 10 + reach
@@ -170,18 +172,18 @@ def test_t3_solo_reachability_from_17(markers, expected):
     pos = game(1)
     for i, name in enumerate(comp.SOLO_MARKERS):
         pos.state.markers_used[i] = 0 if name in markers else 1
-    engine.restart_turn(pos, active=0, elephant=17)
+    restart_turn(pos, active=0, elephant=17)
     assert solo_options(pos) == expected
 
 
 def test_e28_marker_zero_on_empty_bay():
     """E28: marker 0 cannot be used on a bay that has become empty."""
     pos = game(1)
-    engine.set_bay(pos, 16, [])
-    engine.restart_turn(pos, active=0, elephant=16)
+    set_bay(pos, 16, [])
+    restart_turn(pos, active=0, elephant=16)
     assert "0" not in solo_options(pos)
-    engine.set_bay(pos, 16, ["B1"])
-    engine.restart_turn(pos, active=0, elephant=16)
+    set_bay(pos, 16, ["B1"])
+    restart_turn(pos, active=0, elephant=16)
     assert solo_options(pos)["0"] == {16}
 
 
@@ -193,18 +195,18 @@ def test_t15_solo_laps():
     move_elephant(pos, 16, 5)  # marker 4+
     assert pos.scalar(S.SC_LAPS) == 0
     pos.state.markers_used[:] = 0
-    engine.restart_turn(pos, active=0, elephant=25)
+    restart_turn(pos, active=0, elephant=25)
     move_elephant(pos, 2, S.MARKER_FREE)
     assert pos.scalar(S.SC_LAPS) == 0
     pos.state.markers_used[:] = 0
-    engine.restart_turn(pos, active=0, elephant=9)
+    restart_turn(pos, active=0, elephant=9)
     move_elephant(pos, 10, 2)  # marker 1
     assert pos.scalar(S.SC_LAPS) == 1
     # second lap: 8 -> 10 crosses the penguin line, but the game ends before breeding
     clear_board(pos, 0, [None, None, None])
-    e = engine.add_enclosure(pos, 0, "C1", "penguin", 3)
+    e = add_enclosure(pos, 0, "C1", "penguin", 3)
     pos.state.markers_used[:] = 0
-    engine.restart_turn(pos, active=0, elephant=8)
+    restart_turn(pos, active=0, elephant=8)
     move_elephant(pos, 10, 3)  # marker 2: 9, 10
     while not engine.is_over(pos):
         engine.apply(pos, engine.legal_moves(pos)[0])
@@ -219,9 +221,9 @@ def test_e17_solo_last_turn_breeding_knob():
     """E17 knob: solo_last_turn_breeding = true breeds on the lap-2 turn."""
     pos = game(1, solo_last_turn_breeding=True)
     clear_board(pos, 0, [None, None, None])
-    engine.add_enclosure(pos, 0, "C1", "penguin", 3)
+    add_enclosure(pos, 0, "C1", "penguin", 3)
     pos.state.sc[S.SC_LAPS] = 1
-    engine.restart_turn(pos, active=0, elephant=8)
+    restart_turn(pos, active=0, elephant=8)
     move_elephant(pos, 10, 3)
     while not engine.is_over(pos):
         engine.apply(pos, engine.legal_moves(pos)[0])
@@ -232,11 +234,11 @@ def test_e17_solo_last_turn_breeding_knob():
 def test_e16_solo_score(solo_score, expected):
     """E16: a complete solo board scores the spaces to 10 (bga) or to the end of lap 2."""
     pos = game(1, solo_score=solo_score)
-    engine.cover_squares(pos, 0, 0)
+    cover_squares(pos, 0, 0)
     pos.state.sc[S.SC_ELEPHANT] = 5
     assert engine.solo_score(pos.state, pos.tables) == expected
     pos2 = game(1, solo_score=solo_score)
-    engine.cover_squares(pos2, 0, 3)
+    cover_squares(pos2, 0, 3)
     assert engine.solo_score(pos2.state, pos2.tables) == -3
 
 
@@ -244,9 +246,9 @@ def test_solo_win_when_board_completed():
     """N-8.2: completing the board wins the solo game."""
     pos = game(1)
     clear_board(pos, 0, ["meerkat", None, None])
-    e = engine.add_enclosure(pos, 0, "A7", "meerkat", 3)
-    engine.cover_squares(pos, 0, 1)
-    engine.restart_turn(pos, active=0, elephant=15)
+    e = add_enclosure(pos, 0, "A7", "meerkat", 3)
+    cover_squares(pos, 0, 1)
+    restart_turn(pos, active=0, elephant=15)
     move_elephant(pos, 17, S.MARKER_FREE)  # flamingo + meerkat
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, e))  # meerkat fills e
@@ -281,8 +283,8 @@ def test_t5_populate_restriction(meerkats, moved):
     """T5 / E25: sources are houses and enclosures keeping >= 1; second animal same species."""
     pos = game(2)
     clear_board(pos, 0, ["flamingo", None, None])
-    e1 = engine.add_enclosure(pos, 0, "B13", "meerkat", meerkats)
-    engine.restart_turn(pos, active=0, elephant=10)
+    e1 = add_enclosure(pos, 0, "B13", "meerkat", meerkats)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
     assert sorted(engine.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_ENCLOSURE + e1]
@@ -299,8 +301,8 @@ def test_e25_populate_from_house_and_enclosure():
     """E25: one animal from a house and one from an enclosure of the same species."""
     pos = game(2)
     clear_board(pos, 0, ["meerkat", None, None])
-    e1 = engine.add_enclosure(pos, 0, "B13", "meerkat", 2)
-    engine.restart_turn(pos, active=0, elephant=10)
+    e1 = add_enclosure(pos, 0, "B13", "meerkat", 2)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
     engine.apply(pos, S.SRC_HOUSE + 0)
@@ -313,17 +315,17 @@ def test_t6_no_tile_without_movable_animal():
     """T6 / E6: empty houses and single-animal enclosures: only animal spaces are legal."""
     pos = game(2)
     clear_board(pos, 0, [None, None, None])
-    engine.add_enclosure(pos, 0, "A7", "penguin", 1)
-    engine.add_enclosure(pos, 0, "A8", "fox", 1)
-    engine.restart_turn(pos, active=0, elephant=10)
+    add_enclosure(pos, 0, "A7", "penguin", 1)
+    add_enclosure(pos, 0, "A8", "fox", 1)
+    restart_turn(pos, active=0, elephant=10)
     assert destinations(pos) == [12]
 
 
 def test_e6_tile_that_cannot_be_placed():
     """E6: a bay whose top tile has no legal placement is not a destination."""
     pos = game(2)
-    engine.cover_squares(pos, 0, 3)  # 3 squares left: no enclosure fits
-    engine.restart_turn(pos, active=0, elephant=10)
+    cover_squares(pos, 0, 3)  # 3 squares left: no enclosure fits
+    restart_turn(pos, active=0, elephant=10)
     assert destinations(pos) == [12]
 
 
@@ -331,8 +333,8 @@ def test_t7_acquisition_with_single_empty_enclosure():
     """T7 / E3 / E26: full houses, one empty enclosure, space 12 (penguin + kangaroo)."""
     pos = game(2)
     clear_board(pos, 0, ["meerkat", "flamingo", "meerkat"])
-    e = engine.add_enclosure(pos, 0, "A7")
-    engine.restart_turn(pos, active=0, elephant=10)
+    e = add_enclosure(pos, 0, "A7")
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     choices = sorted(engine.legal_moves(pos))
     assert choices == sorted([S.CHOICE_PAIR, SPECIES["meerkat"], SPECIES["flamingo"], SPECIES["fox"]])
@@ -344,8 +346,8 @@ def test_t7_acquisition_with_single_empty_enclosure():
 
     pos = game(2)
     clear_board(pos, 0, ["meerkat", "flamingo", "meerkat"])
-    e = engine.add_enclosure(pos, 0, "A7")
-    engine.restart_turn(pos, active=0, elephant=10)
+    e = add_enclosure(pos, 0, "A7")
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     engine.apply(pos, SPECIES["meerkat"])  # B2
     engine.apply(pos, to_place(0, e))
@@ -359,8 +361,8 @@ def t8_meerkat_into_enclosure(**knobs):
     """T8: E[meerkat:2] (cap 6), H[meerkat, meerkat, _]; space 15, the meerkat goes into E."""
     pos = game(2, **knobs)
     clear_board(pos, 0, ["meerkat", "meerkat", None])
-    e = engine.add_enclosure(pos, 0, "C1", "meerkat", 2)
-    engine.restart_turn(pos, active=0, elephant=12)
+    e = add_enclosure(pos, 0, "C1", "meerkat", 2)
+    restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, e))
@@ -383,8 +385,8 @@ def t9_penguin_fills_enclosure(houses, **knobs):
     """T9: E[penguin:3] (4 sq); space 7 (penguin + fox), the penguin fills E."""
     pos = game(2, **knobs)
     clear_board(pos, 0, houses)
-    e = engine.add_enclosure(pos, 0, "A7", "penguin", 3)
-    engine.restart_turn(pos, active=0, elephant=5)
+    e = add_enclosure(pos, 0, "A7", "penguin", 3)
+    restart_turn(pos, active=0, elephant=5)
     move_elephant(pos, 7)
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(0, e))
@@ -424,11 +426,11 @@ def test_e1_attraction_compulsory_knob():
 def test_e3_single_animal_only_when_pair_fails_knob():
     """E3 knob false: B2 only when no pictured animal can be placed."""
     pos = game(2, single_animal_rule="when_no_pictured_fits")
-    engine.restart_turn(pos, active=0, elephant=10)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     assert engine.legal_moves(pos) == [S.CHOICE_PAIR]
     default = game(2)
-    engine.restart_turn(default, active=0, elephant=10)
+    restart_turn(default, active=0, elephant=10)
     move_elephant(default, 12)
     assert len(engine.legal_moves(default)) == 4
 
@@ -438,7 +440,7 @@ def test_e4_partial_pair(partial, declinable):
     """E4: after placing the first pictured animal the second may be declined (knob)."""
     pos = game(2, allow_partial_pair=partial)
     clear_board(pos, 0, [None, None, None])
-    engine.restart_turn(pos, active=0, elephant=10)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     engine.apply(pos, S.CHOICE_PAIR)
     assert S.DECLINE not in engine.legal_moves(pos)  # the first animal is mandatory
@@ -454,9 +456,9 @@ def breeding_position(players, **knobs):
     """Seat 0 = X of T10: K1[k:2], K2[k:2], K3[k:3], M1[m:2]; the active seat 1 moves 2 -> 4."""
     pos = game(players, **knobs)
     clear_board(pos, 0, ["flamingo", "fox", None])
-    ks = [engine.add_enclosure(pos, 0, tile, "kangaroo", n) for tile, n in (("C1", 2), ("C2", 2), ("C3", 3))]
-    m1 = engine.add_enclosure(pos, 0, "C4", "meerkat", 2)
-    engine.restart_turn(pos, active=1, elephant=2)
+    ks = [add_enclosure(pos, 0, tile, "kangaroo", n) for tile, n in (("C1", 2), ("C2", 2), ("C3", 3))]
+    m1 = add_enclosure(pos, 0, "C4", "meerkat", 2)
+    restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 4)  # crosses the kangaroo line
     while pos.decider == 1 and not engine.is_over(pos):  # seat 1 places and populates
         engine.apply(pos, engine.legal_moves(pos)[0])
@@ -491,8 +493,8 @@ def test_t11_no_bonus_without_normal_breeding():
     """T11: meerkat line crossed, Y has no meerkat enclosure with >= 2: no young, no bonus."""
     pos = game(3)
     clear_board(pos, 1, [None, None, None])
-    f1 = engine.add_enclosure(pos, 1, "C1", "flamingo", 3)
-    engine.restart_turn(pos, active=0, elephant=17)
+    f1 = add_enclosure(pos, 1, "C1", "flamingo", 3)
+    restart_turn(pos, active=0, elephant=17)
     move_elephant(pos, 19)  # crosses the meerkat line
     while not engine.is_over(pos) and pos.scalar(S.SC_TURNS) == pos.scalar(S.SC_TURNS):
         if pos.decider == 1 and pos.decision in (S.D_BREED, S.D_BONUS):
@@ -508,10 +510,10 @@ def test_t12_breeding_order_and_scoring_before_next_player():
     pos = game(3)
     for seat in range(3):
         clear_board(pos, seat, [None, None, None])
-    engine.add_enclosure(pos, 0, "C1", "kangaroo", 2)
-    engine.add_enclosure(pos, 1, "A7", "kangaroo", 3)  # B: young fills it
-    engine.add_enclosure(pos, 2, "C1", "kangaroo", 2)
-    engine.restart_turn(pos, active=1, elephant=2)
+    add_enclosure(pos, 0, "C1", "kangaroo", 2)
+    add_enclosure(pos, 1, "A7", "kangaroo", 3)  # B: young fills it
+    add_enclosure(pos, 2, "C1", "kangaroo", 2)
+    restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 5)  # 3, 4, 5: crosses the kangaroo line
     log = []
     while pos.scalar(S.SC_ACTIVE) == 1 and not engine.is_over(pos):
@@ -530,10 +532,10 @@ def t13_position(end_skips_breeding=True):
     pos = game(2, end_skips_breeding=end_skips_breeding)
     clear_board(pos, 0, [None, None, None])
     clear_board(pos, 1, [None, None, None])
-    m = engine.add_enclosure(pos, 0, "A7", "meerkat", 3)
-    fox = engine.add_enclosure(pos, 1, "C1", "fox", 5)
-    engine.cover_squares(pos, 0, 1)
-    engine.restart_turn(pos, active=0, elephant=12)
+    m = add_enclosure(pos, 0, "A7", "meerkat", 3)
+    fox = add_enclosure(pos, 1, "C1", "fox", 5)
+    cover_squares(pos, 0, 1)
+    restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)  # kangaroo + meerkat, crossing the fox line
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, m))  # fills m
@@ -566,11 +568,11 @@ def test_t14_simultaneous_completion(extra_a, winners):
     for seat in range(3):
         clear_board(pos, seat, [None, None, None])
     for seat in (0, 2):
-        engine.add_enclosure(pos, seat, "A7", "kangaroo", 3)
-        engine.add_enclosure(pos, seat, "A8", "penguin", 2)
-        engine.cover_squares(pos, seat, 1)
+        add_enclosure(pos, seat, "A7", "kangaroo", 3)
+        add_enclosure(pos, seat, "A8", "penguin", 2)
+        cover_squares(pos, seat, 1)
     pos.state.house[0, :extra_a] = SPECIES["fox"]
-    engine.restart_turn(pos, active=1, elephant=2)
+    restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 5)
     while not engine.is_over(pos):
         moves = engine.legal_moves(pos)
@@ -591,12 +593,12 @@ def test_e11_bonus_once_per_move_knob():
     for per_event, expected in ((True, 2), (False, 1)):
         pos = game(2, bonus_per_event=per_event)
         clear_board(pos, 0, [None, None, None])
-        engine.add_enclosure(pos, 0, "D2", "flamingo", 2)
-        engine.add_enclosure(pos, 0, "D5", "kangaroo", 2)
-        engine.add_enclosure(pos, 0, "D6", "fox", 2)
-        engine.set_bay(pos, 24, [])
-        engine.set_bay(pos, 1, [])
-        engine.restart_turn(pos, active=0, elephant=23)
+        add_enclosure(pos, 0, "D2", "flamingo", 2)
+        add_enclosure(pos, 0, "D5", "kangaroo", 2)
+        add_enclosure(pos, 0, "D6", "fox", 2)
+        set_bay(pos, 24, [])
+        set_bay(pos, 1, [])
+        restart_turn(pos, active=0, elephant=23)
         move_elephant(pos, 4)  # flamingo + kangaroo events
         bonuses = 0
         while pos.scalar(S.SC_ACTIVE) == 0 and not engine.is_over(pos):
@@ -616,9 +618,9 @@ def test_e12_house_add_with_two_bred_enclosures():
     declined, the second one is."""
     pos = game(4)
     clear_board(pos, 0, ["kangaroo", None, None])
-    k1 = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
-    k2 = engine.add_enclosure(pos, 0, "D5", "kangaroo", 2)
-    engine.restart_turn(pos, active=1, elephant=2)
+    k1 = add_enclosure(pos, 0, "D2", "kangaroo", 2)
+    k2 = add_enclosure(pos, 0, "D5", "kangaroo", 2)
+    restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 4)
     while pos.decider == 1:
         engine.apply(pos, engine.legal_moves(pos)[0])
@@ -683,7 +685,8 @@ def test_e29_d1_bug_knob(bug):
     """E29: BGA never deals D1 in the short game; the default deals it sometimes."""
     dealt = 0
     for seed in range(40):
-        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed)
+        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed,
+                              check=True)
         dealt += int((pos.state.start_tiles == S.TILE_D1).any())
     assert (dealt == 0) == bug
 
@@ -708,8 +711,8 @@ def test_e19_attraction_supply():
 def test_e27_no_legal_move(rule, reason):
     """E27: a player with no enclosure, no free house and no placeable tile passes."""
     pos = game(4, no_legal_move=rule)
-    engine.cover_squares(pos, 0, 3)
-    engine.restart_turn(pos, active=0, elephant=10)
+    cover_squares(pos, 0, 3)
+    restart_turn(pos, active=0, elephant=10)
     if reason is None:
         assert pos.state.seat[0, S.P_PASSES] == 1 and pos.scalar(S.SC_ACTIVE) == 1
         assert pos.scalar(S.SC_ELEPHANT) == 10
@@ -719,9 +722,11 @@ def test_e27_no_legal_move(rule, reason):
 
 def test_physical_supply_limits_animals():
     """N-1.2: with a physical supply an animal that cannot be supplied is not gained."""
-    pos = game(2, animal_supply="physical", **{"physical_animals.penguin": 0})
+    # unchecked: clear_board empties the houses without returning their animals to the physical
+    # supply, which breaks animal conservation (T18) by construction
+    pos = game(2, check=False, animal_supply="physical", **{"physical_animals.penguin": 0})
     clear_board(pos, 0, [None, None, None])
-    engine.restart_turn(pos, active=0, elephant=10)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)  # penguin + kangaroo
     assert SPECIES["penguin"] not in engine.legal_moves(pos)
     engine.apply(pos, S.CHOICE_PAIR)
@@ -734,15 +739,15 @@ def test_t13_tile_covering_last_squares_still_populated():
     pos = game(2)
     clear_board(pos, 0, ["meerkat", None, None])
     clear_board(pos, 1, [None, None, None])
-    fox = engine.add_enclosure(pos, 1, "C1", "fox", 3)
+    fox = add_enclosure(pos, 1, "C1", "fox", 3)
     hole = [(8, 12), (8, 13), (7, 12), (7, 13)]
     width = int(pos.tables.width[0])
     for index in range(9 * width):
         if divmod(index, width) not in hole and pos.state.cells[0, index] == S.CELL_EMPTY:
             pos.state.cells[0, index] = S.CELL_ATTRACTION + 7
             pos.state.grid[0, index // 64] |= np.uint64(1) << np.uint64(index % 64)
-    engine.set_bay(pos, 14, ["A7"])
-    engine.restart_turn(pos, active=0, elephant=12)
+    set_bay(pos, 14, ["A7"])
+    restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 14)
     place_anywhere(pos)
     engine.apply(pos, S.SRC_HOUSE + 0)
@@ -756,8 +761,8 @@ def test_e26_empty_enclosures_give_nothing_and_take_any_species():
     """E26: an empty enclosure is no populate source; as a target it accepts any species."""
     pos = game(2)
     clear_board(pos, 0, ["kangaroo", None, None])
-    empty = engine.add_enclosure(pos, 0, "C1")
-    engine.restart_turn(pos, active=0, elephant=10)
+    empty = add_enclosure(pos, 0, "C1")
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
     assert engine.legal_moves(pos) == [S.SRC_HOUSE + 0]
@@ -770,8 +775,8 @@ def test_e20_french_limit_removes_targets():
     """E20: with the French limit a third animal this turn cannot enter the enclosure."""
     pos = game(2, french_two_per_turn_limit=True)
     clear_board(pos, 0, ["meerkat", None, None])
-    e = engine.add_enclosure(pos, 0, "D2", "meerkat", 2)
-    engine.restart_turn(pos, active=0, elephant=12)
+    e = add_enclosure(pos, 0, "D2", "meerkat", 2)
+    restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)  # kangaroo + meerkat
     engine.apply(pos, S.CHOICE_PAIR)
     engine.apply(pos, to_place(1, e))  # meerkat: 3, first animal this turn
@@ -779,7 +784,7 @@ def test_e20_french_limit_removes_targets():
     assert not engine.may_add(pos.state, pos.tables, 0, e)
     default = game(2)
     clear_board(default, 0, ["meerkat", None, None])
-    e = engine.add_enclosure(default, 0, "D2", "meerkat", 4)
+    e = add_enclosure(default, 0, "D2", "meerkat", 4)
     default.state.enc[0, e, S.E_ADDED_THIS_TURN] = 2
     assert engine.may_add(default.state, default.tables, 0, e)
 
@@ -810,8 +815,8 @@ def kangaroo_breeding(players, houses, enclosures, **knobs):
     breeding decision."""
     pos = game(players, **knobs)
     clear_board(pos, 0, houses)
-    made = [engine.add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
-    engine.restart_turn(pos, active=1, elephant=2)
+    made = [add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
+    restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 4)
     first_moves_until(pos, lambda p: p.decider == 0)
     return pos, made
@@ -895,8 +900,8 @@ def pair_choices(houses, enclosures, **knobs):
     """Seat 0's options on space 12 (penguin + kangaroo)."""
     pos = game(2, **knobs)
     clear_board(pos, 0, houses)
-    made = [engine.add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
-    engine.restart_turn(pos, active=0, elephant=10)
+    made = [add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
     return pos, made, sorted(engine.legal_moves(pos))
 
@@ -963,11 +968,11 @@ def test_e3_replaced_boolean_is_a_clear_error():
 def test_e33_solo_bonus_breeding(preset, bonus):
     """E33 / N-6.3: BGA gives bonus breeding at 1 player (board icon); the seed summary names
     only 2 and 3 players."""
-    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1)
+    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1, check=True)
     clear_board(pos, 0, ["flamingo", None, None])
-    k1 = engine.add_enclosure(pos, 0, "D2", "kangaroo", 2)
-    engine.add_enclosure(pos, 0, "D5", "meerkat", 2)
-    engine.restart_turn(pos, active=0, elephant=2)
+    k1 = add_enclosure(pos, 0, "D2", "kangaroo", 2)
+    add_enclosure(pos, 0, "D5", "meerkat", 2)
+    restart_turn(pos, active=0, elephant=2)
     move_elephant(pos, 4, marker_code=3)  # marker "2": bays 3 and 4, over the kangaroo line
     first_moves_until(pos, lambda p: p.decision in (S.D_BREED, S.D_DEST))
     if pos.decision == S.D_BREED:
@@ -1040,8 +1045,8 @@ def test_n42_populate_max(most, moved):
     """N-4.2 populate_max: at most that many animals move into a new enclosure."""
     pos = game(2, populate_max=most)
     clear_board(pos, 0, [None, None, None])
-    e1 = engine.add_enclosure(pos, 0, "D2", "meerkat", 5)
-    engine.restart_turn(pos, active=0, elephant=10)
+    e1 = add_enclosure(pos, 0, "D2", "meerkat", 5)
+    restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
     while pos.decision == S.D_POPULATE and pos.decider == 0:
@@ -1058,7 +1063,7 @@ def test_n3_strip_layout_knobs():
     pos = game(2, strip={"spaces": spaces, "breeding_lines": lines, "start_space": 10})
     assert destinations(pos) == [11, 12, 13, 14]
     assert pos.tables.strip_kind[11] == S.SPACE_ANIMALS and pos.tables.strip_kind[12] == S.SPACE_BAY
-    engine.restart_turn(pos, active=0, elephant=2)
+    restart_turn(pos, active=0, elephant=2)
     assert aux_of(pos, 4) == 0 and aux_of(pos, 5) == 1 << SPECIES["kangaroo"]
     assert game(2, strip={"start_space": 5}).scalar(S.SC_ELEPHANT) == 5
 
@@ -1081,7 +1086,7 @@ def test_n82_solo_marker_set():
     """N-8.2 solo_markers: only the markers of the set can be used; they come back when all of
     them are used."""
     pos = game(1, solo_markers=["1", "3"])
-    engine.restart_turn(pos, active=0, elephant=17)
+    restart_turn(pos, active=0, elephant=17)
     assert solo_options(pos) == {"1": {18}, "3": {20}, "free": {20}}
     assert pos.state.markers_used.tolist() == [1, 0, 1, 0, 1]
 

@@ -61,7 +61,8 @@ def test_each_seat_starts_with_the_spec_board_houses_and_animals(players, rotati
     whatever the seed and whichever policy slot the rotation puts there."""
     params = GAME.make_params({"players": players})
     for seed in (1, 12345):
-        pos = engine.new_game(params, mixed_seating(players), seed=seed, rotation=rotation)
+        pos = engine.new_game(params, mixed_seating(players), seed=seed, rotation=rotation,
+                              check=True)
         st, tab = pos.state, pos.tables
         for seat, (width, height, barn, houses, animals, to_fill) in enumerate(
                 SPEC_SEATS[players]):
@@ -93,7 +94,7 @@ def test_start_player_is_seat_zero_and_turns_go_round(players):
     seat-1 board) moves first, then seats 1..n-1 in order, round after round."""
     params = GAME.make_params({"players": players})
     seating = GAME.seat_policies([("greedy", {})] * players)
-    pos = engine.new_game(params, seating, seed=3)
+    pos = engine.new_game(params, seating, seed=3, check=True)
     assert pos.scalar(S.SC_ELEPHANT) == comp.START_SPACE == 10
     assert pos.scalar(S.SC_ACTIVE) == 0 and pos.scalar(S.SC_TURNS) == 1
     assert pos.decision == S.D_DEST and pos.decider == 0
