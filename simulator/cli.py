@@ -254,8 +254,12 @@ class PlayCommand(click.Command):
     def format_epilog(self, ctx, formatter) -> None:
         from simulator.games import game_names, get_game
 
+        super().format_epilog(ctx, formatter)
         for name in game_names():
-            game = get_game(name)
+            try:
+                game = get_game(name)
+            except ZoosimError:  # a broken plugin: `zoosim rules` says why
+                continue
             if game.legend is not None:
                 formatter.write_paragraph()
                 formatter.write_text(f"{name}: {game.legend(game.make_params())}")

@@ -41,7 +41,7 @@ def test_regular_then_editable_install_both_run_the_installed_command(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     bindir = venv / ("Scripts" if os.name == "nt" else "bin")
     python, zoosim = bindir / "python", bindir / "zoosim"
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "XDG_CACHE_HOME")}
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "numba-cache")
     site = Path(run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                     checkout, env).stdout.strip())

@@ -63,6 +63,7 @@ def test_a_broken_plugin_is_one_line_and_harms_no_other_game(installed_plugins):
         "No module named 'zoosim_no_such_module'"
     ]
     assert CliRunner().invoke(main, ["rules", "nyz"]).exit_code == 0
+    assert CliRunner().invoke(main, ["play", "--help"]).exit_code == 0
 
 
 def test_built_in_games_are_found_when_entry_points_cannot_be_read(monkeypatch):

@@ -87,8 +87,7 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
     assert "hits 0 misses 1" in edited.stdout and "compiling the rng engine" in edited.stderr
 
 
-def test_only_the_most_recently_used_versions_of_a_package_are_kept(tmp_path, monkeypatch):
-    monkeypatch.setattr(kernel_cache.config, "CACHE_DIR", str(tmp_path))
+def test_only_the_most_recently_used_versions_of_a_package_are_kept(tmp_path):
     root = tmp_path / "zoosim"
     for index in range(6):
         folder = root / f"katz-{index:016d}"
