@@ -8,6 +8,7 @@ games compile once per machine and are fast after that.
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 
 import numpy as np
@@ -138,12 +139,14 @@ def test_record_columns_are_declared_and_present(name):
 
 
 @pytest.mark.parametrize("name", GAMES)
-def test_the_step_api_replays_play_batch(name):
+def test_the_step_api_has_the_shared_signatures_and_replays_play_batch(name):
     game = registry.get_game(name)
     if game.steps is None:
         pytest.skip(f"{name} offers no step API (Game.steps is None)")
     steps = game.steps
     assert isinstance(steps, StepAPI)
+    for function in ("new_game", "legal_moves", "apply", "policy_move", "is_over", "scores", "winners"):
+        assert _call_shape(getattr(steps, function)) == _call_shape(getattr(StepAPI, function)), function
     params, players, seating, seeds, rotations, columns = _batch(game, 8)
     for index, (seed, rotation) in enumerate(zip(seeds, rotations)):
         state = steps.new_game(params, seating, int(seed), int(rotation), check=True)
@@ -153,6 +156,15 @@ def test_the_step_api_replays_play_batch(name):
             assert steps.apply(state, move) is None
         assert steps.scores(state).tolist() == columns["score"][index].tolist()
         assert steps.winners(state) == np.flatnonzero(columns["win"][index]).tolist()
+
+
+def _call_shape(function) -> list[tuple[str, object]]:
+    """(name, default) of each parameter a caller may pass positionally: the game's state
+    parameter is named by the game (`state`, `position`), and a game may add keyword-only
+    options after the shared ones."""
+    parameters = [p for p in inspect.signature(function).parameters.values()
+                  if p.name != "self" and p.kind is not inspect.Parameter.KEYWORD_ONLY]
+    return [("<state>" if p.name in ("state", "position") else p.name, p.default) for p in parameters]
 
 
 # ---- the example plugin through the CLI (rules F-1..F-6: examples/zoosim-feeding-time/RULES.md) ----
