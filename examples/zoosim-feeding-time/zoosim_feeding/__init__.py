@@ -13,7 +13,7 @@ a second stream seeded with (seed, 1 + rotation).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -57,8 +57,8 @@ class State:
     row: list[int]
     play: np.random.Generator  # the random policy's stream
     check: bool
-    score: np.ndarray = field(default=None)  # type: ignore[assignment]
-    fed: list[list[int]] = field(default_factory=list)  # cards each seat took
+    score: np.ndarray  # (players,) int16
+    fed: list[list[int]]  # the cards each seat took
     turn: int = 0
     end_reason: int = -1  # index into END_REASONS while over, -1 while in play
 
