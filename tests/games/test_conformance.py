@@ -99,7 +99,7 @@ def test_logs_are_identical_for_any_number_of_jobs(name, tmp_path):
     run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
     run_plan(plan, tmp_path / "two", "", jobs=2, backend="threading", progress=False)
     assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
-    assert len(log_digests(tmp_path / "one")) == 4
+    assert len(log_digests(tmp_path / "one")) == len(plan.chunks()) >= 2
 
 
 @pytest.mark.parametrize("name", GAMES)
