@@ -135,7 +135,9 @@ def test_record_columns_are_declared_and_present(name):
         assert columns[column].shape == (6, players), column
     for column in game.game_columns:
         assert columns[column].shape == (6,), column
-    assert {column for column, _ in game.seat_measures} <= {"score", "win", *game.seat_columns}
+    # seat_measures: a mapping column -> human name (katz) or (column, name) pairs (nyz); the
+    # contract declares both (base.Game), dict() reads either
+    assert set(dict(game.seat_measures)) <= {"score", "win", *game.seat_columns}
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -265,5 +265,5 @@ GAME = Game(
     steps=sys.modules[__name__],  # this module is the step API
     seat_columns=("favourites_fed",),
     game_columns=("cards_left",),
-    seat_measures=(("favourites_fed", "favourite foods fed"),),
+    seat_measures={"favourites_fed": "favourite foods fed"},
 )
