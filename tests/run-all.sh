@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything the tests need and runs them: the README's test command, and CI's (.ci/run).
 #   - Debian's chromium for the report's browser test (apt-get, as root or through sudo);
-#   - a virtual environment in .venv with zoosim and its test extras;
+#   - a virtual environment in .venv with zoosim and its test extras, and the example game
+#     plugin examples/zoosim-feeding-time;
 #   - the whole pytest suite (extra arguments are passed to pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,6 +20,8 @@ if [ ! -x .venv/bin/python ]; then
 fi
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[test]'
+# the example game plugin, so the conformance test also runs on it as an installed package
+.venv/bin/python -m pip install -q -e examples/zoosim-feeding-time
 # Versions of zoosim before 2026-11-30 let numba write its cache into site-packages/simulator/,
 # which pip leaves behind when the editable install replaces a regular one; that folder, now
 # without __init__.py, would shadow the editable install. Remove such a leftover.

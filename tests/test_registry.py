@@ -77,3 +77,17 @@ def test_built_in_games_are_found_when_entry_points_cannot_be_read(monkeypatch):
         assert registry.get_game("nyz").name == "nyz"
     finally:
         registry._entry_point_games.cache_clear()
+
+
+def test_a_game_registered_in_process_is_found_until_unregistered():
+    """register_game: a plugin used from its source folder without installing it."""
+    registry.register_game("dice", "zoosim_test_coin:GAME")
+    try:
+        assert registry.registered_games()["dice"] == "zoosim_test_coin:GAME"
+        with pytest.raises(registry.ZoosimError, match="is not a zoosim Game named 'dice'"):
+            registry.get_game("dice")  # found, but the object there is named coin
+    finally:
+        registry.unregister_game("dice")
+    assert "dice" not in registry.game_names()
+    with pytest.raises(registry.ZoosimError, match="built in and cannot be replaced"):
+        registry.register_game("katz", "zoosim_test_coin:GAME")

@@ -42,10 +42,29 @@ def _entry_point_games() -> dict[str, str]:
     return {entry.name: entry.value for entry in sorted(found, key=lambda entry: entry.name)}
 
 
+# name -> target of games added in this process by `register_game`
+_REGISTERED: dict[str, str] = {}
+
+
+def register_game(name: str, target: str) -> None:
+    """Add a game in this process the way an installed entry point would ("module:attribute"),
+    e.g. a plugin used from its source folder without installing it (its conformance test).
+    A built-in name cannot be replaced."""
+    if name in GAME_MODULES:
+        raise ZoosimError(f"game '{name}' is built in and cannot be replaced")
+    _REGISTERED[name] = target
+
+
+def unregister_game(name: str) -> None:
+    """Forget a game added by `register_game` (installed entry points are not affected)."""
+    _REGISTERED.pop(name, None)
+
+
 def registered_games() -> dict[str, str]:
-    """Every game name with where its `Game` object lives: built-ins first, then plugins."""
-    plugins = {name: target for name, target in _entry_point_games().items() if name not in GAME_MODULES}
-    return {**GAME_MODULES, **plugins}
+    """Every game name with where its `Game` object lives: built-ins first, then plugins
+    (installed entry points, then games registered in this process)."""
+    plugins = {**_entry_point_games(), **_REGISTERED}
+    return {**GAME_MODULES, **{name: target for name, target in plugins.items() if name not in GAME_MODULES}}
 
 
 def game_names() -> tuple[str, ...]:
