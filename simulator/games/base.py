@@ -63,17 +63,43 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
 
 
 @dataclass(frozen=True)
+class ParamRange:
+    """The values a numeric policy parameter admits: low <= value <= high, whole numbers only
+    when `integer`."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    integer: bool = False
+
+    def allows(self, value: float) -> bool:
+        return self.low <= value <= self.high and (not self.integer or value == int(value))
+
+    def describe(self) -> str:
+        kind = "a whole number" if self.integer else "a number"
+        if self.high == math.inf:
+            return f"{kind} >= {self.low:g}" if self.low > -math.inf else kind
+        return f"{kind} from {self.low:g} to {self.high:g}"
+
+
+@dataclass(frozen=True)
 class PolicySpec:
-    """A heuristic as the YAML names it: a numba policy id plus its numeric parameters."""
+    """A heuristic as the YAML names it: a numba policy id plus its numeric parameters.
+
+    A parameter may be restricted to a range (`ranges`, e.g. iterations >= 1), or be a choice
+    among names (`choices`: its default and YAML value are one of the names; the kernel receives
+    the name's index). Unrestricted parameters take any finite number."""
 
     name: str
     policy_id: int
     description: str
-    params: dict[str, float] = field(default_factory=dict)  # name -> default, in kernel order
+    params: dict[str, float | str] = field(default_factory=dict)  # name -> default, kernel order
     param_help: dict[str, str] = field(default_factory=dict)
+    ranges: dict[str, ParamRange] = field(default_factory=dict)
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
-        """The kernel's parameter row: defaults, overridden by name. Unknown names are errors."""
+        """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the
+        wrong kind and values outside a parameter's range are errors."""
         overrides = dict(overrides or {})
         unknown = sorted(set(overrides) - set(self.params))
         if unknown:
@@ -83,14 +109,38 @@ class PolicySpec:
             )
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
-            value = _finite_float(overrides.get(name, default))
-            if value is None:
-                raise ZoosimError(
-                    f"parameter '{name}' of policy '{self.name}' must be a finite number, "
-                    f"got {overrides.get(name, default)!r}"
-                )
-            row[index] = value
+            row[index] = self._value(name, overrides.get(name, default))
         return row
+
+    def _value(self, name: str, given: Any) -> float:
+        if name in self.choices:
+            names = self.choices[name]
+            if not isinstance(given, str) or given not in names:
+                raise ZoosimError(
+                    f"parameter '{name}' of policy '{self.name}' must be one of "
+                    f"{', '.join(names)}, got {given!r}"
+                )
+            return float(names.index(given))
+        value = _finite_float(given)
+        if value is None:
+            raise ZoosimError(
+                f"parameter '{name}' of policy '{self.name}' must be a finite number, got {given!r}"
+            )
+        allowed = self.ranges.get(name)
+        if allowed is not None and not allowed.allows(value):
+            raise ZoosimError(
+                f"parameter '{name}' of policy '{self.name}' must be {allowed.describe()}, "
+                f"got {given!r}"
+            )
+        return value
+
+    def describe_value(self, name: str) -> str:
+        """The default of a parameter as `zoosim rules` prints it, with what it admits."""
+        default = self.params[name]
+        if name in self.choices:
+            return f"{default} (one of {', '.join(self.choices[name])})"
+        allowed = self.ranges.get(name)
+        return f"{default:g}" + (f" ({allowed.describe()})" if allowed is not None else "")
 
 
 def _finite_float(value: Any) -> float | None:
