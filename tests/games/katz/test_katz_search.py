@@ -170,7 +170,7 @@ def test_impossible_search_parameters_are_refused(policy, params, words):
 def test_the_cli_refuses_impossible_search_parameters_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "bad.yaml"
-    path.write_text("games: 10\nstudies: [{game: katz, seats: [{policy: ismcts, params: "
+    path.write_text("games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: [{policy: ismcts, params: "
                     "{iterations: 0}}, greedy]}]\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["run", str(path)])
     assert result.exit_code == 2
