@@ -48,7 +48,7 @@ BAD_COMMAND_LINES = [
     (["play", "katz", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
     (["rules", "chess"], ["unknown game 'chess'", "katz, nyz"]),
     (["bench", "chess"], ["unknown game 'chess'", "katz, nyz"]),
-    (["bench", "katz", "--policy", "oracle"], ["unknown policy 'oracle'"]),
+    (["bench", "katz", "--policy", "psychic"], ["unknown policy 'psychic'"]),
     (["bogus"], ["No such command 'bogus'"]),
 ]
 

@@ -52,7 +52,7 @@ SCORE_SCALE = 4
 # Greedy rollouts play `greedy` at its defaults.
 GREEDY_ROLLOUT_PARAMS = P.POLICIES["greedy"].pack()
 
-_SEARCH_PARAMS = {"iterations": 200.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 8.0,
+_SEARCH_PARAMS = {"iterations": 100.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 4.0,
                   "score_scale": 2.0}
 _SEARCH_HELP = {
     "iterations": "search iterations per decision (each one determinization and one rollout)",
