@@ -71,31 +71,26 @@ _SEARCH_RANGES = {
     "score_scale": ParamRange(0.0),
 }
 
+
+def search_spec(name, policy_id, description):
+    """Both search policies take the same parameters."""
+    return PolicySpec(name=name, policy_id=policy_id, description=description,
+                      params=dict(_SEARCH_PARAMS), param_help=dict(_SEARCH_HELP),
+                      ranges=dict(_SEARCH_RANGES),
+                      choices={"rollout": tree_search.ROLLOUT_POLICIES})
+
+
 SEARCH_POLICIES = {
-    "ismcts": PolicySpec(
-        name="ismcts",
-        policy_id=ISMCTS,
-        description=(
-            "information-set Monte Carlo tree search: every iteration deals the cards the seat "
-            "has not seen at random (face-down cells, other hands, set-aside cards), consistent "
-            "with its hand and the public zoo"
-        ),
-        params=dict(_SEARCH_PARAMS),
-        param_help=dict(_SEARCH_HELP),
-        ranges=dict(_SEARCH_RANGES),
-        choices={"rollout": tree_search.ROLLOUT_POLICIES},
+    "ismcts": search_spec(
+        "ismcts", ISMCTS,
+        "information-set Monte Carlo tree search: every iteration deals the cards the seat "
+        "has not seen at random (face-down cells, other hands, set-aside cards), consistent "
+        "with its hand and the public zoo",
     ),
-    "oracle": PolicySpec(
-        name="oracle",
-        policy_id=ORACLE,
-        description=(
-            "the same tree search seeing every card (face-down cells, other hands, set-aside "
-            "cards): the upper bound on what hidden information is worth"
-        ),
-        params=dict(_SEARCH_PARAMS),
-        param_help=dict(_SEARCH_HELP),
-        ranges=dict(_SEARCH_RANGES),
-        choices={"rollout": tree_search.ROLLOUT_POLICIES},
+    "oracle": search_spec(
+        "oracle", ORACLE,
+        "the same tree search seeing every card (face-down cells, other hands, set-aside "
+        "cards): the upper bound on what hidden information is worth",
     ),
 }
 
