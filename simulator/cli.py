@@ -338,9 +338,9 @@ def rules(game):
     for name, spec in module.policies.items():
         default = " (default)" if name == module.default_policy else ""
         click.echo(f"{name}{default}: {spec.description}")
-        for parameter, value in spec.params.items():
-            bounds = f" ({spec.allowed_text(parameter)})" if parameter in spec.param_range else ""
-            click.echo(f"    {parameter} = {value:g}   {spec.param_help.get(parameter, '')}{bounds}".rstrip())
+        for parameter in spec.params:
+            click.echo(f"    {parameter} = {spec.describe_value(parameter)}   "
+                       f"{spec.param_help.get(parameter, '')}".rstrip())
 
 
 @main.command()

@@ -46,11 +46,11 @@ BAD_COMMAND_LINES = [
     (["play", "katz", "--set", "blocked_cell_rule=sometimes"], ["blocked_cell_rule", "line_completion"]),
     (["play", "katz", "--set", "nonsense=1"], ["unknown key 'nonsense'"]),
     (["play", "katz", "--set", "novalue"], ["--set takes knob=value"]),
-    (["play", "katz", "--policy", "oracle"], ["unknown policy 'oracle'", "greedy"]),
+    (["play", "katz", "--policy", "psychic"], ["unknown policy 'psychic'", "greedy"]),
     (["play", "katz", "--players", "3", "--policy", "greedy,random"], ["2 policies for 3 players"]),
     (["rules", "chess"], ["unknown game 'chess'", "katz, nyz"]),
     (["bench", "chess"], ["unknown game 'chess'", "katz, nyz"]),
-    (["bench", "katz", "--policy", "oracle"], ["unknown policy 'oracle'"]),
+    (["bench", "katz", "--policy", "psychic"], ["unknown policy 'psychic'"]),
     (["bogus"], ["No such command 'bogus'"]),
 ]
 

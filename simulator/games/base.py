@@ -67,30 +67,43 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
 
 
 @dataclass(frozen=True)
+class ParamRange:
+    """The values a numeric policy parameter admits: low <= value <= high, whole numbers only
+    when `integer`."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    integer: bool = False
+
+    def allows(self, value: float) -> bool:
+        return self.low <= value <= self.high and (not self.integer or value == int(value))
+
+    def describe(self) -> str:
+        kind = "a whole number" if self.integer else "a number"
+        if self.high == math.inf:
+            return f"{kind} of at least {self.low:g}" if self.low > -math.inf else kind
+        return f"{kind} from {self.low:g} to {self.high:g}"
+
+
+@dataclass(frozen=True)
 class PolicySpec:
-    """A heuristic as the YAML names it: a numba policy id plus its numeric parameters."""
+    """A heuristic as the YAML names it: a numba policy id plus its numeric parameters.
+
+    A parameter may be restricted to a range (`ranges`, e.g. iterations >= 1), or be a choice
+    among names (`choices`: its default and YAML value are one of the names; the kernel receives
+    the name's index). Unrestricted parameters take any finite number."""
 
     name: str
     policy_id: int
     description: str
-    params: dict[str, float] = field(default_factory=dict)  # name -> default, in kernel order
+    params: dict[str, float | str] = field(default_factory=dict)  # name -> default, kernel order
     param_help: dict[str, str] = field(default_factory=dict)
-    # name -> (lowest, highest (math.inf: none), whole numbers only) for bounded parameters;
-    # the others take any finite number
-    param_range: dict[str, tuple[float, float, bool]] = field(default_factory=dict)
-
-    def allowed_text(self, name: str) -> str:
-        """What a parameter accepts, in words (for errors and `zoosim rules GAME`)."""
-        if name not in self.param_range:
-            return "a finite number"
-        low, high, whole = self.param_range[name]
-        kind = "a whole number" if whole else "a number"
-        if high == math.inf:
-            return f"{kind} of at least {low:g}"
-        return f"{kind} from {low:g} to {high:g}"
+    ranges: dict[str, ParamRange] = field(default_factory=dict)
+    choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
-        """The kernel's parameter row: defaults, overridden by name. Unknown names are errors."""
+        """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the
+        wrong kind and values outside a parameter's range are errors."""
         overrides = dict(overrides or {})
         unknown = sorted(set(overrides) - set(self.params))
         if unknown:
@@ -100,18 +113,38 @@ class PolicySpec:
             )
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
-            value = _finite_float(overrides.get(name, default))
-            if value is not None and name in self.param_range:
-                low, high, whole = self.param_range[name]
-                if not low <= value <= high or (whole and value != int(value)):
-                    value = None
-            if value is None:
-                raise ZoosimError(
-                    f"parameter '{name}' of policy '{self.name}' must be "
-                    f"{self.allowed_text(name)}, got {overrides.get(name, default)!r}"
-                )
-            row[index] = value
+            row[index] = self._value(name, overrides.get(name, default))
         return row
+
+    def _value(self, name: str, given: Any) -> float:
+        if name in self.choices:
+            names = self.choices[name]
+            if not isinstance(given, str) or given not in names:
+                raise ZoosimError(
+                    f"parameter '{name}' of policy '{self.name}' must be one of "
+                    f"{', '.join(names)}, got {given!r}"
+                )
+            return float(names.index(given))
+        value = _finite_float(given)
+        if value is None:
+            raise ZoosimError(
+                f"parameter '{name}' of policy '{self.name}' must be a finite number, got {given!r}"
+            )
+        allowed = self.ranges.get(name)
+        if allowed is not None and not allowed.allows(value):
+            raise ZoosimError(
+                f"parameter '{name}' of policy '{self.name}' must be {allowed.describe()}, "
+                f"got {given!r}"
+            )
+        return value
+
+    def describe_value(self, name: str) -> str:
+        """The default of a parameter as `zoosim rules` prints it, with what it admits."""
+        default = self.params[name]
+        if name in self.choices:
+            return f"{default} (one of {', '.join(self.choices[name])})"
+        allowed = self.ranges.get(name)
+        return f"{default:g}" + (f" ({allowed.describe()})" if allowed is not None else "")
 
 
 def _finite_float(value: Any) -> float | None:

@@ -5,6 +5,7 @@ from simulator.games.base import Game
 from simulator.games.katz import engine, render, state
 from simulator.games.katz.params import RULES_VERSION, Params
 from simulator.games.katz.policies import POLICIES
+from simulator.games.katz.search import SEARCH_POLICIES
 
 
 GAME = Game(
@@ -19,7 +20,7 @@ GAME = Game(
         "spec": {},
         "seed_summary": {"blocked_cell_rule": "line_completion", "line_completion_needs_no_fit": False},
     },
-    policies=POLICIES,
+    policies={**POLICIES, **SEARCH_POLICIES},
     default_policy="greedy",
     end_reasons=state.END_REASONS,
     violation_names=state.VIOLATION_NAMES,

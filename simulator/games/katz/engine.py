@@ -18,6 +18,7 @@ from simulator.games import rng as random_stream
 from simulator.games.base import InvariantViolation, SeatPolicies
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
+from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
 from simulator.games.katz.params import Params, deck_cards, rule_array
 from simulator.games.kernels import RecordColumns, allocating, inline_kernel, kernel, slot_of_seat
@@ -732,12 +733,17 @@ def record_violation(scalars, code):
 
 
 @inline_kernel
-def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace):
+def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace,
+                    search_workspace):
     """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
-    policy receives public state and its own hand only (never `hidden` or other hands)."""
+    policy receives public state and its own hand only (never `hidden` or other hands); the
+    search policies (search.py) receive the game and sample what `ismcts` may not see."""
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
     slot = seats[seat, S.SEAT_SLOT]
+    if policy_ids[slot] >= KS.FIRST_SEARCH_POLICY:
+        return KS.choose_move(policy_ids[slot], policy_params[slot], rules, cards, game, moves,
+                              count, rng, workspace, search_workspace)
     return P.choose_move(
         policy_ids[slot], policy_params[slot], rules, cards, scalars, cells, lines,
         hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, rng, workspace,
@@ -761,6 +767,7 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
     workspace = P.allocate_workspace(rules)
+    search_workspace = KS.allocate_search(rules, cards, policy_ids, policy_params)
     cells_before = np.empty_like(cells)
     lines_scratch = np.empty_like(lines)
     counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
@@ -770,13 +777,14 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
     for g in range(seeds.shape[0]):
         rng[0] = seeds[g]  # what random_stream.new_state(seeds[g]) holds, without allocating
         play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotations[g],
-                      check, limit, moves, workspace, cells_before, lines_scratch, counts)
+                      check, limit, moves, workspace, search_workspace, cells_before, lines_scratch,
+                      counts)
         write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out, g)
 
 
 @kernel
 def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
-                  limit, moves, workspace, cells_before, lines_scratch, counts):
+                  limit, moves, workspace, search_workspace, cells_before, lines_scratch, counts):
     """One game from its first deal to the end. A kernel of its own (no reference counting), so
     the per-decision calls and the helpers inlined into it run without numba's refcounts."""
     scalars, cells, hidden, lines, hands, seats, events = game
@@ -787,7 +795,7 @@ def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rota
             record_violation(scalars, S.VIOLATION_NO_TERMINATION)
             break
         index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
-                                rng, workspace)
+                                rng, workspace, search_workspace)
         deal_before = scalars[S.S_DEAL]
         if check:
             for field in range(cells.shape[0]):  # a slice copy would need the NRT
@@ -1002,7 +1010,9 @@ def policy_move(state: KatzState) -> int:
                              state.hands, state.seats, buffer)
     index = choose_for_seat(state.rules, state.cards, state.game, state.policy_ids,
                             state.policy_params, buffer, count, state.rng,
-                            P.allocate_workspace(state.rules))
+                            P.allocate_workspace(state.rules),
+                            KS.allocate_search(state.rules, state.cards, state.policy_ids,
+                                               state.policy_params))
     return int(buffer[index])
 
 

@@ -29,10 +29,9 @@ The last four weights default to 0, which plays exactly the games of the first e
 games; `greedy_pairs`, `greedy_tuned` and `greedy_duel` use them.
 """
 
-import math
 
 from simulator.games import rng
-from simulator.games.base import PolicySpec
+from simulator.games.base import ParamRange, PolicySpec
 from simulator.games.nyz.bits import kernel, neighbours, popcount
 from simulator.games.nyz.state import (
     CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE,
@@ -69,17 +68,17 @@ _NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, oppon
 
 # the look-ahead weights are counts of enclosures the move is worth or costs: never negative;
 # ahead_spaces counts strip spaces (a lap has N_SPACES)
-_GREEDY_RANGE = {
-    "pair_value": (0.0, math.inf, False),
-    "ahead_spaces": (0.0, float(N_SPACES - 1), True),
-    "breeding_ahead": (0.0, math.inf, False),
-    "opponent_breeding": (0.0, math.inf, False),
+_GREEDY_RANGES = {
+    "pair_value": ParamRange(0.0),
+    "ahead_spaces": ParamRange(0, N_SPACES - 1, integer=True),
+    "breeding_ahead": ParamRange(0.0),
+    "opponent_breeding": ParamRange(0.0),
 }
 
 
 def _greedy(name, description, **weights):
     return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
-                      param_range=_GREEDY_RANGE)
+                      ranges=_GREEDY_RANGES)
 
 
 POLICIES = {

@@ -169,12 +169,14 @@ def scramble_hidden(state, rng: np.random.Generator, keep_seat: int):
     assert not pool
 
 
-@pytest.mark.parametrize("policy", ["greedy", "expectimax", "random"])
-def test_policies_never_peek(policy):
+@pytest.mark.parametrize("policy, policy_params", [
+    ("greedy", {}), ("expectimax", {}), ("random", {}), ("ismcts", {"iterations": 40}),
+])
+def test_policies_never_peek(policy, policy_params):
     """K-8.3: changing what a seat cannot see (face-down identities, other hands) never changes
     its choice, at every decision of several games."""
     params = make_params(players=3)
-    seating = GAME.seat_policies([(policy, {})] * 3)
+    seating = GAME.seat_policies([(policy, policy_params)] * 3)
     rng = np.random.default_rng(0)
     decisions = 0
     for seed in range(6):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from nyz_helpers import add_enclosure, restart_turn, set_houses
 from simulator.cli import main
 from simulator.errors import ZoosimError
 from simulator.games.nyz import GAME, engine, policies
@@ -22,11 +23,11 @@ def populate_choice(policy, params):
     animals. Returns the enclosure the seat's policy takes the first animal from."""
     pos = engine.new_game(GAME.make_params({"players": 2}),
                           GAME.seat_policies([(policy, params), ("greedy", {})]), seed=1)
-    engine.set_houses(pos, 0, [None, None, None])
+    set_houses(pos, 0, [None, None, None])
     pos.state.seat[0, S.P_ENCLOSURES] = 0
-    pair = engine.add_enclosure(pos, 0, "B1", "meerkat", 2)
-    three = engine.add_enclosure(pos, 0, "A8", "meerkat", 3)
-    engine.restart_turn(pos, active=0, elephant=10)
+    pair = add_enclosure(pos, 0, "B1", "meerkat", 2)
+    three = add_enclosure(pos, 0, "A8", "meerkat", 3)
+    restart_turn(pos, active=0, elephant=10)
     engine.apply(pos, 11)  # the tile bay after the elephant (N-4.1)
     engine.apply(pos, engine.legal_moves(pos)[0])  # place the tile anywhere
     assert pos.decision == S.D_POPULATE
@@ -53,9 +54,9 @@ def test_pair_value_prefers_the_animal_that_makes_a_pair():
     gains = {}
     for policy, params in (("greedy", {}), ("greedy_pairs", {})):
         row = GAME.policies[policy].pack(params)
-        engine.set_houses(pos, 0, [None, None, None])
+        set_houses(pos, 0, [None, None, None])
         pos.state.seat[0, S.P_ENCLOSURES] = 0
-        lone = engine.add_enclosure(pos, 0, "A8", "meerkat", 1)
+        lone = add_enclosure(pos, 0, "A8", "meerkat", 1)
         gains[policy] = policies.animal_gain(pos.state, pos.tables, 0, lone, row)
     assert gains["greedy_pairs"] == pytest.approx(gains["greedy"] + 2.0)
 

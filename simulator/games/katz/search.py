@@ -1,0 +1,284 @@
+"""Katz search policies: `ismcts` (information-set Monte Carlo tree search from the deciding
+seat's view) and `oracle` (the same search seeing every card, rules spec section 3.5: the upper
+bound on what hidden information is worth). The tree search itself is simulator/games/search.py;
+this module gives it the Katz step functions and allocates its workspace.
+
+What an `ismcts` determinization conditions on (K-8.3). Each iteration copies the public
+position (scalars, cells with face-up and covered cards, line summaries, every seat's public
+facts: hand sizes, pending skips, totals) and the deciding seat's own hand, then deals the cards
+that seat has not seen at random: the deck minus its hand minus every face-up and covered card
+(policies.fill_unseen, copies counted) is shuffled and laid into the face-down cells, the other
+seats' hands (each to its known size) and the set-aside cards (their known count). So it
+conditions on its hand, the public zoo and the known card counts; the cards it saw revealed are
+either in its hand or face up or covered, and therefore excluded. It does not infer anything
+from the opponents' choices (for example that a seat that put a keeper into a gap held no card
+fitting it): every consistent deal is equally likely. It never reads `hidden` or another hand:
+determinize clears them before dealing. Deals after the current one are shuffled
+afresh inside the simulation (K-4.4), from the search's own stream.
+
+Rewards. At the end of the game each seat's win share (1/k for k winners after the tie-break,
+K-4.3). A rollout cut off after `rollout_depth` moves is scored by each seat's estimated final
+score: its score of finished deals plus its current hand (K-4.2) and seat bonus (K-4.5); the win
+shares are the softmax of those estimates divided by `score_scale` points (a lead of
+score_scale points weighs e times more), or, with score_scale 0, the leaders share the win.
+
+Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
+greedy: the `greedy` policy at its defaults), rollout_depth (moves per rollout, 0 = to the end),
+score_scale (points, for cut-off rollouts).
+"""
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games import search as tree_search
+from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.katz import engine as E
+from simulator.games.katz import policies as P
+from simulator.games.katz import rules as R
+from simulator.games.katz import state as S
+from simulator.games.kernels import allocating, kernel
+
+ISMCTS = 3
+ORACLE = 4
+FIRST_SEARCH_POLICY = ISMCTS
+
+# Policy parameter row of both search policies.
+ITERATIONS = 0
+EXPLORATION = 1
+ROLLOUT = 2
+ROLLOUT_DEPTH = 3
+SCORE_SCALE = 4
+
+# Greedy rollouts play `greedy` at its defaults.
+GREEDY_ROLLOUT_PARAMS = P.POLICIES["greedy"].pack()
+
+_SEARCH_PARAMS = {"iterations": 100.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 4.0,
+                  "score_scale": 2.0}
+_SEARCH_HELP = {
+    "iterations": "search iterations per decision (each one determinization and one rollout)",
+    "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
+    "rollout": "policy playing the rollouts: random, or greedy at its defaults",
+    "rollout_depth": "moves per rollout before the position is scored by the current scores (0 = to the end)",
+    "score_scale": (
+        "points of lead worth a factor e in a cut-off rollout's win shares "
+        "(softmax of the estimated scores; 0 = the leaders share the win)"
+    ),
+}
+_SEARCH_RANGES = {
+    "iterations": ParamRange(1, 1_000_000, integer=True),
+    "exploration": ParamRange(0.0),
+    "rollout_depth": ParamRange(0, 100_000, integer=True),
+    "score_scale": ParamRange(0.0),
+}
+
+
+def search_spec(name, policy_id, description):
+    """Both search policies take the same parameters."""
+    return PolicySpec(name=name, policy_id=policy_id, description=description,
+                      params=dict(_SEARCH_PARAMS), param_help=dict(_SEARCH_HELP),
+                      ranges=dict(_SEARCH_RANGES),
+                      choices={"rollout": tree_search.ROLLOUT_POLICIES})
+
+
+SEARCH_POLICIES = {
+    "ismcts": search_spec(
+        "ismcts", ISMCTS,
+        "information-set Monte Carlo tree search: every iteration deals the cards the seat "
+        "has not seen at random (face-down cells, other hands, set-aside cards), consistent "
+        "with its hand and the public zoo",
+    ),
+    "oracle": search_spec(
+        "oracle", ORACLE,
+        "the same tree search seeing every card (face-down cells, other hands, set-aside "
+        "cards): the upper bound on what hidden information is worth",
+    ),
+}
+
+
+# ---- step functions for the generic search (kernels.py's list) -----------------------------------
+# ctx = (rules, cards, deck, policy workspace, unseen counts int64 (card ids,), card pool int16
+# (deck size,), winner flags bool (players,), step limit, score scale in half points)
+
+
+@kernel
+def copy_array(source, target):
+    """target[...] = source[...] for 1-D or 2-D arrays (a slice copy would need the NRT)."""
+    flat_source = source.reshape(-1) if source.ndim > 1 else source
+    flat_target = target.reshape(-1) if target.ndim > 1 else target
+    for index in range(flat_source.shape[0]):
+        flat_target[index] = flat_source[index]
+
+
+@kernel
+def copy_state(source, target):
+    """Copy a game into the scratch game: every array but the event log, which starts empty."""
+    scalars, cells, hidden, lines, hands, seats, events = target
+    copy_array(source[0], scalars)
+    copy_array(source[1], cells)
+    copy_array(source[2], hidden)
+    copy_array(source[3], lines)
+    copy_array(source[4], hands)
+    copy_array(source[5], seats)
+    scalars[S.S_EVENT_COUNT] = 0
+
+
+@kernel
+def determinize(game, ctx, observer, rng):
+    """Replace what `observer` cannot see by a random deal of the cards it has not seen (module
+    docstring, K-8.3): clear `hidden` and the other hands, then deal the unseen multiset into the
+    face-down cells, the other hands (their known sizes) and the set-aside tail (its known
+    count). Reads only public arrays and the observer's own hand."""
+    rules, cards, deck, workspace, unseen, pool, win, limit, scale = ctx
+    scalars, cells, hidden, lines, hands, seats, events = game
+    for index in range(hidden.shape[0]):
+        hidden[index] = S.NO_CARD
+    for seat in range(rules[S.P_PLAYERS]):
+        if seat != observer:
+            for slot in range(hands.shape[1]):
+                hands[seat, slot] = S.NO_CARD
+    hand_len = seats[observer, S.SEAT_HAND_LEN]
+    total = P.fill_unseen(rules, cards, cells, hands[observer], hand_len, unseen)
+    count = 0
+    for card in range(rules[S.P_CARD_IDS]):
+        for _ in range(unseen[card]):
+            pool[count] = card
+            count += 1
+    random_stream.shuffle(rng, pool[:count])
+    dealt = 0
+    cell_count = rules[S.P_CELLS]
+    for cell in range(cell_count):
+        if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
+            hidden[cell] = pool[dealt]
+            dealt += 1
+    for seat in range(rules[S.P_PLAYERS]):
+        if seat != observer:
+            for slot in range(seats[seat, S.SEAT_HAND_LEN]):
+                hands[seat, slot] = pool[dealt]
+                dealt += 1
+    for index in range(scalars[S.S_SET_ASIDE]):
+        hidden[cell_count + index] = pool[dealt]
+        dealt += 1
+    if dealt != total:  # the public counts contradict the deck: an engine bug
+        scalars[S.S_PHASE] = S.PHASE_OVER
+        scalars[S.S_VIOLATIONS] += 1
+
+
+@kernel
+def legal_moves(game, ctx, out):
+    scalars, cells, hidden, lines, hands, seats, events = game
+    return E.legal_moves_into(ctx[0], ctx[1], scalars, cells, lines, hands, seats, out)
+
+
+@kernel
+def apply_move(game, ctx, rng, move):
+    E.apply_move(ctx[0], ctx[1], ctx[2], game, rng, move)
+
+
+@kernel
+def is_over(game, ctx):
+    """The game is over, or the step bound (K-4.1.6) is reached."""
+    scalars = game[0]
+    return scalars[S.S_PHASE] == S.PHASE_OVER or scalars[S.S_STEPS] >= ctx[7]
+
+
+@kernel
+def decider(game):
+    return game[0][S.S_SEAT]
+
+
+@kernel
+def rollout_move(game, ctx, moves, count, rng, rollout_policy):
+    if rollout_policy == tree_search.ROLLOUT_RANDOM or count == 1:
+        return random_stream.randint(rng, count) if count > 1 else 0
+    rules, cards = ctx[0], ctx[1]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    seat = scalars[S.S_SEAT]
+    return P.choose_move(P.GREEDY, GREEDY_ROLLOUT_PARAMS, rules, cards, scalars, cells, lines,
+                         hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, rng,
+                         ctx[3])
+
+
+@kernel
+def scores(game, ctx, out):
+    """Win shares at the end (K-4.3); at a cut-off rollout shares from the estimated final
+    scores (module docstring)."""
+    rules, cards, win, scale = ctx[0], ctx[1], ctx[6], ctx[8]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    players = rules[S.P_PLAYERS]
+    if scalars[S.S_PHASE] == S.PHASE_OVER:
+        E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
+    else:
+        best = -(1 << 40)
+        for seat in range(players):
+            out[seat] = estimated_half_points(rules, cards, hands, seats, seat)
+            best = max(best, out[seat])
+        if scale > 0:  # softmax, shifted by the best so that no exponent overflows
+            total = 0.0
+            for seat in range(players):
+                out[seat] = np.exp((out[seat] - best) / scale)
+                total += out[seat]
+            for seat in range(players):
+                out[seat] /= total
+            return
+        for seat in range(players):
+            win[seat] = out[seat] == best
+    winners = 0
+    for seat in range(players):
+        winners += win[seat]
+    for seat in range(players):
+        out[seat] = win[seat] / winners if winners > 0 else 0.0
+
+
+@kernel
+def estimated_half_points(rules, cards, hands, seats, seat):
+    return E.final_half_points(rules, seats, seat) + 2 * R.hand_score(
+        rules, cards, hands[seat], seats[seat, S.SEAT_HAND_LEN])
+
+
+search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
+                                 decider, rollout_move, scores)
+
+
+# ---- workspace and dispatch ---------------------------------------------------------------------
+
+
+@allocating
+def allocate_search(rules, cards, policy_ids, policy_params):
+    """Workspace of the search policies of one batch: the deck (card ids in id order, as
+    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound
+    and a tree sized for the largest `iterations` among the seats (1 node if no seat searches)."""
+    iterations = 0
+    for slot in range(policy_ids.shape[0]):
+        if policy_ids[slot] >= FIRST_SEARCH_POLICY:
+            iterations = max(iterations, int(policy_params[slot, ITERATIONS]))
+    deck = np.empty(rules[S.P_DECK_SIZE], dtype=np.int16)
+    count = 0
+    for card in range(rules[S.P_CARD_IDS]):
+        for _ in range(cards[card, S.CARD_COPIES]):
+            deck[count] = card
+            count += 1
+    return (
+        deck,
+        E.allocate_game(rules, 0),
+        np.zeros(rules[S.P_CARD_IDS], dtype=np.int64),
+        np.zeros(rules[S.P_DECK_SIZE], dtype=np.int16),
+        np.zeros(rules[S.P_PLAYERS], dtype=np.bool_),
+        E.step_limit(rules),
+        tree_search.allocate_tree(iterations + 1, E.max_moves(rules), rules[S.P_PLAYERS]),
+    )
+
+
+@kernel
+def choose_move(policy_id, policy_params, rules, cards, game, moves, count, rng, workspace,
+                search_workspace):
+    """Index into moves[:count] chosen by a search policy for the seat to decide. `ismcts` sees
+    only what determinize leaves (public state and the seat's own hand)."""
+    if count == 1:
+        return 0
+    deck, scratch, unseen, pool, win, limit, tree = search_workspace
+    ctx = (rules, cards, deck, workspace, unseen, pool, win, limit,
+           2.0 * policy_params[SCORE_SCALE])  # in half points, as the scores
+    return search(ctx, game, scratch, tree, rng, game[0][S.S_SEAT], moves, count,
+                  int(policy_params[ITERATIONS]), policy_params[EXPLORATION],
+                  int(policy_params[ROLLOUT]), int(policy_params[ROLLOUT_DEPTH]),
+                  policy_id == ISMCTS)

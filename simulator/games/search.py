@@ -1,0 +1,219 @@
+"""Monte Carlo tree search for every game, inside numba: a factory over a game's kernel-level step
+functions (`make_search`) and the preallocated tree it runs on (`allocate_tree`).
+
+One search serves both information settings. Each iteration starts by copying the real position
+into a scratch state (the game's `copy_state`): a single-observer information-set search
+(ISMCTS, Cowling, Powley & Whitehouse 2012) then has `determinize` sample everything the
+deciding seat cannot see, an oracle search keeps the position as it is. The tree is keyed by
+move sequences from the root, so the statistics of one node pool every determinization that
+reached it, and selection considers only the children whose moves are legal in the current
+determinization (UCB with availability counts).
+
+Iteration: selection (UCB1 over the legal children: mean reward + c * sqrt(ln(available) /
+visits)), expansion (one untried legal move, chosen at random), rollout (the game's rollout move
+for at most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds
+the reward of the seat that made the move leading to it: its win share at the end of the game,
+or the game's estimate at a truncated rollout). The move played is the root child with the most
+visits (ties: the higher mean, then the first listed).
+
+The game supplies the kernel-level step functions of simulator/games/kernels.py's contract, as
+numba kernels; `ctx` is the game's read-only tables and scratch:
+  copy_state(source, state)               copy a position into the scratch state
+  determinize(state, ctx, observer, rng)  replace what observer cannot see by a consistent sample
+  legal_moves(state, ctx, out) -> count   the legal moves of the decision, into `out`
+  apply_move(state, ctx, rng, move)       carry out a legal move
+  is_over(state, ctx) -> bool             the game (or the rollout's horizon) is over
+  decider(state) -> seat                  the seat deciding now
+  rollout_move(state, ctx, moves, count, rng, rollout_policy) -> index into moves[:count]
+  scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
+                                          when the game is not over)
+
+Tree layout (allocate_tree): nodes int64 (NODE_FIELDS, capacity) with the fields below, node 0
+the root; totals float64 (capacity,) the summed rewards of the seat that moved into the node;
+path int64 (capacity + 1,) the nodes of the current iteration; moves int64 (max_moves,) a move
+buffer; rewards float64 (players,); rng uint64 (1,) the search's own stream, seeded by one draw
+from the game's stream per decision so that the game's stream advances the same way whatever the
+search does. Capacity is iterations + 1 (one node is added per iteration).
+"""
+
+import math
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games.kernels import allocating, kernel
+
+NODE_MOVE = 0  # the move leading to this node
+NODE_SEAT = 1  # the seat that made that move (whose reward the node's total sums)
+NODE_FIRST_CHILD = 2  # -1 when none
+NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list
+NODE_VISITS = 4
+NODE_AVAILABLE = 5  # iterations in which this node's move was legal at its parent
+NODE_FIELDS = 6
+
+# rollout_policy values (the games' rollout_move reads them)
+ROLLOUT_RANDOM = 0
+ROLLOUT_GREEDY = 1
+ROLLOUT_POLICIES = ("random", "greedy")
+
+
+@allocating  # kernels cannot allocate: the tree comes from here
+def allocate_tree(capacity, max_moves, players):
+    """The tree and buffers of one search (layout in the module docstring)."""
+    capacity = max(capacity, 1)
+    return (
+        np.zeros((NODE_FIELDS, capacity), dtype=np.int64),
+        np.zeros(capacity, dtype=np.float64),
+        np.zeros(capacity + 1, dtype=np.int64),
+        np.zeros(max_moves, dtype=np.int64),
+        np.zeros(players, dtype=np.float64),
+        np.zeros(1, dtype=np.uint64),
+    )
+
+
+@kernel
+def new_node(nodes, totals, index, move, seat):
+    """Node `index` as a fresh leaf (the tree is reused from decision to decision)."""
+    nodes[NODE_MOVE, index] = move
+    nodes[NODE_SEAT, index] = seat
+    nodes[NODE_FIRST_CHILD, index] = -1
+    nodes[NODE_NEXT_SIBLING, index] = -1
+    nodes[NODE_VISITS, index] = 0
+    nodes[NODE_AVAILABLE, index] = 0
+    totals[index] = 0.0
+
+
+@kernel
+def is_listed(moves, count, move):
+    for index in range(count):
+        if moves[index] == move:
+            return True
+    return False
+
+
+@kernel
+def child_with_move(nodes, parent, move):
+    child = nodes[NODE_FIRST_CHILD, parent]
+    while child >= 0:
+        if nodes[NODE_MOVE, child] == move:
+            return child
+        child = nodes[NODE_NEXT_SIBLING, child]
+    return -1
+
+
+@kernel
+def select_child(nodes, totals, parent, moves, count, exploration):
+    """UCB1 over the children legal now; also counts their availability. -1 if none is legal."""
+    best, best_score = -1, -math.inf
+    child = nodes[NODE_FIRST_CHILD, parent]
+    while child >= 0:
+        if is_listed(moves, count, nodes[NODE_MOVE, child]):
+            nodes[NODE_AVAILABLE, child] += 1
+            visits = nodes[NODE_VISITS, child]
+            score = totals[child] / visits + exploration * math.sqrt(
+                math.log(nodes[NODE_AVAILABLE, child]) / visits)
+            if score > best_score:
+                best, best_score = child, score
+        child = nodes[NODE_NEXT_SIBLING, child]
+    return best
+
+
+@kernel
+def untried_move(nodes, parent, moves, count, rng):
+    """A random legal move without a child yet (uniform among them), or -1."""
+    untried = 0
+    for index in range(count):
+        if child_with_move(nodes, parent, moves[index]) < 0:
+            untried += 1
+    if untried == 0:
+        return -1
+    pick = random_stream.randint(rng, untried)
+    for index in range(count):
+        if child_with_move(nodes, parent, moves[index]) < 0:
+            if pick == 0:
+                return moves[index]
+            pick -= 1
+    return -1
+
+
+@kernel
+def most_visited(nodes, totals, root_moves, root_count):
+    """Index into root_moves of the most visited root child (ties: higher mean, then first)."""
+    best_index, best_visits, best_mean = 0, -1, -math.inf
+    for index in range(root_count):
+        child = child_with_move(nodes, 0, root_moves[index])
+        if child < 0:
+            continue
+        visits = nodes[NODE_VISITS, child]
+        mean = totals[child] / visits if visits > 0 else -math.inf
+        if visits > best_visits or (visits == best_visits and mean > best_mean):
+            best_index, best_visits, best_mean = index, visits, mean
+    return best_index
+
+
+def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decider, rollout_move,
+                scores):
+    """The search kernel over one game's step functions (see the module docstring):
+    search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
+    exploration, rollout_policy, rollout_depth, sample) -> index into root_moves[:root_count]."""
+
+    @kernel
+    def search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
+               exploration, rollout_policy, rollout_depth, sample):
+        nodes, totals, path, moves, rewards, rng = tree
+        rng[0] = random_stream.next_u64(game_rng)  # one draw of the game's stream per decision
+        capacity = totals.shape[0]
+        new_node(nodes, totals, 0, -1, observer)
+        used = 1
+        for _ in range(iterations):
+            copy_state(root, state)
+            if sample:
+                determinize(state, ctx, observer, rng)
+            node, length = 0, 1
+            path[0] = 0
+            # selection and expansion
+            while not is_over(state, ctx):
+                count = legal_moves(state, ctx, moves)
+                if count == 0:
+                    break
+                seat = decider(state)
+                move = -1
+                if used < capacity:
+                    move = untried_move(nodes, node, moves, count, rng)
+                if move >= 0:
+                    child = used
+                    used += 1
+                    new_node(nodes, totals, child, move, seat)
+                    nodes[NODE_AVAILABLE, child] = 1
+                    nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
+                    nodes[NODE_FIRST_CHILD, node] = child
+                    apply_move(state, ctx, rng, move)
+                    path[length] = child
+                    length += 1
+                    break
+                child = select_child(nodes, totals, node, moves, count, exploration)
+                if child < 0:  # the tree is full and no child is legal here
+                    break
+                apply_move(state, ctx, rng, nodes[NODE_MOVE, child])
+                path[length] = child
+                length += 1
+                node = child
+            # rollout
+            steps = 0
+            while not is_over(state, ctx) and (rollout_depth <= 0 or steps < rollout_depth):
+                count = legal_moves(state, ctx, moves)
+                if count == 0:
+                    break
+                index = rollout_move(state, ctx, moves, count, rng, rollout_policy)
+                apply_move(state, ctx, rng, moves[index])
+                steps += 1
+            # backpropagation
+            scores(state, ctx, rewards)
+            for position in range(length):
+                node = path[position]
+                nodes[NODE_VISITS, node] += 1
+                if position > 0:
+                    totals[node] += rewards[nodes[NODE_SEAT, node]]
+        return most_visited(nodes, totals, root_moves, root_count)
+
+    return search
