@@ -56,7 +56,7 @@ BAD_TUNE_FILES = [
     ({"players": []}, ["tune.players"]),
     ({"game": "nyz", "seats": None, "players": [1, 2], "search": {"solo_laps": [2, 3]}}, ["tune.players", "solo game"]),
     ({"rules": {"hand_size": -1}}, ["tune.rules.hand_size"]),
-    ({"seats": ["oracle"]}, ["tune.seats", "unknown policy 'oracle'"]),
+    ({"seats": ["psychic"]}, ["tune.seats", "unknown policy 'psychic'"]),
     ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
     ({"sampler": "grid"}, ["tune.sampler"]),
     ({"extra": 1}, ["tune.extra", "unknown key 'extra'"]),
