@@ -81,8 +81,13 @@ class ParamRange:
     def describe(self) -> str:
         kind = "a whole number" if self.integer else "a number"
         if self.high == math.inf:
-            return f"{kind} of at least {self.low:g}" if self.low > -math.inf else kind
-        return f"{kind} from {self.low:g} to {self.high:g}"
+            return f"{kind} of at least {_number_text(self.low)}" if self.low > -math.inf else kind
+        return f"{kind} from {_number_text(self.low)} to {_number_text(self.high)}"
+
+
+def _number_text(value: float) -> str:
+    """1000000 -> '1,000,000', 0.5 -> '0.5' (never '1e+06')."""
+    return f"{int(value):,}" if float(value).is_integer() else f"{value:,}"
 
 
 @dataclass(frozen=True)
