@@ -69,6 +69,13 @@ def _named_path(ctx, param, value):
     return Path(value)
 
 
+def _backend_options(command):
+    """--backend and --scheduler, the same for every command that plays games."""
+    command = click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")(command)
+    return click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
+                        show_default=True, help="Where games run: processes, threads, or a dask cluster.")(command)
+
+
 @main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
@@ -82,9 +89,7 @@ def _named_path(ctx, param, value):
               help="Master seed, overriding the file.")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished chunks.")
 @click.option("--force", is_flag=True, help="Replace whatever --out holds.")
-@click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
-              show_default=True, help="Where chunks run: processes, threads, or a dask cluster.")
-@click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")
+@_backend_options
 @click.option("--check", is_flag=True, help="Check the rules' invariants after every move (slower).")
 @click.option("--no-report", is_flag=True, help="Only play and log the games.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
@@ -180,16 +185,14 @@ def validate(experiment):
 
 @main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Tune folder (journal, trial runs, best.yaml, confirmation, tune.html). "
                    "Default: reports/<name>-tune-<hash>, resumed automatically when it exists.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Parallel workers (default: every core). Does not change the trials.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
 @click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
-@click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
-              show_default=True, help="Where games run: processes, threads, or a dask cluster.")
-@click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")
+@_backend_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
 def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     """Search rule knobs for the fairest game and confirm the best setting on fresh games.

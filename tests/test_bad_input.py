@@ -191,6 +191,8 @@ def test_repeated_cells_are_refused_naming_the_key_and_value(tmp_path, monkeypat
 def test_an_empty_out_folder_is_refused(tmp_path, monkeypatch):
     path = experiment_file(tmp_path, f"games: 10\n{STUDY}")
     refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out", "current folder")
+    # every command that writes a folder refuses it the same way (tune checks --out first)
+    refused(tmp_path, monkeypatch, ["tune", path, "--out", "", "-q", "--jobs", "1"], "--out", "current folder")
 
 
 # --- Item 8: resource blow-ups ----------------------------------------------------------------
