@@ -364,10 +364,15 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     path = chunk_path(run_dir, identity["cell"], identity["chunk"])
     sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file
     write_bytes_atomic(path, data)
-    write_json_atomic(sidecar_path(path), {
-        "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(), "summary": summary, "summary_sha256": _digest_json(summary),
-    })
+    try:
+        write_json_atomic(sidecar_path(path), {
+            "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest(), "summary": summary,
+            "summary_sha256": _digest_json(summary),
+        })
+    except BaseException:
+        path.unlink(missing_ok=True)  # no sidecar, no chunk: never leave a Parquet file unvouched for
+        raise
 
 
 def _digest_json(data: Any) -> str:
