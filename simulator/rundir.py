@@ -122,6 +122,14 @@ def remove_temporaries(run_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def remove_unfinished_chunks(run_dir: Path) -> None:
+    """Delete every Parquet chunk without its sidecar: after the run's own workers were stopped
+    (a worker killed between writing a chunk and its sidecar leaves one), while holding the lock."""
+    for path in Path(run_dir).glob(f"{LOGS_DIR}/cell=*/chunk-*.parquet"):
+        if not sidecar_path(path).exists():
+            path.unlink(missing_ok=True)
+
+
 # ---- manifest and run record ------------------------------------------------------------------
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:

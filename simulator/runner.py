@@ -37,7 +37,7 @@ from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
-    remove_temporaries, resume_command, verified_chunks, write_chunk, write_manifest,
+    remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
 )
 
 BACKENDS = ("loky", "threading", "dask")
@@ -236,10 +236,11 @@ def _load_games(names: list[str]) -> None:
 
 
 def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
-    """Record the session and remove temporaries of the stopped workers, never hiding the error
-    that ended the run (on a full disk these writes fail too)."""
+    """Record the session and remove temporaries and unfinished chunks of the stopped workers,
+    never hiding the error that ended the run (on a full disk these writes fail too)."""
     try:
         remove_temporaries(run_dir)
+        remove_unfinished_chunks(run_dir)
         record_session(run_dir, started_at, seconds, played, jobs, backend)
     except OSError:
         pass
