@@ -8,6 +8,7 @@ stderr with exit status 2.
 from __future__ import annotations
 
 import importlib
+import math
 import os
 import sys
 import threading
@@ -67,6 +68,16 @@ def _named_path(ctx, param, value):
     if not value.strip():
         raise click.BadParameter("must name a path; an empty one would mean the current folder")
     return Path(value)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float range that also refuses nan and inf (click's lets nan through every bound)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def _backend_options(command):
@@ -350,7 +361,7 @@ def rules(game):
 @click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 @click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
 @click.option("--policy", multiple=True, help="Policies (default: all).")
-@click.option("--seconds", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
+@click.option("--seconds", type=FiniteFloatRange(min=0.05, max=3600), default=1.0, show_default=True,
               help="Measuring time per line.")
 def bench(game, players, policy, seconds):
     """Games per second per core of each policy and player count (one core, after compiling)."""
