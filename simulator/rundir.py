@@ -133,20 +133,22 @@ def remove_unfinished_chunks(run_dir: Path) -> None:
 # ---- manifest and run record ------------------------------------------------------------------
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    manifest = _read_manifest_file(Path(run_dir) / MANIFEST)
+    """The manifest of a run folder to read (report, compare, tune)."""
+    manifest = _read_manifest_file(Path(run_dir) / MANIFEST, remedy="run the experiment again into a new folder")
     if manifest is None:
         raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
     return manifest
 
 
-def _read_manifest_file(path: Path) -> dict[str, Any] | None:
-    """The manifest, checked to hold every key zoosim reads; None when there is none."""
+def _read_manifest_file(path: Path, remedy: str = "pass --force to start over") -> dict[str, Any] | None:
+    """The manifest, checked to hold every key zoosim reads; None when there is none. `remedy`
+    ends the message of a broken one."""
     if not path.exists():
         return None
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ZoosimError(f"unreadable manifest ({error}); pass --force to start over", file=str(path)) from None
+        raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
     missing = _missing_keys(manifest, MANIFEST_KEYS)
     if not missing and isinstance(manifest["cells"], list):
         for position, cell in enumerate(manifest["cells"]):
@@ -155,8 +157,7 @@ def _read_manifest_file(path: Path) -> dict[str, Any] | None:
         missing = ["cells (a list)"]
     if missing:
         raise ZoosimError(
-            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); "
-            "pass --force to start over",
+            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); {remedy}",
             file=str(path),
         )
     return manifest

@@ -353,3 +353,13 @@ def test_every_int_knob_refuses_bools_and_values_beyond_the_kernels_int32_arrays
         for value in (True, 2**31, -(2**31), 2.5):
             with pytest.raises(ZoosimError):
                 game.make_params({name: value})
+
+
+@pytest.mark.parametrize("command", [["report"], ["compare", "RUN", "RUN"]])
+def test_a_broken_manifest_is_named_without_suggesting_a_flag_the_command_lacks(tmp_path, monkeypatch, command):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text("{", encoding="utf-8")
+    argv = [str(run) if part == "RUN" else part for part in command] + ([str(run)] if command == ["report"] else [])
+    line = refused(tmp_path, monkeypatch, argv, "manifest.json", "unreadable manifest", "new folder")
+    assert "--force" not in line
