@@ -31,6 +31,8 @@ class ZoosimGroup(click.Group):
             super().main(*args, **kwargs)
         except ZoosimError as error:
             _fail(str(error))
+        except OSError as error:  # the system refused a read or write (read-only, full, missing)
+            _fail(_describe_os_error(error))
         except click.exceptions.NoArgsIsHelpError as error:
             click.echo(error.ctx.get_help() if error.ctx else error.format_message())
         except click.UsageError as error:
@@ -42,6 +44,12 @@ class ZoosimGroup(click.Group):
             click.echo("zoosim: aborted", err=True)
             sys.exit(1)
         sys.exit(0)
+
+
+def _describe_os_error(error: OSError) -> str:
+    """`PATH: Read-only file system`, one line, for an error the system raised."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename else reason
 
 
 def _fail(message: str) -> None:

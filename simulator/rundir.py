@@ -26,6 +26,7 @@ it dies; the file records the holder's pid, host and start time for the refusal 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -105,13 +106,20 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with open(temporary, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
+    except BaseException as error:
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):  # named by the file the caller asked for, not the temporary
+            raise OSError(error.errno, error.strerror, str(path)) from None
         raise
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
     write_bytes_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str).encode())
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def remove_temporaries(run_dir: Path) -> None:
