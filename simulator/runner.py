@@ -21,6 +21,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -227,6 +228,12 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+# When a run stops early (Ctrl-C, an error), joblib warns about the results it had collected
+# and nobody read; the run already said what was kept, so the warning is only noise.
+warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being processed)",
+                        category=UserWarning, module=r"joblib\.parallel")
 
 
 def _load_games(names: list[str]) -> None:
