@@ -28,7 +28,7 @@ from simulator.tune.space import Parameter
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
-                      ("settings", "settings", "text")]
+                      ("proposed_by", "proposed by", "text"), ("settings", "settings", "text")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
                    ("verdict", "verdict", "text"), ("max_deviation_points", "largest seat deviation (pts)", "num"),
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
@@ -46,6 +46,7 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
             row[name] = attrs["objectives"][index] if "objectives" in attrs else np.nan
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
+        row["proposed_by"] = attrs.get("proposed_by", "")
         row["settings"] = json.dumps({name: _short(decode[name](raw)) for name, raw in trial.params.items()})
         rows.append(row)
     return pd.DataFrame(rows)

@@ -43,6 +43,7 @@ from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
 from simulator.rundir import write_json_atomic, write_text_atomic
+from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 
@@ -52,6 +53,7 @@ STUDY_NAME = "tune"
 TRIALS_DIR = "trials"
 KEEP_FRACTION = 1 / 3  # racing: the share of a rung's trials that earn the next rung
 INFEASIBLE_PENALTY = 100.0  # added (plus the distance) to every objective of a trial outside the constraints
+BALANCE_SHARE = 1 / 4  # of each batch after the first: the seat-balance step's proposals
 OWNED = (TUNE_INFO, JOURNAL, TRIALS_DIR, "confirm", "best.yaml", "tune.html", "experiment.yaml", "trials.csv")
 
 
@@ -162,11 +164,13 @@ def optimise(
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
     if not study.trials:
-        study.enqueue_trial(printed_rules(parameters))  # trial 0: the printed rules, as far as searched
+        # trial 0: the printed rules, as far as searched
+        study.enqueue_trial(printed_rules(parameters), user_attrs={"proposed_by": "printed rules"})
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
     told = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
+    balance = sampler != "random" and "seat_fairness" in experiment.tune.objectives
     while True:
         finished = len(study.get_trials(deepcopy=False, states=told))
         if finished >= budget.trials:
@@ -174,16 +178,31 @@ def optimise(
         # An interrupted batch is finished first: its trials were proposed before the interruption.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
         batch = [optuna.trial.Trial(study, t._trial_id) for t in running]
+        if not batch and balance:
+            _enqueue_balance_proposals(study, parameters, min(budget.batch, budget.trials - finished))
         while len(batch) < min(budget.batch, budget.trials - finished):
             # Each proposal's sampler is seeded by the tune seed and how many trials exist, so a
             # resumed tune proposes what the uninterrupted one would have.
             seed = _trial_seed(experiment.seed, len(study.get_trials(deepcopy=False)))
             proposer = optuna.load_study(study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, seed))
-            batch.append(proposer.ask(distributions))
+            trial = proposer.ask(distributions)
+            if "proposed_by" not in trial.user_attrs:  # not enqueued: the optimiser's own
+                trial.set_user_attr("proposed_by", sampler)
+            batch.append(trial)
         played += evaluate_batch(out, experiment, parameters, study, batch, jobs=jobs, backend=backend, scheduler=scheduler)
         if progress:
             _print_progress(study, experiment)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def _enqueue_balance_proposals(study: optuna.Study, parameters: list[Parameter], batch: int) -> None:
+    """A new batch opens with the seat-balance step's proposals (balance.py), if it has any. An
+    interruption may leave some waiting in the journal: those are asked, not proposed again."""
+    waiting = [t.system_attrs.get("fixed_params") for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.WAITING,))]
+    count = min(batch - 1, max(1, round(batch * BALANCE_SHARE)))  # the optimiser keeps one at least
+    for proposal in balance_proposals(study.get_trials(deepcopy=False), parameters, count):
+        if proposal not in waiting:
+            study.enqueue_trial(proposal, user_attrs={"proposed_by": "seat balance"})
 
 
 def printed_rules(parameters: list[Parameter]) -> dict[str, Any]:
