@@ -4,6 +4,10 @@ the tune folder.
 Batches. The optimiser (optuna) proposes `budget.batch` trials; their cells (one per player
 count) are played together as one plan through the ordinary runner (joblib or dask), so all cores
 stay busy; then every trial's result is told to the optimiser, and the next batch is proposed.
+When the search has numeric per-seat knobs and the objective is seat fairness, a quarter of each
+batch after the first comes from the seat-balance step instead (balance.py: a model fitted to
+every seat's deviation in every trial so far proposes the settings it predicts fairest); the
+optimiser is told their results like its own.
 
 Racing (successive halving, ASHA's rule). A trial first plays `games.start` games per player
 count (rung 0). After rung r it plays on, doubling its games (rung r + 1 plays start x 2^(r+1),
@@ -19,7 +23,8 @@ seed entropy, keyed by the tune seed, game, player count and seating only: all t
 same deals, and differences between trials are not deal luck.
 
 Determinism. The optimiser's state is the optuna journal in the tune folder, and each proposal
-uses a sampler seeded by the tune seed and the number of trials proposed so far; games are
+uses a sampler seeded by the tune seed and the number of trials proposed so far (the
+seat-balance step is a pure function of the trials told); games are
 determined by their seeds and the batch size comes from the file. So the same file and seed give the same trials for any --jobs or
 backend, and a resumed tune proposes the trials the uninterrupted one would have.
 """
