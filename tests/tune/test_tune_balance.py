@@ -66,9 +66,9 @@ def test_no_proposal_while_the_slopes_are_not_determined_or_the_knob_is_not_nume
 
 
 def seat_points_tune(tmp_path, **changes):
-    return tune_file(tmp_path, game="seatcoin", players=[3],
-                     search={"seat_points": {"low": 0, "high": 6, "per_seat": True}},
-                     budget={"trials": 12, "batch": 4, "games": {"start": 300, "max": 1200}}, **changes)
+    section = {"game": "seatcoin", "players": [3], "search": {"seat_points": {"low": 0, "high": 6, "per_seat": True}},
+               "budget": {"trials": 12, "batch": 4, "games": {"start": 300, "max": 1200}}}
+    return tune_file(tmp_path, **{**section, **changes})
 
 
 def test_a_tune_with_per_seat_points_compensates_seat_0_with_the_balance_step(tmp_path, seat_list_game):
@@ -88,10 +88,12 @@ def test_a_tune_with_per_seat_points_compensates_seat_0_with_the_balance_step(tm
 
 
 def test_random_search_has_no_balance_step(tmp_path, seat_list_game):
-    tune(seat_points_tune(tmp_path, sampler="random"), tmp_path / "out")
+    path = seat_points_tune(tmp_path, sampler="random", budget={"trials": 8, "batch": 4, "games": {"start": 300, "max": 300}})
+    tune(path, tmp_path / "out")
     assert set(trials(tmp_path / "out")["proposed_by"][1:]) == {"random"}
 
 
+@pytest.mark.slow
 def test_a_tune_with_the_balance_step_is_the_same_for_any_jobs_and_after_an_interruption(tmp_path, monkeypatch, seat_list_game):
     path = seat_points_tune(tmp_path)
     tune(path, tmp_path / "whole")
