@@ -16,8 +16,8 @@ New York Zoo `houses`), with x_ki seat i's value and c_ki = x_ki minus its mean 
 
 a_i and the slopes b_k are fitted by least squares to every seat of every setting played so far,
 each weighted by the games it played at n (a deviation's variance falls as 1/games). The
-slopes are the model's knowledge; the proposals are a Newton step from the incumbent (the trial
-with the lowest first objective among those that played the most games): its measured
+slopes are the model's knowledge; the proposals are a Newton step from the incumbent (the
+fairest trial, within the constraints if any is, among those that played the most games): its measured
 deviations, corrected by the slopes for a change of the per-seat values,
 
     predicted_i(x) = deviation_i(incumbent) + sum_k b_k * (c_ki(x) - c_ki(incumbent)),
@@ -116,8 +116,14 @@ def balance_proposals(trials: list[optuna.trial.FrozenTrial], parameters: list[P
 
 
 def _incumbent(told: list[optuna.trial.FrozenTrial]) -> optuna.trial.FrozenTrial:
+    """The fairest trial (within the constraints if any is) of those that played the most games."""
     top = max(t.user_attrs["rung"] for t in told)
-    return min((t for t in told if t.user_attrs["rung"] == top), key=lambda t: (t.values[0], t.number))
+
+    def unfairness(trial: optuna.trial.FrozenTrial) -> float:
+        return max(abs(d) for m in trial.user_attrs["by_players"].values() for d in m["seat_deviation_points"])
+
+    return min((t for t in told if t.user_attrs["rung"] == top),
+               key=lambda t: (not t.user_attrs["feasible"], unfairness(t), t.number))
 
 
 def _centred(params: dict[str, Any], knob: SeatKnob) -> np.ndarray:

@@ -33,7 +33,7 @@ def linear_trial(values: list[float], rung: int, games: int = 1000) -> optuna.tr
         params={f"bonus[{seat}]": v for seat, v in enumerate(values)},
         distributions={p.name: p.distribution for p in seat_parameters()},
         value=worst,
-        user_attrs={"rung": rung, "objectives": [worst], "games": games,
+        user_attrs={"rung": rung, "objectives": [worst], "games": games, "feasible": True,
                     "by_players": {str(PLAYERS): {"games": games, "seat_deviation_points": deviations}}},
     )
 
