@@ -9,34 +9,38 @@ little or nothing. A black-box optimiser learns only from the objective, one num
 player count. The model uses all of them, so one batch of trials pins down what the optimiser
 would need many generations to find.
 
-The model. For each player count n and each numeric per-seat knob k (Katz `seat_bonus_points`,
-New York Zoo `houses`), with x_ki seat i's value and c_ki = x_ki minus its mean over the seats,
+The model. For each player count n, every per-seat knob k set for all n seats gives features
+c_ki for seat i: a numeric knob (Katz `seat_bonus_points`, New York Zoo `houses`) its value x_ki,
+a categorical one (New York Zoo `start_animals`) one 0/1 column per choice but the first (does
+seat i hold it?), each minus its mean over the seats, since only differences between seats
+count. Then
 
-    deviation_i = a_i + sum_k b_k * c_ki        (points from a fair 1/n)
+    deviation_i = a_i + sum_k b_k . c_ki        (points from a fair 1/n)
 
-a_i and the slopes b_k are fitted by least squares to every seat of every setting played so far,
-each weighted by the games it played at n (a deviation's variance falls as 1/games). The
-slopes are the model's knowledge; the proposals are a Newton step from the incumbent (the
-fairest trial, within the constraints if any is, among those that played the most games): its measured
-deviations, corrected by the slopes for a change of the per-seat values,
+a_i and the slopes b_k (one per numeric knob, one per choice) are fitted by least squares to
+every seat of every setting played so far, each weighted by the games it played at n (a
+deviation's variance falls as 1/games). The slopes are the model's knowledge; the proposals are
+a Newton step from the incumbent (the fairest trial, within the constraints if any is, among
+those that played the most games): its measured deviations, corrected by the slopes for a
+change of the per-seat values,
 
-    predicted_i(x) = deviation_i(incumbent) + sum_k b_k * (c_ki(x) - c_ki(incumbent)),
+    predicted_i(x) = deviation_i(incumbent) + sum_k b_k . (c_ki(x) - c_ki(incumbent)),
 
-are driven towards zero by moving one or two per-seat values one grid step each at a time (a
-range's `step`; continuous ranges use 1/50 of the range; pairs because on a grid the fair
-differences may need two values moved at once), always the move that lowers the predicted sum
-of squared deviations most, until no move lowers it. The proposals are that setting and its
-neighbours one grid step away, the fairest first by the predicted objective (largest |deviation|
-of any seat and player count, then the sum of squares), leaving out settings already tried.
-Everything else the incumbent sets (categorical and whole-game knobs) is kept, so its measured
+are driven towards zero by changing one or two per-seat values at a time (a numeric value one
+grid step: a range's `step`, 1/50 of a continuous range; a choice to any other choice; pairs
+because on a grid the fair differences may need two values moved at once), always the change
+that lowers the predicted sum of squared deviations most, until none lowers it. The proposals
+are that setting and its neighbours one change away, the fairest first by the predicted
+objective (largest |deviation| of any seat and player count, then the sum of squares), leaving
+out settings already tried. Whole-game knobs keep the incumbent's values, so its measured
 deviations stay the right anchor; starting at the incumbent keeps the seats' common level where
-it is, and only the differences between seats move. No proposal is made while the slopes
-cannot be fitted (too few distinct settings). As the proposals win, the incumbent moves and the
-next step starts from there: a noisy Newton iteration, with the optimiser's trials exploring
-beside it and racing giving the promising ones more games.
+it is. No proposal is made while the slopes cannot be fitted (too few distinct settings, or a
+choice no trial has tried). As the proposals win, the incumbent moves and the next step starts
+from there: a noisy Newton iteration, with the optimiser's trials exploring beside it and
+racing giving the promising ones more games.
 
 When. The step serves `seat_fairness` (the objective the seats' deviations predict), needs
-numeric per-seat knobs and a batch of 2 or more, and is off with `sampler: random`, which stays
+per-seat knobs and a batch of 2 or more, and is off with `sampler: random`, which stays
 plain random search (the baseline `benchmarks/tune_vs_random.py` measures). It is a pure
 function of the trials told so far, so the tune stays deterministic and resumable. Its trials
 say `proposed by: seat balance` in the report and trials.csv.
@@ -63,21 +67,32 @@ class SeatKnob:
     players: int
     knob: str
     names: tuple[str, ...]  # names[i]: the parameter that sets seat i
+    choices: tuple[Any, ...] | None  # a categorical knob's choices (optimiser values); None: numeric
+
+    def features(self, setting: dict[str, Any]) -> np.ndarray:
+        """Seat x column: a numeric knob's value, or for a categorical knob whether the seat holds
+        each choice but the first; minus the mean over the seats (only differences count)."""
+        if self.choices is None:
+            columns = np.array([[float(setting[name])] for name in self.names])
+        else:
+            columns = np.array([[float(setting[name] == choice) for choice in self.choices[1:]] for name in self.names])
+        return columns - columns.mean(axis=0)
 
 
 def seat_knobs(parameters: list[Parameter]) -> list[SeatKnob]:
-    """The numeric per-seat knobs the model can move: one parameter for every seat."""
-    by_knob: dict[tuple[int, str], dict[int, str]] = {}
+    """The per-seat knobs the model can move: one parameter for every seat of a player count."""
+    by_knob: dict[tuple[int, str], dict[int, Parameter]] = {}
     for parameter in parameters:
         seat = seat_index(parameter)
-        numeric = not isinstance(parameter.distribution, optuna.distributions.CategoricalDistribution)
-        if seat is not None and numeric:
-            by_knob.setdefault((parameter.players, parameter.knob), {})[seat] = parameter.name
-    return [
-        SeatKnob(players, knob, tuple(seats[i] for i in range(players)))
-        for (players, knob), seats in sorted(by_knob.items())
-        if sorted(seats) == list(range(players))
-    ]
+        if seat is not None:
+            by_knob.setdefault((parameter.players, parameter.knob), {})[seat] = parameter
+    knobs = []
+    for (players, knob), seats in sorted(by_knob.items()):
+        if sorted(seats) == list(range(players)):
+            distribution = seats[0].distribution
+            choices = tuple(distribution.choices) if isinstance(distribution, optuna.distributions.CategoricalDistribution) else None
+            knobs.append(SeatKnob(players, knob, tuple(seats[i].name for i in range(players)), choices))
+    return knobs
 
 
 def balance_proposals(trials: list[optuna.trial.FrozenTrial], parameters: list[Parameter], count: int) -> list[dict[str, Any]]:
@@ -126,20 +141,20 @@ def _incumbent(told: list[optuna.trial.FrozenTrial]) -> optuna.trial.FrozenTrial
                key=lambda t: (not t.user_attrs["feasible"], unfairness(t), t.number))
 
 
-def _centred(params: dict[str, Any], knob: SeatKnob) -> np.ndarray:
-    values = np.array([float(params[name]) for name in knob.names])
-    return values - values.mean()
+def _features(setting: dict[str, Any], knobs: list[SeatKnob]) -> np.ndarray:
+    """Seat x feature: every knob's centred columns side by side."""
+    return np.hstack([knob.features(setting) for knob in knobs])
 
 
 def _fit_slopes(told: list[optuna.trial.FrozenTrial], knobs: list[SeatKnob], players: int) -> np.ndarray | None:
-    """Weighted least squares of every seat's deviation on a seat intercept and each knob's
-    centred values; None when the slopes are not determined by the trials."""
+    """Weighted least squares of every seat's deviation on a seat intercept and the knobs'
+    centred features; None when the slopes are not determined by the trials."""
     rows, targets, weights = [], [], []
     for trial in told:
         measured = trial.user_attrs["by_players"].get(str(players))
         if measured is None or not all(name in trial.params for k in knobs for name in k.names):
             continue
-        centred = np.column_stack([_centred(trial.params, k) for k in knobs])  # seat x knob
+        centred = _features(trial.params, knobs)
         for seat in range(players):
             rows.append(np.concatenate([np.eye(players)[seat], centred[seat]]))
             targets.append(measured["seat_deviation_points"][seat])
@@ -162,7 +177,7 @@ class _SeatModel:
         self.anchor = self._shift(anchor)
 
     def _shift(self, setting: dict[str, Any]) -> np.ndarray:
-        return sum(b * _centred(setting, k) for k, b in zip(self.knobs, self.slopes))
+        return _features(setting, self.knobs) @ self.slopes
 
     def predict(self, setting: dict[str, Any]) -> np.ndarray:
         return self.measured + self._shift(setting) - self.anchor
@@ -186,8 +201,10 @@ class _SeatModel:
         return current
 
 
-def _neighbours(value: float, distribution: optuna.distributions.BaseDistribution) -> list[float]:
-    """The values one grid step below and above, inside the range."""
+def _neighbours(value: Any, distribution: optuna.distributions.BaseDistribution) -> list[Any]:
+    """The values one grid step below and above, inside the range; a choice's other choices."""
+    if isinstance(distribution, optuna.distributions.CategoricalDistribution):
+        return [choice for choice in distribution.choices if choice != value]
     step = distribution.step or (distribution.high - distribution.low) / CONTINUOUS_STEPS
     kind = int if isinstance(distribution, optuna.distributions.IntDistribution) else float
     candidates = [kind(round(value - step, 12)), kind(round(value + step, 12))]

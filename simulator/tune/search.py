@@ -4,7 +4,7 @@ the tune folder.
 Batches. The optimiser (optuna) proposes `budget.batch` trials; their cells (one per player
 count) are played together as one plan through the ordinary runner (joblib or dask), so all cores
 stay busy; then every trial's result is told to the optimiser, and the next batch is proposed.
-When the search has numeric per-seat knobs and the objective is seat fairness, a quarter of each
+When the search has per-seat knobs and the objective is seat fairness, a quarter of each
 batch after the first comes from the seat-balance step instead (balance.py: a model fitted to
 every seat's deviation in every trial so far proposes the settings it predicts fairest); the
 optimiser is told their results like its own.

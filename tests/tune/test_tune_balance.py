@@ -59,10 +59,31 @@ def test_the_model_proposes_no_setting_twice():
     assert {"bonus[0]": 0.0, "bonus[1]": 1.5, "bonus[2]": 3.0} not in balance_proposals(told, seat_parameters(), 10)
 
 
-def test_no_proposal_while_the_slopes_are_not_determined_or_the_knob_is_not_numeric():
+def test_no_proposal_while_the_slopes_are_not_determined():
     assert balance_proposals([linear_trial([0, 0, 0], 0)], seat_parameters(), 2) == []  # one setting: no slope
-    choices = optuna.distributions.CategoricalDistribution(["0", "1"])
-    assert balance_proposals([linear_trial([0, 0, 0], 0), linear_trial([1, 0, 0], 0)], seat_parameters(choices), 2) == []
+
+
+def test_a_categorical_seat_knob_gets_a_slope_per_choice_and_the_model_picks_the_fair_choices():
+    # each seat holds one of three starts; "b" is worth 3 points of win rate, "c" 6, "a" nothing
+    worth = {'"a"': 0.0, '"b"': 3.0, '"c"': 6.0}
+    choices = optuna.distributions.CategoricalDistribution(list(worth))
+    parameters = [Parameter(f"start[{seat}]", "start", "start", PLAYERS, seat, choices, ((PLAYERS, "a"),))
+                  for seat in range(PLAYERS)]
+
+    def trial(starts: list[str], rung: int) -> optuna.trial.FrozenTrial:
+        values = [worth[s] for s in starts]
+        mean = sum(values) / PLAYERS
+        deviations = [b + v - mean for b, v in zip([6.0, 0.0, -6.0], values)]
+        return optuna.trial.create_trial(
+            params={f"start[{seat}]": s for seat, s in enumerate(starts)},
+            distributions={p.name: choices for p in parameters}, value=max(map(abs, deviations)),
+            user_attrs={"rung": rung, "games": 1000, "feasible": True,
+                        "by_players": {str(PLAYERS): {"games": 1000, "seat_deviation_points": deviations}}})
+
+    told = [trial(['"a"', '"a"', '"a"'], 1), trial(['"b"', '"a"', '"c"'], 0), trial(['"c"', '"b"', '"a"'], 0),
+            trial(['"a"', '"c"', '"b"'], 0)]
+    # seat 0 is 6 points ahead and seat 2 6 behind: seat 1 takes "b", seat 2 "c"
+    assert balance_proposals(told, parameters, 1) == [{"start[0]": '"a"', "start[1]": '"b"', "start[2]": '"c"'}]
 
 
 def seat_points_tune(tmp_path, **changes):
