@@ -124,16 +124,23 @@ def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
 
 def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
     """Play one game of each game's first cell here, so that numba compiles the kernels once
-    (and caches them) before the workers start, instead of once in every worker; afterwards
-    this only loads the cache. With `progress`, each kernel compiled is reported (nothing when
-    the cache is warm)."""
-    from simulator.games.kernel_cache import compile_progress
+    (and caches them) before the workers start, instead of once in every worker. With
+    `progress`, each kernel compiled is reported. A game whose warm marker says an earlier
+    warm-up left its kernels in the cache is skipped: the workers load them themselves, in
+    parallel, and this process never pays numba's start-up (kernel_cache.py)."""
+    from simulator.games.kernel_cache import compile_progress, warm_marker
 
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
+        marker = warm_marker(sys.modules[get_game(name).play_batch.__module__].__file__)
+        if marker is not None and marker.exists():
+            continue
         seeds, rotations = chunk.game_seeds_and_rotations()
         with compile_progress(name, enabled=progress):
             _play_games(chunk, seeds[:1], rotations[:1], check=False)
+        if marker is not None:
+            with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
+                marker.touch()
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
