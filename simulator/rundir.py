@@ -3,6 +3,7 @@
     RUN_DIR/manifest.json                         experiment, run hash, cells (`write_manifest`)
     RUN_DIR/experiment.yaml                       the experiment file as given
     RUN_DIR/run.json                              one entry per session (`record_session`)
+    RUN_DIR/samples.json                          the report's sample games, drawn by a worker (samples.py)
     RUN_DIR/zoosim.lock                           held with flock by the run playing into the folder
     RUN_DIR/logs/cell=0003/chunk-000012.parquet   one row per game (schema: logs.py)
     RUN_DIR/logs/cell=0003/chunk-000012.json      its sidecar: identity, rows, bytes, sha256, summary
@@ -51,7 +52,8 @@ LOGS_DIR = "logs"
 REJECTED_DIR = "rejected"
 REPORT = "report.html"
 COMPARISON = "compare.html"
-OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, REPORT, COMPARISON)
+SAMPLES = "samples.json"
+OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, SAMPLES, REPORT, COMPARISON)
 SIDECAR_FORMAT = 1
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
@@ -359,7 +361,7 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
+    pq.write_table(table, sink, compression="zstd", write_statistics=False)  # nothing filters on min/max
     data = sink.getvalue().to_pybytes()
     path = chunk_path(run_dir, identity["cell"], identity["chunk"])
     sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file

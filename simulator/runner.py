@@ -3,7 +3,9 @@
 Backends: joblib's `loky` (processes, the default), `threading` (numba kernels release the GIL)
 and `dask` (an existing dask.distributed cluster, via joblib's dask backend). Each worker plays
 one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
-never holds game records and memory stays flat however many games a run has.
+never holds game records and memory stays flat however many games a run has; after the last
+chunk a worker draws the report's sample games (samples.py). The parent itself never loads a
+game's kernels once they are in the cache (`_compile_kernels`).
 
 A run holds the run folder's lock from start to end. A folder holding a different experiment is
 never reused without `--force`, and a folder holding this experiment is continued only with
@@ -35,6 +37,7 @@ from simulator.games import get_game
 from simulator.logs import records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
+from simulator.samples import draw_samples, read_samples, write_samples
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
     remove_temporaries, resume_command, verified_chunks, write_chunk, write_manifest,
@@ -226,6 +229,9 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
             for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
                 played += games
                 bar.chunk_done(games)
+            if todo and read_samples(run_dir, plan.run_hash) is None:  # a worker has the kernels loaded
+                for samples in parallel([joblib.delayed(draw_samples)(plan.cells)]):
+                    write_samples(run_dir, plan.run_hash, samples)
     except BaseException:
         if bar is not None:
             bar.close()
