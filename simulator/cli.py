@@ -74,8 +74,9 @@ def _named_path(ctx, param, value):
 def _backend_options(command):
     """--backend and --scheduler, the same for every command that plays games."""
     command = click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")(command)
-    return click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
-                        show_default=True, help="Where games run: processes, threads, or a dask cluster.")(command)
+    return click.option("--backend", type=click.Choice(["threading", "loky", "dask"]), default="threading",
+                        show_default=True, help="Where games run: threads of this process (the game kernels "
+                        "release the GIL), worker processes, or a dask cluster.")(command)
 
 
 @main.command()

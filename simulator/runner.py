@@ -67,6 +67,11 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
     """Play one chunk, summarize it and write its file and sidecar. Runs in a worker; with
     `parent_pid` (a local process pool) the worker ends when that parent dies.
     Returns (cell, chunk, games, seconds)."""
+    with _chunk_in_play():
+        return _play_chunk(chunk, run_dir, check, parent_pid)
+
+
+def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None) -> tuple[int, int, int, float]:
     started = time.perf_counter()
     _follow_parent(parent_pid)
     cell = chunk.cell
@@ -74,7 +79,7 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
     columns = play_in_sub_batches(
         lambda some_seeds, some_rotations: _play_games(chunk, some_seeds, some_rotations, check),
         seeds, rotations, cell.games_per_deal, progress_path(chunk_path(run_dir, cell.index, chunk.index)),
-        between=lambda: _follow_parent(parent_pid),
+        between=lambda: _between_sub_batches(parent_pid),
     )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
@@ -93,6 +98,35 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
 
 
 _PARENT_DEATH_SIGNAL_SET = False
+# Set while a run of this process ends early (Ctrl-C, SIGTERM, a failed chunk): its worker
+# threads, which cannot be killed, abandon their chunks at the next sub-batch; the run waits for
+# them (`_IN_PLAY` counts the chunks in play in this process) before it lets go of the folder.
+_RUN_ENDING = threading.Event()
+_IN_PLAY = threading.Condition()
+_in_play_count = 0
+
+
+class _Abandoned(Exception):
+    """A chunk given up between sub-batches because its run is ending."""
+
+
+@contextlib.contextmanager
+def _chunk_in_play():
+    global _in_play_count
+    with _IN_PLAY:
+        _in_play_count += 1
+    try:
+        yield
+    finally:
+        with _IN_PLAY:
+            _in_play_count -= 1
+            _IN_PLAY.notify_all()
+
+
+def _between_sub_batches(parent_pid: int | None) -> None:
+    _follow_parent(parent_pid)
+    if _RUN_ENDING.is_set():
+        raise _Abandoned()
 
 
 def _follow_parent(parent_pid: int | None) -> None:
@@ -214,9 +248,10 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     parent_pid = None if backend == "dask" else os.getpid()
     played, bar = 0, None
+    _RUN_ENDING.clear()
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
-                             return_as="generator_unordered") as parallel:
+                             return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
                 with _workers_ignore_ctrl_c():
@@ -240,6 +275,21 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+
+
+@contextlib.contextmanager
+def _threads_stop_on_error():
+    """Inside the pool's block: when the run ends early, have this process's worker threads
+    abandon their chunks and wait until they have (joblib does not wait for threads), so that
+    nothing writes into the folder once the run has let go of it. Worker processes are stopped
+    by joblib itself."""
+    try:
+        yield
+    except BaseException:
+        _RUN_ENDING.set()
+        with _IN_PLAY:
+            _IN_PLAY.wait_for(lambda: _in_play_count == 0)
+        raise
 
 
 def _load_games(names: list[str]) -> None:

@@ -100,7 +100,7 @@ def test_a_finished_run_ends_at_once_with_its_status_and_leaves_no_worker(tmp_pa
     experiment.write_text(yaml.safe_dump(DOCUMENT))
     out = tmp_path / "run"
     process = subprocess.Popen([sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
-                                "--jobs", "2", "--quiet", "--no-report"],
+                                "--jobs", "2", "--quiet", "--no-report", "--backend", "loky"],
                                start_new_session=True, stderr=subprocess.PIPE, text=True)
     _, stderr = process.communicate(timeout=300)
     assert process.returncode == 0, stderr
