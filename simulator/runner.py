@@ -1,7 +1,8 @@
 """Executes a plan's chunks in parallel: the run loop.
 
-Backends: joblib's `loky` (processes, the default), `threading` (numba kernels release the GIL)
-and `dask` (an existing dask.distributed cluster, via joblib's dask backend). Each worker plays
+Backends: `threading` (the default: the numba kernels release the GIL, and one process loads
+numba and the kernels once), joblib's `loky` (worker processes) and `dask` (an existing
+dask.distributed cluster, via joblib's dask backend). Each worker plays
 one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
 never holds game records and memory stays flat however many games a run has; after the last
 chunk a worker draws the report's sample games (samples.py). The parent itself never loads a
@@ -10,8 +11,9 @@ game's kernels once they are in the cache (`_compile_kernels`).
 A run holds the run folder's lock from start to end. A folder holding a different experiment is
 never reused without `--force`, and a folder holding this experiment is continued only with
 `--resume`: finished chunks that verify are skipped, bad ones set aside and played again; every
-game is determined by its seed, so the result is the same as an uninterrupted run. Workers die
-with the parent (SIGKILL included), SIGTERM ends a run like Ctrl-C, and a full disk or a
+game is determined by its seed, so the result is the same as an uninterrupted run. Worker
+processes die with the parent (SIGKILL included), worker threads abandon their chunks when a run
+ends early (`_threads_stop_on_error`), SIGTERM ends a run like Ctrl-C, and a full disk or a
 permission error ends it in one line that keeps every finished chunk and says how to resume.
 """
 
@@ -203,7 +205,7 @@ def run_plan(
     *,
     source: str | None = None,
     jobs: int = 1,
-    backend: str = "loky",
+    backend: str = "threading",
     scheduler: str | None = None,
     resume: bool = False,
     force: bool = False,
