@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import importlib
+import math
 import multiprocessing
 import os
 import sys
@@ -32,6 +33,8 @@ class ZoosimGroup(click.Group):
             super().main(*args, **kwargs)
         except ZoosimError as error:
             _fail(str(error))
+        except OSError as error:  # the system refused a read or write (read-only, full, missing)
+            _fail(_describe_os_error(error))
         except click.exceptions.NoArgsIsHelpError as error:
             click.echo(error.ctx.get_help() if error.ctx else error.format_message())
         except click.UsageError as error:
@@ -43,6 +46,12 @@ class ZoosimGroup(click.Group):
             click.echo("zoosim: aborted", err=True)
             sys.exit(1)
         sys.exit(0)
+
+
+def _describe_os_error(error: OSError) -> str:
+    """`PATH: Read-only file system`, one line, for an error the system raised."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename else reason
 
 
 def _fail(message: str) -> None:
@@ -69,6 +78,16 @@ def _named_path(ctx, param, value):
     if not value.strip():
         raise click.BadParameter("must name a path; an empty one would mean the current folder")
     return Path(value)
+
+
+class FiniteFloatRange(click.FloatRange):
+    """A float range that also refuses nan and inf (click's lets nan through every bound)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
 
 
 def _backend_options(command):
@@ -353,7 +372,7 @@ def rules(game):
 @click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 @click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
 @click.option("--policy", multiple=True, help="Policies (default: all).")
-@click.option("--seconds", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
+@click.option("--seconds", type=FiniteFloatRange(min=0.05, max=3600), default=1.0, show_default=True,
               help="Measuring time per line.")
 def bench(game, players, policy, seconds):
     """Games per second per core of each policy and player count (one core, after compiling)."""

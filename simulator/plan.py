@@ -172,10 +172,12 @@ class Plan:
         return [chunk for cell in self.cells for chunk in cell.all_chunks()]
 
 
-def policy_label(name: str, overrides: dict[str, float]) -> str:
+def policy_label(name: str, overrides: dict[str, float | str]) -> str:
+    """`ismcts(iterations=200, rollout=random)`: a policy with its overridden parameters."""
     if not overrides:
         return name
-    return f"{name}({', '.join(f'{key}={value:g}' for key, value in sorted(overrides.items()))})"
+    shown = (f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in sorted(overrides.items()))
+    return f"{name}({', '.join(shown)})"
 
 
 def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:

@@ -34,6 +34,7 @@ it dies; the file records the holder's pid, host and start time for the refusal 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -114,13 +115,20 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with open(temporary, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
+    except BaseException as error:
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):  # named by the file the caller asked for, not the temporary
+            raise OSError(error.errno, error.strerror, str(path)) from None
         raise
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
     write_bytes_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str).encode())
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def remove_temporaries(run_dir: Path) -> None:
@@ -131,23 +139,33 @@ def remove_temporaries(run_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def remove_unfinished_chunks(run_dir: Path) -> None:
+    """Delete every Parquet chunk without its sidecar: after the run's own workers were stopped
+    (a worker killed between writing a chunk and its sidecar leaves one), while holding the lock."""
+    for path in Path(run_dir).glob(f"{LOGS_DIR}/cell=*/chunk-*.parquet"):
+        if not sidecar_path(path).exists():
+            path.unlink(missing_ok=True)
+
+
 # ---- manifest and run record ------------------------------------------------------------------
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    manifest = _read_manifest_file(Path(run_dir) / MANIFEST)
+    """The manifest of a run folder to read (report, compare, tune)."""
+    manifest = _read_manifest_file(Path(run_dir) / MANIFEST, remedy="run the experiment again into a new folder")
     if manifest is None:
         raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
     return manifest
 
 
-def _read_manifest_file(path: Path) -> dict[str, Any] | None:
-    """The manifest, checked to hold every key zoosim reads; None when there is none."""
+def _read_manifest_file(path: Path, remedy: str = "pass --force to start over") -> dict[str, Any] | None:
+    """The manifest, checked to hold every key zoosim reads; None when there is none. `remedy`
+    ends the message of a broken one."""
     if not path.exists():
         return None
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ZoosimError(f"unreadable manifest ({error}); pass --force to start over", file=str(path)) from None
+        raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
     missing = _missing_keys(manifest, MANIFEST_KEYS)
     if not missing and isinstance(manifest["cells"], list):
         for position, cell in enumerate(manifest["cells"]):
@@ -156,8 +174,7 @@ def _read_manifest_file(path: Path) -> dict[str, Any] | None:
         missing = ["cells (a list)"]
     if missing:
         raise ZoosimError(
-            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); "
-            "pass --force to start over",
+            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); {remedy}",
             file=str(path),
         )
     return manifest

@@ -25,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -42,7 +43,7 @@ from simulator.progress import ProgressBar, play_in_sub_batches
 from simulator.samples import draw_samples, read_samples, write_samples
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
-    remove_temporaries, resume_command, verified_chunks, write_chunk, write_manifest,
+    remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
 )
 
 BACKENDS = ("loky", "threading", "dask")
@@ -279,6 +280,12 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
 
 
+# When a run stops early (Ctrl-C, an error), joblib warns about the results it had collected
+# and nobody read; the run already said what was kept, so the warning is only noise.
+warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being processed)",
+                        category=UserWarning, module=r"joblib\.parallel")
+
+
 @contextlib.contextmanager
 def _threads_stop_on_error():
     """Inside the pool's block: when the run ends early, have this process's worker threads
@@ -301,10 +308,11 @@ def _load_games(names: list[str]) -> None:
 
 
 def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
-    """Record the session and remove temporaries of the stopped workers, never hiding the error
-    that ended the run (on a full disk these writes fail too)."""
+    """Record the session and remove temporaries and unfinished chunks of the stopped workers,
+    never hiding the error that ended the run (on a full disk these writes fail too)."""
     try:
         remove_temporaries(run_dir)
+        remove_unfinished_chunks(run_dir)
         record_session(run_dir, started_at, seconds, played, jobs, backend)
     except OSError:
         pass

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,9 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
-from simulator.rundir import MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command
+from simulator.rundir import (
+    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command, write_text_atomic,
+)
 from simulator.samples import draw_samples, read_samples
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
@@ -43,9 +44,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
                        previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
                        _sample_games(run_dir, manifest))
     out = Path(out) if out else run_dir / REPORT
-    temporary = out.with_name(f".{out.name}.tmp")
-    temporary.write_text(page, encoding="utf-8")
-    os.replace(temporary, out)
+    write_text_atomic(out, page)
     return out, analysis
 
 

@@ -9,7 +9,6 @@ own ordinary run report in `TUNE_DIR/confirm/report.html`.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pandas as pd
 
 from simulator.report import charts
 from simulator.report.build import table_view
+from simulator.rundir import write_text_atomic
 from simulator.tune.best import Choice, completed
 from simulator.tune.config import OBJECTIVES, TuneExperiment, dump_yaml
 from simulator.tune.search import rungs
@@ -136,8 +136,6 @@ def render_tune_report(
         experiment_text=experiment_text,
     )
     path = out / "tune.html"
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(page, encoding="utf-8")
-    os.replace(temporary, path)
-    frame.to_csv(out / "trials.csv", index=False)
+    write_text_atomic(path, page)
+    write_text_atomic(out / "trials.csv", frame.to_csv(index=False))
     return path

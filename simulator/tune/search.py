@@ -42,6 +42,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
+from simulator.rundir import write_json_atomic, write_text_atomic
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 
@@ -113,8 +114,8 @@ def start_tune_dir(out: Path, experiment: TuneExperiment, text: str, source: str
         "sampler": sampler,
         "optuna_version": optuna.__version__,
     }
-    (out / TUNE_INFO).write_text(json.dumps(info, indent=2, sort_keys=True))
-    (out / "experiment.yaml").write_text(text, encoding="utf-8")
+    write_json_atomic(out / TUNE_INFO, info)
+    write_text_atomic(out / "experiment.yaml", text)
 
 
 def resolve_sampler(experiment: TuneExperiment, parameters: list[Parameter]) -> str:

@@ -188,14 +188,48 @@ def test_a_second_run_of_the_same_folder_is_refused_and_the_first_is_unharmed(tm
     assert [s["games_played"] for s in sessions] == [12000]
 
 
-@pytest.fixture
-def small_disk(tmp_path):
+def mounted_tmpfs(tmp_path, size):
     mount = tmp_path / "disk"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(mount)], capture_output=True).returncode:
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True).returncode:
         pytest.skip("cannot mount a tmpfs here (the patched-write test in test_run_folder.py covers a full disk)")
+    return mount
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = mounted_tmpfs(tmp_path, "160k")
     yield mount
     subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_every_command_on_a_read_only_folder_ends_in_one_line_and_changes_nothing(tmp_path, command):
+    """Reports, comparisons, tunes and runs whose folder the system refuses to write: one line
+    naming the file, exit 2, no traceback, nothing changed."""
+    disk = mounted_tmpfs(tmp_path, "20m")
+    try:
+        out = disk / "run"
+        ran = subprocess.run([part if not part.endswith("/run") else str(out) for part in command] + ["--games", "1000"],
+                             capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+        tune = tmp_path / "tune.yaml"
+        tune.write_text("tune: {game: katz, players: [2], search: {hand_size: [6, 7]}, budget: {trials: 2, games: {start: 100, max: 100}}, confirm: {games: 100}}\n")
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        before = sorted((str(p), p.stat().st_size) for p in disk.rglob("*"))
+        cli = [sys.executable, "-m", "simulator.cli"]
+        for argv, named in [
+            (["report", str(out)], out / "report.html"),
+            (["compare", str(out), str(out)], out / "compare.html"),
+            (["tune", str(tune), "--out", str(disk / "tune")], disk / "tune"),
+            (["run", command[4], "--out", str(disk / "other"), "--quiet"], disk / "other"),
+        ]:
+            result = subprocess.run(cli + argv, capture_output=True, text=True, timeout=300)
+            assert result.returncode == 2, (argv, result.stderr)
+            assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+            assert result.stderr.startswith(f"zoosim: error: {named}"), result.stderr
+        assert sorted((str(p), p.stat().st_size) for p in disk.rglob("*")) == before
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
 
 
 def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_resumes(small_disk, command, reference):

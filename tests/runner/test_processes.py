@@ -86,7 +86,7 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted; finished chunks are kept" in stderr and "--resume" in stderr
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "Warning" not in stderr  # e.g. joblib's unread results
     resume_and_compare(command, out, reference)
 
 
