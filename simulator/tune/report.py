@@ -60,7 +60,7 @@ def _short(value: Any) -> Any:
 def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
     """Each trial's objective against its number, coloured by the rung it reached; the line is
     the best so far among trials of the last rung."""
-    figure, axes = charts.plt.subplots(figsize=(9.5, 3.0))
+    figure, axes = charts.pyplot().subplots(figsize=(9.5, 3.0))
     done = frame[frame["state"] == "complete"]
     scatter = axes.scatter(done["trial"], done[objective], c=done["rung"], cmap="viridis", vmin=0,
                            vmax=max(1, last_rung), s=18)
@@ -78,7 +78,7 @@ def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
 
 def pareto_chart(choice: Choice, objectives: list[str]) -> str:
     """The two first objectives of the most-played trials, the Pareto front joined."""
-    figure, axes = charts.plt.subplots(figsize=(5.2, 3.2))
+    figure, axes = charts.pyplot().subplots(figsize=(5.2, 3.2))
     x, y = objectives[:2]
     values = np.array([t.user_attrs["objectives"][:2] for t in choice.leaders])
     axes.plot(values[:, 0], values[:, 1], "o", color=charts.FAIR_COLOUR, mfc="none", label="trials")

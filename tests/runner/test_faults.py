@@ -48,7 +48,7 @@ def command(tmp_path):
     experiment = tmp_path / "faults.yaml"
     experiment.write_text(yaml.safe_dump(DOCUMENT))
     return [sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(tmp_path / "run"),
-            "--jobs", "2", "--quiet", "--no-report"]
+            "--jobs", "2", "--quiet", "--no-report", "--backend", "loky"]  # worker processes: the harder case
 
 
 def start(command):
@@ -120,6 +120,39 @@ def test_killed_at_a_random_moment_then_resumed_gives_identical_logs_and_report(
         _, stderr = process.communicate(timeout=60)
         assert "Traceback" not in stderr, stderr
     resume_and_compare(command, out, reference)
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_threaded_run_interrupted_resumes_to_identical_logs(tmp_path, command, reference, how):
+    """The default backend plays in threads of the main process: Ctrl-C and SIGTERM end it as
+    they end a run of worker processes."""
+    threaded = command[:-1] + ["threading"]
+    process = start(threaded)
+    wait_for(lambda: chunks(tmp_path / "run") >= 1, process)
+    os.killpg(process.pid, how)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == (130 if how == signal.SIGINT else 143), stderr
+    assert "--resume" in stderr and "Traceback" not in stderr
+    resume_and_compare(threaded, tmp_path / "run", reference)
+
+
+def test_ctrl_c_ends_a_threaded_run_at_once(tmp_path):
+    """Ctrl-C ends a threaded run at once (its chunks here are 100,000 greedy games each),
+    leaving neither a half-played chunk nor its notes (test_runner.py checks that the threads
+    themselves stop before the run lets go of the folder)."""
+    experiment = tmp_path / "long.yaml"
+    experiment.write_text(yaml.safe_dump({"name": "long", "seed": 5, "games": 200000, "chunk_games": 100000,
+                                          "studies": [{"game": "katz", "rules": {"players": 2}, "seats": ["greedy"]}]}))
+    out = tmp_path / "run"
+    process = start([sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out), "--jobs", "2",
+                     "--quiet", "--no-report", "--backend", "threading"])
+    wait_for(lambda: len(list(out.glob("logs/*/.*.progress"))) == 2, process)  # both chunks in play
+    os.killpg(process.pid, signal.SIGINT)
+    interrupted = time.monotonic()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert time.monotonic() - interrupted < 4, "the threads played their chunks to the end"
+    assert not list(out.glob("logs/*/chunk-*")) and not list(out.glob("logs/*/.*"))
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
