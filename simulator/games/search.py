@@ -84,6 +84,16 @@ def new_node(nodes, totals, index, move, seat):
 
 
 @kernel
+def copy_array(source, target):
+    """target[...] = source[...] for C-contiguous arrays of one shape (a slice copy would need
+    the NRT); games' copy_state kernels copy their arrays with it."""
+    flat_source = source.reshape(-1) if source.ndim > 1 else source
+    flat_target = target.reshape(-1) if target.ndim > 1 else target
+    for index in range(flat_source.shape[0]):
+        flat_target[index] = flat_source[index]
+
+
+@kernel
 def is_listed(moves, count, move):
     for index in range(count):
         if moves[index] == move:
