@@ -27,8 +27,8 @@ Rewards (in [0, 1], the seat's value of the position):
 - 2-5 players, cut off: the softmax over seats of minus each seat's estimated remaining squares
   divided by `score_scale` squares. Remaining squares = empty squares minus FILL_SQUARES per
   enclosure times the share of it filled (a full enclosure brings an attraction, N-4.4).
-- Solo, game over: 1 for a win (N-8.2); a loss 1 / (1 + exp(remaining / score_scale)), at most
-  0.5, so a near miss is worth more than a board left half empty.
+- Solo, game over: 1 for a win (N-8.2); a loss 1 / (1 + exp(empty squares / score_scale)),
+  below 0.5, so a near miss is worth more than a board left half empty.
 - Solo, cut off: 1 / (1 + exp(-(projected - to fill) / score_scale)), where projected = squares
   covered (estimated as above) divided by the share of the solo laps used so far: the covering
   rate so far extrapolated to the end of the last lap.
@@ -80,8 +80,8 @@ SEARCH_POLICIES = {
             "greedy_tuned's values, with greedy_tuned rollouts and an estimate of the "
             "remaining squares where a rollout stops"
         ),
-        params={"iterations": 100.0, "exploration": 0.5, "rollout": "greedy", "rollout_depth": 0.0,
-                "width": 5.0, "score_scale": 3.0},
+        params={"iterations": 4.0, "exploration": 0.25, "rollout": "greedy", "rollout_depth": 0.0,
+                "width": 2.0, "score_scale": 3.0},
         param_help={
             "iterations": "search iterations per decision (each one rollout)",
             "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
@@ -250,12 +250,12 @@ def scores(st, ctx, out):
     players = st.sc[SC_PLAYERS]
     over = st.sc[SC_OVER] != 0
     if tab.rules[R_SOLO] != 0:
-        remaining = remaining_squares(st, tab, 0)
         if over:
-            out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(remaining / scale))
+            empty = E.empty_squares(st, tab, 0)
+            out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(empty / scale))
         else:
             to_fill = tab.to_fill[0]
-            projected = (to_fill - remaining) / solo_time_used(st, tab)
+            projected = (to_fill - remaining_squares(st, tab, 0)) / solo_time_used(st, tab)
             out[0] = 1.0 / (1.0 + math.exp(min((to_fill - projected) / scale, 700.0)))
         return
     if over:
@@ -278,7 +278,7 @@ def scores(st, ctx, out):
 
 
 search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
-                                 decider, rollout_move, scores)
+                                 decider, rollout_move, scores, expand_in_order=True)
 
 
 # ---- workspace and dispatch ---------------------------------------------------------------------
@@ -289,7 +289,7 @@ def allocate_search(tab, policy_id, policy_params):
     """(scratch game, workspace) of the search policy of one game or batch: the scratch game
     (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
     workspace: a tree sized for the largest `iterations` among the seats (1 node if no seat
-    searches), option values, seen flags and a tile pool."""
+    searches), option values, seen flags, a tile pool and the ranked root moves."""
     iterations = 0
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] >= FIRST_SEARCH_POLICY:
@@ -300,6 +300,7 @@ def allocate_search(tab, policy_id, policy_params):
         np.zeros(MAX_OPTIONS, dtype=np.float64),
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
+        np.zeros(MAX_OPTIONS, dtype=np.int64),
     )
 
 
@@ -312,8 +313,14 @@ def choose_move(st, tab, scratch, workspace):
         return 0
     seat = st.sc[SC_DECIDER]
     params = st.policy_params[seat]
-    tree, values, seen, pool = workspace
+    tree, values, seen, pool, ranked = workspace
     ctx = (tab, RANKING_PARAMS, values, seen, pool, int(params[WIDTH]), params[SCORE_SCALE])
-    return search(ctx, st, scratch, tree, st.rng, seat, st.options, n, int(params[ITERATIONS]),
-                  params[EXPLORATION], int(params[ROLLOUT]), int(params[ROLLOUT_DEPTH]),
-                  tab.rules[R_SEES_FULL_STACKS] == 0)
+    # the root's moves best first, so that equally good children go to greedy_tuned's order
+    count = legal_moves(st, ctx, ranked)
+    move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
+                         int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
+                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0)]
+    for index in range(n):
+        if st.options[index] == move:
+            return index
+    return 0
