@@ -15,10 +15,11 @@ layers are overwritten without being read.
 Decisions and expansion. Every decision (destination, placement, populating, animal choice and
 placement, house add, keep-one, attraction, breeding, bonus) is a tree level of the seat taking
 it. A placement decision has hundreds of legal moves, so the search only considers the `width`
-best moves of each decision by greedy_tuned's move values (policies.option_value; the order of
-equal values is the legal-move order). The root's other moves are never chosen. Moves are
-expanded best first and kept in that order, so ties in UCB and in the final choice go to
-greedy_tuned's move: with width 1 the search plays greedy_tuned exactly.
+best moves of each decision by the move values of its `heuristic` (policies.option_value with
+greedy_tuned's weights, or greedy_duel's in `mcts_duel`; equal values keep the legal-move order).
+The root's other moves are never chosen. Moves are expanded best first and kept in that order,
+so ties in UCB and in the final choice go to the heuristic's move: with width 1 the search
+plays the heuristic's games exactly.
 
 Why the shipped search is narrow and short (width 2, 4 iterations, rollouts to the end). New York
 Zoo has no chance after the setup, so a greedy rollout is one deterministic line. In solo play it
@@ -29,8 +30,8 @@ moves on that noise: width 3 won 55% of 60 games against greedy where width 2 wo
 iterations did not help (width 2: 93% at 4 iterations, 83% at 20). README "Heuristic strength"
 has the measurements.
 
-Rollouts. `greedy` plays greedy_tuned (the best of the ranked moves, the move greedy_tuned itself
-takes), `random` a uniform choice among the `width` ranked moves. A rollout stops at the end of
+Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
+itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A rollout stops at the end of
 the game or after `rollout_depth` decisions (0 = to the end).
 
 Rewards (in [0, 1], the seat's value of the position):
@@ -46,7 +47,7 @@ Rewards (in [0, 1], the seat's value of the position):
 
 Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
 greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per decision),
-score_scale (squares).
+score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy rollouts).
 """
 
 import math
@@ -76,33 +77,32 @@ ROLLOUT = 2
 ROLLOUT_DEPTH = 3
 WIDTH = 4
 SCORE_SCALE = 5
+HEURISTIC = 6
+
+# The heuristics whose move values rank the expansions and play the greedy rollouts (`heuristic`).
+HEURISTICS = ("greedy_tuned", "greedy_duel")
+HEURISTIC_WEIGHTS = np.stack([P.POLICIES[name].pack() for name in HEURISTICS])
 
 # Squares one full enclosure is worth in a cut-off position: the attraction it brings (N-4.4).
 FILL_SQUARES = 3.0
 
-# Expansion ranking and greedy rollouts use greedy_tuned's weights.
-RANKING_PARAMS = P.POLICIES["greedy_tuned"].pack()
-
-SEARCH_POLICIES = {
-    "mcts": PolicySpec(
-        name="mcts", policy_id=MCTS,
-        description=(
-            "Monte Carlo tree search over every decision, the `width` best moves by "
-            "greedy_tuned's values, with greedy_tuned rollouts and an estimate of the "
-            "remaining squares where a rollout stops"
-        ),
+def mcts_spec(name, heuristic, description):
+    """`mcts` and its presets differ only in the default heuristic."""
+    return PolicySpec(
+        name=name, policy_id=MCTS, description=description,
         params={"iterations": 4.0, "exploration": 0.25, "rollout": "greedy", "rollout_depth": 0.0,
-                "width": 2.0, "score_scale": 3.0},
+                "width": 2.0, "score_scale": 3.0, "heuristic": heuristic},
         param_help={
             "iterations": "search iterations per decision (each one rollout)",
             "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
             "rollout": "policy playing the rollouts: random (among the width best moves), or "
-                       "greedy_tuned",
+                       "greedy (the heuristic)",
             "rollout_depth": "decisions per rollout before the position is estimated (0 = to "
                              "the end)",
-            "width": "moves considered per decision: the best by greedy_tuned's values",
+            "width": "moves considered per decision: the best by the heuristic's move values",
             "score_scale": "squares of lead worth a factor e in an estimated position's win "
                            "shares (solo: of the projected coverage)",
+            "heuristic": "heuristic whose move values rank the moves and play greedy rollouts",
         },
         ranges={
             "iterations": ParamRange(1, 1_000_000, integer=True),
@@ -111,13 +111,26 @@ SEARCH_POLICIES = {
             "width": ParamRange(1, MAX_OPTIONS, integer=True),
             "score_scale": ParamRange(0.1),
         },
-        choices={"rollout": tree_search.ROLLOUT_POLICIES},
+        choices={"rollout": tree_search.ROLLOUT_POLICIES, "heuristic": HEURISTICS},
+    )
+
+
+SEARCH_POLICIES = {
+    "mcts": mcts_spec(
+        "mcts", "greedy_tuned",
+        "Monte Carlo tree search over every decision: the `width` best moves by greedy_tuned's "
+        "values, greedy_tuned rollouts; strong in solo and 2-player games",
+    ),
+    "mcts_duel": mcts_spec(
+        "mcts_duel", "greedy_duel",
+        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
+        "games as greedy_duel does",
     ),
 }
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
-# ctx = (tables, ranking weights float64 (MAX_POLICY_PARAMS,), option values float64
+# ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), option values float64
 # (MAX_OPTIONS,), seen flags int32 (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,),
 # width, score scale)
 CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(7)
@@ -189,7 +202,7 @@ def determinize(st, ctx, observer, rng):
 
 @kernel
 def legal_moves(st, ctx, out):
-    """The `width` best legal moves by greedy_tuned's values, best first (ties: listed first)."""
+    """The `width` best legal moves by the heuristic's values, best first (ties: listed first)."""
     tab, weights, values = ctx[CTX_TABLES], ctx[CTX_WEIGHTS], ctx[CTX_VALUES]
     n = st.sc[SC_N_OPTIONS]
     seat = st.sc[SC_DECIDER]
@@ -230,7 +243,7 @@ def decider(st):
 
 @kernel
 def rollout_move(st, ctx, moves, count, rng, rollout_policy):
-    """moves[:count] are ranked best first: greedy takes the first (greedy_tuned's own move),
+    """moves[:count] are ranked best first: greedy takes the first (the heuristic's own move),
     random a uniform one."""
     if rollout_policy == tree_search.ROLLOUT_RANDOM and count > 1:
         return random_stream.randint(rng, count)
@@ -325,8 +338,9 @@ def choose_move(st, tab, scratch, workspace):
     seat = st.sc[SC_DECIDER]
     params = st.policy_params[seat]
     tree, values, seen, pool, ranked = workspace
-    ctx = (tab, RANKING_PARAMS, values, seen, pool, int(params[WIDTH]), params[SCORE_SCALE])
-    # the root's moves best first, so that equally good children go to greedy_tuned's order
+    ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], values, seen, pool, int(params[WIDTH]),
+           params[SCORE_SCALE])
+    # the root's moves best first, so that equally good children go to the heuristic's order
     count = legal_moves(st, ctx, ranked)
     move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
                          int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),

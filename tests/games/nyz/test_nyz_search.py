@@ -1,4 +1,4 @@
-"""New York Zoo `mcts` (simulator/games/nyz/search.py over simulator/games/search.py): the step
+"""New York Zoo `mcts` and `mcts_duel` (simulator/games/nyz/search.py over simulator/games/search.py): the step
 API replaying play_batch, determinism, what a determinization keeps and deals when the stacks
 below the tops are hidden (N-12.6), strength against the heuristics, checked-mode invariants
 (N-11 T18), identical logs for any --jobs, and parameter validation."""
@@ -65,17 +65,18 @@ def test_search_games_replay_for_a_seed_and_differ_between_seeds():
     assert len({tuple(row) for row in first["score"]}) > 1
 
 
-def test_width_one_plays_greedy_tuned():
-    """With one move considered per decision the tree holds greedy_tuned's move only: the games
-    are greedy_tuned's (the ranking is policies.option_value with its weights, ties to the move
+@pytest.mark.parametrize("search, heuristic", [("mcts", "greedy_tuned"), ("mcts_duel", "greedy_duel")])
+def test_width_one_plays_the_heuristic(search, heuristic):
+    """With one move considered per decision the tree holds the heuristic's move only: the games
+    are the heuristic's (the ranking is policies.option_value with its weights, ties to the move
     listed first, as greedy breaks them)."""
     for players in (1, 2):
         params = GAME.params_model(players=players)
         others = [("greedy", {})] * (players - 1)
-        searched = play(params, seating(("mcts", {"iterations": 3, "width": 1}), *others), range(6))
-        tuned = play(params, seating(("greedy_tuned", {}), *others), range(6))
+        searched = play(params, seating((search, {"iterations": 3, "width": 1}), *others), range(6))
+        plain = play(params, seating((heuristic, {}), *others), range(6))
         for name in ("score", "win", "turns", "animals"):
-            assert np.array_equal(searched[name], tuned[name]), name
+            assert np.array_equal(searched[name], plain[name]), name
 
 
 def win_share(policies, deals, players=2):
@@ -88,9 +89,10 @@ def win_share(policies, deals, players=2):
     return float((wins / np.maximum(columns["win"].sum(axis=1), 1)).mean())
 
 
-def test_mcts_beats_random_and_greedy():
+def test_mcts_beats_random_and_greedy_and_mcts_duel_beats_greedy_duel():
     assert win_share([("mcts", {}), ("random", {})], 10) > 0.9
     assert win_share([("mcts", {}), ("greedy", {})], 20) > 0.6
+    assert win_share([("mcts_duel", {}), ("greedy_duel", {})], 20) > 0.6
 
 
 def test_mcts_wins_more_solo_games_than_greedy_tuned():
@@ -125,7 +127,7 @@ def determinized(position, draw):
     tab = position.tables
     scratch, (tree, values, seen, pool, ranked) = NS.allocate_search(
         tab, position.state.policy_id, position.state.policy_params)
-    ctx = (tab, NS.RANKING_PARAMS, values, seen, pool, 2, 3.0)
+    ctx = (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, 3.0)
     NS.copy_state(position.state, scratch)
     NS.determinize(scratch, ctx, position.decider, random_stream.new_state(np.uint64(draw)))
     return scratch
@@ -221,11 +223,13 @@ def test_logs_are_identical_for_one_and_two_jobs(tmp_path):
     ({"width": 0}, ["width", "whole number from 1"]),
     ({"score_scale": 0}, ["score_scale", "at least 0.1"]),
     ({"rollout": "smart"}, ["rollout", "random, greedy"]),
+    ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
     ({"depth": 3}, ["unknown parameter 'depth'"]),
 ])
-def test_impossible_search_parameters_are_refused(params, words):
+@pytest.mark.parametrize("policy", ["mcts", "mcts_duel"])
+def test_impossible_search_parameters_are_refused(policy, params, words):
     with pytest.raises(ZoosimError) as error:
-        seating(("mcts", params), ("greedy", {}))
+        seating((policy, params), ("greedy", {}))
     for word in words:
         assert word in str(error.value)
 
@@ -246,5 +250,6 @@ def test_rules_lists_mcts_with_its_parameters():
     result = CliRunner().invoke(main, ["rules", "nyz"])
     assert result.exit_code == 0
     section = result.output[result.output.index("mcts"):]
-    for name in ("iterations", "exploration", "rollout_depth", "width", "score_scale"):
+    for name in ("mcts_duel", "iterations", "exploration", "rollout_depth", "width", "score_scale",
+                 "heuristic"):
         assert name in section
