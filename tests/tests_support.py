@@ -19,3 +19,19 @@ def lock_holder(run_dir):
         return json.loads((run_dir / "zoosim.lock").read_text())["pid"]
     except (OSError, ValueError):
         return None
+
+
+def refused_run(folder, text):
+    """`zoosim run` of an experiment file with `text` in an otherwise empty `folder` (the working
+    directory): asserts exit status 2 and that nothing was written; returns the path and the
+    stderr lines."""
+    from click.testing import CliRunner
+
+    from simulator.cli import main
+
+    path = folder / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["bad.yaml"]
+    return path, result.stderr.strip().splitlines()

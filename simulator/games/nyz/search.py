@@ -1,5 +1,5 @@
-"""New York Zoo search policy `mcts`: Monte Carlo tree search over the game's decisions. The tree
-search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
+"""New York Zoo search policies `mcts` and `mcts_duel`: Monte Carlo tree search over the game's
+decisions (they differ in the default heuristic only). The tree search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
 the New York Zoo step functions and allocates its workspace.
 
 Information (N-12.6). Everything is public except, with `ai_sees_full_stacks = false`, the tiles
@@ -31,8 +31,9 @@ iterations did not help (width 2: 93% at 4 iterations, 83% at 20). README "Heuri
 has the measurements.
 
 Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
-itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A rollout stops at the end of
-the game or after `rollout_depth` decisions (0 = to the end).
+itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A
+rollout stops at the end of the game or after `rollout_depth` decisions (0 = to the end; cut-off
+rollouts are weak, see the README).
 
 Rewards (in [0, 1], the seat's value of the position):
 - 2-5 players, game over: the win share (1/k for k winners, N-7.2; 0 for all at the turn cap).

@@ -23,7 +23,7 @@ from simulator.games.nyz.state import (
 )
 from simulator.plan import build_plan
 from simulator.runner import run_plan
-from tests_support import log_digests
+from tests_support import log_digests, refused_run
 
 SMALL = {"iterations": 3}
 
@@ -236,14 +236,9 @@ def test_impossible_search_parameters_are_refused(policy, params, words):
 
 def test_the_cli_refuses_impossible_search_parameters_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "bad.yaml"
-    path.write_text("games: 10\nstudies: [{game: nyz, rules: {players: 2}, seats: [{policy: mcts, params: "
-                    "{exploration: -1}}, greedy]}]\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["run", str(path)])
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
+    path, lines = refused_run(tmp_path, "games: 10\nstudies: [{game: nyz, rules: {players: 2}, seats: "
+                                        "[{policy: mcts, params: {exploration: -1}}, greedy]}]\n")
     assert len(lines) == 1 and "exploration" in lines[0] and str(path) in lines[0], lines
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
 
 
 def test_rules_lists_mcts_with_its_parameters():
