@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import math
 
 
 def log_digests(run_dir):
@@ -35,3 +36,18 @@ def refused_run(folder, text):
     assert result.exit_code == 2
     assert sorted(p.name for p in folder.iterdir()) == ["bad.yaml"]
     return path, result.stderr.strip().splitlines()
+
+
+# Parameters every search policy (games/search.py) refuses, with words the one-line error names:
+# (params, words) rows for a game's test_impossible_search_parameters_are_refused.
+SEARCH_PARAMETER_REFUSALS = [
+    ({"iterations": 0}, ["iterations", "whole number from 1"]),
+    ({"iterations": -5}, ["iterations", "whole number from 1"]),
+    ({"iterations": 2.5}, ["iterations", "whole number"]),
+    ({"exploration": -0.1}, ["exploration", "at least 0"]),
+    ({"exploration": math.nan}, ["exploration", "finite"]),
+    ({"rollout_depth": -1}, ["rollout_depth"]),
+    ({"rollout": "smart"}, ["rollout", "random, greedy"]),
+    ({"rollout": 1}, ["rollout", "random, greedy"]),
+    ({"depth": 3}, ["unknown parameter 'depth'"]),
+]

@@ -6,7 +6,6 @@ is test_katz_params_policies_render.test_policies_never_peek."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
@@ -19,7 +18,7 @@ from simulator.games.katz import GAME, engine
 from simulator.games.katz import policies as P
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
-from tests_support import refused_run
+from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
 
 SMALL = {"iterations": 30}
 
@@ -149,17 +148,7 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
     assert games == 2000
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"iterations": 0}, ["iterations", "whole number from 1"]),
-    ({"iterations": -5}, ["iterations", "whole number from 1"]),
-    ({"iterations": 2.5}, ["iterations", "whole number"]),
-    ({"exploration": -0.1}, ["exploration", "at least 0"]),
-    ({"exploration": math.nan}, ["exploration", "finite"]),
-    ({"rollout_depth": -1}, ["rollout_depth"]),
-    ({"rollout": "smart"}, ["rollout", "random, greedy"]),
-    ({"rollout": 1}, ["rollout", "random, greedy"]),
-    ({"depth": 3}, ["unknown parameter 'depth'"]),
-])
+@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS)
 @pytest.mark.parametrize("policy", ["ismcts", "oracle"])
 def test_impossible_search_parameters_are_refused(policy, params, words):
     with pytest.raises(ZoosimError) as error:

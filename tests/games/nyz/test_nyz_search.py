@@ -5,7 +5,6 @@ below the tops are hidden (N-12.6), strength against the heuristics, checked-mod
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
@@ -23,7 +22,7 @@ from simulator.games.nyz.state import (
 )
 from simulator.plan import build_plan
 from simulator.runner import run_plan
-from tests_support import log_digests, refused_run
+from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
 
 SMALL = {"iterations": 3}
 
@@ -213,18 +212,10 @@ def test_logs_are_identical_for_one_and_two_jobs(tmp_path):
     assert len(log_digests(tmp_path / "one")) == 4
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"iterations": 0}, ["iterations", "whole number from 1"]),
-    ({"iterations": -5}, ["iterations", "whole number from 1"]),
-    ({"iterations": 2.5}, ["iterations", "whole number"]),
-    ({"exploration": -0.1}, ["exploration", "at least 0"]),
-    ({"exploration": math.nan}, ["exploration", "finite"]),
-    ({"rollout_depth": -1}, ["rollout_depth"]),
+@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS + [
     ({"width": 0}, ["width", "whole number from 1"]),
     ({"score_scale": 0}, ["score_scale", "at least 0.1"]),
-    ({"rollout": "smart"}, ["rollout", "random, greedy"]),
     ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
-    ({"depth": 3}, ["unknown parameter 'depth'"]),
 ])
 @pytest.mark.parametrize("policy", ["mcts", "mcts_duel"])
 def test_impossible_search_parameters_are_refused(policy, params, words):
