@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import math
 
 
 def log_digests(run_dir):
@@ -19,3 +20,34 @@ def lock_holder(run_dir):
         return json.loads((run_dir / "zoosim.lock").read_text())["pid"]
     except (OSError, ValueError):
         return None
+
+
+def refused_run(folder, text):
+    """`zoosim run` of an experiment file with `text` in an otherwise empty `folder` (the working
+    directory): asserts exit status 2 and that nothing was written; returns the path and the
+    stderr lines."""
+    from click.testing import CliRunner
+
+    from simulator.cli import main
+
+    path = folder / "bad.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = CliRunner().invoke(main, ["run", str(path)])
+    assert result.exit_code == 2
+    assert sorted(p.name for p in folder.iterdir()) == ["bad.yaml"]
+    return path, result.stderr.strip().splitlines()
+
+
+# Parameters every search policy (games/search.py) refuses, with words the one-line error names:
+# (params, words) rows for a game's test_impossible_search_parameters_are_refused.
+SEARCH_PARAMETER_REFUSALS = [
+    ({"iterations": 0}, ["iterations", "whole number from 1"]),
+    ({"iterations": -5}, ["iterations", "whole number from 1"]),
+    ({"iterations": 2.5}, ["iterations", "whole number"]),
+    ({"exploration": -0.1}, ["exploration", "at least 0"]),
+    ({"exploration": math.nan}, ["exploration", "finite"]),
+    ({"rollout_depth": -1}, ["rollout_depth"]),
+    ({"rollout": "smart"}, ["rollout", "random, greedy"]),
+    ({"rollout": 1}, ["rollout", "random, greedy"]),
+    ({"depth": 3}, ["unknown parameter 'depth'"]),
+]

@@ -10,7 +10,8 @@ reached it, and selection considers only the children whose moves are legal in t
 determinization (UCB with availability counts).
 
 Iteration: selection (UCB1 over the legal children: mean reward + c * sqrt(ln(available) /
-visits)), expansion (one untried legal move, chosen at random), rollout (the game's rollout move
+visits)), expansion (one untried legal move, chosen at random, or the first listed when the game
+lists its moves best first), rollout (the game's rollout move
 for at most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds
 the reward of the seat that made the move leading to it: its win share at the end of the game,
 or the game's estimate at a truncated rollout). The move played is the root child with the most
@@ -46,7 +47,8 @@ from simulator.games.kernels import allocating, kernel
 NODE_MOVE = 0  # the move leading to this node
 NODE_SEAT = 1  # the seat that made that move (whose reward the node's total sums)
 NODE_FIRST_CHILD = 2  # -1 when none
-NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list
+NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list (newest first, or in
+                       # expansion order with expand_in_order)
 NODE_VISITS = 4
 NODE_AVAILABLE = 5  # iterations in which this node's move was legal at its parent
 NODE_FIELDS = 6
@@ -84,6 +86,16 @@ def new_node(nodes, totals, index, move, seat):
 
 
 @kernel
+def copy_array(source, target):
+    """target[...] = source[...] for C-contiguous arrays of one shape (a slice copy would need
+    the NRT); games' copy_state kernels copy their arrays with it."""
+    flat_source = source.reshape(-1) if source.ndim > 1 else source
+    flat_target = target.reshape(-1) if target.ndim > 1 else target
+    for index in range(flat_source.shape[0]):
+        flat_target[index] = flat_source[index]
+
+
+@kernel
 def is_listed(moves, count, move):
     for index in range(count):
         if moves[index] == move:
@@ -102,6 +114,18 @@ def child_with_move(nodes, parent, move):
 
 
 @kernel
+def append_child(nodes, parent, child):
+    """Link `child` last among the parent's children (they stay in expansion order)."""
+    last = nodes[NODE_FIRST_CHILD, parent]
+    if last < 0:
+        nodes[NODE_FIRST_CHILD, parent] = child
+        return
+    while nodes[NODE_NEXT_SIBLING, last] >= 0:
+        last = nodes[NODE_NEXT_SIBLING, last]
+    nodes[NODE_NEXT_SIBLING, last] = child
+
+
+@kernel
 def select_child(nodes, totals, parent, moves, count, exploration):
     """UCB1 over the children legal now; also counts their availability. -1 if none is legal."""
     best, best_score = -1, -math.inf
@@ -116,6 +140,15 @@ def select_child(nodes, totals, parent, moves, count, exploration):
                 best, best_score = child, score
         child = nodes[NODE_NEXT_SIBLING, child]
     return best
+
+
+@kernel
+def first_untried_move(nodes, parent, moves, count):
+    """The first listed legal move without a child yet, or -1."""
+    for index in range(count):
+        if child_with_move(nodes, parent, moves[index]) < 0:
+            return moves[index]
+    return -1
 
 
 @kernel
@@ -152,8 +185,11 @@ def most_visited(nodes, totals, root_moves, root_count):
 
 
 def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decider, rollout_move,
-                scores):
-    """The search kernel over one game's step functions (see the module docstring):
+                scores, expand_in_order=False):
+    """The search kernel over one game's step functions (see the module docstring); with
+    `expand_in_order` expansion takes the first untried move in legal_moves' order (a game
+    listing its moves best first) instead of a random one, and children stay in that order, so
+    that UCB ties go to the better listed move:
     search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
     exploration, rollout_policy, rollout_depth, sample) -> index into root_moves[:root_count]."""
 
@@ -179,14 +215,20 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
                 seat = decider(state)
                 move = -1
                 if used < capacity:
-                    move = untried_move(nodes, node, moves, count, rng)
+                    if expand_in_order:
+                        move = first_untried_move(nodes, node, moves, count)
+                    else:
+                        move = untried_move(nodes, node, moves, count, rng)
                 if move >= 0:
                     child = used
                     used += 1
                     new_node(nodes, totals, child, move, seat)
                     nodes[NODE_AVAILABLE, child] = 1
-                    nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
-                    nodes[NODE_FIRST_CHILD, node] = child
+                    if expand_in_order:
+                        append_child(nodes, node, child)
+                    else:
+                        nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
+                        nodes[NODE_FIRST_CHILD, node] = child
                     apply_move(state, ctx, rng, move)
                     path[length] = child
                     length += 1

@@ -101,24 +101,15 @@ SEARCH_POLICIES = {
 
 
 @kernel
-def copy_array(source, target):
-    """target[...] = source[...] for 1-D or 2-D arrays (a slice copy would need the NRT)."""
-    flat_source = source.reshape(-1) if source.ndim > 1 else source
-    flat_target = target.reshape(-1) if target.ndim > 1 else target
-    for index in range(flat_source.shape[0]):
-        flat_target[index] = flat_source[index]
-
-
-@kernel
 def copy_state(source, target):
     """Copy a game into the scratch game: every array but the event log, which starts empty."""
     scalars, cells, hidden, lines, hands, seats, events = target
-    copy_array(source[0], scalars)
-    copy_array(source[1], cells)
-    copy_array(source[2], hidden)
-    copy_array(source[3], lines)
-    copy_array(source[4], hands)
-    copy_array(source[5], seats)
+    tree_search.copy_array(source[0], scalars)
+    tree_search.copy_array(source[1], cells)
+    tree_search.copy_array(source[2], hidden)
+    tree_search.copy_array(source[3], lines)
+    tree_search.copy_array(source[4], hands)
+    tree_search.copy_array(source[5], seats)
     scalars[S.S_EVENT_COUNT] = 0
 
 

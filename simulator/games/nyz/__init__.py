@@ -11,6 +11,7 @@ from simulator.games.kernels import RecordColumns
 from simulator.games.nyz import engine, render
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.policies import POLICIES
+from simulator.games.nyz.search import SEARCH_POLICIES
 from simulator.games.nyz.state import END_REASONS, INVARIANT_NAMES
 from simulator.games.nyz.tables import kernel_tables
 
@@ -86,7 +87,7 @@ GAME = Game(
     rules_version=nyz_params.RULES_VERSION,
     params_model=nyz_params.Params,
     presets=nyz_params.PRESETS,
-    policies=POLICIES,
+    policies={**POLICIES, **SEARCH_POLICIES},
     default_policy="greedy",
     end_reasons=END_REASONS,
     violation_names=("none",) + INVARIANT_NAMES[1:],

@@ -18,6 +18,7 @@ from simulator.games import rng
 from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
 from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
 from simulator.games.nyz import policies
+from simulator.games.nyz import search as NS  # imports this module back: kernels only
 from simulator.games.nyz.bits import has_bit, popcount, popcount64
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, DECLINE, D_ANIMAL_CHOICE,
@@ -1249,7 +1250,17 @@ def solo_score(st, tab):
 
 
 @kernel
-def play_out(st, tab):
+def choose(st, tab, scratch, search_workspace):
+    """Index into st.options of the move the deciding seat's policy takes: the heuristics
+    (policies.py) or the search policy (search.py, with its workspace and a reference to its
+    scratch game)."""
+    if st.policy_id[st.sc[SC_DECIDER]] >= NS.FIRST_SEARCH_POLICY:
+        return NS.choose_move(st, tab, scratch, search_workspace)
+    return policies.choose(st, tab)
+
+
+@kernel
+def play_out(st, tab, scratch, search_workspace):
     """Play a set-up game to its end with the seats' policies.
 
     A kernel of its own: calls from here pass the state without reference counting (kernels.kernel).
@@ -1257,7 +1268,7 @@ def play_out(st, tab):
     if st.sc[SC_CHECKED] != 0:
         check_invariants(st, tab)
     while st.sc[SC_OVER] == 0:
-        apply_move(st, tab, st.options[policies.choose(st, tab)])
+        apply_move(st, tab, st.options[choose(st, tab, scratch, search_workspace)])
 
 
 @allocating
@@ -1268,13 +1279,14 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
     players = tab.rules[R_PLAYERS]
     policy_id = np.empty(players, dtype=np.int8)
     policy_params = np.empty((players, MAX_POLICY_PARAMS), dtype=np.float64)
+    scratch, search_workspace = NS.allocate_search(tab, slot_policy_ids, slot_policy_params)
     for g in range(seeds.shape[0]):
         for seat in range(players):
             slot = slot_of_seat(seat, rotations[g], players)
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
-        play_out(by_ref(st), by_ref(tab))
+        play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
         game_out[g, 0] = st.sc[SC_TURNS]
         game_out[g, 1] = st.sc[SC_ROUNDS]
         game_out[g, 2] = st.sc[SC_END_REASON]
@@ -1329,7 +1341,8 @@ class Position:
 
 @allocating
 def _choose(st, tab):
-    return policies.choose(by_ref(st), by_ref(tab))
+    scratch, search_workspace = NS.allocate_search(tab, st.policy_id, st.policy_params)
+    return choose(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
 
 
 @allocating

@@ -405,8 +405,9 @@ class Params(StrictModel):
         ge=1, le=6000,  # records keep turns as int16: at most 5 x 6000 turns per game
     )
     ai_sees_full_stacks: bool = knob(
-        True, "N-12.6", "Policies may look below the top tile of a bay. The built-in policies "
-        "only ever read top tiles, so for them this knob changes nothing.",
+        True, "N-12.6", "Policies may look below the top tile of a bay. The heuristics only "
+        "read top tiles; mcts searches the real stacks when true and samples the tiles it has "
+        "not seen when false.",
         encode=Flag("R_SEES_FULL_STACKS"),
     )
     solo_markers: list[Literal["0", "1", "2", "3", "4+"]] = knob(

@@ -4,7 +4,8 @@ A policy sees the state (everything in New York Zoo is public, N-12.6) and the l
 current decision, and returns the index of the move it takes. `random` picks uniformly at every
 decision. `greedy` scores every legal move with a few designer-set weights and takes the best
 (first on ties); `greedy_builder` and `greedy_breeder` are greedy with weights that favour tiles
-or animals. The policies only read top tiles of bays.
+or animals. These heuristics only read top tiles of bays; the search policy `mcts` (search.py)
+ranks its moves with option_value and greedy_tuned's weights.
 
 Greedy weights (policy parameter row, in this order):
   tile_value      value per square of an enclosure or attraction taken
@@ -321,58 +322,67 @@ def populate_value(st, tab, seat, move, w):
 
 
 @kernel
+def option_value(st, tab, seat, decision, i, covered_nb, w):
+    """Greedy value of legal move st.options[i] of the current decision for `seat` with
+    weights `w` (covered_nb: covered_neighbours of the seat). Higher is better."""
+    move = st.options[i]
+    if decision == D_DEST:
+        value = destination_value(st, tab, seat, move, st.option_aux[i], w)
+    elif decision == D_PLACE or decision == D_ATTRACTION_PLACE:
+        value = placement_value(st, tab, seat, move, covered_nb, w)
+    elif decision == D_POPULATE:
+        value = populate_value(st, tab, seat, move, w)
+    elif decision == D_ANIMAL_CHOICE:
+        space = st.sc[SC_ELEPHANT]
+        if move == CHOICE_PAIR:
+            value = pair_value(st, tab, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1],
+                               w)
+        else:
+            value = best_target(st, tab, seat, move, w)
+    elif decision == D_ANIMAL_PLACE:
+        if move == DECLINE:
+            value = 0.0
+        elif move % 64 == TARGET_HOUSE:
+            value = w[W_HOUSE]
+        else:
+            value = animal_gain(st, tab, seat, move % 64, w)
+    elif decision == D_HOUSE_ADD or decision == D_KEEP_ONE:
+        value = 0.0
+        if move == 1:
+            value = w[W_HOUSE]
+            if decision == D_HOUSE_ADD:
+                enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
+                value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE]
+    elif decision == D_ATTRACTION:
+        # against the board as it is: an attraction that fills holes gains their penalty
+        value = 0.0
+        if move != NO_ATTRACTION:
+            value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w) + (
+                hole_penalty(tab, seat, tab.board_bits[seat, 0] & ~st.grid[seat, 0],
+                             tab.board_bits[seat, 1] & ~st.grid[seat, 1], w))
+    elif decision == D_BREED:
+        value = 0.0
+        first = move // 64
+        second = move % 64
+        if first != NO_ENCLOSURE:
+            gain = animal_gain(st, tab, seat, first, w)
+            value += gain * 1.001  # resolve the more valuable young first (E23)
+        if second != NO_ENCLOSURE:
+            value += animal_gain(st, tab, seat, second, w)
+    else:  # D_BONUS
+        value = 0.0 if move == NO_ENCLOSURE else animal_gain(st, tab, seat, move, w)
+    return value
+
+
+@kernel
 def greedy(st, tab, seat, n, w):
+    """Index of the legal move with the highest option_value (the first on ties)."""
     decision = st.sc[SC_DECISION]
     covered_nb = covered_neighbours(st, tab, seat)
     best_index = 0
     best = -1e300
     for i in range(n):
-        move = st.options[i]
-        if decision == D_DEST:
-            value = destination_value(st, tab, seat, move, st.option_aux[i], w)
-        elif decision == D_PLACE or decision == D_ATTRACTION_PLACE:
-            value = placement_value(st, tab, seat, move, covered_nb, w)
-        elif decision == D_POPULATE:
-            value = populate_value(st, tab, seat, move, w)
-        elif decision == D_ANIMAL_CHOICE:
-            space = st.sc[SC_ELEPHANT]
-            if move == CHOICE_PAIR:
-                value = pair_value(st, tab, seat, tab.strip_pair[space, 0], tab.strip_pair[space, 1],
-                                   w)
-            else:
-                value = best_target(st, tab, seat, move, w)
-        elif decision == D_ANIMAL_PLACE:
-            if move == DECLINE:
-                value = 0.0
-            elif move % 64 == TARGET_HOUSE:
-                value = w[W_HOUSE]
-            else:
-                value = animal_gain(st, tab, seat, move % 64, w)
-        elif decision == D_HOUSE_ADD or decision == D_KEEP_ONE:
-            value = 0.0
-            if move == 1:
-                value = w[W_HOUSE]
-                if decision == D_HOUSE_ADD:
-                    enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
-                    value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE]
-        elif decision == D_ATTRACTION:
-            # against the board as it is: an attraction that fills holes gains their penalty
-            value = 0.0
-            if move != NO_ATTRACTION:
-                value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w) + (
-                    hole_penalty(tab, seat, tab.board_bits[seat, 0] & ~st.grid[seat, 0],
-                                 tab.board_bits[seat, 1] & ~st.grid[seat, 1], w))
-        elif decision == D_BREED:
-            value = 0.0
-            first = move // 64
-            second = move % 64
-            if first != NO_ENCLOSURE:
-                gain = animal_gain(st, tab, seat, first, w)
-                value += gain * 1.001  # resolve the more valuable young first (E23)
-            if second != NO_ENCLOSURE:
-                value += animal_gain(st, tab, seat, second, w)
-        else:  # D_BONUS
-            value = 0.0 if move == NO_ENCLOSURE else animal_gain(st, tab, seat, move, w)
+        value = option_value(st, tab, seat, decision, i, covered_nb, w)
         if value > best:
             best = value
             best_index = i

@@ -6,21 +6,19 @@ is test_katz_params_policies_render.test_policies_never_peek."""
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from katz_helpers import make_params, seeds
-from simulator.cli import main
 from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
 from simulator.games.katz import GAME, engine
 from simulator.games.katz import policies as P
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
+from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
 
 SMALL = {"iterations": 30}
 
@@ -150,17 +148,7 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
     assert games == 2000
 
 
-@pytest.mark.parametrize("params, words", [
-    ({"iterations": 0}, ["iterations", "whole number from 1"]),
-    ({"iterations": -5}, ["iterations", "whole number from 1"]),
-    ({"iterations": 2.5}, ["iterations", "whole number"]),
-    ({"exploration": -0.1}, ["exploration", "at least 0"]),
-    ({"exploration": math.nan}, ["exploration", "finite"]),
-    ({"rollout_depth": -1}, ["rollout_depth"]),
-    ({"rollout": "smart"}, ["rollout", "random, greedy"]),
-    ({"rollout": 1}, ["rollout", "random, greedy"]),
-    ({"depth": 3}, ["unknown parameter 'depth'"]),
-])
+@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS)
 @pytest.mark.parametrize("policy", ["ismcts", "oracle"])
 def test_impossible_search_parameters_are_refused(policy, params, words):
     with pytest.raises(ZoosimError) as error:
@@ -171,11 +159,6 @@ def test_impossible_search_parameters_are_refused(policy, params, words):
 
 def test_the_cli_refuses_impossible_search_parameters_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = tmp_path / "bad.yaml"
-    path.write_text("games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: [{policy: ismcts, params: "
-                    "{iterations: 0}}, greedy]}]\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["run", str(path)])
-    assert result.exit_code == 2
-    lines = result.stderr.strip().splitlines()
+    path, lines = refused_run(tmp_path, "games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: "
+                                        "[{policy: ismcts, params: {iterations: 0}}, greedy]}]\n")
     assert len(lines) == 1 and "iterations" in lines[0] and str(path) in lines[0], lines
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]

@@ -1,0 +1,352 @@
+"""New York Zoo search policies `mcts` and `mcts_duel`: Monte Carlo tree search over the game's
+decisions (they differ in the default heuristic only). The tree search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
+the New York Zoo step functions and allocates its workspace.
+
+Information (N-12.6). Everything is public except, with `ai_sees_full_stacks = false`, the tiles
+below the top of each bay. With the default (true) nothing is hidden: `determinize` is never
+called and every iteration searches the real position. With false, every iteration first deals
+the tiles the deciding seat has not seen at random into the hidden layers: the tiles of each
+class in the game (tile_classes) minus every tile that is or was visible (top tiles of the bays,
+enclosure tiles on any board, short-game start tiles still to place, the tile in hand), shuffled
+per class and laid into the layers below the tops, whose classes are fixed by the setup (N-3.3).
+The removed top layers of solo and the short game are part of that unseen pool. The hidden
+layers are overwritten without being read.
+
+Decisions and expansion. Every decision (destination, placement, populating, animal choice and
+placement, house add, keep-one, attraction, breeding, bonus) is a tree level of the seat taking
+it. A placement decision has hundreds of legal moves, so the search only considers the `width`
+best moves of each decision by the move values of its `heuristic` (policies.option_value with
+greedy_tuned's weights, or greedy_duel's in `mcts_duel`; equal values keep the legal-move order).
+The root's other moves are never chosen. Moves are expanded best first and kept in that order,
+so ties in UCB and in the final choice go to the heuristic's move: with width 1 the search
+plays the heuristic's games exactly.
+
+Why the shipped search is narrow and short (width 2, 4 iterations, rollouts to the end). New York
+Zoo has no chance after the setup, so a greedy rollout is one deterministic line. In solo play it
+is the line the seat itself will follow, and the search finds and keeps lines that complete the
+board in time (94.5% of solo games against greedy_tuned's 40%). In 2-player games one rollout's
+result flips with small changes, and a wider or deeper tree picks the third- to fifth-ranked
+moves on that noise: width 3 won 55% of 60 games against greedy where width 2 won 93%, and more
+iterations did not help (width 2: 93% at 4 iterations, 83% at 20). README "Heuristic strength"
+has the measurements.
+
+Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
+itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A
+rollout stops at the end of the game or after `rollout_depth` decisions (0 = to the end; cut-off
+rollouts are weak, see the README).
+
+Rewards (in [0, 1], the seat's value of the position):
+- 2-5 players, game over: the win share (1/k for k winners, N-7.2; 0 for all at the turn cap).
+- 2-5 players, cut off: the softmax over seats of minus each seat's estimated remaining squares
+  divided by `score_scale` squares. Remaining squares = empty squares minus FILL_SQUARES per
+  enclosure times the share of it filled (a full enclosure brings an attraction, N-4.4).
+- Solo, game over: 1 for a win (N-8.2); a loss 1 / (1 + exp(empty squares / score_scale)),
+  below 0.5, so a near miss is worth more than a board left half empty.
+- Solo, cut off: 1 / (1 + exp(-(projected - to fill) / score_scale)), where projected = squares
+  covered (estimated as above) divided by the share of the solo laps used so far: the covering
+  rate so far extrapolated to the end of the last lap.
+
+Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
+greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per decision),
+score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy rollouts).
+"""
+
+import math
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games import search as tree_search
+from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.kernels import allocating, kernel
+from simulator.games.nyz import engine as E
+from simulator.games.nyz import policies as P
+from simulator.games.nyz.state import (
+    E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES,
+    P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_DECIDER,
+    SC_DECISION, SC_CHECKED, SC_ELEPHANT, SC_LAPS, SC_N_OPTIONS, SC_OVER, SC_PLAYERS,
+    SC_STOP_AT_FORCED, SC_TILE,
+)
+
+MCTS = 2
+FIRST_SEARCH_POLICY = MCTS
+
+# Policy parameter row of `mcts`.
+ITERATIONS = 0
+EXPLORATION = 1
+ROLLOUT = 2
+ROLLOUT_DEPTH = 3
+WIDTH = 4
+SCORE_SCALE = 5
+HEURISTIC = 6
+
+# The heuristics whose move values rank the expansions and play the greedy rollouts (`heuristic`).
+HEURISTICS = ("greedy_tuned", "greedy_duel")
+HEURISTIC_WEIGHTS = np.stack([P.POLICIES[name].pack() for name in HEURISTICS])
+
+# Squares one full enclosure is worth in a cut-off position: the attraction it brings (N-4.4).
+FILL_SQUARES = 3.0
+
+def mcts_spec(name, heuristic, description):
+    """`mcts` and its presets differ only in the default heuristic."""
+    return PolicySpec(
+        name=name, policy_id=MCTS, description=description,
+        params={"iterations": 4.0, "exploration": 0.25, "rollout": "greedy", "rollout_depth": 0.0,
+                "width": 2.0, "score_scale": 3.0, "heuristic": heuristic},
+        param_help={
+            "iterations": "search iterations per decision (each one rollout)",
+            "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
+            "rollout": "policy playing the rollouts: random (among the width best moves), or "
+                       "greedy (the heuristic)",
+            "rollout_depth": "decisions per rollout before the position is estimated (0 = to "
+                             "the end)",
+            "width": "moves considered per decision: the best by the heuristic's move values",
+            "score_scale": "squares of lead worth a factor e in an estimated position's win "
+                           "shares (solo: of the projected coverage)",
+            "heuristic": "heuristic whose move values rank the moves and play greedy rollouts",
+        },
+        ranges={
+            "iterations": ParamRange(1, 1_000_000, integer=True),
+            "exploration": ParamRange(0.0),
+            "rollout_depth": ParamRange(0, 100_000, integer=True),
+            "width": ParamRange(1, MAX_OPTIONS, integer=True),
+            "score_scale": ParamRange(0.1),
+        },
+        choices={"rollout": tree_search.ROLLOUT_POLICIES, "heuristic": HEURISTICS},
+    )
+
+
+SEARCH_POLICIES = {
+    "mcts": mcts_spec(
+        "mcts", "greedy_tuned",
+        "Monte Carlo tree search over every decision: the `width` best moves by greedy_tuned's "
+        "values, greedy_tuned rollouts; strong in solo and 2-player games",
+    ),
+    "mcts_duel": mcts_spec(
+        "mcts_duel", "greedy_duel",
+        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
+        "games as greedy_duel does",
+    ),
+}
+
+
+# ---- step functions for the generic search (kernels.py's list) -----------------------------------
+# ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), option values float64
+# (MAX_OPTIONS,), seen flags int32 (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,),
+# width, score scale)
+CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(7)
+
+
+@kernel
+def copy_state(source, target):
+    """Copy a game into the scratch game: every array but the free scratch and the options past
+    the current decision's; the scratch neither checks invariants (the real game does) nor stops
+    at forced decisions (play_batch does not), so the step API searches the trees play_batch
+    searches."""
+    copy = tree_search.copy_array
+    copy(source.sc, target.sc)
+    copy(source.rng, target.rng)
+    copy(source.policy_id, target.policy_id)
+    copy(source.policy_params, target.policy_params)
+    copy(source.bay_tiles, target.bay_tiles)
+    copy(source.bay_count, target.bay_count)
+    copy(source.animal_supply, target.animal_supply)
+    copy(source.attraction_supply, target.attraction_supply)
+    copy(source.grid, target.grid)
+    copy(source.cells, target.cells)
+    copy(source.house, target.house)
+    copy(source.enc, target.enc)
+    copy(source.seat, target.seat)
+    copy(source.start_tiles, target.start_tiles)
+    copy(source.events, target.events)
+    copy(source.follow, target.follow)
+    copy(source.markers_used, target.markers_used)
+    copy(source.fit_from, target.fit_from)
+    for index in range(source.sc[SC_N_OPTIONS]):
+        target.options[index] = source.options[index]
+        target.option_aux[index] = source.option_aux[index]
+    target.sc[SC_CHECKED] = 0
+    target.sc[SC_STOP_AT_FORCED] = 0
+
+
+@kernel
+def determinize(st, ctx, observer, rng):
+    """Deal the tiles not seen into the layers below the bay tops (module docstring). Every
+    seat sees the same, so `observer` does not matter."""
+    tab, seen, pool = ctx[CTX_TABLES], ctx[CTX_SEEN], ctx[CTX_POOL]
+    for tile in range(N_ENCLOSURE_TILES):
+        seen[tile] = 0
+    for space in range(1, N_SPACES + 1):
+        if st.bay_count[space] > 0:
+            seen[st.bay_tiles[space, st.bay_count[space] - 1]] = 1
+    for seat in range(st.sc[SC_PLAYERS]):
+        for e in range(st.seat[seat, P_ENCLOSURES]):
+            seen[st.enc[seat, e, E_TILE]] = 1
+        for k in range(st.seat[seat, P_START_TILES]):
+            seen[st.start_tiles[seat, k]] = 1
+    if 0 <= st.sc[SC_TILE] < N_ENCLOSURE_TILES:
+        seen[st.sc[SC_TILE]] = 1
+    for cls in range(4):
+        count = 0
+        for tile in range(N_ENCLOSURE_TILES):
+            if tab.tile_class[tile] == cls and seen[tile] == 0:
+                pool[count] = tile
+                count += 1
+        random_stream.shuffle(rng, pool[:count])
+        dealt = 0
+        for space in range(1, N_SPACES + 1):
+            for layer in range(st.bay_count[space] - 1):
+                if tab.bay_layers[space, layer] == cls and dealt < count:
+                    st.bay_tiles[space, layer] = pool[dealt]
+                    dealt += 1
+
+
+@kernel
+def legal_moves(st, ctx, out):
+    """The `width` best legal moves by the heuristic's values, best first (ties: listed first)."""
+    tab, weights, values = ctx[CTX_TABLES], ctx[CTX_WEIGHTS], ctx[CTX_VALUES]
+    n = st.sc[SC_N_OPTIONS]
+    seat = st.sc[SC_DECIDER]
+    if n == 1:
+        out[0] = st.options[0]
+        return 1
+    decision = st.sc[SC_DECISION]
+    covered_nb = P.covered_neighbours(st, tab, seat)
+    for i in range(n):
+        values[i] = P.option_value(st, tab, seat, decision, i, covered_nb, weights)
+    count = min(n, ctx[CTX_WIDTH])
+    for rank in range(count):
+        best, best_value = 0, -math.inf
+        for i in range(n):
+            if values[i] > best_value:
+                best, best_value = i, values[i]
+        out[rank] = st.options[best]
+        values[best] = -math.inf
+    return count
+
+
+@kernel
+def apply_move(st, ctx, rng, move):
+    """New York Zoo draws no random number after setup (N-12.6): `rng` is not needed."""
+    E.apply_move(st, ctx[CTX_TABLES], move)
+
+
+@kernel
+def is_over(st, ctx):
+    """The game is over (the engine's turn cap, N-7.3, bounds every game)."""
+    return st.sc[SC_OVER] != 0
+
+
+@kernel
+def decider(st):
+    return st.sc[SC_DECIDER]
+
+
+@kernel
+def rollout_move(st, ctx, moves, count, rng, rollout_policy):
+    """moves[:count] are ranked best first: greedy takes the first (the heuristic's own move),
+    random a uniform one."""
+    if rollout_policy == tree_search.ROLLOUT_RANDOM and count > 1:
+        return random_stream.randint(rng, count)
+    return 0
+
+
+@kernel
+def remaining_squares(st, tab, seat):
+    """Empty squares minus FILL_SQUARES per enclosure times its filled share (module docstring)."""
+    remaining = float(E.empty_squares(st, tab, seat))
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        remaining -= FILL_SQUARES * st.enc[seat, e, E_COUNT] / st.enc[seat, e, E_CAPACITY]
+    return remaining
+
+
+@kernel
+def solo_time_used(st, tab):
+    """Share of the solo game's spaces the elephant has travelled (N-8.2: laps from the start
+    space), at least one space's worth."""
+    travelled = st.sc[SC_LAPS] * N_SPACES + (st.sc[SC_ELEPHANT] - tab.rules[R_START_SPACE]) % N_SPACES
+    return max(travelled, 1) / (tab.rules[R_SOLO_LAPS] * N_SPACES)
+
+
+@kernel
+def scores(st, ctx, out):
+    """Each seat's reward (module docstring)."""
+    tab, scale = ctx[CTX_TABLES], ctx[CTX_SCALE]
+    players = st.sc[SC_PLAYERS]
+    over = st.sc[SC_OVER] != 0
+    if tab.rules[R_SOLO] != 0:
+        if over:
+            empty = E.empty_squares(st, tab, 0)
+            out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(empty / scale))
+        else:
+            to_fill = tab.to_fill[0]
+            projected = (to_fill - remaining_squares(st, tab, 0)) / solo_time_used(st, tab)
+            out[0] = 1.0 / (1.0 + math.exp(min((to_fill - projected) / scale, 700.0)))
+        return
+    if over:
+        winners = 0
+        for seat in range(players):
+            winners += st.seat[seat, P_WIN] != 0
+        for seat in range(players):
+            out[seat] = (st.seat[seat, P_WIN] != 0) / winners if winners > 0 else 0.0
+        return
+    best = math.inf
+    for seat in range(players):
+        out[seat] = remaining_squares(st, tab, seat)
+        best = min(best, out[seat])
+    total = 0.0
+    for seat in range(players):  # softmax, shifted by the best so that no exponent overflows
+        out[seat] = math.exp((best - out[seat]) / scale)
+        total += out[seat]
+    for seat in range(players):
+        out[seat] /= total
+
+
+search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
+                                 decider, rollout_move, scores, expand_in_order=True)
+
+
+# ---- workspace and dispatch ---------------------------------------------------------------------
+
+
+@allocating
+def allocate_search(tab, policy_id, policy_params):
+    """(scratch game, workspace) of the search policy of one game or batch: the scratch game
+    (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
+    workspace: a tree sized for the largest `iterations` among the seats (1 node if no seat
+    searches), option values, seen flags, a tile pool and the ranked root moves."""
+    iterations = 0
+    for seat in range(policy_id.shape[0]):
+        if policy_id[seat] >= FIRST_SEARCH_POLICY:
+            iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
+    scratch = E.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
+    return scratch, (
+        tree_search.allocate_tree(iterations + 1, MAX_OPTIONS, policy_id.shape[0]),
+        np.zeros(MAX_OPTIONS, dtype=np.float64),
+        np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
+        np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
+        np.zeros(MAX_OPTIONS, dtype=np.int64),
+    )
+
+
+@kernel
+def choose_move(st, tab, scratch, workspace):
+    """Index into st.options chosen by the search policy of the seat to decide (`scratch`: a
+    reference to the scratch game of allocate_search, made by the allocating caller)."""
+    n = st.sc[SC_N_OPTIONS]
+    if n == 1:
+        return 0
+    seat = st.sc[SC_DECIDER]
+    params = st.policy_params[seat]
+    tree, values, seen, pool, ranked = workspace
+    ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], values, seen, pool, int(params[WIDTH]),
+           params[SCORE_SCALE])
+    # the root's moves best first, so that equally good children go to the heuristic's order
+    count = legal_moves(st, ctx, ranked)
+    move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
+                         int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
+                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0)]
+    for index in range(n):
+        if st.options[index] == move:
+            return index
+    return 0
