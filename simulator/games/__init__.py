@@ -8,8 +8,10 @@ the config's messages all come from `game_names()`. Game modules are imported on
 (numba is heavy). The built-in games are always found, even from a source checkout that was never
 installed or when package metadata cannot be read; a plugin cannot replace a built-in name.
 
-Importing this package also points numba's kernel cache outside the package tree
-(`kernel_cache.py`), before any game module defines a kernel.
+Importing this package imports no numba (the config, `zoosim report` and `zoosim validate` need
+only the registry and `base.py`). Each module that defines numba kernels imports `kernel_cache.py`
+itself, which points numba's kernel cache outside the package tree before that module's kernels
+are defined.
 """
 
 from __future__ import annotations
@@ -20,9 +22,6 @@ import importlib.metadata
 
 from simulator.errors import ZoosimError
 from simulator.games.base import Game
-from simulator.games.kernel_cache import use_game_kernel_cache
-
-use_game_kernel_cache()
 
 ENTRY_POINT_GROUP = "zoosim.games"
 

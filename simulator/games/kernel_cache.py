@@ -32,6 +32,12 @@ Progress. `compile_progress` reports each kernel that numba really compiles (num
 "numba:compile" event); loading a kernel from the cache fires no event, so a warm run prints
 nothing.
 
+Installed first. Importing this module installs the locator. Every module of `simulator/games/`
+that imports numba also imports this module (`from simulator.games import kernel_cache`) before
+it defines a kernel, so no game kernel is ever defined with numba's own locators, whichever module
+is imported first; `import simulator.games` itself (the registry, `base.py`) imports no numba.
+tests/games/test_kernel_cache.py checks both for every module.
+
 The hook into numba (a cache locator put first in `CacheImpl._locator_classes`) is private numba
 API; tests/games/test_kernel_cache.py fails loudly if a numba upgrade changes it.
 """
@@ -150,11 +156,14 @@ class GameKernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLoc
 
 def use_game_kernel_cache() -> None:
     """Make numba cache game kernels where this module says. Must run before any game module
-    defines a cached kernel: `simulator/games/__init__.py` calls it on import."""
+    defines a cached kernel: importing this module calls it (see "Installed first")."""
     cache_impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # renamed in numba 0.6x
     locators = cache_impl._locator_classes
     if GameKernelLocator not in locators:
         locators.insert(0, GameKernelLocator)
+
+
+use_game_kernel_cache()
 
 
 class _CompileReporter(event.Listener):

@@ -82,6 +82,7 @@ from numba.extending import (
     infer_getattr, intrinsic, lower_getattr_generic, models, register_model,
 )
 
+from simulator.games import kernel_cache  # noqa: F401  installs the kernel cache locator before any kernel below
 from simulator.games.base import _literal_values, _model_in
 
 # ---- decorators ---------------------------------------------------------------------------------

@@ -10,6 +10,8 @@ and three shifts per draw.
 import numpy as np
 from numba import njit
 
+from simulator.games import kernel_cache  # noqa: F401  installs the kernel cache locator before any kernel below
+
 _GOLDEN_GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
 _MIX_2 = np.uint64(0x94D049BB133111EB)

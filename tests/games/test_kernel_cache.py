@@ -112,3 +112,40 @@ def test_the_warm_marker_lies_in_the_games_cache_folder_and_names_numba_and_pyth
     assert marker.parent.name.startswith("katz-")
     assert numba.__version__ in marker.name and f"py{sys.version_info[0]}.{sys.version_info[1]}" in marker.name
     assert kernel_cache.warm_marker(REPO / "tests" / "conftest.py") is None
+
+
+IMPORT_EVERY_GAME_MODULE = """
+import importlib, pkgutil, sys
+import simulator.games
+assert "numba" not in sys.modules, "import simulator.games imported numba"
+from numba.core.caching import FunctionCache
+from numba.core.registry import CPUDispatcher
+cached = wrong = 0
+for info in pkgutil.walk_packages(simulator.games.__path__, "simulator.games."):
+    module = importlib.import_module(info.name)
+    for value in vars(module).values():
+        if isinstance(value, CPUDispatcher) and isinstance(value._cache, FunctionCache):
+            cached += 1
+            locator = type(value._cache._impl.locator)
+            if locator.__qualname__ != "GameKernelLocator":
+                wrong += 1
+                print(info.name, value.__name__, "uses", locator.__qualname__)
+print("cached", cached, "wrong", wrong)
+"""
+
+
+def test_every_kernel_module_installs_the_cache_locator_before_its_kernels():
+    """Importing the registry (config, report, validate) loads no numba, so the locator is no
+    longer installed by `simulator/games/__init__.py`: every module of simulator/games/ that
+    imports numba imports kernel_cache itself (whichever module a process imports first, its
+    kernels are defined after the locator), and every cached kernel uses the locator."""
+    games = REPO / "simulator" / "games"
+    for source in sorted(games.rglob("*.py")):
+        text = source.read_text(encoding="utf-8")
+        if source != kernel_cache.THIS_FILE and kernel_cache.IMPORTS_NUMBA.search(text):
+            assert "from simulator.games import kernel_cache" in text, f"{source} does not import kernel_cache"
+    result = subprocess.run([sys.executable, "-c", IMPORT_EVERY_GAME_MODULE], cwd=REPO,
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    cached, wrong = result.stdout.split()[-3], result.stdout.split()[-1]
+    assert int(cached) > 20 and wrong == "0", result.stdout

@@ -2,6 +2,7 @@
 drawn as inline SVG, agrees with the game's own text trace of the same game."""
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,29 @@ def test_a_run_keeps_its_sample_games_and_the_report_uses_them(tmp_path, monkeyp
     (tmp_path / samples.SAMPLES).unlink()
     page, _ = build_report(tmp_path)
     assert page.read_text() == with_kept
+
+
+def test_the_report_of_a_finished_run_imports_no_numba(tmp_path):
+    """Issue 11 (speed: `zoosim report` of 10 M games within 1 s): with the sample games kept in
+    samples.json the report needs no engine, so a fresh interpreter building it never imports
+    numba (about 0.2 s of imports) nor a game's kernels."""
+    import subprocess
+    import sys
+
+    from simulator.config import parse_experiment
+    from simulator.plan import build_plan
+    from simulator.runner import run_plan
+
+    plan = build_plan(parse_experiment({"name": "no_numba", "seed": 5, "games": 60, "chunk_games": 30,
+                                        "studies": [{"game": "katz", "rules": {"players": 3}}]}))
+    run_plan(plan, tmp_path, "", jobs=1, progress=False)
+    assert (tmp_path / "samples.json").exists()
+    (tmp_path / "report.html").unlink(missing_ok=True)
+    build = ("import sys; from pathlib import Path; from simulator.report.build import build_report; "
+             f"build_report(Path({str(tmp_path)!r})); "
+             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite') "
+             "or m.startswith(('simulator.games.katz', 'simulator.games.nyz', 'simulator.games.kernel'))))")
+    repo = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-c", build], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]" and (tmp_path / "report.html").exists()

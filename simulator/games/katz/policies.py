@@ -12,6 +12,7 @@ and minus `skip_cost` for one that costs a turn (only where those effects apply,
 import numpy as np
 from numba import njit
 
+from simulator.games import kernel_cache  # noqa: F401  installs the kernel cache locator before any kernel below
 from simulator.games import rng as random_stream
 from simulator.games.base import PolicySpec
 from simulator.games.katz import rules as R
