@@ -68,6 +68,8 @@ def allocate_tree(capacity, max_moves, players):
         np.zeros(max_moves, dtype=np.int64),
         np.zeros(players, dtype=np.float64),
         np.zeros(1, dtype=np.uint64),
+        np.zeros(max_moves, dtype=np.float64),
+        np.zeros(max_moves, dtype=np.float64),
     )
 
 
@@ -84,14 +86,6 @@ def new_node(nodes, totals, index, move, seat):
 
 
 @kernel
-def is_listed(moves, count, move):
-    for index in range(count):
-        if moves[index] == move:
-            return True
-    return False
-
-
-@kernel
 def child_with_move(nodes, parent, move):
     child = nodes[NODE_FIRST_CHILD, parent]
     while child >= 0:
@@ -102,38 +96,42 @@ def child_with_move(nodes, parent, move):
 
 
 @kernel
-def select_child(nodes, totals, parent, moves, count, exploration):
-    """UCB1 over the children legal now; also counts their availability. -1 if none is legal."""
-    best, best_score = -1, -math.inf
-    child = nodes[NODE_FIRST_CHILD, parent]
-    while child >= 0:
-        if is_listed(moves, count, nodes[NODE_MOVE, child]):
-            nodes[NODE_AVAILABLE, child] += 1
-            visits = nodes[NODE_VISITS, child]
-            score = totals[child] / visits + exploration * math.sqrt(
-                math.log(nodes[NODE_AVAILABLE, child]) / visits)
-            if score > best_score:
-                best, best_score = child, score
-        child = nodes[NODE_NEXT_SIBLING, child]
-    return best
+def uniform_priors(state, ctx, moves, count, out):
+    """The default move_priors: no preference (the search ignores priors at prior_weight 0)."""
+    for index in range(count):
+        out[index] = 0.5
 
 
 @kernel
-def untried_move(nodes, parent, moves, count, rng):
-    """A random legal move without a child yet (uniform among them), or -1."""
-    untried = 0
+def select_move(nodes, totals, parent, moves, priors, count, exploration, prior_weight, rng):
+    """(index into moves, its child or -1) of the legal move to follow from `parent`: UCB1 over
+    the legal moves with each move's prior counted as prior_weight visits of that reward,
+    (total + prior_weight * prior) / w + exploration * sqrt(ln(available) / w), w = visits +
+    prior_weight. A legal move without a child is unvisited and counts as available in every
+    iteration of its parent so far; with prior_weight 0 unvisited moves come first. Ties go
+    uniformly at random. Also counts the availability of the legal children."""
+    parent_available = nodes[NODE_VISITS, parent] + 1  # this iteration included
+    best_index, best_child, best_score, ties = 0, -1, -math.inf, 0
     for index in range(count):
-        if child_with_move(nodes, parent, moves[index]) < 0:
-            untried += 1
-    if untried == 0:
-        return -1
-    pick = random_stream.randint(rng, untried)
-    for index in range(count):
-        if child_with_move(nodes, parent, moves[index]) < 0:
-            if pick == 0:
-                return moves[index]
-            pick -= 1
-    return -1
+        child = child_with_move(nodes, parent, moves[index])
+        visits, available, total = 0, parent_available, 0.0
+        if child >= 0:
+            nodes[NODE_AVAILABLE, child] += 1
+            visits = nodes[NODE_VISITS, child]
+            available = nodes[NODE_AVAILABLE, child]
+            total = totals[child]
+        weight = visits + prior_weight
+        score = math.inf
+        if weight > 0.0:
+            score = (total + prior_weight * priors[index]) / weight + exploration * math.sqrt(
+                math.log(available) / weight)
+        if score > best_score:
+            best_index, best_child, best_score, ties = index, child, score, 1
+        elif score == best_score:
+            ties += 1
+            if random_stream.randint(rng, ties) == 0:
+                best_index, best_child = index, child
+    return best_index, best_child
 
 
 @kernel
@@ -152,52 +150,59 @@ def most_visited(nodes, totals, root_moves, root_count):
 
 
 def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decider, rollout_move,
-                scores):
+                scores, move_priors=uniform_priors, root_priors=None):
     """The search kernel over one game's step functions (see the module docstring):
     search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
-    exploration, rollout_policy, rollout_depth, sample) -> index into root_moves[:root_count]."""
+    exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0) -> index into
+    root_moves[:root_count]."""
+    if root_priors is None:
+        root_priors = move_priors
 
     @kernel
     def search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
-               exploration, rollout_policy, rollout_depth, sample):
-        nodes, totals, path, moves, rewards, rng = tree
+               exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0):
+        nodes, totals, path, moves, rewards, rng, priors, root_values = tree
         rng[0] = random_stream.next_u64(game_rng)  # one draw of the game's stream per decision
         capacity = totals.shape[0]
         new_node(nodes, totals, 0, -1, observer)
         used = 1
+        if prior_weight > 0.0:  # the observer's decision is the same in every sample: once
+            root_priors(root, ctx, root_moves, root_count, root_values)
         for _ in range(iterations):
             copy_state(root, state)
             if sample:
                 determinize(state, ctx, observer, rng)
             node, length = 0, 1
             path[0] = 0
-            # selection and expansion
+            # selection, down to a move without a child (the new leaf)
             while not is_over(state, ctx):
-                count = legal_moves(state, ctx, moves)
+                if length == 1:  # the root's moves are the observer's, the same in every sample
+                    count, buffer, values = root_count, root_moves, root_values
+                else:
+                    count, buffer, values = legal_moves(state, ctx, moves), moves, priors
+                    if count > 0 and prior_weight > 0.0:
+                        move_priors(state, ctx, buffer, count, values)
                 if count == 0:
                     break
                 seat = decider(state)
-                move = -1
-                if used < capacity:
-                    move = untried_move(nodes, node, moves, count, rng)
-                if move >= 0:
+                index, child = select_move(nodes, totals, node, buffer, values, count, exploration,
+                                           prior_weight, rng)
+                move = buffer[index]
+                expanded = child < 0
+                if expanded and used < capacity:  # else the tree is full: play on without a node
                     child = used
                     used += 1
                     new_node(nodes, totals, child, move, seat)
-                    nodes[NODE_AVAILABLE, child] = 1
+                    nodes[NODE_AVAILABLE, child] = nodes[NODE_VISITS, node] + 1
                     nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
                     nodes[NODE_FIRST_CHILD, node] = child
-                    apply_move(state, ctx, rng, move)
+                apply_move(state, ctx, rng, move)
+                if child >= 0:
                     path[length] = child
                     length += 1
+                    node = child
+                if expanded:
                     break
-                child = select_child(nodes, totals, node, moves, count, exploration)
-                if child < 0:  # the tree is full and no child is legal here
-                    break
-                apply_move(state, ctx, rng, nodes[NODE_MOVE, child])
-                path[length] = child
-                length += 1
-                node = child
             # rollout
             steps = 0
             while not is_over(state, ctx) and (rollout_depth <= 0 or steps < rollout_depth):

@@ -230,7 +230,6 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
     It passes (when allowed) only if no card fits anywhere and no replacement gains."""
     ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses, gains,
                              ranking)
-    all_kinds = rules[S.P_ALL_KINDS]
     blocked = -policy_params[BLOCKED_COST]
     draw_index, best_draw = -1, NEG_INF
     replace_index, best_replace = -1, NEG_INF
@@ -240,10 +239,7 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
         move_type = move // S.MOVE_TYPE_UNIT
         if move_type == S.MOVE_DRAW:
             cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            fitting = all_kinds & ~R.cell_visible_kinds(rules, lines, cell)
-            value = best_two_kinds(gains, ranking, ranked, fitting)[1]
-            if value == NEG_INF:
-                value = blocked
+            value = greedy_draw_worth(rules, lines, cell, gains, ranking, ranked, blocked)
             if value > best_draw:
                 draw_index, best_draw = index, value
         elif move_type == S.MOVE_REPLACE:
@@ -261,6 +257,15 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
     if draw_index >= 0:
         return draw_index
     return replace_index if replace_index >= 0 else pass_index
+
+
+@R.inline_kernel
+def greedy_draw_worth(rules, lines, cell, gains, ranking, ranked, blocked):
+    """Greedy's worth of drawing at `cell` (after fill_kind_gains): the best gain among the held
+    kinds that fit there, or `blocked` where none fits."""
+    fitting = rules[S.P_ALL_KINDS] & ~R.cell_visible_kinds(rules, lines, cell)
+    value = best_two_kinds(gains, ranking, ranked, fitting)[1]
+    return blocked if value == NEG_INF else value
 
 
 @R.kernel
@@ -372,11 +377,10 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
     return expected / unseen_total
 
 
-@R.kernel
-def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
-                      move_count, workspace):
-    """Expectimax's action: the listed move of highest expected worth (draws by
-    expected_draw_value, replacements by their sure worth, a pass at 0)."""
+@R.inline_kernel
+def prepare_expectimax(rules, cards, cells, hand, hand_len, stats, bonuses, workspace):
+    """Fill expectimax's tables of the seat's hand (kind gains and ranking per way of entering,
+    unseen cards, per-card draw outlook); returns (ranked kinds, unseen total, held kinds)."""
     gains, unseen, per_card, ranking = workspace[1], workspace[2], workspace[3], workspace[4]
     ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses,
                              gains[0], ranking[0])
@@ -384,17 +388,64 @@ def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses
                     ranking[1])
     unseen_total = fill_unseen(rules, cards, cells, hand, hand_len, unseen)
     fill_draw_outlook(rules, cards, hand, hand_len, stats, bonuses, unseen, per_card)
-    held = held_kinds(rules, stats)
+    return ranked, unseen_total, held_kinds(rules, stats)
+
+
+@R.inline_kernel
+def expectimax_value(rules, cards, lines, stats, bonuses, move, ranked, unseen_total, held,
+                     workspace):
+    """Expectimax's worth of an action (after prepare_expectimax): a draw by
+    expected_draw_value, a replacement by its sure worth, a pass at 0."""
+    if move // S.MOVE_TYPE_UNIT == S.MOVE_DRAW:
+        cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
+        return expected_draw_value(rules, cards, lines, cell, held, workspace[1], workspace[4],
+                                   ranked, workspace[3], workspace[2], unseen_total)
+    return move_value(rules, cards, stats, bonuses, move)
+
+
+@R.kernel
+def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
+                      move_count, workspace):
+    """Expectimax's action: the listed move of highest expected worth (expectimax_value)."""
+    ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len, stats,
+                                                    bonuses, workspace)
     best_index, best_value = 0, NEG_INF
     for index in range(move_count):
-        move = moves[index]
-        move_type = move // S.MOVE_TYPE_UNIT
-        if move_type == S.MOVE_DRAW:
-            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            value = expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
-                                        per_card, unseen, unseen_total)
-        else:
-            value = move_value(rules, cards, stats, bonuses, move)
+        value = expectimax_value(rules, cards, lines, stats, bonuses, moves[index], ranked,
+                                 unseen_total, held, workspace)
         if value > best_value:
             best_index, best_value = index, value
     return best_index
+
+
+@R.kernel
+def fill_move_worths(policy_params, lookahead, rules, cards, scalars, cells, lines, hand, hand_len,
+                     moves, move_count, workspace, worths):
+    """worths[i] = the worth in points of moves[i] with these value weights: a placement or a
+    replacement its sure worth (move_value), a pass 0, a draw expectimax's expected_draw_value
+    with `lookahead`, else greedy's greedy_draw_worth."""
+    stats, bonuses = workspace[0], workspace[5]
+    R.fill_kind_stats(rules, cards, hand, hand_len, stats)
+    fill_entry_bonuses(rules, scalars, policy_params, bonuses)
+    if scalars[S.S_PHASE] == S.PHASE_PLACE:
+        for index in range(move_count):
+            worths[index] = move_value(rules, cards, stats, bonuses, moves[index])
+        return
+    if lookahead:
+        ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len,
+                                                        stats, bonuses, workspace)
+        for index in range(move_count):
+            worths[index] = expectimax_value(rules, cards, lines, stats, bonuses, moves[index],
+                                             ranked, unseen_total, held, workspace)
+        return
+    gains, ranking = workspace[1][0], workspace[4][0]
+    ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses, gains,
+                             ranking)
+    for index in range(move_count):
+        move = moves[index]
+        if move // S.MOVE_TYPE_UNIT == S.MOVE_DRAW:
+            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
+            worths[index] = greedy_draw_worth(rules, lines, cell, gains, ranking, ranked,
+                                              -policy_params[BLOCKED_COST])
+        else:
+            worths[index] = move_value(rules, cards, stats, bonuses, move)

@@ -48,12 +48,17 @@ EXPLORATION = 1
 ROLLOUT = 2
 ROLLOUT_DEPTH = 3
 SCORE_SCALE = 4
+PRIOR_WEIGHT = 5
 
 # Greedy rollouts play `greedy` at its defaults.
 GREEDY_ROLLOUT_PARAMS = P.POLICIES["greedy"].pack()
+# Priors: at the root expectimax's move worths, deeper in the tree greedy's (cheaper), each at
+# its policy's default weights.
+ROOT_PRIOR_PARAMS = P.POLICIES["expectimax"].pack()
+NODE_PRIOR_PARAMS = P.POLICIES["greedy"].pack()
 
 _SEARCH_PARAMS = {"iterations": 100.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 4.0,
-                  "score_scale": 2.0}
+                  "score_scale": 2.0, "prior_weight": 10.0}
 _SEARCH_HELP = {
     "iterations": "search iterations per decision (each one determinization and one rollout)",
     "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
@@ -63,12 +68,17 @@ _SEARCH_HELP = {
         "points of lead worth a factor e in a cut-off rollout's win shares "
         "(softmax of the estimated scores; 0 = the leaders share the win)"
     ),
+    "prior_weight": (
+        "visits a move's prior (its expectimax worth added to the mover's estimated score) "
+        "counts as in the tree (0 = no priors: untried moves first)"
+    ),
 }
 _SEARCH_RANGES = {
     "iterations": ParamRange(1, 1_000_000, integer=True),
     "exploration": ParamRange(0.0),
     "rollout_depth": ParamRange(0, 100_000, integer=True),
     "score_scale": ParamRange(0.0),
+    "prior_weight": ParamRange(0.0),
 }
 
 
@@ -97,7 +107,8 @@ SEARCH_POLICIES = {
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
 # ctx = (rules, cards, deck, policy workspace, unseen counts int64 (card ids,), card pool int16
-# (deck size,), winner flags bool (players,), step limit, score scale in half points)
+# (deck size,), winner flags bool (players,), step limit, score scale in half points, estimated
+# half points float64 (players,))
 
 
 @kernel
@@ -128,7 +139,7 @@ def determinize(game, ctx, observer, rng):
     docstring, K-8.3): clear `hidden` and the other hands, then deal the unseen multiset into the
     face-down cells, the other hands (their known sizes) and the set-aside tail (its known
     count). Reads only public arrays and the observer's own hand."""
-    rules, cards, deck, workspace, unseen, pool, win, limit, scale = ctx
+    rules, cards, unseen, pool = ctx[0], ctx[1], ctx[4], ctx[5]
     scalars, cells, hidden, lines, hands, seats, events = game
     for index in range(hidden.shape[0]):
         hidden[index] = S.NO_CARD
@@ -202,26 +213,16 @@ def rollout_move(game, ctx, moves, count, rng, rollout_policy):
 def scores(game, ctx, out):
     """Win shares at the end (K-4.3); at a cut-off rollout shares from the estimated final
     scores (module docstring)."""
-    rules, cards, win, scale = ctx[0], ctx[1], ctx[6], ctx[8]
+    rules, cards, win, scale, estimates = ctx[0], ctx[1], ctx[6], ctx[8], ctx[9]
     scalars, cells, hidden, lines, hands, seats, events = game
     players = rules[S.P_PLAYERS]
-    if scalars[S.S_PHASE] == S.PHASE_OVER:
-        E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
-    else:
-        best = -(1 << 40)
+    if scalars[S.S_PHASE] != S.PHASE_OVER:
         for seat in range(players):
-            out[seat] = estimated_half_points(rules, cards, hands, seats, seat)
-            best = max(best, out[seat])
-        if scale > 0:  # softmax, shifted by the best so that no exponent overflows
-            total = 0.0
-            for seat in range(players):
-                out[seat] = np.exp((out[seat] - best) / scale)
-                total += out[seat]
-            for seat in range(players):
-                out[seat] /= total
-            return
+            estimates[seat] = estimated_half_points(rules, cards, hands, seats, seat)
         for seat in range(players):
-            win[seat] = out[seat] == best
+            out[seat] = share_of(estimates, players, seat, scale)
+        return
+    E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
     winners = 0
     for seat in range(players):
         winners += win[seat]
@@ -235,8 +236,65 @@ def estimated_half_points(rules, cards, hands, seats, seat):
         rules, cards, hands[seat], seats[seat, S.SEAT_HAND_LEN])
 
 
+@kernel
+def share_of(estimates, players, seat, scale):
+    """The seat's win share from estimated half points: the softmax of estimates / scale, or
+    with scale 0 the leaders' shared win (as scores)."""
+    if scale > 0:
+        total = 0.0
+        for other in range(players):
+            total += np.exp((estimates[other] - estimates[seat]) / scale)  # own term is 1
+        return 1.0 / total
+    leaders = 0
+    for other in range(players):
+        if estimates[other] > estimates[seat]:
+            return 0.0
+        leaders += estimates[other] == estimates[seat]
+    return 1.0 / leaders
+
+
+@kernel
+def fill_priors(game, ctx, moves, count, out, lookahead, worth_params):
+    """Each move's prior reward for the seat to decide: its win share (share_of) when its
+    estimated score rises by the move's worth (policies.fill_move_worths). Reads only the public
+    state and the seat's own hand."""
+    rules, cards, workspace, scale, estimates = ctx[0], ctx[1], ctx[3], ctx[8], ctx[9]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    players = rules[S.P_PLAYERS]
+    seat = scalars[S.S_SEAT]
+    P.fill_move_worths(worth_params, lookahead, rules, cards, scalars, cells, lines, hands[seat],
+                       seats[seat, S.SEAT_HAND_LEN], moves, count, workspace, out)
+    for other in range(players):
+        estimates[other] = estimated_half_points(rules, cards, hands, seats, other)
+    own = estimates[seat]
+    if scale > 0:  # share_of's softmax with one exponential per move: 1 / (1 + rivals e^(-2w/scale))
+        rivals = 0.0
+        for other in range(players):
+            if other != seat:
+                rivals += np.exp((estimates[other] - own) / scale)
+        for index in range(count):
+            out[index] = 1.0 / (1.0 + rivals * np.exp(-2.0 * out[index] / scale))
+        return
+    for index in range(count):
+        estimates[seat] = own + 2.0 * out[index]
+        out[index] = share_of(estimates, players, seat, scale)
+    estimates[seat] = own
+
+
+@kernel
+def root_priors(game, ctx, moves, count, out):
+    """Priors of the searching seat's decision (once per search): expectimax's worths."""
+    fill_priors(game, ctx, moves, count, out, True, ROOT_PRIOR_PARAMS)
+
+
+@kernel
+def move_priors(game, ctx, moves, count, out):
+    """Priors inside the tree (every visit): greedy's worths."""
+    fill_priors(game, ctx, moves, count, out, False, NODE_PRIOR_PARAMS)
+
+
 search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
-                                 decider, rollout_move, scores)
+                                 decider, rollout_move, scores, move_priors, root_priors)
 
 
 # ---- workspace and dispatch ---------------------------------------------------------------------
@@ -245,8 +303,8 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 @allocating
 def allocate_search(rules, cards, policy_ids, policy_params):
     """Workspace of the search policies of one batch: the deck (card ids in id order, as
-    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound
-    and a tree sized for the largest `iterations` among the seats (1 node if no seat searches)."""
+    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound,
+    per-seat estimated half points and a tree sized for the largest `iterations` among the seats (1 node if no seat searches)."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
         if policy_ids[slot] >= FIRST_SEARCH_POLICY:
@@ -264,6 +322,7 @@ def allocate_search(rules, cards, policy_ids, policy_params):
         np.zeros(rules[S.P_DECK_SIZE], dtype=np.int16),
         np.zeros(rules[S.P_PLAYERS], dtype=np.bool_),
         E.step_limit(rules),
+        np.zeros(rules[S.P_PLAYERS], dtype=np.float64),
         tree_search.allocate_tree(iterations + 1, E.max_moves(rules), rules[S.P_PLAYERS]),
     )
 
@@ -275,10 +334,10 @@ def choose_move(policy_id, policy_params, rules, cards, game, moves, count, rng,
     only what determinize leaves (public state and the seat's own hand)."""
     if count == 1:
         return 0
-    deck, scratch, unseen, pool, win, limit, tree = search_workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree = search_workspace
     ctx = (rules, cards, deck, workspace, unseen, pool, win, limit,
-           2.0 * policy_params[SCORE_SCALE])  # in half points, as the scores
+           2.0 * policy_params[SCORE_SCALE], estimates)  # scale in half points, as the scores
     return search(ctx, game, scratch, tree, rng, game[0][S.S_SEAT], moves, count,
                   int(policy_params[ITERATIONS]), policy_params[EXPLORATION],
                   int(policy_params[ROLLOUT]), int(policy_params[ROLLOUT_DEPTH]),
-                  policy_id == ISMCTS)
+                  policy_id == ISMCTS, policy_params[PRIOR_WEIGHT])

@@ -37,9 +37,9 @@ def mid_game(players=3, seed=5, moves=25):
 def determinized(state, sample, draw=0):
     """The scratch game of one search iteration from `state`, seen by the seat to decide."""
     workspace = KS.allocate_search(state.rules, state.cards, state.policy_ids, state.policy_params)
-    deck, scratch, unseen, pool, win, limit, tree = workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
     ctx = (state.rules, state.cards, deck, P.allocate_workspace(state.rules), unseen, pool, win,
-           limit, 0.0)
+           limit, 0.0, estimates)
     rng = random_stream.new_state(np.uint64(draw))
     KS.copy_state(state.game, scratch)
     if sample:
