@@ -15,12 +15,16 @@ from click.testing import CliRunner
 
 from katz_helpers import make_params, seeds
 from simulator.cli import main
+from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
 from simulator.games.katz import GAME, engine
 from simulator.games.katz import policies as P
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
+from simulator.plan import build_plan
+from simulator.runner import run_plan
+from tests_support import log_digests
 
 SMALL = {"iterations": 30}
 
@@ -113,6 +117,20 @@ def test_search_games_replay_for_a_seed_and_differ_between_seeds(policy):
     for name in first:
         assert np.array_equal(first[name], again[name]), name
     assert len({tuple(row) for row in first["score"]}) > 1
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_search_games_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
+    """The search draws its stream from the game's, so chunks played by one job or by two (in
+    threads or processes) hold the same games, byte for byte."""
+    seats = [{"policy": "ismcts", "params": SMALL}, {"policy": "oracle", "params": SMALL}, "greedy"]
+    plan = build_plan(parse_experiment({"name": "search_jobs", "seed": 3, "games": 12, "chunk_games": 4,
+                                        "studies": [{"game": "katz", "rules": {"players": 3},
+                                                     "seats": seats}]}))
+    run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
+    run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
+    assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
+    assert len(log_digests(tmp_path / "one")) == len(plan.chunks()) >= 2
 
 
 def win_share(names, deals, players=2, **policy_params):
