@@ -37,10 +37,11 @@ NAME_RULE = (
 
 
 class SeatSpec(StrictModel):
-    """A heuristic in one seat: its registered name and overrides of its numeric parameters."""
+    """A heuristic in one seat: its registered name and overrides of its parameters (numbers, or
+    names for a parameter that is a choice; PolicySpec.pack checks each against the policy)."""
 
     policy: str
-    params: dict[str, float] = Field(default_factory=dict)
+    params: dict[str, float | str] = Field(default_factory=dict)
 
 
 class PrecisionTarget(StrictModel):

@@ -42,7 +42,7 @@ class Cell:
     params: pydantic.BaseModel
     params_hash: str
     rules_version: int
-    seats: tuple[tuple[str, dict[str, float]], ...]  # (policy, parameter overrides) per slot
+    seats: tuple[tuple[str, dict[str, float | str]], ...]  # (policy, parameter overrides) per slot
     players: int
     rotate: bool
     deals: int
@@ -172,10 +172,13 @@ class Plan:
         return [chunk for cell in self.cells for chunk in cell.all_chunks()]
 
 
-def policy_label(name: str, overrides: dict[str, float]) -> str:
+def policy_label(name: str, overrides: dict[str, float | str]) -> str:
+    """`name`, or `name(key=value, ...)` with the overrides (numbers as %g, choices by name)."""
     if not overrides:
         return name
-    return f"{name}({', '.join(f'{key}={value:g}' for key, value in sorted(overrides.items()))})"
+    shown = (f"{key}={value}" if isinstance(value, str) else f"{key}={value:g}"
+             for key, value in sorted(overrides.items()))
+    return f"{name}({', '.join(shown)})"
 
 
 def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
