@@ -119,6 +119,33 @@ def test_search_games_replay_for_a_seed_and_differ_between_seeds(policy):
     assert len({tuple(row) for row in first["score"]}) > 1
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(players):
+    """The root's priors are expectimax's worths with greedy_tuned's value weights (K-8.3):
+    one iteration visits only the move of highest prior, so every choice has the highest worth
+    (ties in any order). Without priors one iteration would pick a move at random."""
+    params = make_params(players=players)
+    seating = GAME.seat_policies([("ismcts", {"iterations": 1})] * players)
+    checked = 0
+    for seed in range(4):
+        state = engine.new_game(params, seating, seed=seed)
+        workspace = P.allocate_workspace(state.rules)
+        while not engine.is_over(state):
+            moves = np.array(engine.legal_moves(state), dtype=np.int64)
+            move = engine.policy_move(state)
+            if len(moves) > 1:
+                seat = state.seat
+                worths = np.zeros(len(moves))
+                P.fill_move_worths(KS.TUNED_WEIGHTS, True, state.rules, state.cards, state.scalars,
+                                   state.cells, state.lines, state.hands[seat],
+                                   state.seats[seat, S.SEAT_HAND_LEN], moves, len(moves), workspace,
+                                   worths)
+                assert worths[list(moves).index(move)] == worths.max()
+                checked += 1
+            engine.apply(state, move)
+    assert checked > 50
+
+
 @pytest.mark.parametrize("backend", ["threading", "loky"])
 def test_search_games_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
     """The search draws its stream from the game's, so chunks played by one job or by two (in
