@@ -62,8 +62,8 @@ PRIOR_WEIGHT = 5
 # docstring): greedy_tuned's.
 TUNED_WEIGHTS = P.POLICIES["greedy_tuned"].pack()
 
-_SEARCH_PARAMS = {"iterations": 100.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 4.0,
-                  "score_scale": 2.0, "prior_weight": 10.0}
+_SEARCH_PARAMS = {"iterations": 60.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 4.0,
+                  "score_scale": 4.0, "prior_weight": 10.0}
 _SEARCH_HELP = {
     "iterations": "search iterations per decision (each one determinization and one rollout)",
     "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
