@@ -9,12 +9,19 @@ move sequences from the root, so the statistics of one node pool every determini
 reached it, and selection considers only the children whose moves are legal in the current
 determinization (UCB with availability counts).
 
-Iteration: selection (UCB1 over the legal children: mean reward + c * sqrt(ln(available) /
-visits)), expansion (one untried legal move, chosen at random), rollout (the game's rollout move
-for at most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds
-the reward of the seat that made the move leading to it: its win share at the end of the game,
-or the game's estimate at a truncated rollout). The move played is the root child with the most
-visits (ties: the higher mean, then the first listed).
+Iteration: selection (UCB1 over the legal moves, each move's prior counting as `prior_weight`
+visits of its reward: (total + prior_weight * prior) / w + c * sqrt(ln(available) / w), w =
+visits + prior_weight; a legal move without a child is unvisited and counts as available in
+every iteration of its parent so far; ties at random), expansion (the first selected move
+without a child becomes a node: one node per iteration; with prior_weight 0 unvisited moves come
+first, which is plain UCT with a random untried move), rollout (the game's rollout move for at
+most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds the
+reward of the seat that made the move leading to it: its win share at the end of the game, or
+the game's estimate at a truncated rollout). The move played is the root child with the most
+visits (ties: the higher mean, then the first listed). Priors steer a small budget towards the
+moves a heuristic ranks first (progressive bias as virtual visits, Chaslot et al. 2008; Gelly &
+Silver 2007): the root's are computed once per search from the real position (the observer's
+legal moves are the same in every determinization), the others on every visit.
 
 The game supplies the kernel-level step functions of simulator/games/kernels.py's contract, as
 numba kernels; `ctx` is the game's read-only tables and scratch:
@@ -27,13 +34,21 @@ numba kernels; `ctx` is the game's read-only tables and scratch:
   rollout_move(state, ctx, moves, count, rng, rollout_policy) -> index into moves[:count]
   scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
                                           when the game is not over)
+and optionally (make_search's keywords; without them every prior is 0.5):
+  move_priors(state, ctx, moves, count, out)   each move's prior reward in [0, 1] for the decider,
+                                               reading only what the decider sees
+  root_priors(state, ctx, moves, count, out)   the same for the searching seat's decision (once
+                                               per search; default move_priors)
 
 Tree layout (allocate_tree): nodes int64 (NODE_FIELDS, capacity) with the fields below, node 0
 the root; totals float64 (capacity,) the summed rewards of the seat that moved into the node;
 path int64 (capacity + 1,) the nodes of the current iteration; moves int64 (max_moves,) a move
 buffer; rewards float64 (players,); rng uint64 (1,) the search's own stream, seeded by one draw
 from the game's stream per decision so that the game's stream advances the same way whatever the
-search does. Capacity is iterations + 1 (one node is added per iteration).
+search does; priors and root priors float64 (max_moves,) of the current node's and the root's
+moves; children and root children int64 (max_moves,) the child each of those moves leads to
+(-1: none yet; the root's kept up to date through the search). Capacity is iterations + 1 (one
+node is added per iteration; a full tree plays on without adding nodes).
 """
 
 import math
@@ -70,6 +85,8 @@ def allocate_tree(capacity, max_moves, players):
         np.zeros(1, dtype=np.uint64),
         np.zeros(max_moves, dtype=np.float64),
         np.zeros(max_moves, dtype=np.float64),
+        np.zeros(max_moves, dtype=np.int64),
+        np.zeros(max_moves, dtype=np.int64),
     )
 
 
@@ -86,13 +103,18 @@ def new_node(nodes, totals, index, move, seat):
 
 
 @kernel
-def child_with_move(nodes, parent, move):
+def fill_children(nodes, parent, moves, count, children):
+    """children[i] = the child of `parent` that moves[i] leads to, or -1."""
+    for index in range(count):
+        children[index] = -1
     child = nodes[NODE_FIRST_CHILD, parent]
     while child >= 0:
-        if nodes[NODE_MOVE, child] == move:
-            return child
+        move = nodes[NODE_MOVE, child]
+        for index in range(count):
+            if moves[index] == move:
+                children[index] = child
+                break
         child = nodes[NODE_NEXT_SIBLING, child]
-    return -1
 
 
 @kernel
@@ -103,17 +125,17 @@ def uniform_priors(state, ctx, moves, count, out):
 
 
 @kernel
-def select_move(nodes, totals, parent, moves, priors, count, exploration, prior_weight, rng):
-    """(index into moves, its child or -1) of the legal move to follow from `parent`: UCB1 over
+def select_move(nodes, totals, parent, children, priors, count, exploration, prior_weight, rng):
+    """Index of the legal move to follow from `parent` (children[i]: its child or -1): UCB1 over
     the legal moves with each move's prior counted as prior_weight visits of that reward,
     (total + prior_weight * prior) / w + exploration * sqrt(ln(available) / w), w = visits +
     prior_weight. A legal move without a child is unvisited and counts as available in every
     iteration of its parent so far; with prior_weight 0 unvisited moves come first. Ties go
     uniformly at random. Also counts the availability of the legal children."""
     parent_available = nodes[NODE_VISITS, parent] + 1  # this iteration included
-    best_index, best_child, best_score, ties = 0, -1, -math.inf, 0
+    best_index, best_score, ties = 0, -math.inf, 0
     for index in range(count):
-        child = child_with_move(nodes, parent, moves[index])
+        child = children[index]
         visits, available, total = 0, parent_available, 0.0
         if child >= 0:
             nodes[NODE_AVAILABLE, child] += 1
@@ -126,20 +148,21 @@ def select_move(nodes, totals, parent, moves, priors, count, exploration, prior_
             score = (total + prior_weight * priors[index]) / weight + exploration * math.sqrt(
                 math.log(available) / weight)
         if score > best_score:
-            best_index, best_child, best_score, ties = index, child, score, 1
+            best_index, best_score, ties = index, score, 1
         elif score == best_score:
             ties += 1
             if random_stream.randint(rng, ties) == 0:
-                best_index, best_child = index, child
-    return best_index, best_child
+                best_index = index
+    return best_index
 
 
 @kernel
-def most_visited(nodes, totals, root_moves, root_count):
-    """Index into root_moves of the most visited root child (ties: higher mean, then first)."""
+def most_visited(nodes, totals, root_children, root_count):
+    """Index into the root's moves of the most visited root child (ties: higher mean, then
+    first)."""
     best_index, best_visits, best_mean = 0, -1, -math.inf
     for index in range(root_count):
-        child = child_with_move(nodes, 0, root_moves[index])
+        child = root_children[index]
         if child < 0:
             continue
         visits = nodes[NODE_VISITS, child]
@@ -161,11 +184,13 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
     @kernel
     def search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
                exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0):
-        nodes, totals, path, moves, rewards, rng, priors, root_values = tree
+        nodes, totals, path, moves, rewards, rng = tree[:6]
+        priors, root_values, children, root_children = tree[6:]
         rng[0] = random_stream.next_u64(game_rng)  # one draw of the game's stream per decision
         capacity = totals.shape[0]
         new_node(nodes, totals, 0, -1, observer)
         used = 1
+        fill_children(nodes, 0, root_moves, root_count, root_children)  # none yet: all -1
         if prior_weight > 0.0:  # the observer's decision is the same in every sample: once
             root_priors(root, ctx, root_moves, root_count, root_values)
         for _ in range(iterations):
@@ -177,20 +202,23 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
             # selection, down to a move without a child (the new leaf)
             while not is_over(state, ctx):
                 if length == 1:  # the root's moves are the observer's, the same in every sample
-                    count, buffer, values = root_count, root_moves, root_values
+                    count, buffer, values, kids = root_count, root_moves, root_values, root_children
                 else:
-                    count, buffer, values = legal_moves(state, ctx, moves), moves, priors
+                    count = legal_moves(state, ctx, moves)
+                    buffer, values, kids = moves, priors, children
+                    fill_children(nodes, node, buffer, count, kids)
                     if count > 0 and prior_weight > 0.0:
                         move_priors(state, ctx, buffer, count, values)
                 if count == 0:
                     break
                 seat = decider(state)
-                index, child = select_move(nodes, totals, node, buffer, values, count, exploration,
-                                           prior_weight, rng)
-                move = buffer[index]
+                index = select_move(nodes, totals, node, kids, values, count, exploration,
+                                    prior_weight, rng)
+                move, child = buffer[index], kids[index]
                 expanded = child < 0
                 if expanded and used < capacity:  # else the tree is full: play on without a node
                     child = used
+                    kids[index] = child
                     used += 1
                     new_node(nodes, totals, child, move, seat)
                     nodes[NODE_AVAILABLE, child] = nodes[NODE_VISITS, node] + 1
@@ -219,6 +247,6 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
                 nodes[NODE_VISITS, node] += 1
                 if position > 0:
                     totals[node] += rewards[nodes[NODE_SEAT, node]]
-        return most_visited(nodes, totals, root_moves, root_count)
+        return most_visited(nodes, totals, root_children, root_count)
 
     return search

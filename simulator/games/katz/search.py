@@ -272,7 +272,7 @@ def fill_priors(game, ctx, moves, count, out, lookahead, worth_params):
     for other in range(players):
         estimates[other] = estimated_half_points(rules, cards, hands, seats, other)
     own = estimates[seat]
-    if scale > 0:  # share_of's softmax with one exponential per move: 1 / (1 + rivals e^(-2w/scale))
+    if scale > 0:  # share_of's softmax, one exponential per move: 1 / (1 + rivals e^(-2w/scale))
         rivals = 0.0
         for other in range(players):
             if other != seat:
