@@ -230,6 +230,7 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
     It passes (when allowed) only if no card fits anywhere and no replacement gains."""
     ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses, gains,
                              ranking)
+    all_kinds = rules[S.P_ALL_KINDS]
     blocked = -policy_params[BLOCKED_COST]
     draw_index, best_draw = -1, NEG_INF
     replace_index, best_replace = -1, NEG_INF
@@ -239,7 +240,10 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
         move_type = move // S.MOVE_TYPE_UNIT
         if move_type == S.MOVE_DRAW:
             cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            value = greedy_draw_worth(rules, lines, cell, gains, ranking, ranked, blocked)
+            fitting = all_kinds & ~R.cell_visible_kinds(rules, lines, cell)
+            value = best_two_kinds(gains, ranking, ranked, fitting)[1]
+            if value == NEG_INF:
+                value = blocked
             if value > best_draw:
                 draw_index, best_draw = index, value
         elif move_type == S.MOVE_REPLACE:
@@ -257,15 +261,6 @@ def greedy_action(rules, cards, lines, hand, hand_len, stats, bonuses, policy_pa
     if draw_index >= 0:
         return draw_index
     return replace_index if replace_index >= 0 else pass_index
-
-
-@R.inline_kernel
-def greedy_draw_worth(rules, lines, cell, gains, ranking, ranked, blocked):
-    """Greedy's worth of drawing at `cell` (after fill_kind_gains): the best gain among the held
-    kinds that fit there, or `blocked` where none fits."""
-    fitting = rules[S.P_ALL_KINDS] & ~R.cell_visible_kinds(rules, lines, cell)
-    value = best_two_kinds(gains, ranking, ranked, fitting)[1]
-    return blocked if value == NEG_INF else value
 
 
 @R.kernel
@@ -419,11 +414,11 @@ def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses
 
 
 @R.kernel
-def fill_move_worths(policy_params, lookahead, rules, cards, scalars, cells, lines, hand, hand_len,
-                     moves, move_count, workspace, worths):
-    """worths[i] = the worth in points of moves[i] with these value weights: a placement or a
-    replacement its sure worth (move_value), a pass 0, a draw expectimax's expected_draw_value
-    with `lookahead`, else greedy's greedy_draw_worth."""
+def fill_move_worths(policy_params, rules, cards, scalars, cells, lines, hand, hand_len, moves,
+                     move_count, workspace, worths):
+    """worths[i] = expectimax's worth in points of moves[i] with these value weights: a
+    placement or replacement its sure worth (move_value, as best_outcome), a draw its expected
+    worth (expectimax_value), a pass 0."""
     stats, bonuses = workspace[0], workspace[5]
     R.fill_kind_stats(rules, cards, hand, hand_len, stats)
     fill_entry_bonuses(rules, scalars, policy_params, bonuses)
@@ -431,21 +426,8 @@ def fill_move_worths(policy_params, lookahead, rules, cards, scalars, cells, lin
         for index in range(move_count):
             worths[index] = move_value(rules, cards, stats, bonuses, moves[index])
         return
-    if lookahead:
-        ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len,
-                                                        stats, bonuses, workspace)
-        for index in range(move_count):
-            worths[index] = expectimax_value(rules, cards, lines, stats, bonuses, moves[index],
-                                             ranked, unseen_total, held, workspace)
-        return
-    gains, ranking = workspace[1][0], workspace[4][0]
-    ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses, gains,
-                             ranking)
+    ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len, stats,
+                                                    bonuses, workspace)
     for index in range(move_count):
-        move = moves[index]
-        if move // S.MOVE_TYPE_UNIT == S.MOVE_DRAW:
-            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            worths[index] = greedy_draw_worth(rules, lines, cell, gains, ranking, ranked,
-                                              -policy_params[BLOCKED_COST])
-        else:
-            worths[index] = move_value(rules, cards, stats, bonuses, move)
+        worths[index] = expectimax_value(rules, cards, lines, stats, bonuses, moves[index], ranked,
+                                         unseen_total, held, workspace)

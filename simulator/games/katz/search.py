@@ -22,13 +22,16 @@ score: its score of finished deals plus its current hand (K-4.2) and seat bonus 
 shares are the softmax of those estimates divided by `score_scale` points (a lead of
 score_scale points weighs e times more), or, with score_scale 0, the leaders share the win.
 
-Priors (search.py's move_priors, counted as prior_weight visits). A move's prior is the mover's
-win share by the same softmax when its estimated score rises by the move's worth in points
-(policies.fill_move_worths): at the searching seat's decision (root_priors, once per search)
-expectimax's expected worth, inside the tree (every visit) greedy's cheaper one. Both read only
-the mover's hand and the public position, and both use greedy_tuned's value weights, as the
-greedy rollouts do: with expectimax's default weights (an extra turn and a lost turn worth 3
-points each) expectimax wins only 38% of 2-player games against itself with greedy_tuned's.
+Priors (search.py's root_priors, counted as prior_weight visits). At the searching seat's own
+decision a move's prior is the seat's win share by the same softmax among level seats when its
+score rises by expectimax's worth of the move in points (policies.fill_move_worths: the expected
+best placement of a draw, the sure worth of a placement or replacement), computed once per
+search from the public position and the seat's hand (never from the other hands: the seats
+count as level). Deeper in the tree every prior is 0.5 (priors
+there cost 40% of the speed and gained nothing measurable). The worths use greedy_tuned's value
+weights, as the greedy rollouts do: with expectimax's default weights (an extra turn and a lost
+turn worth 3 points each) expectimax wins only 38% of 2-player games against itself with
+greedy_tuned's.
 
 Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
 greedy with greedy_tuned's weights), rollout_depth (moves per rollout, 0 = to the end),
@@ -58,7 +61,7 @@ ROLLOUT_DEPTH = 3
 SCORE_SCALE = 4
 PRIOR_WEIGHT = 5
 
-# Value weights of the greedy rollouts and of the move worths behind the priors (module
+# Value weights of the greedy rollouts and of the move worths behind the root's priors (module
 # docstring): greedy_tuned's.
 TUNED_WEIGHTS = P.POLICIES["greedy_tuned"].pack()
 
@@ -74,8 +77,8 @@ _SEARCH_HELP = {
         "(softmax of the estimated scores; 0 = the leaders share the win)"
     ),
     "prior_weight": (
-        "visits a move's prior (its expectimax worth added to the mover's estimated score) "
-        "counts as in the tree (0 = no priors: untried moves first)"
+        "visits a root move's prior (the win share when expectimax's worth of the move is added "
+        "to the seat's estimated score) counts as (0 = no priors: untried moves first)"
     ),
 }
 _SEARCH_RANGES = {
@@ -259,47 +262,27 @@ def share_of(estimates, players, seat, scale):
 
 
 @kernel
-def fill_priors(game, ctx, moves, count, out, lookahead, worth_params):
-    """Each move's prior reward for the seat to decide: its win share (share_of) when its
-    estimated score rises by the move's worth (policies.fill_move_worths). Reads only the public
-    state and the seat's own hand."""
+def root_priors(game, ctx, moves, count, out):
+    """Priors of the searching seat's decision (search.py's root_priors, once per search): each
+    move's win share (share_of) among level seats when the move's worth, expectimax's with
+    greedy_tuned's weights (policies.fill_move_worths), puts the seat ahead or behind by that
+    much. Reads only the public state and the seat's own hand (the other hands' scores are
+    not known to it, so the seats count as level)."""
     rules, cards, workspace, scale, estimates = ctx[0], ctx[1], ctx[3], ctx[8], ctx[9]
     scalars, cells, hidden, lines, hands, seats, events = game
     players = rules[S.P_PLAYERS]
     seat = scalars[S.S_SEAT]
-    P.fill_move_worths(worth_params, lookahead, rules, cards, scalars, cells, lines, hands[seat],
+    P.fill_move_worths(TUNED_WEIGHTS, rules, cards, scalars, cells, lines, hands[seat],
                        seats[seat, S.SEAT_HAND_LEN], moves, count, workspace, out)
     for other in range(players):
-        estimates[other] = estimated_half_points(rules, cards, hands, seats, other)
-    own = estimates[seat]
-    if scale > 0:  # share_of's softmax, one exponential per move: 1 / (1 + rivals e^(-2w/scale))
-        rivals = 0.0
-        for other in range(players):
-            if other != seat:
-                rivals += np.exp((estimates[other] - own) / scale)
-        for index in range(count):
-            out[index] = 1.0 / (1.0 + rivals * np.exp(-2.0 * out[index] / scale))
-        return
+        estimates[other] = 0.0
     for index in range(count):
-        estimates[seat] = own + 2.0 * out[index]
+        estimates[seat] = 2.0 * out[index]  # half points
         out[index] = share_of(estimates, players, seat, scale)
-    estimates[seat] = own
-
-
-@kernel
-def root_priors(game, ctx, moves, count, out):
-    """Priors of the searching seat's decision (once per search): expectimax's worths."""
-    fill_priors(game, ctx, moves, count, out, True, TUNED_WEIGHTS)
-
-
-@kernel
-def move_priors(game, ctx, moves, count, out):
-    """Priors inside the tree (every visit): greedy's worths."""
-    fill_priors(game, ctx, moves, count, out, False, TUNED_WEIGHTS)
 
 
 search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
-                                 decider, rollout_move, scores, move_priors, root_priors)
+                                 decider, rollout_move, scores, root_priors=root_priors)
 
 
 # ---- workspace and dispatch ---------------------------------------------------------------------
@@ -309,7 +292,8 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 def allocate_search(rules, cards, policy_ids, policy_params):
     """Workspace of the search policies of one batch: the deck (card ids in id order, as
     params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound,
-    per-seat estimated half points and a tree sized for the largest `iterations` among the seats (1 node if no seat searches)."""
+    per-seat estimated half points and a tree sized for the largest `iterations` among the seats
+    (1 node if no seat searches)."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
         if policy_ids[slot] >= FIRST_SEARCH_POLICY:

@@ -14,6 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from katz_helpers import make_params, seeds
+from test_katz_params_policies_render import clone, scramble_hidden
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
@@ -120,6 +121,30 @@ def test_search_games_replay_for_a_seed_and_differ_between_seeds(policy):
 
 
 @pytest.mark.parametrize("players", [2, 4])
+def test_the_root_priors_read_nothing_the_seat_cannot_see(players):
+    """K-8.3: scrambling the face-down cards, set-aside cards and other hands leaves every prior
+    of the seat's decision unchanged (the no-peeking test of the policies checks only choices)."""
+    rng = np.random.default_rng(1)
+    for moves_played in (0, 9, 20, 31):
+        state = mid_game(players, seed=moves_played, moves=moves_played)
+        moves = np.array(engine.legal_moves(state), dtype=np.int64)
+        priors = []
+        for scramble in (False, True, True):
+            view = clone(state)
+            if scramble:
+                scramble_hidden(view, rng, keep_seat=state.seat)
+            workspace = KS.allocate_search(view.rules, view.cards, view.policy_ids, view.policy_params)
+            deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
+            ctx = (view.rules, view.cards, deck, P.allocate_workspace(view.rules), unseen, pool, win,
+                   limit, 8.0, estimates)
+            out = np.zeros(len(moves))
+            KS.root_priors(view.game, ctx, moves, len(moves), out)
+            priors.append(out)
+        assert np.all((priors[0] > 0) & (priors[0] < 1))
+        assert np.array_equal(priors[0], priors[1]) and np.array_equal(priors[0], priors[2])
+
+
+@pytest.mark.parametrize("players", [2, 4])
 def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(players):
     """The root's priors are expectimax's worths with greedy_tuned's value weights (K-8.3):
     one iteration visits only the move of highest prior, so every choice has the highest worth
@@ -136,7 +161,7 @@ def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(player
             if len(moves) > 1:
                 seat = state.seat
                 worths = np.zeros(len(moves))
-                P.fill_move_worths(KS.TUNED_WEIGHTS, True, state.rules, state.cards, state.scalars,
+                P.fill_move_worths(KS.TUNED_WEIGHTS, state.rules, state.cards, state.scalars,
                                    state.cells, state.lines, state.hands[seat],
                                    state.seats[seat, S.SEAT_HAND_LEN], moves, len(moves), workspace,
                                    worths)
