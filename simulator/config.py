@@ -37,11 +37,13 @@ NAME_RULE = (
 
 
 class SeatSpec(StrictModel):
-    """A heuristic in one seat: its registered name and overrides of its parameters (numbers, or
-    names for a parameter that is a choice; PolicySpec.pack checks each against the policy)."""
+    """A heuristic in one seat: its registered name and overrides of its parameters. A value is a
+    number, or a name where the parameter is a choice (ismcts `rollout: random`); the policy's
+    PolicySpec.pack is the one check of each value (kind, range, choices), with the parameter's
+    name in its message, so the schema leaves the values open."""
 
     policy: str
-    params: dict[str, float | str] = Field(default_factory=dict)
+    params: dict[str, Any] = Field(default_factory=dict)
 
 
 class PrecisionTarget(StrictModel):
