@@ -77,8 +77,8 @@ _SEARCH_HELP = {
         "(softmax of the estimated scores; 0 = the leaders share the win)"
     ),
     "prior_weight": (
-        "visits a root move's prior (the win share when expectimax's worth of the move is added "
-        "to the seat's estimated score) counts as (0 = no priors: untried moves first)"
+        "visits a root move's prior counts as (the prior: the seat's win share among level "
+        "seats after expectimax's worth of the move; 0 = no priors: untried moves first)"
     ),
 }
 _SEARCH_RANGES = {

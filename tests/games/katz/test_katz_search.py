@@ -227,6 +227,8 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
     ({"exploration": -0.1}, ["exploration", "at least 0"]),
     ({"exploration": math.nan}, ["exploration", "finite"]),
     ({"rollout_depth": -1}, ["rollout_depth"]),
+    ({"prior_weight": -1}, ["prior_weight", "at least 0"]),
+    ({"prior_weight": math.inf}, ["prior_weight", "finite"]),
     ({"rollout": "smart"}, ["rollout", "random, greedy"]),
     ({"rollout": 1}, ["rollout", "random, greedy"]),
     ({"depth": 3}, ["unknown parameter 'depth'"]),
