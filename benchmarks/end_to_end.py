@@ -70,6 +70,7 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4)
     parser.add_argument("--policy", default="random")
     parser.add_argument("--chunk-games", type=int, default=50_000)
+    parser.add_argument("--backend", default=None, help="zoosim run --backend (default: zoosim's default)")
     arguments = parser.parse_args()
     engine, engine_per_cpu = engine_speed(arguments.players, arguments.policy, min(arguments.games, 400_000))
     with tempfile.TemporaryDirectory() as folder:
@@ -80,11 +81,14 @@ def main() -> None:
         )
         out = Path(folder) / "run"
         zoosim = [sys.executable, "-m", "simulator.cli"]
-        run_seconds, run_cpu, output = timed(zoosim + ["run", str(experiment), "--out", str(out), "--jobs", str(arguments.jobs), "--quiet"])
+        backend = ["--backend", arguments.backend] if arguments.backend else []
+        run_seconds, run_cpu, output = timed(zoosim + ["run", str(experiment), "--out", str(out), "--jobs", str(arguments.jobs),
+                                                       "--quiet"] + backend)
         report_seconds, report_cpu, _ = timed(zoosim + ["report", str(out)])
     played = re.search(r"played ([\d,]+) games in ([\d.]+) s", output)
     pipeline = arguments.games / run_seconds / arguments.jobs
-    print(f"katz, {arguments.players} players, {arguments.policy}, {arguments.games:,} games, {arguments.jobs} jobs "
+    print(f"katz, {arguments.players} players, {arguments.policy}, {arguments.games:,} games, {arguments.jobs} jobs, "
+          f"backend {arguments.backend or 'default'} "
           f"(load average {os.getloadavg()[0]:.1f})")
     print(f"  engine alone:         {engine:10,.0f} games/s per core")
     print(f"  zoosim run + report:  {pipeline:10,.0f} games/s per core ({run_seconds:.1f} s; "

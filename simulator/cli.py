@@ -7,7 +7,10 @@ stderr with exit status 2.
 
 from __future__ import annotations
 
+import atexit
 import importlib
+import math
+import multiprocessing
 import os
 import sys
 import threading
@@ -30,6 +33,8 @@ class ZoosimGroup(click.Group):
             super().main(*args, **kwargs)
         except ZoosimError as error:
             _fail(str(error))
+        except OSError as error:  # the system refused a read or write (read-only, full, missing)
+            _fail(_describe_os_error(error))
         except click.exceptions.NoArgsIsHelpError as error:
             click.echo(error.ctx.get_help() if error.ctx else error.format_message())
         except click.UsageError as error:
@@ -41,6 +46,12 @@ class ZoosimGroup(click.Group):
             click.echo("zoosim: aborted", err=True)
             sys.exit(1)
         sys.exit(0)
+
+
+def _describe_os_error(error: OSError) -> str:
+    """`PATH: Read-only file system`, one line, for an error the system raised."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename else reason
 
 
 def _fail(message: str) -> None:
@@ -69,11 +80,22 @@ def _named_path(ctx, param, value):
     return Path(value)
 
 
+class FiniteFloatRange(click.FloatRange):
+    """A float range that also refuses nan and inf (click's lets nan through every bound)."""
+
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return number
+
+
 def _backend_options(command):
     """--backend and --scheduler, the same for every command that plays games."""
     command = click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")(command)
-    return click.option("--backend", type=click.Choice(["loky", "threading", "dask"]), default="loky",
-                        show_default=True, help="Where games run: processes, threads, or a dask cluster.")(command)
+    return click.option("--backend", type=click.Choice(["threading", "loky", "dask"]), default="threading",
+                        show_default=True, help="Where games run: threads of this process (the game kernels "
+                        "release the GIL), worker processes, or a dask cluster.")(command)
 
 
 @main.command()
@@ -350,7 +372,7 @@ def rules(game):
 @click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 @click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
 @click.option("--policy", multiple=True, help="Policies (default: all).")
-@click.option("--seconds", type=click.FloatRange(min=0.05), default=1.0, show_default=True,
+@click.option("--seconds", type=FiniteFloatRange(min=0.05, max=3600), default=1.0, show_default=True,
               help="Measuring time per line.")
 def bench(game, players, policy, seconds):
     """Games per second per core of each policy and player count (one core, after compiling)."""
@@ -361,5 +383,45 @@ def bench(game, players, policy, seconds):
         click.echo(line)
 
 
+def console() -> None:
+    """The `zoosim` process (the console script and `python -m simulator.cli`): `main`, then a
+    quick exit. Python's exit handlers still run (joblib's process pool and temporary folders are
+    cleaned up by them); what the interpreter would do after them, freeing every module (numba,
+    pandas, matplotlib, pyarrow's thread pools), takes seconds and changes nothing, so the
+    process ends there. The idle workers of the process pool are killed first: letting each tear
+    down its own interpreter would take as long again."""
+    atexit.register(_end_process)  # registered first, so it runs after every other exit handler
+    try:
+        main()
+    except SystemExit as stop:
+        if stop.code is None or isinstance(stop.code, int):
+            _EXIT_STATUS.append(stop.code or 0)
+        raise
+    finally:
+        _stop_idle_workers()
+
+
+_EXIT_STATUS: list[int] = []
+
+
+def _stop_idle_workers() -> None:
+    """Kill the workers joblib keeps for reuse (every chunk is finished or abandoned by now)."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
+        for worker in multiprocessing.active_children():  # reaped here, so none is left a zombie
+            worker.join(timeout=10)
+
+
+def _end_process() -> None:
+    """The last exit handler: end the process with `console`'s exit status, skipping the
+    interpreter's teardown (an unexpected error keeps Python's own ending)."""
+    if _EXIT_STATUS:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_EXIT_STATUS[0])
+
+
 if __name__ == "__main__":
-    main()
+    console()

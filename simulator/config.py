@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import pydantic
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel, explain_validation_error, key_path
@@ -37,13 +37,19 @@ NAME_RULE = (
 
 
 class SeatSpec(StrictModel):
-    """A heuristic in one seat: its registered name and overrides of its parameters. A value is a
-    number, or a name where the parameter is a choice (ismcts `rollout: random`); the policy's
-    PolicySpec.pack is the one check of each value (kind, range, choices), with the parameter's
-    name in its message, so the schema leaves the values open."""
+    """A heuristic in one seat: its registered name and overrides of its parameters (numbers, or
+    names for a choice parameter such as ismcts's rollout); the policy's PolicySpec checks them."""
 
     policy: str
     params: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("params")
+    @classmethod
+    def _numbers_as_floats(cls, params: dict[str, Any]) -> dict[str, Any]:
+        """100 and 100.0 are the same parameter value (and the same run); what is not a number
+        or a name reaches PolicySpec, which says what the parameter allows."""
+        return {name: float(value) if type(value) is int and abs(value) < 2**1000 else value
+                for name, value in params.items()}
 
 
 class PrecisionTarget(StrictModel):

@@ -42,7 +42,7 @@ class Cell:
     params: pydantic.BaseModel
     params_hash: str
     rules_version: int
-    seats: tuple[tuple[str, dict[str, float | str]], ...]  # (policy, parameter overrides) per slot
+    seats: tuple[tuple[str, dict[str, float]], ...]  # (policy, parameter overrides) per slot
     players: int
     rotate: bool
     deals: int
@@ -173,11 +173,10 @@ class Plan:
 
 
 def policy_label(name: str, overrides: dict[str, float | str]) -> str:
-    """`name`, or `name(key=value, ...)` with the overrides (numbers as %g, choices by name)."""
+    """`ismcts(iterations=200, rollout=random)`: a policy with its overridden parameters."""
     if not overrides:
         return name
-    shown = (f"{key}={value}" if isinstance(value, str) else f"{key}={value:g}"
-             for key, value in sorted(overrides.items()))
+    shown = (f"{key}={value:g}" if isinstance(value, float) else f"{key}={value}" for key, value in sorted(overrides.items()))
     return f"{name}({', '.join(shown)})"
 
 

@@ -55,6 +55,7 @@ def play_in_sub_batches(
 
 def _note(progress_file: Path, games: int) -> None:
     try:
+        progress_file.parent.mkdir(parents=True, exist_ok=True)  # a cell's first chunks come before its folder
         progress_file.write_text(str(games))
     except OSError:
         pass  # progress is informative; a full disk is reported by the chunk's own write

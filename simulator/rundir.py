@@ -3,6 +3,7 @@
     RUN_DIR/manifest.json                         experiment, run hash, cells (`write_manifest`)
     RUN_DIR/experiment.yaml                       the experiment file as given
     RUN_DIR/run.json                              one entry per session (`record_session`)
+    RUN_DIR/samples.json                          the report's sample games, drawn by a worker (samples.py)
     RUN_DIR/zoosim.lock                           held with flock by the run playing into the folder
     RUN_DIR/logs/cell=0003/chunk-000012.parquet   one row per game (schema: logs.py)
     RUN_DIR/logs/cell=0003/chunk-000012.json      its sidecar: identity, rows, bytes, sha256, summary
@@ -14,10 +15,17 @@
 
 A chunk is *finished* when its sidecar exists and verifies: the sidecar is written (atomically)
 only after the Parquet file is in place, and names the chunk's identity (cell, chunk, first game,
-games, a digest of its deal seeds), its row count, size and sha256. `verified_chunks` checks all
-of that against the manifest; a chunk that fails is never used: a run (which holds the lock)
-moves it to `rejected/` and plays it again, a report leaves it out. Either way one warning line
-names the file and the reason.
+games, a digest of its deal seeds), its row count, size and sha256. `verified_chunks` checks that
+against the manifest; a chunk that fails is never used: a run (which holds the lock) moves it to
+`rejected/` and plays it again, a report leaves it out. Either way one warning line names the
+file and the reason. What is checked depends on what will be used: a run (resume) checks
+everything, the deal seeds' digest included; whoever reads the Parquet files (`--from-logs`,
+`iter_chunk_tables`) checks their sha256; a report from the summaries uses only the sidecars, so
+it checks each sidecar (identity, rows, the summary's own sha256) and that its Parquet file is
+there with the recorded size, without reading it (hashing every log would cost a 10 M-game
+report about half a second). A Parquet file changed in place at the same size is therefore left
+out by a resume or `--from-logs`, while a summary report, which never reads it, still counts the
+games its intact sidecar describes.
 
 The lock (`RunLock`) is an flock on `zoosim.lock`, so it is released when its holder dies however
 it dies; the file records the holder's pid, host and start time for the refusal message.
@@ -26,6 +34,7 @@ it dies; the file records the holder's pid, host and start time for the refusal 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import fcntl
 import hashlib
@@ -51,7 +60,8 @@ LOGS_DIR = "logs"
 REJECTED_DIR = "rejected"
 REPORT = "report.html"
 COMPARISON = "compare.html"
-OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, REPORT, COMPARISON)
+SAMPLES = "samples.json"
+OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, SAMPLES, REPORT, COMPARISON)
 SIDECAR_FORMAT = 1
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
@@ -105,13 +115,20 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
         with open(temporary, "wb") as handle:
             handle.write(data)
         os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
+    except BaseException as error:
+        with contextlib.suppress(OSError):  # on a read-only file system even this fails
+            temporary.unlink(missing_ok=True)
+        if isinstance(error, OSError):  # named by the file the caller asked for, not the temporary
+            raise OSError(error.errno, error.strerror, str(path)) from None
         raise
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
     write_bytes_atomic(path, json.dumps(data, indent=2, sort_keys=True, default=str).encode())
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    write_bytes_atomic(path, text.encode("utf-8"))
 
 
 def remove_temporaries(run_dir: Path) -> None:
@@ -122,23 +139,33 @@ def remove_temporaries(run_dir: Path) -> None:
             path.unlink(missing_ok=True)
 
 
+def remove_unfinished_chunks(run_dir: Path) -> None:
+    """Delete every Parquet chunk without its sidecar: after the run's own workers were stopped
+    (a worker killed between writing a chunk and its sidecar leaves one), while holding the lock."""
+    for path in Path(run_dir).glob(f"{LOGS_DIR}/cell=*/chunk-*.parquet"):
+        if not sidecar_path(path).exists():
+            path.unlink(missing_ok=True)
+
+
 # ---- manifest and run record ------------------------------------------------------------------
 
 def read_manifest(run_dir: Path) -> dict[str, Any]:
-    manifest = _read_manifest_file(Path(run_dir) / MANIFEST)
+    """The manifest of a run folder to read (report, compare, tune)."""
+    manifest = _read_manifest_file(Path(run_dir) / MANIFEST, remedy="run the experiment again into a new folder")
     if manifest is None:
         raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
     return manifest
 
 
-def _read_manifest_file(path: Path) -> dict[str, Any] | None:
-    """The manifest, checked to hold every key zoosim reads; None when there is none."""
+def _read_manifest_file(path: Path, remedy: str = "pass --force to start over") -> dict[str, Any] | None:
+    """The manifest, checked to hold every key zoosim reads; None when there is none. `remedy`
+    ends the message of a broken one."""
     if not path.exists():
         return None
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ZoosimError(f"unreadable manifest ({error}); pass --force to start over", file=str(path)) from None
+        raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
     missing = _missing_keys(manifest, MANIFEST_KEYS)
     if not missing and isinstance(manifest["cells"], list):
         for position, cell in enumerate(manifest["cells"]):
@@ -147,8 +174,7 @@ def _read_manifest_file(path: Path) -> dict[str, Any] | None:
         missing = ["cells (a list)"]
     if missing:
         raise ZoosimError(
-            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); "
-            "pass --force to start over",
+            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); {remedy}",
             file=str(path),
         )
     return manifest
@@ -359,7 +385,7 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd")
+    pq.write_table(table, sink, compression="zstd", write_statistics=False)  # nothing filters on min/max
     data = sink.getvalue().to_pybytes()
     path = chunk_path(run_dir, identity["cell"], identity["chunk"])
     sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file
@@ -379,15 +405,18 @@ def _digest_json(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) -> dict[int, dict[str, Any]]:
+def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
+                    read_logs: bool = True) -> dict[int, dict[str, Any]]:
     """Chunk index -> sidecar of every finished chunk of a manifest cell that verifies.
 
     A chunk that fails gets one warning. With `set_aside` (a run, which holds the lock) it is
     moved to `rejected/`, to be played again, and its deal seeds are generated again to check
     their digest; a report checks everything else (the seeds follow from the cell's seed
-    entropy, which it checks, and generating them would cost more than the whole report). A
-    Parquet file without a sidecar is a chunk still being written (a report leaves it alone)
-    or one whose run was killed (a run sets it aside). Files are hashed in parallel threads.
+    entropy, which it checks, and generating them would cost more than the whole report).
+    `read_logs` says the caller reads the Parquet files, which are then hashed; without it only
+    their size is checked (the module docstring says why). A Parquet file without a sidecar is
+    a chunk still being written (a report leaves it alone) or one whose run was killed (a run
+    sets it aside). Files are hashed in parallel threads.
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -396,7 +425,8 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) 
         return {}
     indices = sorted({chunk_index_of(path) for path in folder.iterdir()} - {None})
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, set_aside), indices))
+        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, set_aside, read_logs or set_aside),
+                                indices))
     good: dict[int, dict[str, Any]] = {}
     for index, (problem, sidecar) in zip(indices, checked):
         path = chunk_path(run_dir, cell["index"], index)
@@ -410,8 +440,9 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool) 
     return good
 
 
-def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seeds: bool) -> tuple[str | None, dict[str, Any] | None]:
-    """(why the chunk cannot be used, or None; its sidecar)."""
+def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seeds: bool,
+                   with_content: bool) -> tuple[str | None, dict[str, Any] | None]:
+    """(why the chunk cannot be used, or None; its sidecar). `with_content`: hash the file too."""
     path = chunk_path(run_dir, cell["index"], index)
     if index >= cell["chunks"]:
         return f"not a chunk of this cell (it has {cell['chunks']})", None
@@ -431,14 +462,15 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
     if _digest_json(sidecar["summary"]) != sidecar["summary_sha256"]:
         return "its sidecar's summary was changed", None
     try:
-        data = path.read_bytes()
+        data = path.read_bytes() if with_content else None
+        size = len(data) if with_content else path.stat().st_size
     except FileNotFoundError:
         return "missing (only its sidecar exists)", None
     except OSError as error:
         return f"unreadable ({error.strerror})", None
-    if len(data) != sidecar["bytes"]:
-        return f"truncated or replaced ({len(data)} bytes, its sidecar says {sidecar['bytes']})", None
-    if hashlib.sha256(data).hexdigest() != sidecar["sha256"]:
+    if size != sidecar["bytes"]:
+        return f"truncated or replaced ({size} bytes, its sidecar says {sidecar['bytes']})", None
+    if with_content and hashlib.sha256(data).hexdigest() != sidecar["sha256"]:
         return "changed since it was written (sha256 differs from its sidecar)", None
     return None, sidecar
 

@@ -1,15 +1,19 @@
 """Executes a plan's chunks in parallel: the run loop.
 
-Backends: joblib's `loky` (processes, the default), `threading` (numba kernels release the GIL)
-and `dask` (an existing dask.distributed cluster, via joblib's dask backend). Each worker plays
+Backends: `threading` (the default: the numba kernels release the GIL, and one process loads
+numba and the kernels once), joblib's `loky` (worker processes) and `dask` (an existing
+dask.distributed cluster, via joblib's dask backend). Each worker plays
 one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
-never holds game records and memory stays flat however many games a run has.
+never holds game records and memory stays flat however many games a run has; after the last
+chunk a worker draws the report's sample games (samples.py). The parent itself never loads a
+game's kernels once they are in the cache (`_compile_kernels`).
 
 A run holds the run folder's lock from start to end. A folder holding a different experiment is
 never reused without `--force`, and a folder holding this experiment is continued only with
 `--resume`: finished chunks that verify are skipped, bad ones set aside and played again; every
-game is determined by its seed, so the result is the same as an uninterrupted run. Workers die
-with the parent (SIGKILL included), SIGTERM ends a run like Ctrl-C, and a full disk or a
+game is determined by its seed, so the result is the same as an uninterrupted run. Worker
+processes die with the parent (SIGKILL included), worker threads abandon their chunks when a run
+ends early (`_threads_stop_on_error`), SIGTERM ends a run like Ctrl-C, and a full disk or a
 permission error ends it in one line that keeps every finished chunk and says how to resume.
 """
 
@@ -21,6 +25,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -35,9 +40,10 @@ from simulator.games import get_game
 from simulator.logs import records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
+from simulator.samples import draw_samples, read_samples, write_samples
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
-    remove_temporaries, resume_command, verified_chunks, write_chunk, write_manifest,
+    remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
 )
 
 BACKENDS = ("loky", "threading", "dask")
@@ -64,6 +70,11 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
     """Play one chunk, summarize it and write its file and sidecar. Runs in a worker; with
     `parent_pid` (a local process pool) the worker ends when that parent dies.
     Returns (cell, chunk, games, seconds)."""
+    with _chunk_in_play():
+        return _play_chunk(chunk, run_dir, check, parent_pid)
+
+
+def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None) -> tuple[int, int, int, float]:
     started = time.perf_counter()
     _follow_parent(parent_pid)
     cell = chunk.cell
@@ -71,7 +82,7 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
     columns = play_in_sub_batches(
         lambda some_seeds, some_rotations: _play_games(chunk, some_seeds, some_rotations, check),
         seeds, rotations, cell.games_per_deal, progress_path(chunk_path(run_dir, cell.index, chunk.index)),
-        between=lambda: _follow_parent(parent_pid),
+        between=lambda: _between_sub_batches(parent_pid),
     )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
@@ -90,6 +101,35 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
 
 
 _PARENT_DEATH_SIGNAL_SET = False
+# Set while a run of this process ends early (Ctrl-C, SIGTERM, a failed chunk): its worker
+# threads, which cannot be killed, abandon their chunks at the next sub-batch; the run waits for
+# them (`_IN_PLAY` counts the chunks in play in this process) before it lets go of the folder.
+_RUN_ENDING = threading.Event()
+_IN_PLAY = threading.Condition()
+_in_play_count = 0
+
+
+class _Abandoned(Exception):
+    """A chunk given up between sub-batches because its run is ending."""
+
+
+@contextlib.contextmanager
+def _chunk_in_play():
+    global _in_play_count
+    with _IN_PLAY:
+        _in_play_count += 1
+    try:
+        yield
+    finally:
+        with _IN_PLAY:
+            _in_play_count -= 1
+            _IN_PLAY.notify_all()
+
+
+def _between_sub_batches(parent_pid: int | None) -> None:
+    _follow_parent(parent_pid)
+    if _RUN_ENDING.is_set():
+        raise _Abandoned()
 
 
 def _follow_parent(parent_pid: int | None) -> None:
@@ -124,16 +164,23 @@ def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
 
 def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
     """Play one game of each game's first cell here, so that numba compiles the kernels once
-    (and caches them) before the workers start, instead of once in every worker; afterwards
-    this only loads the cache. With `progress`, each kernel compiled is reported (nothing when
-    the cache is warm)."""
-    from simulator.games.kernel_cache import compile_progress
+    (and caches them) before the workers start, instead of once in every worker. With
+    `progress`, each kernel compiled is reported. A game whose warm marker says an earlier
+    warm-up left its kernels in the cache is skipped: the workers load them themselves, in
+    parallel, and this process never pays numba's start-up (kernel_cache.py)."""
+    from simulator.games.kernel_cache import compile_progress, warm_marker
 
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
+        marker = warm_marker(sys.modules[get_game(name).play_batch.__module__].__file__)
+        if marker is not None and marker.exists():
+            continue
         seeds, rotations = chunk.game_seeds_and_rotations()
         with compile_progress(name, enabled=progress):
             _play_games(chunk, seeds[:1], rotations[:1], check=False)
+        if marker is not None:
+            with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
+                marker.touch()
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
@@ -159,7 +206,7 @@ def run_plan(
     *,
     source: str | None = None,
     jobs: int = 1,
-    backend: str = "loky",
+    backend: str = "threading",
     scheduler: str | None = None,
     resume: bool = False,
     force: bool = False,
@@ -204,9 +251,10 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     parent_pid = None if backend == "dask" else os.getpid()
     played, bar = 0, None
+    _RUN_ENDING.clear()
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
-                             return_as="generator_unordered") as parallel:
+                             return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
                 with _workers_ignore_ctrl_c():
@@ -219,6 +267,9 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
             for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
                 played += games
                 bar.chunk_done(games)
+            if todo and read_samples(run_dir, plan.run_hash) is None:  # a worker has the kernels loaded
+                for samples in parallel([joblib.delayed(draw_samples)(plan.cells)]):
+                    write_samples(run_dir, plan.run_hash, samples)
     except BaseException:
         if bar is not None:
             bar.close()
@@ -229,6 +280,27 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
 
 
+# When a run stops early (Ctrl-C, an error), joblib warns about the results it had collected
+# and nobody read; the run already said what was kept, so the warning is only noise.
+warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being processed)",
+                        category=UserWarning, module=r"joblib\.parallel")
+
+
+@contextlib.contextmanager
+def _threads_stop_on_error():
+    """Inside the pool's block: when the run ends early, have this process's worker threads
+    abandon their chunks and wait until they have (joblib does not wait for threads), so that
+    nothing writes into the folder once the run has let go of it. Worker processes are stopped
+    by joblib itself."""
+    try:
+        yield
+    except BaseException:
+        _RUN_ENDING.set()
+        with _IN_PLAY:
+            _IN_PLAY.wait_for(lambda: _in_play_count == 0)
+        raise
+
+
 def _load_games(names: list[str]) -> None:
     """Run in a starting worker: import the game modules (compiling stays the parent's job)."""
     for name in names:
@@ -236,10 +308,11 @@ def _load_games(names: list[str]) -> None:
 
 
 def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
-    """Record the session and remove temporaries of the stopped workers, never hiding the error
-    that ended the run (on a full disk these writes fail too)."""
+    """Record the session and remove temporaries and unfinished chunks of the stopped workers,
+    never hiding the error that ended the run (on a full disk these writes fail too)."""
     try:
         remove_temporaries(run_dir)
+        remove_unfinished_chunks(run_dir)
         record_session(run_dir, started_at, seconds, played, jobs, backend)
     except OSError:
         pass

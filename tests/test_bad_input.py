@@ -127,6 +127,22 @@ def test_non_finite_policy_parameters_are_refused(tmp_path, monkeypatch, value):
     refused(tmp_path, monkeypatch, ["validate", path], path, "luck", "finite")
 
 
+def test_a_choice_parameter_takes_one_of_its_names_and_refuses_others(tmp_path, monkeypatch):
+    """ismcts's rollout is documented as `random` or `greedy`: YAML must accept those names."""
+    def seat(value: str) -> str:
+        return experiment_file(tmp_path, f"studies: [{{game: katz, seats: [{{policy: ismcts, params: {{rollout: {value}}}}}]}}]\n")
+
+    result = CliRunner().invoke(main, ["validate", seat("random")])
+    assert result.exit_code == 0 and "rollout=random" in result.output, result.stderr
+    refused(tmp_path, monkeypatch, ["validate", seat("psychic")], "rollout", "one of random, greedy", "psychic")
+    refused(tmp_path, monkeypatch, ["validate", seat("[greedy]")], "rollout", "one of random, greedy")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e9"])
+def test_bench_refuses_a_measuring_time_that_is_not_a_sensible_number(tmp_path, monkeypatch, value):
+    refused(tmp_path, monkeypatch, ["bench", "katz", "--seconds", value], "--seconds")
+
+
 @pytest.mark.parametrize("value", [".nan", ".inf"])
 def test_non_finite_experiment_numbers_are_refused(tmp_path, monkeypatch, value):
     path = experiment_file(tmp_path, f"margin_points: {value}\n{STUDY}")
@@ -337,3 +353,13 @@ def test_every_int_knob_refuses_bools_and_values_beyond_the_kernels_int32_arrays
         for value in (True, 2**31, -(2**31), 2.5):
             with pytest.raises(ZoosimError):
                 game.make_params({name: value})
+
+
+@pytest.mark.parametrize("command", [["report"], ["compare", "RUN", "RUN"]])
+def test_a_broken_manifest_is_named_without_suggesting_a_flag_the_command_lacks(tmp_path, monkeypatch, command):
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "manifest.json").write_text("{", encoding="utf-8")
+    argv = [str(run) if part == "RUN" else part for part in command] + ([str(run)] if command == ["report"] else [])
+    line = refused(tmp_path, monkeypatch, argv, "manifest.json", "unreadable manifest", "new folder")
+    assert "--force" not in line

@@ -17,6 +17,11 @@ This module owns every interval, test, effect size and verdict the reports quote
 Everything is a pure function of NumPy arrays or scalars; nothing here reads logs or knows about
 games. Rates are fractions in [0, 1]; "points" are percentage points (0.01 of a rate). Seats are
 numbered as in the records: seat 0 moves first.
+
+Distribution functions come from `scipy.special` (the functions scipy.stats itself evaluates, so
+the numbers are identical); scipy.stats, scipy.optimize and scipy.sparse would cost a report
+process about a second of imports, so the two rarer methods that need the latter import them
+where they are used.
 """
 
 from __future__ import annotations
@@ -26,8 +31,7 @@ import math
 from typing import NamedTuple
 
 import numpy as np
-from scipy import optimize, sparse, stats
-from scipy.sparse.csgraph import connected_components
+from scipy import special
 
 # Hoeffding's lemma: a variable in [0, 1] is sub-Gaussian with variance proxy 1/4.
 BOUNDED_VARIANCE_PROXY = 0.25
@@ -43,7 +47,7 @@ def _require_confidence(confidence: float) -> None:
 def _two_sided_z(confidence: float) -> float:
     """The standard normal quantile z with P(|Z| <= z) = confidence."""
     _require_confidence(confidence)
-    return float(stats.norm.isf((1.0 - confidence) / 2.0))
+    return float(-special.ndtri((1.0 - confidence) / 2.0))  # = scipy.stats.norm.isf
 
 
 def bonferroni_confidence(confidence: float, comparisons: int) -> float:
@@ -159,7 +163,7 @@ def mean_interval_from_moments(
     _require_confidence(confidence)
     mean = total / count
     variance = np.maximum((total_sq - total * mean) / (count - 1.0), 0.0)
-    t_quantile = stats.t.isf((1.0 - confidence) / 2.0, df=count - 1.0)
+    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf
     half_width = t_quantile * np.sqrt(variance / count)
     return mean - half_width, mean + half_width
 
@@ -205,7 +209,7 @@ def seat_uniformity(win_shares_per_seat, games) -> SeatUniformity:
     absolute_deviation = np.abs(observed / games[..., np.newaxis] - 1.0 / seat_count)
     return SeatUniformity(
         chi_square=chi_square,
-        p_value=stats.chi2.sf(chi_square, df=seat_count - 1),
+        p_value=special.chdtrc(seat_count - 1, chi_square),  # = scipy.stats.chi2.sf
         max_deviation_points=100.0 * absolute_deviation.max(axis=-1),
         most_deviant_seat=absolute_deviation.argmax(axis=-1),
         cohens_w=np.sqrt(chi_square / games),
@@ -414,6 +418,8 @@ def _normal_mixture_rho(tuned_trials: float, confidence: float) -> float:
     """
     if tuned_trials <= 0:
         raise ValueError(f"tuned_trials must be positive, got {tuned_trials}")
+    from scipy import optimize
+
     log_term = 2.0 * math.log(1.0 / (1.0 - confidence))
     u = optimize.brentq(lambda u: u - math.log1p(u) - log_term, log_term, 2.0 * log_term + 10.0)
     return tuned_trials * BOUNDED_VARIANCE_PROXY / u
@@ -659,6 +665,9 @@ def bradley_terry(
 
 def _require_strongly_connected(wins: np.ndarray) -> None:
     """Raise unless every policy can be reached from every other along "beat" edges."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
     component_count, _ = connected_components(
         sparse.csr_matrix(wins > 0), directed=True, connection="strong"
     )

@@ -248,7 +248,7 @@ def merged_summaries(run_dir: Path, cell: Mapping[str, Any]) -> CellTotals:
     from simulator.rundir import verified_chunks
 
     totals = empty_totals(cell)
-    for sidecar in verified_chunks(run_dir, cell, set_aside=False).values():
+    for sidecar in verified_chunks(run_dir, cell, set_aside=False, read_logs=False).values():
         totals.merge(CellTotals.from_json(sidecar["summary"]))
     return totals
 

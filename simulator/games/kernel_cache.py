@@ -20,6 +20,14 @@ old version of a sibling module would otherwise be loaded stale. Folders of othe
 pruned, keeping the `KEEP_VERSIONS` most recently used per package (several checkouts of
 different versions on one machine do not evict each other).
 
+Warm marker. A process that only loads kernels from the cache still pays numba's start-up (its
+target context, then every kernel's object code: about a second of CPU). The runner's parent
+process compiles a game's kernels before its workers start only when no earlier warm-up left them
+in this cache folder: `warm_marker` names a file written after a complete warm-up, keyed by the
+numba and Python versions (the folder itself is keyed by the sources). When it exists the parent
+skips the warm-up and the workers load the kernels themselves, in parallel. A marker that lies
+(a cache file deleted by hand) costs speed, never correctness: numba then compiles in the workers.
+
 Progress. `compile_progress` reports each kernel that numba really compiles (numba's
 "numba:compile" event); loading a kernel from the cache fires no event, so a warm run prints
 nothing.
@@ -42,6 +50,7 @@ import time
 from pathlib import Path
 from typing import Iterator, TextIO
 
+import numba
 from numba.core import caching, config, event
 
 THIS_FILE = Path(__file__).resolve()
@@ -89,6 +98,15 @@ def _package_folder(package: Path) -> Path:
     except OSError:  # unwritable: numba's locator check below decides what happens
         pass
     return folder
+
+
+def warm_marker(source_file: str | os.PathLike) -> Path | None:
+    """The file that says a complete warm-up left the kernels of `source_file`'s game package in
+    its cache folder (see the module docstring); None for a module outside `simulator/games/`."""
+    folder = kernel_folder(source_file)
+    if folder is None:
+        return None
+    return folder / f"warm-numba{numba.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 def _prune(keep: Path) -> None:

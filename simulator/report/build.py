@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,12 @@ from simulator.analysis import stats
 from simulator.analysis.tables import Analysis, analyze_run
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
-from simulator.games import get_game
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
-from simulator.rundir import MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command
+from simulator.rundir import (
+    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command, write_text_atomic,
+)
+from simulator.samples import draw_samples, read_samples
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
 
@@ -40,11 +41,10 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     manifest = read_manifest(run_dir)
     analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
     page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
-                       previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir))
+                       previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
+                       _sample_games(run_dir, manifest))
     out = Path(out) if out else run_dir / REPORT
-    temporary = out.with_name(f".{out.name}.tmp")
-    temporary.write_text(page, encoding="utf-8")
-    os.replace(temporary, out)
+    write_text_atomic(out, page)
     return out, analysis
 
 
@@ -55,11 +55,12 @@ def render_html(
     experiment_text: str,
     previous: dict[str, Any] | None = None,
     resume: str | None = None,
+    sample_games: dict[str, dict[str, str]] | None = None,
 ) -> str:
     """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
-    sample_games = _sample_games(manifest)
+    sample_games = sample_games or {}
     studies = []
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
@@ -174,26 +175,17 @@ def _comparable(experiment: dict[str, Any]) -> dict[str, Any]:
             "studies": {study.get("name") or f"#{index}": study for index, study in enumerate(studies)}}
 
 
-def _sample_games(manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Per study with a drawable game: a drawing of its first cell's first game's final position,
-    replayed from that game's seed, and the `zoosim play` command that shows it move by move."""
-    samples: dict[str, dict[str, str]] = {}
+def _sample_games(run_dir: Path, manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per study with a drawable game: its sample game (samples.py), as the run kept it, else
+    drawn here."""
+    kept = read_samples(run_dir, manifest["run_hash"])
+    if kept is not None:
+        return kept
     try:
         plan = build_plan(parse_experiment(manifest["experiment"]))
     except ZoosimError:
-        return samples
-    for cell in plan.cells:
-        game = get_game(cell.game)
-        if cell.study in samples or game.final_position_svg is None or cell.games == 0:
-            continue
-        seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
-        seed, rotation = int(seeds[0]), int(rotations[0])
-        samples[cell.study] = {
-            "label": cell.label,
-            "svg": game.final_position_svg(cell.params, cell.seat_policies(), seed, rotation),
-            "command": cell.replay_command(seed, rotation),
-        }
-    return samples
+        return {}
+    return draw_samples(plan.cells)
 
 
 def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

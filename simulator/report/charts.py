@@ -1,4 +1,9 @@
-"""Matplotlib charts rendered to inline SVG strings (no files, no network needed to view).
+"""Charts rendered to inline SVG strings (no files, no network needed to view).
+
+The two charts every cell shows, seat deviations and length histograms, are drawn here directly
+as SVG (`_Axes`): simple shapes, and matplotlib would cost a report process about a second of
+imports and drawing. The rarer charts (sweeps, heatmaps, ratings, ladders, before/after) use
+matplotlib, imported on first use (`pyplot`).
 
 Conventions every chart keeps (the browser test checks the first three in Chromium):
 - legends stand outside the plotting area, so they never cover data;
@@ -11,26 +16,14 @@ Conventions every chart keeps (the browser test checks the first three in Chromi
 
 from __future__ import annotations
 
+import functools
+import html
 import io
+import math
 import re
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-
-plt.rcParams.update(
-    {
-        "svg.fonttype": "none",  # text stays text: smaller, searchable, crisp
-        "font.size": 9,
-        "axes.spines.top": False,
-        "axes.spines.right": False,
-        "svg.hashsalt": "zoosim",  # stable element ids: same data, same SVG
-    }
-)
+import numpy as np
+import pandas as pd
 
 FAIR_COLOUR = "#888888"
 BAND_COLOUR = "#d9ead3"
@@ -45,10 +38,30 @@ _GROUP_CLASSES = re.compile(r'<g id="(xtick|ytick|legend|text)_(\d+)"')
 _GID_CLASSES = re.compile(rf'<g id="({DATA}|{REFERENCE})"')
 
 
+@functools.cache
+def pyplot():
+    """matplotlib.pyplot, imported and set up (no display, stable SVG) on first use."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(
+        {
+            "svg.fonttype": "none",  # text stays text: smaller, searchable, crisp
+            "font.size": 9,
+            "axes.spines.top": False,
+            "axes.spines.right": False,
+            "svg.hashsalt": "zoosim",  # stable element ids: same data, same SVG
+        }
+    )
+    return plt
+
+
 def to_svg(figure) -> str:
     buffer = io.StringIO()
     figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    plt.close(figure)
+    pyplot().close(figure)
     text = buffer.getvalue()
     text = text[text.index("<svg") :]  # drop the XML prolog and doctype for inline use
     text = _GROUP_CLASSES.sub(r'<g id="\1_\2" class="\1"', text)
@@ -63,24 +76,22 @@ def measure_title(measure: str) -> str:
 def seat_deviations(seats: pd.DataFrame, players: int, margin_points: float, y_limits: tuple[float, float]) -> str:
     """Each seat's win rate as signed points from fair (1/n): point, 95% interval (thick),
     simultaneous interval (thin), the ±margin band; `y_limits` are shared by a study's cells."""
-    figure, axes = plt.subplots(figsize=(5.6, 2.6))
     fair = 100.0 / players
-    axes.axhspan(-margin_points, margin_points, color=BAND_COLOUR, label=f"fair ±{margin_points:g} pts", gid=REFERENCE)
-    axes.axhline(0, color=FAIR_COLOUR, linewidth=1, linestyle="--", label=f"fair: 1/{players} = {fair:.1f}%", gid=REFERENCE)
     x = seats["seat"].to_numpy()
-    deviation = (seats["win_rate"].to_numpy() - 1 / players) * 100
+    axes = _Axes((5.6, 2.6), (x.min() - 0.6, x.max() + 0.6), y_limits, _nice_ticks(*y_limits, bins=6),
+                 legend=[("band", f"fair ±{margin_points:g} pts"), ("dashed", f"fair: 1/{players} = {fair:.1f}%")])
+    axes.band(-margin_points, margin_points)
+    axes.fair_line(0.0)
     for low, high, width in (("sim_low", "sim_high", 1), ("ci_low", "ci_high", 4)):
-        axes.vlines(x, (seats[low].to_numpy() - 1 / players) * 100, (seats[high].to_numpy() - 1 / players) * 100,
-                    color=POINT_COLOUR, linewidth=width, gid=DATA)
-    axes.plot(x, deviation, "o", color="white", markeredgecolor=POINT_COLOUR, markersize=6, gid=DATA)
-    axes.set_xticks(x, [f"{s} (first)" if s == 0 else str(s) for s in x])
-    axes.set_xlim(x.min() - 0.6, x.max() + 0.6)
-    axes.set_ylim(*y_limits)
-    axes.set_xlabel("seat")
-    axes.set_ylabel("points from fair")
-    axes.set_title(f"win rate by seat, points from a fair {fair:.1f}%", loc="left")
-    axes.legend(**LEGEND_OUTSIDE)
-    return to_svg(figure)
+        lows, highs = ((seats[column].to_numpy() - 1 / players) * 100 for column in (low, high))
+        axes.data("".join(f"M{axes.x(s):.2f} {axes.y(a):.2f}V{axes.y(b):.2f}" for s, a, b in zip(x, lows, highs)),
+                  f'fill="none" stroke="{POINT_COLOUR}" stroke-width="{width}"')
+    deviation = (seats["win_rate"].to_numpy() - 1 / players) * 100
+    axes.data("".join(_circle(axes.x(s), axes.y(v), 3.0) for s, v in zip(x, deviation)),
+              f'fill="white" stroke="{POINT_COLOUR}" stroke-width="1"')
+    axes.x_ticks(x, [f"{s} (first)" if s == 0 else str(s) for s in x])
+    axes.labels(f"win rate by seat, points from a fair {fair:.1f}%", "seat", "points from fair")
+    return axes.svg()
 
 
 def deviation_limits(seats: pd.DataFrame, players: pd.Series, margin_points: float) -> tuple[float, float]:
@@ -95,7 +106,6 @@ def deviation_limits(seats: pd.DataFrame, players: pd.Series, margin_points: flo
 def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
     """Distribution of a game-length measure as shares of games. One bar per value when the
     measure takes at most MAX_BARS values in its range, else bars of equal integer width."""
-    figure, axes = plt.subplots(figsize=(5.2, 2.4))
     values = lengths["value"].to_numpy()
     games = lengths["games"].to_numpy()
     low, high = int(values.min()), int(values.max())
@@ -104,13 +114,143 @@ def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
     counts = np.bincount((values - low) // width, weights=games, minlength=len(starts))
     share = counts / games.sum() * 100
     centres = starts + (width - 1) / 2
-    axes.bar(centres, share, width=0.85 * width, color=POINT_COLOUR, gid=DATA)
-    axes.set_xlim(low - width, high + width)
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=8))
-    axes.set_xlabel(measure.replace("_", " ") + ("" if width == 1 else f" (bars of {width})"))
-    axes.set_ylabel("share of games (%)")
-    axes.set_title(measure_title(measure), loc="left")
-    return to_svg(figure)
+    top = float(share.max()) * 1.05
+    x_limits = (low - width, high + width)
+    axes = _Axes((5.2, 2.4), x_limits, (0.0, top), _nice_ticks(0.0, top, bins=6))
+    for centre, bar in zip(centres, share):
+        left, right = axes.x(centre - 0.425 * width), axes.x(centre + 0.425 * width)
+        axes.data(f"M{left:.2f} {axes.y(0):.2f}H{right:.2f}V{axes.y(bar):.2f}H{left:.2f}Z", f'fill="{POINT_COLOUR}"')
+    ticks = [tick for tick in _nice_ticks(*x_limits, bins=8, integer=True) if x_limits[0] <= tick <= x_limits[1]]
+    axes.x_ticks(ticks, [_number(tick, ticks) for tick in ticks])
+    axes.labels(measure_title(measure), measure.replace("_", " ") + ("" if width == 1 else f" (bars of {width})"),
+                "share of games (%)")
+    return axes.svg()
+
+
+# ---- SVG drawn directly ---------------------------------------------------------------------
+
+TICK_FONT = 9.0
+TITLE_FONT = 10.8
+LEGEND_FONT = 7.0
+CHARACTER_WIDTH = 0.62  # of the font size: a generous average for sans-serif text
+TICK_LENGTH = 3.5
+
+
+class _Axes:
+    """One plotting area in an SVG of `size` inches (72 points each) plus, when given, a legend
+    to its right: maps data to points, collects the drawing's groups (classes as in the module
+    docstring) and closes it (`svg`). The y axis gets `y_ticks`."""
+
+    def __init__(self, size: tuple[float, float], x_limits, y_limits, y_ticks: list[float],
+                 legend: list[tuple[str, str]] | None = None):
+        self.width, self.height = size[0] * 72, size[1] * 72
+        self.x_limits, self.y_limits = x_limits, y_limits
+        self.legend_entries = legend or []
+        tick_labels = [_number(tick, y_ticks) for tick in y_ticks]
+        widest = max((len(label) for label in tick_labels), default=1) * CHARACTER_WIDTH * TICK_FONT
+        legend_width = (22 + max(len(text) for _, text in self.legend_entries) * CHARACTER_WIDTH * LEGEND_FONT
+                        if self.legend_entries else 0)
+        self.left = 4 + TICK_FONT + 6 + widest + 3 + TICK_LENGTH
+        self.right = self.width - 8
+        self.width += legend_width  # the legend stands outside, as matplotlib's tight bounding box puts it
+        self.top = TITLE_FONT + 10
+        self.bottom = self.height - (TICK_LENGTH + 3 + TICK_FONT + 5 + TICK_FONT + 4)
+        self.reference: list[str] = []
+        self.drawn: list[str] = []
+        self.axis: list[str] = [self._tick_group("ytick", number, self.left - TICK_LENGTH, self.y(tick), self.left,
+                                                 self.y(tick), self.left - TICK_LENGTH - 3, self.y(tick) + TICK_FONT / 3,
+                                                 "end", label)
+                                for number, (tick, label) in enumerate(zip(y_ticks, tick_labels), 1)]
+
+    def x(self, value: float) -> float:
+        low, high = self.x_limits
+        return self.left + (value - low) / (high - low) * (self.right - self.left)
+
+    def y(self, value: float) -> float:
+        low, high = self.y_limits
+        return self.bottom - (value - low) / (high - low) * (self.bottom - self.top)
+
+    def band(self, low: float, high: float) -> None:
+        self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.left:.2f} {self.y(low):.2f}H{self.right:.2f}'
+                              f'V{self.y(high):.2f}H{self.left:.2f}Z" fill="{BAND_COLOUR}"/></g>')
+
+    def fair_line(self, value: float) -> None:
+        self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.left:.2f} {self.y(value):.2f}H{self.right:.2f}" '
+                              f'stroke="{FAIR_COLOUR}" stroke-dasharray="3.7 1.6"/></g>')
+
+    def data(self, path: str, style: str) -> None:
+        self.drawn.append(f'<g class="{DATA}"><path d="{path}" {style}/></g>')
+
+    def x_ticks(self, values, labels: list[str]) -> None:
+        below = self.bottom + TICK_LENGTH + 3 + TICK_FONT * 0.8
+        self.axis += [self._tick_group("xtick", number, self.x(value), self.bottom, self.x(value),
+                                       self.bottom + TICK_LENGTH, self.x(value), below, "middle", label)
+                      for number, (value, label) in enumerate(zip(values, labels), 1)]
+
+    def labels(self, title: str, x_label: str, y_label: str) -> None:
+        middle_x, middle_y = (self.left + self.right) / 2, (self.top + self.bottom) / 2
+        self.axis += [
+            _text(self.left, self.top - 6, title, TITLE_FONT, "start"),
+            _text(middle_x, self.height - 4, x_label, TICK_FONT, "middle"),
+            _text(4 + TICK_FONT * 0.8, middle_y, y_label, TICK_FONT, "middle", rotate=True),
+        ]
+
+    def svg(self) -> str:
+        frame = (f'<path d="M{self.left:.2f} {self.top:.2f}V{self.bottom:.2f}H{self.right:.2f}" fill="none" '
+                 'stroke="black" stroke-width="0.8"/>')
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{self.width:.0f}pt" height="{self.height:.0f}pt" '
+                f'viewBox="0 0 {self.width:.0f} {self.height:.0f}" font-family="DejaVu Sans, Verdana, sans-serif">'
+                + "".join(self.reference + self.drawn + [frame] + self.axis + self._legend()) + "</svg>")
+
+    def _legend(self) -> list[str]:
+        if not self.legend_entries:
+            return []
+        left, parts = self.right + 8, []
+        for row, (kind, text) in enumerate(self.legend_entries):
+            y = self.top + 4 + row * (LEGEND_FONT + 6)
+            if kind == "band":
+                parts.append(f'<path d="M{left:.2f} {y - 3:.2f}h14v7h-14Z" fill="{BAND_COLOUR}"/>')
+            else:
+                parts.append(f'<path d="M{left:.2f} {y + 0.5:.2f}h14" stroke="{FAIR_COLOUR}" stroke-dasharray="3.7 1.6"/>')
+            parts.append(f'<text x="{left + 18:.2f}" y="{y + LEGEND_FONT / 3 + 0.5:.2f}" font-size="{LEGEND_FONT:g}">'
+                         f"{html.escape(text)}</text>")
+        return ['<g id="legend_1" class="legend">' + "".join(parts) + "</g>"]
+
+    @staticmethod
+    def _tick_group(kind: str, number: int, x1: float, y1: float, x2: float, y2: float, text_x: float, text_y: float,
+                    anchor: str, label: str) -> str:
+        return (f'<g id="{kind}_{number}" class="{kind}"><path d="M{x1:.2f} {y1:.2f}L{x2:.2f} {y2:.2f}" stroke="black" '
+                f'stroke-width="0.8"/><text x="{text_x:.2f}" y="{text_y:.2f}" font-size="{TICK_FONT:g}" '
+                f'text-anchor="{anchor}">{html.escape(label)}</text></g>')
+
+
+def _text(x: float, y: float, text: str, size: float, anchor: str, rotate: bool = False) -> str:
+    turn = f' transform="rotate(-90 {x:.2f} {y:.2f})"' if rotate else ""
+    return (f'<g class="text"><text x="{x:.2f}" y="{y:.2f}" font-size="{size:g}" text-anchor="{anchor}"{turn}>'
+            f"{html.escape(text)}</text></g>")
+
+
+def _circle(x: float, y: float, radius: float) -> str:
+    return f"M{x - radius:.2f} {y:.2f}a{radius:g} {radius:g} 0 1 0 {2 * radius:g} 0a{radius:g} {radius:g} 0 1 0 {-2 * radius:g} 0"
+
+
+def _nice_ticks(low: float, high: float, bins: int, integer: bool = False) -> list[float]:
+    """Tick values at a round step (1, 2, 2.5 or 5 times a power of ten; whole numbers with
+    `integer`) giving at most about `bins` intervals over [low, high]."""
+    raw = max((high - low) / bins, 1e-12)
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    multiples = (1, 2, 5, 10) if integer else (1, 2, 2.5, 5, 10)
+    step = next(m * magnitude for m in multiples if m * magnitude >= raw * (1 - 1e-9))
+    if integer:
+        step = max(1.0, round(step))
+    first, last = math.ceil(low / step - 1e-9), math.floor(high / step + 1e-9)
+    return [0.0 if index == 0 else index * step for index in range(first, last + 1)]
+
+
+def _number(value: float, ticks: list[float]) -> str:
+    """A tick label with as many decimals as its axis needs, a typographic minus."""
+    decimals = next((d for d in range(7) if all(abs(round(t, d) - t) < 1e-9 for t in ticks)), 6)
+    return f"{value:.{decimals}f}".replace("-", "−")
 
 
 def _tick_labels(axes, labels: list[str]) -> None:
@@ -127,7 +267,7 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     """Against one swept knob: the first seat's deviation from fair (filled, simultaneous
     interval) and the most deviant seat's signed deviation (hollow), and the mean game length in
     turns (95% interval). Cells that differ in other swept knobs form separate, labelled series."""
-    figure, (balance, length) = plt.subplots(1, 2, figsize=(10, 2.9), layout="constrained")
+    figure, (balance, length) = pyplot().subplots(1, 2, figsize=(10, 2.9), layout="constrained")
     first = seats[seats["seat"] == 0].set_index("cell")
     values = sorted(cells[f"sweep:{knob}"].unique(), key=_sort_key)
     position = {value: index for index, value in enumerate(values)}
@@ -170,7 +310,7 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         rows = seats[seats["cell"] == cell]
         grid[rows["seat"].to_numpy(), column] = (rows["win_rate"].to_numpy() - 1 / cell_players) * 100
     reach = max(float(np.nanmax(np.abs(grid))), 0.5)
-    figure, axes = plt.subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
+    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
     image = axes.imshow(grid, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto", gid=DATA)
     for (seat, column), value in np.ndenumerate(grid):
         if np.isfinite(value):
@@ -194,7 +334,7 @@ def _sort_key(value):
 
 def strength_chart(ratings: pd.DataFrame, title: str) -> str:
     """Seat advantage against agent strength: does moving first help strong policies more?"""
-    figure, axes = plt.subplots(figsize=(5.6, 2.8))
+    figure, axes = pyplot().subplots(figsize=(5.6, 2.8))
     x = ratings["elo"].to_numpy()
     y = ratings["first_seat_advantage_points"].to_numpy()
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
@@ -216,7 +356,7 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
 def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
     """A strength ladder at one player count: each seat's signed deviation from fair (points,
     simultaneous interval) against its rung's strength (Elo, interval), one colour per seat."""
-    figure, axes = plt.subplots(figsize=(5.6, 2.8))
+    figure, axes = pyplot().subplots(figsize=(5.6, 2.8))
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     for seat, group in rungs.groupby("seat"):
         x, y = group["elo"].to_numpy(), group["deviation_points"].to_numpy()
@@ -245,7 +385,7 @@ def forest_plot(cells: pd.DataFrame, seats: pd.DataFrame) -> str:
         for _, seat in seats[seats["label"] == cell["label"]].iterrows():
             rows.append((f"seat {seat['seat']}", seat["change_points"], seat["change_low_points"],
                          seat["change_high_points"], "o"))
-    figure, axes = plt.subplots(figsize=(7.5, 0.8 + 0.24 * len(rows)))
+    figure, axes = pyplot().subplots(figsize=(7.5, 0.8 + 0.24 * len(rows)))
     y = np.arange(len(rows))[::-1]
     axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     for position, (_, change, low, high, marker) in zip(y, rows):

@@ -31,7 +31,7 @@ from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
 from simulator.report import charts
 from simulator.report.build import experiment_settings, flat_differences, table_view
-from simulator.rundir import read_manifest
+from simulator.rundir import read_manifest, write_text_atomic
 
 SEAT_COLUMNS = [
     ("label", "cell", "text"),
@@ -246,5 +246,5 @@ def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Compar
         seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
         cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
     )
-    out.write_text(page, encoding="utf-8")
+    write_text_atomic(out, page)
     return out, comparison

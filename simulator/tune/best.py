@@ -25,6 +25,7 @@ from typing import Any
 import optuna
 
 from simulator.config import SeatSpec
+from simulator.rundir import write_text_atomic
 from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
 from simulator.tune.search import digest, trial_rules
 from simulator.tune.space import Parameter, game_of
@@ -115,7 +116,7 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
 def write_best(out: Path, document: dict[str, Any]) -> Path:
     path = out / "best.yaml"
     header = "# Written by `zoosim tune`; run it with `zoosim run` to repeat the confirmation.\n"
-    path.write_text(header + dump_yaml(document), encoding="utf-8")
+    write_text_atomic(path, header + dump_yaml(document))
     return path
 
 

@@ -9,7 +9,6 @@ own ordinary run report in `TUNE_DIR/confirm/report.html`.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +19,7 @@ import pandas as pd
 
 from simulator.report import charts
 from simulator.report.build import table_view
+from simulator.rundir import write_text_atomic
 from simulator.tune.best import Choice, completed
 from simulator.tune.config import OBJECTIVES, TuneExperiment, dump_yaml
 from simulator.tune.search import rungs
@@ -28,7 +28,7 @@ from simulator.tune.space import Parameter
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
-                      ("settings", "settings", "text")]
+                      ("proposed_by", "proposed by", "text"), ("settings", "settings", "text")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
                    ("verdict", "verdict", "text"), ("max_deviation_points", "largest seat deviation (pts)", "num"),
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
@@ -46,6 +46,7 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
             row[name] = attrs["objectives"][index] if "objectives" in attrs else np.nan
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
+        row["proposed_by"] = attrs.get("proposed_by", "")
         row["settings"] = json.dumps({name: _short(decode[name](raw)) for name, raw in trial.params.items()})
         rows.append(row)
     return pd.DataFrame(rows)
@@ -59,7 +60,7 @@ def _short(value: Any) -> Any:
 def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
     """Each trial's objective against its number, coloured by the rung it reached; the line is
     the best so far among trials of the last rung."""
-    figure, axes = charts.plt.subplots(figsize=(9.5, 3.0))
+    figure, axes = charts.pyplot().subplots(figsize=(9.5, 3.0))
     done = frame[frame["state"] == "complete"]
     scatter = axes.scatter(done["trial"], done[objective], c=done["rung"], cmap="viridis", vmin=0,
                            vmax=max(1, last_rung), s=18)
@@ -77,7 +78,7 @@ def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
 
 def pareto_chart(choice: Choice, objectives: list[str]) -> str:
     """The two first objectives of the most-played trials, the Pareto front joined."""
-    figure, axes = charts.plt.subplots(figsize=(5.2, 3.2))
+    figure, axes = charts.pyplot().subplots(figsize=(5.2, 3.2))
     x, y = objectives[:2]
     values = np.array([t.user_attrs["objectives"][:2] for t in choice.leaders])
     axes.plot(values[:, 0], values[:, 1], "o", color=charts.FAIR_COLOUR, mfc="none", label="trials")
@@ -136,8 +137,6 @@ def render_tune_report(
         experiment_text=experiment_text,
     )
     path = out / "tune.html"
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(page, encoding="utf-8")
-    os.replace(temporary, path)
-    frame.to_csv(out / "trials.csv", index=False)
+    write_text_atomic(path, page)
+    write_text_atomic(out / "trials.csv", frame.to_csv(index=False))
     return path

@@ -4,6 +4,10 @@ the tune folder.
 Batches. The optimiser (optuna) proposes `budget.batch` trials; their cells (one per player
 count) are played together as one plan through the ordinary runner (joblib or dask), so all cores
 stay busy; then every trial's result is told to the optimiser, and the next batch is proposed.
+When the search has per-seat knobs and the objective is seat fairness, a quarter of each
+batch after the first comes from the seat-balance step instead (balance.py: a model fitted to
+every seat's deviation in every trial so far proposes the settings it predicts fairest); the
+optimiser is told their results like its own.
 
 Racing (successive halving, ASHA's rule). A trial first plays `games.start` games per player
 count (rung 0). After rung r it plays on, doubling its games (rung r + 1 plays start x 2^(r+1),
@@ -19,7 +23,8 @@ seed entropy, keyed by the tune seed, game, player count and seating only: all t
 same deals, and differences between trials are not deal luck.
 
 Determinism. The optimiser's state is the optuna journal in the tune folder, and each proposal
-uses a sampler seeded by the tune seed and the number of trials proposed so far; games are
+uses a sampler seeded by the tune seed and the number of trials proposed so far (the
+seat-balance step is a pure function of the trials told); games are
 determined by their seeds and the batch size comes from the file. So the same file and seed give the same trials for any --jobs or
 backend, and a resumed tune proposes the trials the uninterrupted one would have.
 """
@@ -42,6 +47,8 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
+from simulator.rundir import write_json_atomic, write_text_atomic
+from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 
@@ -51,6 +58,7 @@ STUDY_NAME = "tune"
 TRIALS_DIR = "trials"
 KEEP_FRACTION = 1 / 3  # racing: the share of a rung's trials that earn the next rung
 INFEASIBLE_PENALTY = 100.0  # added (plus the distance) to every objective of a trial outside the constraints
+BALANCE_SHARE = 1 / 4  # of each batch after the first: the seat-balance step's proposals
 OWNED = (TUNE_INFO, JOURNAL, TRIALS_DIR, "confirm", "best.yaml", "tune.html", "experiment.yaml", "trials.csv")
 
 
@@ -113,8 +121,8 @@ def start_tune_dir(out: Path, experiment: TuneExperiment, text: str, source: str
         "sampler": sampler,
         "optuna_version": optuna.__version__,
     }
-    (out / TUNE_INFO).write_text(json.dumps(info, indent=2, sort_keys=True))
-    (out / "experiment.yaml").write_text(text, encoding="utf-8")
+    write_json_atomic(out / TUNE_INFO, info)
+    write_text_atomic(out / "experiment.yaml", text)
 
 
 def resolve_sampler(experiment: TuneExperiment, parameters: list[Parameter]) -> str:
@@ -161,11 +169,13 @@ def optimise(
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
     if not study.trials:
-        study.enqueue_trial(printed_rules(parameters))  # trial 0: the printed rules, as far as searched
+        # trial 0: the printed rules, as far as searched
+        study.enqueue_trial(printed_rules(parameters), user_attrs={"proposed_by": "printed rules"})
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
     told = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
+    balance = sampler != "random" and "seat_fairness" in experiment.tune.objectives
     while True:
         finished = len(study.get_trials(deepcopy=False, states=told))
         if finished >= budget.trials:
@@ -173,16 +183,31 @@ def optimise(
         # An interrupted batch is finished first: its trials were proposed before the interruption.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
         batch = [optuna.trial.Trial(study, t._trial_id) for t in running]
+        if not batch and balance:
+            _enqueue_balance_proposals(study, parameters, min(budget.batch, budget.trials - finished))
         while len(batch) < min(budget.batch, budget.trials - finished):
             # Each proposal's sampler is seeded by the tune seed and how many trials exist, so a
             # resumed tune proposes what the uninterrupted one would have.
             seed = _trial_seed(experiment.seed, len(study.get_trials(deepcopy=False)))
             proposer = optuna.load_study(study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, seed))
-            batch.append(proposer.ask(distributions))
+            trial = proposer.ask(distributions)
+            if "proposed_by" not in trial.user_attrs:  # not enqueued: the optimiser's own
+                trial.set_user_attr("proposed_by", sampler)
+            batch.append(trial)
         played += evaluate_batch(out, experiment, parameters, study, batch, jobs=jobs, backend=backend, scheduler=scheduler)
         if progress:
             _print_progress(study, experiment)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def _enqueue_balance_proposals(study: optuna.Study, parameters: list[Parameter], batch: int) -> None:
+    """A new batch opens with the seat-balance step's proposals (balance.py), if it has any. An
+    interruption may leave some waiting in the journal: those are asked, not proposed again."""
+    waiting = [t.system_attrs.get("fixed_params") for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.WAITING,))]
+    count = min(batch - 1, max(1, round(batch * BALANCE_SHARE)))  # the optimiser keeps one at least
+    for proposal in balance_proposals(study.get_trials(deepcopy=False), parameters, count):
+        if proposal not in waiting:
+            study.enqueue_trial(proposal, user_attrs={"proposed_by": "seat balance"})
 
 
 def printed_rules(parameters: list[Parameter]) -> dict[str, Any]:

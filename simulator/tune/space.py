@@ -212,6 +212,15 @@ def _seat_list_defaults(game: Game, path: str, players: int) -> list[Any]:
     return [printed[seat] if seat < len(printed) else 0 for seat in range(players)]
 
 
+def seat_index(parameter: Parameter) -> int | None:
+    """The seat (0 moves first) a per-seat parameter sets, None for a whole knob. Seat lists
+    count from 0; seat paths count from seat1, as `zoosim rules nyz` prints them."""
+    if parameter.seat is not None:
+        return parameter.seat
+    match = SEAT_PATH.match(parameter.path) if parameter.players is not None else None
+    return int(match["seat"]) - 1 if match else None
+
+
 def changes(parameters: list[Parameter], raw: dict[str, Any]) -> int:
     """How many parameters a trial sets away from the printed rules."""
     return sum(1 for p in parameters if p.name in raw and not p.is_default(raw[p.name]))

@@ -99,3 +99,16 @@ def test_only_the_most_recently_used_versions_of_a_package_are_kept(tmp_path):
     left = sorted(p.name for p in root.iterdir())
     expected_katz = [f"katz-{i:016d}" for i in (0, 3, 4, 5)]  # the one in use + the 3 newest others
     assert left == expected_katz + ["nyz-0000000000000000"]
+
+
+def test_the_warm_marker_lies_in_the_games_cache_folder_and_names_numba_and_python():
+    """Issue 11 (speed): the marker that lets a run's parent skip loading kernels follows the
+    folder keyed by the sources; a module outside simulator/games/ (a plugin) has none."""
+    import numba
+
+    engine = REPO / "simulator" / "games" / "katz" / "engine.py"
+    marker = kernel_cache.warm_marker(engine)
+    assert marker.parent == kernel_cache.kernel_folder(engine)
+    assert marker.parent.name.startswith("katz-")
+    assert numba.__version__ in marker.name and f"py{sys.version_info[0]}.{sys.version_info[1]}" in marker.name
+    assert kernel_cache.warm_marker(REPO / "tests" / "conftest.py") is None

@@ -36,3 +36,31 @@ def test_katz_drawing_has_one_square_per_grid_cell():
     for token in final_grid[0].split()[1:]:  # the cards of the top row are labelled with their codes
         if token not in ("##", "__", "ZK"):
             assert f">{token.removeprefix('ZK/')}</text>" in svg
+
+
+def test_a_run_keeps_its_sample_games_and_the_report_uses_them(tmp_path, monkeypatch):
+    """Issue 11 (speed): a run's worker draws the sample games (samples.json, under the run
+    hash) so that a report never loads a game's kernels; without the file (an older or
+    interrupted run) the report draws the same pictures itself."""
+    from simulator import samples
+    from simulator.config import parse_experiment
+    from simulator.plan import build_plan
+    from simulator.report.build import build_report
+    from simulator.runner import run_plan
+
+    plan = build_plan(parse_experiment({"name": "sample", "seed": 3, "games": 40, "chunk_games": 20,
+                                        "studies": [{"game": "katz", "rules": {"players": 2}}]}))
+    run_plan(plan, tmp_path, "", jobs=1, progress=False)
+    kept = samples.read_samples(tmp_path, plan.run_hash)
+    assert list(kept) == [plan.cells[0].study] and kept == samples.draw_samples(plan.cells)
+    assert samples.read_samples(tmp_path, "another run") is None
+    from simulator.report import build
+
+    with monkeypatch.context() as patched:
+        patched.setattr(build, "draw_samples", lambda cells: pytest.fail("the report drew a kept sample"))
+        page, _ = build_report(tmp_path)
+    with_kept = page.read_text()
+    assert kept[plan.cells[0].study]["svg"] in with_kept
+    (tmp_path / samples.SAMPLES).unlink()
+    page, _ = build_report(tmp_path)
+    assert page.read_text() == with_kept

@@ -48,7 +48,7 @@ def command(tmp_path):
     experiment = tmp_path / "faults.yaml"
     experiment.write_text(yaml.safe_dump(DOCUMENT))
     return [sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(tmp_path / "run"),
-            "--jobs", "2", "--quiet", "--no-report"]
+            "--jobs", "2", "--quiet", "--no-report", "--backend", "loky"]  # worker processes: the harder case
 
 
 def start(command):
@@ -122,6 +122,39 @@ def test_killed_at_a_random_moment_then_resumed_gives_identical_logs_and_report(
     resume_and_compare(command, out, reference)
 
 
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_threaded_run_interrupted_resumes_to_identical_logs(tmp_path, command, reference, how):
+    """The default backend plays in threads of the main process: Ctrl-C and SIGTERM end it as
+    they end a run of worker processes."""
+    threaded = command[:-1] + ["threading"]
+    process = start(threaded)
+    wait_for(lambda: chunks(tmp_path / "run") >= 1, process)
+    os.killpg(process.pid, how)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == (130 if how == signal.SIGINT else 143), stderr
+    assert "--resume" in stderr and "Traceback" not in stderr
+    resume_and_compare(threaded, tmp_path / "run", reference)
+
+
+def test_ctrl_c_ends_a_threaded_run_at_once(tmp_path):
+    """Ctrl-C ends a threaded run at once (its chunks here are 100,000 greedy games each),
+    leaving neither a half-played chunk nor its notes (test_runner.py checks that the threads
+    themselves stop before the run lets go of the folder)."""
+    experiment = tmp_path / "long.yaml"
+    experiment.write_text(yaml.safe_dump({"name": "long", "seed": 5, "games": 200000, "chunk_games": 100000,
+                                          "studies": [{"game": "katz", "rules": {"players": 2}, "seats": ["greedy"]}]}))
+    out = tmp_path / "run"
+    process = start([sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out), "--jobs", "2",
+                     "--quiet", "--no-report", "--backend", "threading"])
+    wait_for(lambda: len(list(out.glob("logs/*/.*.progress"))) == 2, process)  # both chunks in play
+    os.killpg(process.pid, signal.SIGINT)
+    interrupted = time.monotonic()
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130 and "Traceback" not in stderr, stderr
+    assert time.monotonic() - interrupted < 4, "the threads played their chunks to the end"
+    assert not list(out.glob("logs/*/chunk-*")) and not list(out.glob("logs/*/.*"))
+
+
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
 def test_workers_end_when_the_main_process_is_killed(tmp_path, command, reference, how):
     out = tmp_path / "run"
@@ -155,14 +188,48 @@ def test_a_second_run_of_the_same_folder_is_refused_and_the_first_is_unharmed(tm
     assert [s["games_played"] for s in sessions] == [12000]
 
 
-@pytest.fixture
-def small_disk(tmp_path):
+def mounted_tmpfs(tmp_path, size):
     mount = tmp_path / "disk"
     mount.mkdir()
-    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=160k", "tmpfs", str(mount)], capture_output=True).returncode:
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True).returncode:
         pytest.skip("cannot mount a tmpfs here (the patched-write test in test_run_folder.py covers a full disk)")
+    return mount
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    mount = mounted_tmpfs(tmp_path, "160k")
     yield mount
     subprocess.run(["umount", str(mount)], check=True)
+
+
+def test_every_command_on_a_read_only_folder_ends_in_one_line_and_changes_nothing(tmp_path, command):
+    """Reports, comparisons, tunes and runs whose folder the system refuses to write: one line
+    naming the file, exit 2, no traceback, nothing changed."""
+    disk = mounted_tmpfs(tmp_path, "20m")
+    try:
+        out = disk / "run"
+        ran = subprocess.run([part if not part.endswith("/run") else str(out) for part in command] + ["--games", "1000"],
+                             capture_output=True, text=True, timeout=300)
+        assert ran.returncode == 0, ran.stderr
+        tune = tmp_path / "tune.yaml"
+        tune.write_text("tune: {game: katz, players: [2], search: {hand_size: [6, 7]}, budget: {trials: 2, games: {start: 100, max: 100}}, confirm: {games: 100}}\n")
+        subprocess.run(["mount", "-o", "remount,ro", str(disk)], check=True)
+        before = sorted((str(p), p.stat().st_size) for p in disk.rglob("*"))
+        cli = [sys.executable, "-m", "simulator.cli"]
+        for argv, named in [
+            (["report", str(out)], out / "report.html"),
+            (["compare", str(out), str(out)], out / "compare.html"),
+            (["tune", str(tune), "--out", str(disk / "tune")], disk / "tune"),
+            (["run", command[4], "--out", str(disk / "other"), "--quiet"], disk / "other"),
+        ]:
+            result = subprocess.run(cli + argv, capture_output=True, text=True, timeout=300)
+            assert result.returncode == 2, (argv, result.stderr)
+            assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr, result.stderr
+            assert result.stderr.startswith(f"zoosim: error: {named}"), result.stderr
+        assert sorted((str(p), p.stat().st_size) for p in disk.rglob("*")) == before
+    finally:
+        subprocess.run(["umount", str(disk)], check=True)
 
 
 def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_resumes(small_disk, command, reference):

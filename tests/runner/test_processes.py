@@ -86,5 +86,31 @@ def test_ctrl_c_keeps_finished_chunks_and_says_how_to_resume(tmp_path, reference
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 130, stderr
     assert "interrupted; finished chunks are kept" in stderr and "--resume" in stderr
-    assert "Traceback" not in stderr
+    assert "Traceback" not in stderr and "Warning" not in stderr  # e.g. joblib's unread results
     resume_and_compare(command, out, reference)
+
+
+def test_a_finished_run_ends_at_once_with_its_status_and_leaves_no_worker(tmp_path, reference):
+    """Issue 11 (speed): the `zoosim` process ends right after its exit handlers (console()):
+    the same logs, exit status 0, no worker of its process group left alive and no complaint
+    about leaked resources; a user error still ends with status 2."""
+    import yaml
+
+    experiment = tmp_path / "processes.yaml"
+    experiment.write_text(yaml.safe_dump(DOCUMENT))
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
+                                "--jobs", "2", "--quiet", "--no-report", "--backend", "loky"],
+                               start_new_session=True, stderr=subprocess.PIPE, text=True)
+    _, stderr = process.communicate(timeout=300)
+    assert process.returncode == 0, stderr
+    assert "warning" not in stderr.lower() and "Traceback" not in stderr
+    deadline = time.monotonic() + 10  # loky's resource tracker ends by itself once it reads its pipe's end
+    with pytest.raises(ProcessLookupError):
+        while time.monotonic() < deadline:
+            os.killpg(process.pid, 0)  # raises once nobody is left in the run's process group
+            time.sleep(0.1)
+    assert log_digests(out) == reference
+    refused = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(tmp_path / "missing.yaml")],
+                             capture_output=True, text=True)
+    assert refused.returncode == 2 and refused.stderr.startswith("zoosim: error:")

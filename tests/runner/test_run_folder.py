@@ -125,7 +125,7 @@ def test_a_bad_chunk_is_set_aside_and_replayed_on_resume(tmp_path, full_run, kin
     assert list((out / "rejected" / "cell=0000").glob("chunk-000001.*.parquet"))
 
 
-@pytest.mark.parametrize("kind", [k for k in KINDS if k != "no sidecar"])
+@pytest.mark.parametrize("kind", [k for k in KINDS if k not in ("no sidecar", "corrupted")])
 def test_a_report_leaves_a_bad_chunk_out_with_one_warning(tmp_path, full_run, kind, capsys):
     out = tmp_path / "damaged"
     shutil.copytree(full_run, out)
@@ -136,6 +136,20 @@ def test_a_report_leaves_a_bad_chunk_out_with_one_warning(tmp_path, full_run, ki
     assert analysis.cells.set_index("cell").loc[0, "games"] == 600  # the bad chunk's games are missing
     assert f"{target}:" in capsys.readouterr().err
     assert target.exists()  # a report never moves files: a run may be writing
+
+
+def test_a_log_changed_at_the_same_size_is_left_out_only_where_the_logs_are_read(tmp_path, full_run, capsys):
+    """Issue 11 (speed): a report from the summaries checks each log's size, not its sha256 (it
+    never reads the logs); `--from-logs`, which reads them, hashes them and leaves a changed one
+    out with one warning (a resume sets it aside: test above)."""
+    out = tmp_path / "damaged"
+    shutil.copytree(full_run, out)
+    target = damage(out, "corrupted")
+    assert analyze_run(out, read_manifest(out)).cells.set_index("cell").loc[0, "games"] == 800
+    assert capsys.readouterr().err == ""
+    assert analyze_run(out, read_manifest(out), from_logs=True).cells.set_index("cell").loc[0, "games"] == 600
+    warning = capsys.readouterr().err
+    assert f"{target}: changed since it was written" in warning and len(warning.strip().splitlines()) == 1
 
 
 def test_a_parquet_file_without_sidecar_is_unfinished_and_silently_left_out_of_a_report(tmp_path, full_run, capsys):

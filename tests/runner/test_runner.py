@@ -2,6 +2,7 @@
 
 import json
 import os
+import time
 
 import pytest
 
@@ -123,3 +124,38 @@ def test_checked_mode_stops_at_the_first_broken_invariant(tmp_path):
     assert not list((tmp_path / "checked").rglob("*.parquet"))
     fine = build_plan(parse_experiment({"games": 100, "studies": [{"game": "coin", "rules": {"players": 2}}]}))
     assert run(fine, tmp_path / "fine", jobs=1, check=True).games_played == 100
+
+
+def test_the_parent_warms_kernels_up_once_then_leaves_loading_them_to_the_workers(tmp_path, monkeypatch):
+    """Issue 11 (speed): a run's parent plays a game to compile a game's kernels only while no
+    warm marker says an earlier warm-up left them in the cache; afterwards it never pays numba's
+    start-up (the workers load the kernels themselves)."""
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    marker = tmp_path / "warm"
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file: marker)
+    played = []
+    monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(len(seeds)))
+    todo = make_plan().cells[0].all_chunks()
+    runner._compile_kernels(todo, progress=False)
+    assert played == [1] and marker.exists()
+    runner._compile_kernels(todo, progress=False)
+    assert played == [1]
+
+
+def test_worker_threads_stop_before_a_failed_run_lets_go_of_its_folder(tmp_path):
+    """Threads cannot be killed and joblib does not wait for them: when a threaded run fails
+    (here a chunk that crashes), the thread playing a long chunk abandons it at its next
+    sub-batch and the run waits for that, so nothing writes into the folder afterwards."""
+    plan = build_plan(parse_experiment({
+        "name": "stop", "seed": 1, "games": 100000, "chunk_games": 100000, "rotate_seats": False,
+        "studies": [{"name": "long", "game": "coin", "rules": {"players": 2}},
+                    {"name": "crash", "game": "coin", "rules": {"players": 2, "crash": True}, "games": 10}],
+    }))
+    with pytest.raises(ZoosimError, match="the engine crashed"):
+        run(plan, tmp_path / "out", jobs=2, backend="threading")
+    written = sorted(p.name for p in (tmp_path / "out" / "logs").rglob("*"))
+    time.sleep(1.0)
+    assert sorted(p.name for p in (tmp_path / "out" / "logs").rglob("*")) == written
+    assert not [name for name in written if name.startswith("chunk-") or name.endswith(".progress")]
