@@ -251,17 +251,3 @@ def test_the_cli_refuses_impossible_search_parameters_in_one_line_and_writes_not
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "iterations" in lines[0] and str(path) in lines[0], lines
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.yaml"]
-
-
-@pytest.mark.parametrize("rollout, status", [("random", 0), ("greedy", 0), ("smart", 2), ("true", 2)])
-def test_an_experiment_names_the_rollout_policy(rollout, status, tmp_path):
-    """`rollout` is a choice by name in YAML too (zoosim rules katz: one of random, greedy)."""
-    path = tmp_path / "rollout.yaml"
-    path.write_text("games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: [{policy: ismcts, params: "
-                    f"{{rollout: {rollout}}}}}, greedy]}}]\n", encoding="utf-8")
-    result = CliRunner().invoke(main, ["validate", str(path)])
-    assert result.exit_code == status, result.output
-    if status:
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and "rollout" in lines[0] and str(path) in lines[0], lines
-
