@@ -9,13 +9,19 @@ move sequences from the root, so the statistics of one node pool every determini
 reached it, and selection considers only the children whose moves are legal in the current
 determinization (UCB with availability counts).
 
-Iteration: selection (UCB1 over the legal children: mean reward + c * sqrt(ln(available) /
-visits)), expansion (one untried legal move, chosen at random, or the first listed when the game
-lists its moves best first), rollout (the game's rollout move
-for at most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds
-the reward of the seat that made the move leading to it: its win share at the end of the game,
-or the game's estimate at a truncated rollout). The move played is the root child with the most
-visits (ties: the higher mean, then the first listed).
+Iteration: selection (UCB1 over the legal moves, each move's prior counting as `prior_weight`
+visits of its reward: (total + prior_weight * prior) / w + c * sqrt(ln(available) / w), w =
+visits + prior_weight; a legal move without a child is unvisited and counts as available in
+every iteration of its parent so far; ties at random, or to the first listed move for a game that lists its moves best first), expansion (the first selected move
+without a child becomes a node: one node per iteration; with prior_weight 0 unvisited moves come
+first, which is plain UCT with a random untried move), rollout (the game's rollout move for at
+most `rollout_depth` moves, 0 = to the end), backpropagation (each node on the path adds the
+reward of the seat that made the move leading to it: its win share at the end of the game, or
+the game's estimate at a truncated rollout). The move played is the root child with the most
+visits (ties: the higher mean, then the first listed). Priors steer a small budget towards the
+moves a heuristic ranks first (progressive bias as virtual visits, Chaslot et al. 2008; Gelly &
+Silver 2007): the root's are computed once per search from the real position (the observer's
+legal moves are the same in every determinization), the others on every visit.
 
 The game supplies the kernel-level step functions of simulator/games/kernels.py's contract, as
 numba kernels; `ctx` is the game's read-only tables and scratch:
@@ -28,13 +34,21 @@ numba kernels; `ctx` is the game's read-only tables and scratch:
   rollout_move(state, ctx, moves, count, rng, rollout_policy) -> index into moves[:count]
   scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
                                           when the game is not over)
+and optionally (make_search's keywords; without them every prior is 0.5):
+  move_priors(state, ctx, moves, count, out)   each move's prior reward in [0, 1] for the decider,
+                                               reading only what the decider sees
+  root_priors(state, ctx, moves, count, out)   the same for the searching seat's decision (once
+                                               per search; default move_priors)
 
 Tree layout (allocate_tree): nodes int64 (NODE_FIELDS, capacity) with the fields below, node 0
 the root; totals float64 (capacity,) the summed rewards of the seat that moved into the node;
 path int64 (capacity + 1,) the nodes of the current iteration; moves int64 (max_moves,) a move
 buffer; rewards float64 (players,); rng uint64 (1,) the search's own stream, seeded by one draw
 from the game's stream per decision so that the game's stream advances the same way whatever the
-search does. Capacity is iterations + 1 (one node is added per iteration).
+search does; priors and root priors float64 (max_moves,) of the current node's and the root's
+moves; children and root children int64 (max_moves,) the child each of those moves leads to
+(-1: none yet; the root's kept up to date through the search). Capacity is iterations + 1 (one
+node is added per iteration; a full tree plays on without adding nodes).
 """
 
 import math
@@ -47,8 +61,7 @@ from simulator.games.kernels import allocating, kernel
 NODE_MOVE = 0  # the move leading to this node
 NODE_SEAT = 1  # the seat that made that move (whose reward the node's total sums)
 NODE_FIRST_CHILD = 2  # -1 when none
-NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list (newest first, or in
-                       # expansion order with expand_in_order)
+NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list
 NODE_VISITS = 4
 NODE_AVAILABLE = 5  # iterations in which this node's move was legal at its parent
 NODE_FIELDS = 6
@@ -70,6 +83,10 @@ def allocate_tree(capacity, max_moves, players):
         np.zeros(max_moves, dtype=np.int64),
         np.zeros(players, dtype=np.float64),
         np.zeros(1, dtype=np.uint64),
+        np.zeros(max_moves, dtype=np.float64),
+        np.zeros(max_moves, dtype=np.float64),
+        np.zeros(max_moves, dtype=np.int64),
+        np.zeros(max_moves, dtype=np.int64),
     )
 
 
@@ -96,85 +113,68 @@ def copy_array(source, target):
 
 
 @kernel
-def is_listed(moves, count, move):
+def fill_children(nodes, parent, moves, count, children):
+    """children[i] = the child of `parent` that moves[i] leads to, or -1."""
     for index in range(count):
-        if moves[index] == move:
-            return True
-    return False
-
-
-@kernel
-def child_with_move(nodes, parent, move):
+        children[index] = -1
     child = nodes[NODE_FIRST_CHILD, parent]
     while child >= 0:
-        if nodes[NODE_MOVE, child] == move:
-            return child
+        move = nodes[NODE_MOVE, child]
+        for index in range(count):
+            if moves[index] == move:
+                children[index] = child
+                break
         child = nodes[NODE_NEXT_SIBLING, child]
-    return -1
 
 
 @kernel
-def append_child(nodes, parent, child):
-    """Link `child` last among the parent's children (they stay in expansion order)."""
-    last = nodes[NODE_FIRST_CHILD, parent]
-    if last < 0:
-        nodes[NODE_FIRST_CHILD, parent] = child
-        return
-    while nodes[NODE_NEXT_SIBLING, last] >= 0:
-        last = nodes[NODE_NEXT_SIBLING, last]
-    nodes[NODE_NEXT_SIBLING, last] = child
+def uniform_priors(state, ctx, moves, count, out):
+    """The default move_priors: no preference (the search ignores priors at prior_weight 0)."""
+    for index in range(count):
+        out[index] = 0.5
 
 
 @kernel
-def select_child(nodes, totals, parent, moves, count, exploration):
-    """UCB1 over the children legal now; also counts their availability. -1 if none is legal."""
-    best, best_score = -1, -math.inf
-    child = nodes[NODE_FIRST_CHILD, parent]
-    while child >= 0:
-        if is_listed(moves, count, nodes[NODE_MOVE, child]):
+def select_move(nodes, totals, parent, children, priors, count, exploration, prior_weight, rng,
+                first_on_ties):
+    """Index of the legal move to follow from `parent` (children[i]: its child or -1): UCB1 over
+    the legal moves with each move's prior counted as prior_weight visits of that reward,
+    (total + prior_weight * prior) / w + exploration * sqrt(ln(available) / w), w = visits +
+    prior_weight. A legal move without a child is unvisited and counts as available in every
+    iteration of its parent so far; with prior_weight 0 unvisited moves come first. Ties go
+    uniformly at random, or with `first_on_ties` to the first listed. Also counts the
+    availability of the legal children."""
+    parent_available = nodes[NODE_VISITS, parent] + 1  # this iteration included
+    best_index, best_score, ties = 0, -math.inf, 0
+    for index in range(count):
+        child = children[index]
+        visits, available, total = 0, parent_available, 0.0
+        if child >= 0:
             nodes[NODE_AVAILABLE, child] += 1
             visits = nodes[NODE_VISITS, child]
-            score = totals[child] / visits + exploration * math.sqrt(
-                math.log(nodes[NODE_AVAILABLE, child]) / visits)
-            if score > best_score:
-                best, best_score = child, score
-        child = nodes[NODE_NEXT_SIBLING, child]
-    return best
+            available = nodes[NODE_AVAILABLE, child]
+            total = totals[child]
+        weight = visits + prior_weight
+        score = math.inf
+        if weight > 0.0:
+            score = (total + prior_weight * priors[index]) / weight + exploration * math.sqrt(
+                math.log(available) / weight)
+        if score > best_score:
+            best_index, best_score, ties = index, score, 1
+        elif score == best_score and not first_on_ties:
+            ties += 1
+            if random_stream.randint(rng, ties) == 0:
+                best_index = index
+    return best_index
 
 
 @kernel
-def first_untried_move(nodes, parent, moves, count):
-    """The first listed legal move without a child yet, or -1."""
-    for index in range(count):
-        if child_with_move(nodes, parent, moves[index]) < 0:
-            return moves[index]
-    return -1
-
-
-@kernel
-def untried_move(nodes, parent, moves, count, rng):
-    """A random legal move without a child yet (uniform among them), or -1."""
-    untried = 0
-    for index in range(count):
-        if child_with_move(nodes, parent, moves[index]) < 0:
-            untried += 1
-    if untried == 0:
-        return -1
-    pick = random_stream.randint(rng, untried)
-    for index in range(count):
-        if child_with_move(nodes, parent, moves[index]) < 0:
-            if pick == 0:
-                return moves[index]
-            pick -= 1
-    return -1
-
-
-@kernel
-def most_visited(nodes, totals, root_moves, root_count):
-    """Index into root_moves of the most visited root child (ties: higher mean, then first)."""
+def most_visited(nodes, totals, root_children, root_count):
+    """Index into the root's moves of the most visited root child (ties: higher mean, then
+    first)."""
     best_index, best_visits, best_mean = 0, -1, -math.inf
     for index in range(root_count):
-        child = child_with_move(nodes, 0, root_moves[index])
+        child = root_children[index]
         if child < 0:
             continue
         visits = nodes[NODE_VISITS, child]
@@ -185,61 +185,67 @@ def most_visited(nodes, totals, root_moves, root_count):
 
 
 def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decider, rollout_move,
-                scores, expand_in_order=False):
+                scores, move_priors=uniform_priors, root_priors=None, expand_in_order=False):
     """The search kernel over one game's step functions (see the module docstring); with
-    `expand_in_order` expansion takes the first untried move in legal_moves' order (a game
-    listing its moves best first) instead of a random one, and children stay in that order, so
-    that UCB ties go to the better listed move:
+    `expand_in_order` (a game listing its moves best first) every tie of the selection goes to
+    the first listed move instead of a random one, so unvisited moves are expanded in that order
+    and equal scores favour the better listed move:
     search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
-    exploration, rollout_policy, rollout_depth, sample) -> index into root_moves[:root_count]."""
+    exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0) -> index into
+    root_moves[:root_count]."""
+    if root_priors is None:
+        root_priors = move_priors
 
     @kernel
     def search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
-               exploration, rollout_policy, rollout_depth, sample):
-        nodes, totals, path, moves, rewards, rng = tree
+               exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0):
+        nodes, totals, path, moves, rewards, rng = tree[:6]
+        priors, root_values, children, root_children = tree[6:]
         rng[0] = random_stream.next_u64(game_rng)  # one draw of the game's stream per decision
         capacity = totals.shape[0]
         new_node(nodes, totals, 0, -1, observer)
         used = 1
+        fill_children(nodes, 0, root_moves, root_count, root_children)  # none yet: all -1
+        if prior_weight > 0.0:  # the observer's decision is the same in every sample: once
+            root_priors(root, ctx, root_moves, root_count, root_values)
         for _ in range(iterations):
             copy_state(root, state)
             if sample:
                 determinize(state, ctx, observer, rng)
             node, length = 0, 1
             path[0] = 0
-            # selection and expansion
+            # selection, down to a move without a child (the new leaf)
             while not is_over(state, ctx):
-                count = legal_moves(state, ctx, moves)
+                if length == 1:  # the root's moves are the observer's, the same in every sample
+                    count, buffer, values, kids = root_count, root_moves, root_values, root_children
+                else:
+                    count = legal_moves(state, ctx, moves)
+                    buffer, values, kids = moves, priors, children
+                    fill_children(nodes, node, buffer, count, kids)
+                    if count > 0 and prior_weight > 0.0:
+                        move_priors(state, ctx, buffer, count, values)
                 if count == 0:
                     break
                 seat = decider(state)
-                move = -1
-                if used < capacity:
-                    if expand_in_order:
-                        move = first_untried_move(nodes, node, moves, count)
-                    else:
-                        move = untried_move(nodes, node, moves, count, rng)
-                if move >= 0:
+                index = select_move(nodes, totals, node, kids, values, count, exploration,
+                                    prior_weight, rng, expand_in_order)
+                move, child = buffer[index], kids[index]
+                expanded = child < 0
+                if expanded and used < capacity:  # else the tree is full: play on without a node
                     child = used
+                    kids[index] = child
                     used += 1
                     new_node(nodes, totals, child, move, seat)
-                    nodes[NODE_AVAILABLE, child] = 1
-                    if expand_in_order:
-                        append_child(nodes, node, child)
-                    else:
-                        nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
-                        nodes[NODE_FIRST_CHILD, node] = child
-                    apply_move(state, ctx, rng, move)
+                    nodes[NODE_AVAILABLE, child] = nodes[NODE_VISITS, node] + 1
+                    nodes[NODE_NEXT_SIBLING, child] = nodes[NODE_FIRST_CHILD, node]
+                    nodes[NODE_FIRST_CHILD, node] = child
+                apply_move(state, ctx, rng, move)
+                if child >= 0:
                     path[length] = child
                     length += 1
+                    node = child
+                if expanded:
                     break
-                child = select_child(nodes, totals, node, moves, count, exploration)
-                if child < 0:  # the tree is full and no child is legal here
-                    break
-                apply_move(state, ctx, rng, nodes[NODE_MOVE, child])
-                path[length] = child
-                length += 1
-                node = child
             # rollout
             steps = 0
             while not is_over(state, ctx) and (rollout_depth <= 0 or steps < rollout_depth):
@@ -256,6 +262,6 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
                 nodes[NODE_VISITS, node] += 1
                 if position > 0:
                     totals[node] += rewards[nodes[NODE_SEAT, node]]
-        return most_visited(nodes, totals, root_moves, root_count)
+        return most_visited(nodes, totals, root_children, root_count)
 
     return search

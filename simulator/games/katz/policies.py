@@ -373,11 +373,10 @@ def expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
     return expected / unseen_total
 
 
-@R.kernel
-def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
-                      move_count, workspace):
-    """Expectimax's action: the listed move of highest expected worth (draws by
-    expected_draw_value, replacements by their sure worth, a pass at 0)."""
+@R.inline_kernel
+def prepare_expectimax(rules, cards, cells, hand, hand_len, stats, bonuses, workspace):
+    """Fill expectimax's tables of the seat's hand (kind gains and ranking per way of entering,
+    unseen cards, per-card draw outlook); returns (ranked kinds, unseen total, held kinds)."""
     gains, unseen, per_card, ranking = workspace[1], workspace[2], workspace[3], workspace[4]
     ranked = fill_kind_gains(rules, cards, hand, hand_len, stats, S.ENTRY_PLACE, bonuses,
                              gains[0], ranking[0])
@@ -385,17 +384,51 @@ def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses
                     ranking[1])
     unseen_total = fill_unseen(rules, cards, cells, hand, hand_len, unseen)
     fill_draw_outlook(rules, cards, hand, hand_len, stats, bonuses, unseen, per_card)
-    held = held_kinds(rules, stats)
+    return ranked, unseen_total, held_kinds(rules, stats)
+
+
+@R.inline_kernel
+def expectimax_value(rules, cards, lines, stats, bonuses, move, ranked, unseen_total, held,
+                     workspace):
+    """Expectimax's worth of an action (after prepare_expectimax): a draw by
+    expected_draw_value, a replacement by its sure worth, a pass at 0."""
+    if move // S.MOVE_TYPE_UNIT == S.MOVE_DRAW:
+        cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
+        return expected_draw_value(rules, cards, lines, cell, held, workspace[1], workspace[4],
+                                   ranked, workspace[3], workspace[2], unseen_total)
+    return move_value(rules, cards, stats, bonuses, move)
+
+
+@R.kernel
+def expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
+                      move_count, workspace):
+    """Expectimax's action: the listed move of highest expected worth (expectimax_value)."""
+    ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len, stats,
+                                                    bonuses, workspace)
     best_index, best_value = 0, NEG_INF
     for index in range(move_count):
-        move = moves[index]
-        move_type = move // S.MOVE_TYPE_UNIT
-        if move_type == S.MOVE_DRAW:
-            cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
-            value = expected_draw_value(rules, cards, lines, cell, held, gains, ranking, ranked,
-                                        per_card, unseen, unseen_total)
-        else:
-            value = move_value(rules, cards, stats, bonuses, move)
+        value = expectimax_value(rules, cards, lines, stats, bonuses, moves[index], ranked,
+                                 unseen_total, held, workspace)
         if value > best_value:
             best_index, best_value = index, value
     return best_index
+
+
+@R.kernel
+def fill_move_worths(policy_params, rules, cards, scalars, cells, lines, hand, hand_len, moves,
+                     move_count, workspace, worths):
+    """worths[i] = expectimax's worth in points of moves[i] with these value weights: a
+    placement or replacement its sure worth (move_value, as best_outcome), a draw its expected
+    worth (expectimax_value), a pass 0."""
+    stats, bonuses = workspace[0], workspace[5]
+    R.fill_kind_stats(rules, cards, hand, hand_len, stats)
+    fill_entry_bonuses(rules, scalars, policy_params, bonuses)
+    if scalars[S.S_PHASE] == S.PHASE_PLACE:
+        for index in range(move_count):
+            worths[index] = move_value(rules, cards, stats, bonuses, moves[index])
+        return
+    ranked, unseen_total, held = prepare_expectimax(rules, cards, cells, hand, hand_len, stats,
+                                                    bonuses, workspace)
+    for index in range(move_count):
+        worths[index] = expectimax_value(rules, cards, lines, stats, bonuses, moves[index], ranked,
+                                         unseen_total, held, workspace)

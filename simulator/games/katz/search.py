@@ -22,9 +22,20 @@ score: its score of finished deals plus its current hand (K-4.2) and seat bonus 
 shares are the softmax of those estimates divided by `score_scale` points (a lead of
 score_scale points weighs e times more), or, with score_scale 0, the leaders share the win.
 
+Priors (search.py's root_priors, counted as prior_weight visits). At the searching seat's own
+decision a move's prior is the seat's win share by the same softmax among level seats when its
+score rises by expectimax's worth of the move in points (policies.fill_move_worths: the expected
+best placement of a draw, the sure worth of a placement or replacement), computed once per
+search from the public position and the seat's hand (never from the other hands: the seats
+count as level). Deeper in the tree every prior is 0.5 (priors
+there cost 40% of the speed and gained nothing measurable). The worths use greedy_tuned's value
+weights, as the greedy rollouts do: with expectimax's default weights (an extra turn and a lost
+turn worth 3 points each) expectimax wins only 38% of 2-player games against itself with
+greedy_tuned's.
+
 Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
-greedy: the `greedy` policy at its defaults), rollout_depth (moves per rollout, 0 = to the end),
-score_scale (points, for cut-off rollouts).
+greedy with greedy_tuned's weights), rollout_depth (moves per rollout, 0 = to the end),
+score_scale (points, for cut-off rollouts), prior_weight (visits a prior counts as).
 """
 
 import numpy as np
@@ -48,20 +59,26 @@ EXPLORATION = 1
 ROLLOUT = 2
 ROLLOUT_DEPTH = 3
 SCORE_SCALE = 4
+PRIOR_WEIGHT = 5
 
-# Greedy rollouts play `greedy` at its defaults.
-GREEDY_ROLLOUT_PARAMS = P.POLICIES["greedy"].pack()
+# Value weights of the greedy rollouts and of the move worths behind the root's priors (module
+# docstring): greedy_tuned's.
+TUNED_WEIGHTS = P.POLICIES["greedy_tuned"].pack()
 
-_SEARCH_PARAMS = {"iterations": 100.0, "exploration": 0.7, "rollout": "greedy", "rollout_depth": 4.0,
-                  "score_scale": 2.0}
+_SEARCH_PARAMS = {"iterations": 60.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 4.0,
+                  "score_scale": 4.0, "prior_weight": 10.0}
 _SEARCH_HELP = {
     "iterations": "search iterations per decision (each one determinization and one rollout)",
     "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
-    "rollout": "policy playing the rollouts: random, or greedy at its defaults",
+    "rollout": "policy playing the rollouts: random, or greedy with greedy_tuned's weights",
     "rollout_depth": "moves per rollout before the position is scored by the current scores (0 = to the end)",
     "score_scale": (
         "points of lead worth a factor e in a cut-off rollout's win shares "
         "(softmax of the estimated scores; 0 = the leaders share the win)"
+    ),
+    "prior_weight": (
+        "visits a root move's prior counts as (the prior: the seat's win share among level "
+        "seats after expectimax's worth of the move; 0 = no priors: untried moves first)"
     ),
 }
 _SEARCH_RANGES = {
@@ -69,6 +86,7 @@ _SEARCH_RANGES = {
     "exploration": ParamRange(0.0),
     "rollout_depth": ParamRange(0, 100_000, integer=True),
     "score_scale": ParamRange(0.0),
+    "prior_weight": ParamRange(0.0),
 }
 
 
@@ -97,7 +115,8 @@ SEARCH_POLICIES = {
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
 # ctx = (rules, cards, deck, policy workspace, unseen counts int64 (card ids,), card pool int16
-# (deck size,), winner flags bool (players,), step limit, score scale in half points)
+# (deck size,), winner flags bool (players,), step limit, score scale in half points, estimated
+# half points float64 (players,))
 
 
 @kernel
@@ -119,7 +138,7 @@ def determinize(game, ctx, observer, rng):
     docstring, K-8.3): clear `hidden` and the other hands, then deal the unseen multiset into the
     face-down cells, the other hands (their known sizes) and the set-aside tail (its known
     count). Reads only public arrays and the observer's own hand."""
-    rules, cards, deck, workspace, unseen, pool, win, limit, scale = ctx
+    rules, cards, unseen, pool = ctx[0], ctx[1], ctx[4], ctx[5]
     scalars, cells, hidden, lines, hands, seats, events = game
     for index in range(hidden.shape[0]):
         hidden[index] = S.NO_CARD
@@ -184,7 +203,7 @@ def rollout_move(game, ctx, moves, count, rng, rollout_policy):
     rules, cards = ctx[0], ctx[1]
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
-    return P.choose_move(P.GREEDY, GREEDY_ROLLOUT_PARAMS, rules, cards, scalars, cells, lines,
+    return P.choose_move(P.GREEDY, TUNED_WEIGHTS, rules, cards, scalars, cells, lines,
                          hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, rng,
                          ctx[3])
 
@@ -193,26 +212,16 @@ def rollout_move(game, ctx, moves, count, rng, rollout_policy):
 def scores(game, ctx, out):
     """Win shares at the end (K-4.3); at a cut-off rollout shares from the estimated final
     scores (module docstring)."""
-    rules, cards, win, scale = ctx[0], ctx[1], ctx[6], ctx[8]
+    rules, cards, win, scale, estimates = ctx[0], ctx[1], ctx[6], ctx[8], ctx[9]
     scalars, cells, hidden, lines, hands, seats, events = game
     players = rules[S.P_PLAYERS]
-    if scalars[S.S_PHASE] == S.PHASE_OVER:
-        E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
-    else:
-        best = -(1 << 40)
+    if scalars[S.S_PHASE] != S.PHASE_OVER:
         for seat in range(players):
-            out[seat] = estimated_half_points(rules, cards, hands, seats, seat)
-            best = max(best, out[seat])
-        if scale > 0:  # softmax, shifted by the best so that no exponent overflows
-            total = 0.0
-            for seat in range(players):
-                out[seat] = np.exp((out[seat] - best) / scale)
-                total += out[seat]
-            for seat in range(players):
-                out[seat] /= total
-            return
+            estimates[seat] = estimated_half_points(rules, cards, hands, seats, seat)
         for seat in range(players):
-            win[seat] = out[seat] == best
+            out[seat] = share_of(estimates, players, seat, scale)
+        return
+    E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
     winners = 0
     for seat in range(players):
         winners += win[seat]
@@ -226,8 +235,45 @@ def estimated_half_points(rules, cards, hands, seats, seat):
         rules, cards, hands[seat], seats[seat, S.SEAT_HAND_LEN])
 
 
+@kernel
+def share_of(estimates, players, seat, scale):
+    """The seat's win share from estimated half points: the softmax of estimates / scale, or
+    with scale 0 the leaders' shared win (as scores)."""
+    if scale > 0:
+        total = 0.0
+        for other in range(players):
+            total += np.exp((estimates[other] - estimates[seat]) / scale)  # own term is 1
+        return 1.0 / total
+    leaders = 0
+    for other in range(players):
+        if estimates[other] > estimates[seat]:
+            return 0.0
+        leaders += estimates[other] == estimates[seat]
+    return 1.0 / leaders
+
+
+@kernel
+def root_priors(game, ctx, moves, count, out):
+    """Priors of the searching seat's decision (search.py's root_priors, once per search): each
+    move's win share (share_of) among level seats when the move's worth, expectimax's with
+    greedy_tuned's weights (policies.fill_move_worths), puts the seat ahead or behind by that
+    much. Reads only the public state and the seat's own hand (the other hands' scores are
+    not known to it, so the seats count as level)."""
+    rules, cards, workspace, scale, estimates = ctx[0], ctx[1], ctx[3], ctx[8], ctx[9]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    players = rules[S.P_PLAYERS]
+    seat = scalars[S.S_SEAT]
+    P.fill_move_worths(TUNED_WEIGHTS, rules, cards, scalars, cells, lines, hands[seat],
+                       seats[seat, S.SEAT_HAND_LEN], moves, count, workspace, out)
+    for other in range(players):
+        estimates[other] = 0.0
+    for index in range(count):
+        estimates[seat] = 2.0 * out[index]  # half points
+        out[index] = share_of(estimates, players, seat, scale)
+
+
 search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
-                                 decider, rollout_move, scores)
+                                 decider, rollout_move, scores, root_priors=root_priors)
 
 
 # ---- workspace and dispatch ---------------------------------------------------------------------
@@ -236,8 +282,9 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 @allocating
 def allocate_search(rules, cards, policy_ids, policy_params):
     """Workspace of the search policies of one batch: the deck (card ids in id order, as
-    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound
-    and a tree sized for the largest `iterations` among the seats (1 node if no seat searches)."""
+    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound,
+    per-seat estimated half points and a tree sized for the largest `iterations` among the seats
+    (1 node if no seat searches)."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
         if policy_ids[slot] >= FIRST_SEARCH_POLICY:
@@ -255,6 +302,7 @@ def allocate_search(rules, cards, policy_ids, policy_params):
         np.zeros(rules[S.P_DECK_SIZE], dtype=np.int16),
         np.zeros(rules[S.P_PLAYERS], dtype=np.bool_),
         E.step_limit(rules),
+        np.zeros(rules[S.P_PLAYERS], dtype=np.float64),
         tree_search.allocate_tree(iterations + 1, E.max_moves(rules), rules[S.P_PLAYERS]),
     )
 
@@ -266,10 +314,10 @@ def choose_move(policy_id, policy_params, rules, cards, game, moves, count, rng,
     only what determinize leaves (public state and the seat's own hand)."""
     if count == 1:
         return 0
-    deck, scratch, unseen, pool, win, limit, tree = search_workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree = search_workspace
     ctx = (rules, cards, deck, workspace, unseen, pool, win, limit,
-           2.0 * policy_params[SCORE_SCALE])  # in half points, as the scores
+           2.0 * policy_params[SCORE_SCALE], estimates)  # scale in half points, as the scores
     return search(ctx, game, scratch, tree, rng, game[0][S.S_SEAT], moves, count,
                   int(policy_params[ITERATIONS]), policy_params[EXPLORATION],
                   int(policy_params[ROLLOUT]), int(policy_params[ROLLOUT_DEPTH]),
-                  policy_id == ISMCTS)
+                  policy_id == ISMCTS, policy_params[PRIOR_WEIGHT])

@@ -6,19 +6,24 @@ is test_katz_params_policies_render.test_policies_never_peek."""
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 
 import numpy as np
 import pytest
 
 from katz_helpers import make_params, seeds
+from test_katz_params_policies_render import clone, scramble_hidden
+from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
 from simulator.games.katz import GAME, engine
 from simulator.games.katz import policies as P
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
-from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
+from simulator.plan import build_plan
+from simulator.runner import run_plan
+from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
 
 SMALL = {"iterations": 30}
 
@@ -35,9 +40,9 @@ def mid_game(players=3, seed=5, moves=25):
 def determinized(state, sample, draw=0):
     """The scratch game of one search iteration from `state`, seen by the seat to decide."""
     workspace = KS.allocate_search(state.rules, state.cards, state.policy_ids, state.policy_params)
-    deck, scratch, unseen, pool, win, limit, tree = workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
     ctx = (state.rules, state.cards, deck, P.allocate_workspace(state.rules), unseen, pool, win,
-           limit, 0.0)
+           limit, 0.0, estimates)
     rng = random_stream.new_state(np.uint64(draw))
     KS.copy_state(state.game, scratch)
     if sample:
@@ -113,6 +118,71 @@ def test_search_games_replay_for_a_seed_and_differ_between_seeds(policy):
     assert len({tuple(row) for row in first["score"]}) > 1
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_root_priors_read_nothing_the_seat_cannot_see(players):
+    """K-8.3: scrambling the face-down cards, set-aside cards and other hands leaves every prior
+    of the seat's decision unchanged (the no-peeking test of the policies checks only choices)."""
+    rng = np.random.default_rng(1)
+    for moves_played in (0, 9, 20, 31):
+        state = mid_game(players, seed=moves_played, moves=moves_played)
+        moves = np.array(engine.legal_moves(state), dtype=np.int64)
+        priors = []
+        for scramble in (False, True, True):
+            view = clone(state)
+            if scramble:
+                scramble_hidden(view, rng, keep_seat=state.seat)
+            workspace = KS.allocate_search(view.rules, view.cards, view.policy_ids, view.policy_params)
+            deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
+            ctx = (view.rules, view.cards, deck, P.allocate_workspace(view.rules), unseen, pool, win,
+                   limit, 8.0, estimates)
+            out = np.zeros(len(moves))
+            KS.root_priors(view.game, ctx, moves, len(moves), out)
+            priors.append(out)
+        assert np.all((priors[0] > 0) & (priors[0] < 1))
+        assert np.array_equal(priors[0], priors[1]) and np.array_equal(priors[0], priors[2])
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(players):
+    """The root's priors are expectimax's worths with greedy_tuned's value weights (K-8.3):
+    one iteration visits only the move of highest prior, so every choice has the highest worth
+    (ties in any order). Without priors one iteration would pick a move at random."""
+    params = make_params(players=players)
+    seating = GAME.seat_policies([("ismcts", {"iterations": 1})] * players)
+    checked = 0
+    for seed in range(4):
+        state = engine.new_game(params, seating, seed=seed)
+        workspace = P.allocate_workspace(state.rules)
+        while not engine.is_over(state):
+            moves = np.array(engine.legal_moves(state), dtype=np.int64)
+            move = engine.policy_move(state)
+            if len(moves) > 1:
+                seat = state.seat
+                worths = np.zeros(len(moves))
+                P.fill_move_worths(KS.TUNED_WEIGHTS, state.rules, state.cards, state.scalars,
+                                   state.cells, state.lines, state.hands[seat],
+                                   state.seats[seat, S.SEAT_HAND_LEN], moves, len(moves), workspace,
+                                   worths)
+                assert worths[list(moves).index(move)] == worths.max()
+                checked += 1
+            engine.apply(state, move)
+    assert checked > 50
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_search_games_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
+    """The search draws its stream from the game's, so chunks played by one job or by two (in
+    threads or processes) hold the same games, byte for byte."""
+    seats = [{"policy": "ismcts", "params": SMALL}, {"policy": "oracle", "params": SMALL}, "greedy"]
+    plan = build_plan(parse_experiment({"name": "search_jobs", "seed": 3, "games": 12, "chunk_games": 4,
+                                        "studies": [{"game": "katz", "rules": {"players": 3},
+                                                     "seats": seats}]}))
+    run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
+    run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
+    assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
+    assert len(log_digests(tmp_path / "one")) == len(plan.chunks()) >= 2
+
+
 def win_share(names, deals, players=2, **policy_params):
     """Share of the wins of slot 0's policy over `deals` deals, every deal in both rotations."""
     params = make_params(players=players)
@@ -148,7 +218,10 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
     assert games == 2000
 
 
-@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS)
+@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS + [
+    ({"prior_weight": -1}, ["prior_weight", "at least 0"]),
+    ({"prior_weight": math.inf}, ["prior_weight", "finite"]),
+])
 @pytest.mark.parametrize("policy", ["ismcts", "oracle"])
 def test_impossible_search_parameters_are_refused(policy, params, words):
     with pytest.raises(ZoosimError) as error:
