@@ -388,15 +388,20 @@ def _ladder_rows(ladder_seats: pd.DataFrame) -> pd.DataFrame:
 
 def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bradley-Terry Elo of all games, with delete-one-batch jackknife intervals (batches of
-    deals are independent, so the intervals account for correlated games). NaN when some policy
-    never lost or never won, which leaves its strength unbounded."""
+    deals are independent, so the intervals account for correlated games). Every pair of
+    policies that met also counts half a win each way: a weak prior that keeps the strengths
+    finite when a policy never beat the other (random against greedy in New York Zoo), which
+    would otherwise leave every rating of the study unbounded; over thousands of games it moves
+    the ratings by a fraction of an Elo point. NaN when the policies did not all meet, directly
+    or through others."""
     k = batch_wins.shape[1]
     # a policy meeting itself (a seating that lists it twice) says nothing about strength
     batch_wins = batch_wins * (1.0 - np.eye(k))
     total = batch_wins.sum(axis=0)
+    prior = 0.5 * ((total + total.T) > 0)
     try:
-        elo = stats.bradley_terry(total, confidence).elo
-        leave_one_out = np.array([stats.bradley_terry(total - batch, confidence).elo for batch in batch_wins])
+        elo = stats.bradley_terry(total + prior, confidence).elo
+        leave_one_out = np.array([stats.bradley_terry(total - batch + prior, confidence).elo for batch in batch_wins])
     except ValueError:
         nan = np.full(k, np.nan)
         return nan, nan, nan

@@ -100,3 +100,17 @@ def test_the_report_leads_with_the_ladder_and_shows_its_numbers_with_data_values
     assert len(rows) == len(analysis.ladder_seats)
     shown = np.array([[row[2], row[6]] for row in rows], dtype=float)  # Elo, points from fair
     assert np.array_equal(shown, analysis.ladder_seats[["elo", "deviation_points"]].to_numpy())
+
+
+def test_a_rung_that_never_beat_its_neighbour_still_gets_a_finite_rating():
+    """New York Zoo's random never beats greedy: without the half-win prior every Elo of the
+    study was NaN and every ladder verdict 'unresolved'."""
+    from simulator.analysis.tables import _jackknife_elo
+
+    batches = np.zeros((20, 3, 3))
+    batches[:, 1, 0] = 50  # greedy always beats random
+    batches[:, 1, 2], batches[:, 2, 1] = 20, 30  # greedy_tuned beats greedy 60%
+    elo, low, high = _jackknife_elo(batches, 0.95)
+    assert np.isfinite(elo).all() and np.isfinite(low).all() and np.isfinite(high).all()
+    assert elo[0] < low[1] and high[1] < low[2]  # random far below greedy, greedy below greedy_tuned
+    assert abs((elo[2] - elo[1]) - 400 * np.log10(600.5 / 400.5)) < 1.0
