@@ -140,11 +140,12 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
     """The latest earlier run of the same experiment (same name or same source file) in the same
     parent folder, and the settings and knobs in which this run differs from it; None when there
     is none or nothing differs (then the report says nothing)."""
-    this = run_dir / MANIFEST
+    this_time = (run_dir / MANIFEST).stat().st_mtime
+    this_folder = run_dir.resolve()
     earlier = []
     for folder in run_dir.parent.iterdir() if run_dir.parent.is_dir() else []:
         other = folder / MANIFEST
-        if folder.resolve() == run_dir.resolve() or not other.is_file():
+        if folder.resolve() == this_folder or not other.is_file():
             continue
         try:
             candidate = read_manifest(folder)
@@ -152,8 +153,9 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
             continue
         same_name = candidate.get("experiment", {}).get("name") == manifest["experiment"].get("name")
         same_file = manifest.get("experiment_file") and candidate.get("experiment_file") == manifest.get("experiment_file")
-        if (same_name or same_file) and other.stat().st_mtime < this.stat().st_mtime:
-            earlier.append((other.stat().st_mtime, folder.name, candidate))
+        other_time = other.stat().st_mtime
+        if (same_name or same_file) and other_time < this_time:
+            earlier.append((other_time, folder.name, candidate))
     if not earlier:
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
