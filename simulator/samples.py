@@ -26,8 +26,10 @@ def draw_samples(cells: list) -> dict[str, dict[str, str]]:
     """Study name -> {label, svg, command} for every study with a drawable game (plan cells)."""
     samples: dict[str, dict[str, str]] = {}
     for cell in cells:
+        if cell.study in samples or cell.games == 0:
+            continue
         game = get_game(cell.game)
-        if cell.study in samples or game.final_position_svg is None or cell.games == 0:
+        if game.final_position_svg is None:
             continue
         seeds, rotations = cell.chunk(0).game_seeds_and_rotations()
         seed, rotation = int(seeds[0]), int(rotations[0])
