@@ -44,7 +44,7 @@ def _require_confidence(confidence: float) -> None:
         raise ValueError(f"confidence must lie strictly between 0 and 1, got {confidence}")
 
 
-def _two_sided_z(confidence: float) -> float:
+def two_sided_z(confidence: float) -> float:
     """The standard normal quantile z with P(|Z| <= z) = confidence."""
     _require_confidence(confidence)
     return float(-special.ndtri((1.0 - confidence) / 2.0))  # = scipy.stats.norm.isf
@@ -81,7 +81,7 @@ def wilson_interval(successes, trials, confidence: float = 0.95) -> tuple[np.nda
         raise ValueError("trials must be positive")
     if np.any((successes < 0) | (successes > trials)):
         raise ValueError("successes must lie between 0 and trials")
-    z = _two_sided_z(confidence)
+    z = two_sided_z(confidence)
     rate = successes / trials
     z_squared_over_n = z * z / trials
     centre = (rate + z_squared_over_n / 2.0) / (1.0 + z_squared_over_n)
@@ -652,7 +652,7 @@ def bradley_terry(
     log_strength_se = np.sqrt(np.diag(np.linalg.pinv(information)))
     elo = ELO_PER_LOG_STRENGTH * log_strength
     elo_se = ELO_PER_LOG_STRENGTH * log_strength_se
-    z = _two_sided_z(confidence)
+    z = two_sided_z(confidence)
     return BradleyTerryFit(
         strengths=strength,
         elo=elo,

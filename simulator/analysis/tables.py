@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import special
 
 from simulator.analysis import stats
 from simulator.analysis.summary import (
@@ -408,5 +407,5 @@ def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarra
     batches = len(batch_wins)
     spread = leave_one_out - leave_one_out.mean(axis=0)
     standard_error = np.sqrt((batches - 1) / batches * (spread**2).sum(axis=0))
-    z = special.ndtri(0.5 + confidence / 2)  # = scipy.stats.norm.ppf
+    z = stats.two_sided_z(confidence)
     return elo, elo - z * standard_error, elo + z * standard_error
