@@ -147,14 +147,16 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         other = folder / MANIFEST
         if folder.resolve() == this_folder or not other.is_file():
             continue
+        other_time = other.stat().st_mtime
+        if other_time >= this_time:
+            continue  # not an earlier run: no need to read its manifest
         try:
             candidate = read_manifest(folder)
         except ZoosimError:
             continue
         same_name = candidate.get("experiment", {}).get("name") == manifest["experiment"].get("name")
         same_file = manifest.get("experiment_file") and candidate.get("experiment_file") == manifest.get("experiment_file")
-        other_time = other.stat().st_mtime
-        if (same_name or same_file) and other_time < this_time:
+        if same_name or same_file:
             earlier.append((other_time, folder.name, candidate))
     if not earlier:
         return None
