@@ -319,53 +319,45 @@ def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, playe
 
 
 @contextlib.contextmanager
+def _signal_handled(signum: int, handler):
+    """`handler` answers `signum` for the block, then the previous handler again. Only the main
+    thread can set handlers; elsewhere the block runs with the handlers as they are."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signum, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signum, previous)
+
+
 def _workers_ignore_ctrl_c():
     """Start worker processes with SIGINT ignored (inherited through exec, and Python keeps it
     so): Ctrl-C reaches the whole terminal group, and only this process should handle it (it
     then stops the workers), not a worker still importing its modules, with a traceback."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    return _signal_handled(signal.SIGINT, signal.SIG_IGN)
 
 
 @contextlib.contextmanager
 def _ctrl_c_deferred():
     """Hold Ctrl-C until the block ends, then raise it: numba's compiler calls back into Python
     through ctypes, where a KeyboardInterrupt would be printed as ignored and lost."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     received = []
-    previous = signal.signal(signal.SIGINT, lambda signum, frame: received.append(signum))
-    try:
+    with _signal_handled(signal.SIGINT, lambda signum, frame: received.append(signum)):
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if received:
         raise KeyboardInterrupt
 
 
-@contextlib.contextmanager
 def _terminate_on_sigterm():
     """While a run plays, SIGTERM raises Terminated in the main thread, so joblib stops the
     workers and the run ends as after Ctrl-C."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
     def on_sigterm(signum, frame):
         raise Terminated()
 
-    previous = signal.signal(signal.SIGTERM, on_sigterm)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
+    return _signal_handled(signal.SIGTERM, on_sigterm)
 
 
 def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: Any) -> RunSummary:

@@ -150,13 +150,14 @@ def _fit_slopes(told: list[optuna.trial.FrozenTrial], knobs: list[SeatKnob], pla
     """Weighted least squares of every seat's deviation on a seat intercept and the knobs'
     centred features; None when the slopes are not determined by the trials."""
     rows, targets, weights = [], [], []
+    seat_columns = np.eye(players)  # row i: seat i's intercept indicator
     for trial in told:
         measured = trial.user_attrs["by_players"].get(str(players))
         if measured is None or not all(name in trial.params for k in knobs for name in k.names):
             continue
         centred = _features(trial.params, knobs)
         for seat in range(players):
-            rows.append(np.concatenate([np.eye(players)[seat], centred[seat]]))
+            rows.append(np.concatenate([seat_columns[seat], centred[seat]]))
             targets.append(measured["seat_deviation_points"][seat])
             weights.append(measured["games"])
     if not rows:
@@ -194,10 +195,11 @@ class _SeatModel:
             # pairs too: on a grid, the fair differences may need two values moved at once
             pairs = [{**move, name: v} for move in singles for name in self.names
                      if move[name] == current[name] for v in _neighbours(current[name], distributions[name])]
-            best = min(singles + pairs, key=squares, default=None)
-            if best is None or squares(best) >= value - 1e-12:
+            scored = [(squares(move), move) for move in singles + pairs]
+            best_value, best = min(scored, key=lambda pair: pair[0], default=(None, None))
+            if best is None or best_value >= value - 1e-12:
                 break
-            current, value = best, squares(best)
+            current, value = best, best_value
         return current
 
 
