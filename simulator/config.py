@@ -11,6 +11,7 @@ The plan limits (cells, chunk files) live here and are checked by `simulator.pla
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -48,8 +49,8 @@ class SeatSpec(StrictModel):
     def _numbers_as_floats(cls, params: dict[str, Any]) -> dict[str, Any]:
         """100 and 100.0 are the same parameter value (and the same run); what is not a number
         or a name reaches PolicySpec, which says what the parameter allows."""
-        return {name: float(value) if type(value) is int and abs(value) < 2**1000 else value
-                for name, value in params.items()}
+        return {name: float(value) if type(value) is int and abs(value) <= sys.float_info.max else value
+                for name, value in params.items()}  # an int beyond a float's range stays, to be refused
 
 
 class PrecisionTarget(StrictModel):
