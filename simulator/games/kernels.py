@@ -46,23 +46,13 @@ games, players), each column one contiguous block - and `unpack` turns them into
 column dict.
 
 Kernel-level contract for a generic search (the issue "Players worth trusting": one MCTS/ISMCTS
-in numba serving every game). A game that wants the shared search provides, as kernels over its
-own state (namedtuple by reference or fixed tuple) and read-only tables:
-
-* `copy_state(src, dst)`: copy every array of a state into preallocated arrays (no allocation);
-* `legal_moves(state, tables, out) -> count`: the decider's legal moves as int64 codes;
-* `apply_move(state, tables, rng, move)`: apply one legal move and run on to the next decision
-  (forced steps and chance events drawn from `rng`, a `rng.py` stream);
-* `decider(state) -> seat` and `is_over(state, tables) -> bool` (tables may hold a step bound);
-* `scores(state, tables, out)`: each seat's result as float64 (higher is better), final when
-  over, a heuristic evaluation otherwise (the leaf value of a search cut short);
-* `rollout_move(state, tables, moves, count, rng, rollout_policy) -> index`: a rollout's move;
-* `determinize(state, tables, seat, rng)`: replace everything `seat` cannot see (face-down
-  cards, other hands, unseen stacks) by a sample consistent with what that seat has seen; a game
-  of open information makes it a no-op;
-* sizes for preallocation: `max_moves(tables)` and a state allocator (an `allocating` function).
-The search lives in simulator/games/search.py (`make_search`, a factory closing over these
-kernels; Alles für die Katz's adapter is games/katz/search.py).
+in numba serving every game). A game that wants the shared search provides step kernels over its
+own state (namedtuple by reference or fixed tuple) and read-only tables - copy_state,
+determinize, legal_moves, apply_move, is_over, decider, rollout_move, scores and optional move
+priors - and allocates the search's workspace (`search.allocate_tree`) in an `allocating`
+function. The contract's list of record is simulator/games/search.py's module docstring, with
+the search itself (`make_search`, a factory closing over these kernels); the adapters are
+games/katz/search.py and games/nyz/search.py.
 """
 
 from __future__ import annotations

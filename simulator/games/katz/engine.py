@@ -767,7 +767,7 @@ def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, 
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
     workspace = P.allocate_workspace(rules)
-    search_workspace = KS.allocate_search(rules, cards, policy_ids, policy_params)
+    search_workspace = KS.allocate_search(rules, cards, deck, policy_ids, policy_params)
     cells_before = np.empty_like(cells)
     lines_scratch = np.empty_like(lines)
     counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
@@ -1011,8 +1011,8 @@ def policy_move(state: KatzState) -> int:
     index = choose_for_seat(state.rules, state.cards, state.game, state.policy_ids,
                             state.policy_params, buffer, count, state.rng,
                             P.allocate_workspace(state.rules),
-                            KS.allocate_search(state.rules, state.cards, state.policy_ids,
-                                               state.policy_params))
+                            KS.allocate_search(state.rules, state.cards, state.deck,
+                                               state.policy_ids, state.policy_params))
     return int(buffer[index])
 
 

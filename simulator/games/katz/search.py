@@ -280,21 +280,15 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 
 
 @allocating
-def allocate_search(rules, cards, policy_ids, policy_params):
-    """Workspace of the search policies of one batch: the deck (card ids in id order, as
-    params.deck_cards), a scratch game, unseen counts, a card pool, winner flags, the step bound,
-    per-seat estimated half points and a tree sized for the largest `iterations` among the seats
-    (1 node if no seat searches)."""
+def allocate_search(rules, cards, deck, policy_ids, policy_params):
+    """Workspace of the search policies of one batch: the deck (the caller's, params.deck_cards),
+    a scratch game, unseen counts, a card pool, winner flags, the step bound, per-seat estimated
+    half points and a tree sized for the largest `iterations` among the seats (1 node if no seat
+    searches)."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
         if policy_ids[slot] >= FIRST_SEARCH_POLICY:
             iterations = max(iterations, int(policy_params[slot, ITERATIONS]))
-    deck = np.empty(rules[S.P_DECK_SIZE], dtype=np.int16)
-    count = 0
-    for card in range(rules[S.P_CARD_IDS]):
-        for _ in range(cards[card, S.CARD_COPIES]):
-            deck[count] = card
-            count += 1
     return (
         deck,
         E.allocate_game(rules, 0),

@@ -4,8 +4,9 @@ A policy sees the state (everything in New York Zoo is public, N-12.6) and the l
 current decision, and returns the index of the move it takes. `random` picks uniformly at every
 decision. `greedy` scores every legal move with a few designer-set weights and takes the best
 (first on ties); `greedy_builder` and `greedy_breeder` are greedy with weights that favour tiles
-or animals. These heuristics only read top tiles of bays; the search policy `mcts` (search.py)
-ranks its moves with option_value and greedy_tuned's weights.
+or animals. These heuristics only read top tiles of bays; the search policies `mcts` and
+`mcts_duel` (search.py) rank their moves with option_value and greedy_tuned's or greedy_duel's
+weights.
 
 Greedy weights (policy parameter row, in this order):
   tile_value      value per square of an enclosure or attraction taken

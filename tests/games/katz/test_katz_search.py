@@ -39,7 +39,8 @@ def mid_game(players=3, seed=5, moves=25):
 
 def determinized(state, sample, draw=0):
     """The scratch game of one search iteration from `state`, seen by the seat to decide."""
-    workspace = KS.allocate_search(state.rules, state.cards, state.policy_ids, state.policy_params)
+    workspace = KS.allocate_search(state.rules, state.cards, state.deck, state.policy_ids,
+                                   state.policy_params)
     deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
     ctx = (state.rules, state.cards, deck, P.allocate_workspace(state.rules), unseen, pool, win,
            limit, 0.0, estimates)
@@ -131,7 +132,8 @@ def test_the_root_priors_read_nothing_the_seat_cannot_see(players):
             view = clone(state)
             if scramble:
                 scramble_hidden(view, rng, keep_seat=state.seat)
-            workspace = KS.allocate_search(view.rules, view.cards, view.policy_ids, view.policy_params)
+            workspace = KS.allocate_search(view.rules, view.cards, view.deck, view.policy_ids,
+                                           view.policy_params)
             deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
             ctx = (view.rules, view.cards, deck, P.allocate_workspace(view.rules), unseen, pool, win,
                    limit, 8.0, estimates)
