@@ -66,9 +66,9 @@ NODE_VISITS = 4
 NODE_AVAILABLE = 5  # iterations in which this node's move was legal at its parent
 NODE_FIELDS = 6
 
-# rollout_policy values (the games' rollout_move reads them)
+# rollout_policy values: an index into ROLLOUT_POLICIES; the games' rollout_move plays randomly for
+# ROLLOUT_RANDOM and their heuristic otherwise
 ROLLOUT_RANDOM = 0
-ROLLOUT_GREEDY = 1
 ROLLOUT_POLICIES = ("random", "greedy")
 
 
