@@ -29,7 +29,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -37,7 +37,7 @@ from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.logs import records_table
+from simulator.logs import record_columns, records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
 from simulator.samples import draw_samples, read_samples, write_samples
@@ -86,7 +86,7 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
     )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
-    table = records_table(
+    records = record_columns(
         columns,
         cell_index=cell.index,
         first_game=chunk.first_game,
@@ -94,9 +94,8 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
         seeds=seeds,
         rotations=rotations,
     )
-    flat = {name: table.column(name).to_numpy() for name in table.column_names}
-    summary = summarize_columns(flat, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
-    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), table, summary.to_json())
+    summary = summarize_columns(records, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
+    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), records_table(records), summary.to_json())
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 
@@ -212,8 +211,13 @@ def run_plan(
     force: bool = False,
     check: bool = False,
     progress: bool = True,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> RunSummary:
-    """Play every unfinished chunk of the plan into `run_dir`, holding its lock."""
+    """Play every unfinished chunk of the plan into `run_dir`, holding its lock.
+
+    `meanwhile` is started in a background thread when the first chunk is finished: by then the
+    kernels are loaded and every core is playing, so what it does (the CLI imports the report's
+    libraries) delays neither the start nor the end."""
     if backend not in BACKENDS:
         raise ZoosimError(f"unknown backend '{backend}' (allowed: {', '.join(BACKENDS)})")
     run_dir = Path(run_dir)
@@ -222,7 +226,8 @@ def run_plan(
         skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
         try:
             with RunLock(run_dir), _terminate_on_sigterm():
-                return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped)
+                return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped,
+                                  meanwhile)
         except OSError as error:
             raise ZoosimError(
                 f"{error.strerror or error} while writing the run; every finished chunk is kept. "
@@ -232,7 +237,7 @@ def run_plan(
 
 
 def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | None, jobs: int, backend: str,
-               force: bool, check: bool, progress: bool, skipped: int) -> RunSummary:
+               force: bool, check: bool, progress: bool, skipped: int, meanwhile: Callable[[], Any] | None) -> RunSummary:
     import joblib
 
     if force:
@@ -265,6 +270,8 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                     pass
             bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
             for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+                if meanwhile is not None and not played:
+                    threading.Thread(target=meanwhile, daemon=True).start()
                 played += games
                 bar.chunk_done(games)
             if todo and read_samples(run_dir, plan.run_hash) is None:  # a worker has the kernels loaded
