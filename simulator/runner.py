@@ -4,8 +4,8 @@ Backends: `threading` (the default: the numba kernels release the GIL, and one p
 numba and the kernels once), joblib's `loky` (worker processes) and `dask` (an existing
 dask.distributed cluster, via joblib's dask backend). Each worker plays
 one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
-never holds game records and memory stays flat however many games a run has; after the last
-chunk a worker draws the report's sample games (samples.py). The parent itself never loads a
+never holds game records and memory stays flat however many games a run has; the first worker
+out of chunks draws the report's sample games (samples.py). The parent itself never loads a
 game's kernels once they are in the cache (`_compile_kernels`).
 
 A run holds the run folder's lock from start to end. A folder holding a different experiment is
@@ -269,14 +269,20 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                 for _ in warming:
                     pass
             bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
-            for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+            tasks = [joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid) for chunk in todo]
+            if todo and read_samples(run_dir, plan.run_hash) is None:
+                # Last in the queue: the first worker out of chunks (its kernels loaded) draws the
+                # report's sample games while the others finish theirs.
+                tasks.append(joblib.delayed(_draw_samples)(plan.cells))
+            for result in parallel(tasks):
+                if isinstance(result, _Samples):
+                    write_samples(run_dir, plan.run_hash, result.samples)
+                    continue
                 if meanwhile is not None and not played:
                     threading.Thread(target=meanwhile, daemon=True).start()
+                _, _, games, _ = result
                 played += games
                 bar.chunk_done(games)
-            if todo and read_samples(run_dir, plan.run_hash) is None:  # a worker has the kernels loaded
-                for samples in parallel([joblib.delayed(draw_samples)(plan.cells)]):
-                    write_samples(run_dir, plan.run_hash, samples)
     except BaseException:
         if bar is not None:
             bar.close()
@@ -306,6 +312,15 @@ def _threads_stop_on_error():
         with _IN_PLAY:
             _IN_PLAY.wait_for(lambda: _in_play_count == 0)
         raise
+
+
+@dataclass
+class _Samples:
+    samples: dict[str, dict[str, str]]
+
+
+def _draw_samples(cells: list) -> _Samples:
+    return _Samples(draw_samples(cells))
 
 
 def _load_games(names: list[str]) -> None:
