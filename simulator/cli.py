@@ -13,7 +13,6 @@ import math
 import multiprocessing
 import os
 import sys
-import threading
 from pathlib import Path
 
 import click
@@ -127,12 +126,11 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
-    if not no_report:  # the report's libraries load while the games are played
-        threading.Thread(target=importlib.import_module, args=("simulator.report.build",), daemon=True).start()
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
             resume=resume, force=force, check=check, progress=not quiet,
+            meanwhile=None if no_report else lambda: importlib.import_module("simulator.report.build"),
         )
     except KeyboardInterrupt as stop:
         from simulator.rundir import resume_command

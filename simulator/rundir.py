@@ -385,7 +385,12 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", write_statistics=False)  # nothing filters on min/max
+    # Game records are small integers with few distinct values: delta bit-packing shrinks them
+    # before zstd sees them, which halves the write's CPU time against dictionary encoding for
+    # smaller files. Nothing filters on min/max, so no statistics.
+    integers = [field.name for field in table.schema if pa.types.is_integer(field.type)]
+    pq.write_table(table, sink, compression="zstd", use_dictionary=False, write_statistics=False,
+                   column_encoding=dict.fromkeys(integers, "DELTA_BINARY_PACKED"))
     data = sink.getvalue().to_pybytes()
     path = chunk_path(run_dir, identity["cell"], identity["chunk"])
     sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file
