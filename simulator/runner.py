@@ -20,6 +20,7 @@ permission error ends it in one line that keeps every finished chunk and says ho
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import sys
@@ -37,6 +38,7 @@ from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import ZoosimError
 from simulator.games import get_game
+from simulator.games.base import source_module
 from simulator.logs import records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
@@ -172,7 +174,7 @@ def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
 
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
-        marker = warm_marker(sys.modules[get_game(name).play_batch.__module__].__file__)
+        marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin)
         if marker is not None and marker.exists():
             continue
         seeds, rotations = chunk.game_seeds_and_rotations()

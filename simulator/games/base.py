@@ -22,6 +22,7 @@ keeps per-seat columns two-dimensional without subarray dtypes.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import math
 import types
@@ -54,8 +55,8 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
     id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
     `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first).
-    `encode` (a `kernels.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
-    kernels' rule array; `kernels.RuleLayout` numbers and fills the array from these."""
+    `encode` (a `layouts.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
+    kernels' rule array; `layouts.RuleLayout` numbers and fills the array from these."""
     extra: dict[str, Any] = {"rule": rule}
     if encode is not None:
         extra["encode"] = encode
@@ -64,6 +65,13 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
     if per_seat:
         extra["per_seat"] = True
     return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
+
+
+# The shared tree search's `rollout` parameter (simulator/games/search.py): its value reaches the
+# kernels as an index into ROLLOUT_POLICIES; the games' rollout_move plays randomly for
+# ROLLOUT_RANDOM and their heuristic otherwise.
+ROLLOUT_RANDOM = 0
+ROLLOUT_POLICIES = ("random", "greedy")
 
 
 @dataclass(frozen=True)
@@ -205,6 +213,41 @@ class StepAPI(typing.Protocol):
     def winners(self, state: Any) -> list[int]: ...
 
 
+class Deferred:
+    """A part of a game that lives with its numba kernels, named by "module" or
+    "module:attribute" and imported on first use, so that the `Game` object (its params, presets
+    and policies: all a plan needs) loads no engine. Calling it calls the attribute; reading an
+    attribute of it reads that of the target (a step-API module: `steps.new_game`)."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def resolve(self) -> Any:
+        module_name, _, attribute = self.target.partition(":")
+        found = importlib.import_module(module_name)
+        return getattr(found, attribute) if attribute else found
+
+    @property
+    def module_name(self) -> str:
+        return self.target.partition(":")[0]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy/pickle probes, and `target` before __init__ set it
+            raise AttributeError(name)
+        return getattr(self.resolve(), name)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.target!r})"
+
+
+def source_module(function: Any) -> str:
+    """The name of the module defining a game function, without importing it when deferred."""
+    return function.module_name if isinstance(function, Deferred) else function.__module__
+
+
 @dataclass(frozen=True)
 class Knob:
     """One row of `zoosim rules GAME`: a rule knob, its default, what is allowed and its rule id."""
@@ -234,6 +277,8 @@ class Game:
     # position (New York Zoo boards belong to seats), so rotation only matters for mixed seatings.
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
+    # The functions and the step API below may be `Deferred` (imported on first use), so that
+    # loading the Game, which every plan does, loads no engine.
     # play_batch(params, seat_policies, seeds uint64 (g,), rotations int8 (g,), check=False)
     # -> columns; check=True runs the rules' invariants after every move (see violation_names)
     play_batch: Callable[..., dict[str, np.ndarray]]

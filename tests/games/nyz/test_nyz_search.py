@@ -17,6 +17,7 @@ from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
 from simulator.games.nyz import GAME, engine
 from simulator.games.nyz import search as NS
+from simulator.games.nyz.specs import MCTS
 from simulator.games.nyz.state import (
     E_TILE, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES, SC_CHECKED, SC_STOP_AT_FORCED, SC_TILE,
 )
@@ -169,7 +170,7 @@ def test_mcts_never_peeks_below_the_tops_when_stacks_are_hidden():
     fixed random stream: it reads only what determinize leaves."""
     position = hidden_position(moves=10)
     state = position.state
-    state.policy_id[:] = NS.MCTS
+    state.policy_id[:] = MCTS
     state.policy_params[:] = GAME.policies["mcts"].pack({"iterations": 12, "width": 3})
     rng_before = state.rng.copy()
     choice = engine.policy_move(position)
