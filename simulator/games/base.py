@@ -21,7 +21,6 @@ keeps per-seat columns two-dimensional without subarray dtypes.
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import math
@@ -33,6 +32,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pydantic
 
+from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width.
@@ -342,11 +342,7 @@ class Game:
 
 def params_hash(params: pydantic.BaseModel, rules_version: int) -> str:
     """Stable short hash of a params object and the rules version that interprets it."""
-    text = json.dumps(
-        {"rules_version": rules_version, "params": params.model_dump(mode="json")},
-        sort_keys=True,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return json_digest({"rules_version": rules_version, "params": params.model_dump(mode="json")}, SHORT)
 
 
 def expand_dotted(knobs: dict[str, Any]) -> dict[str, Any]:
