@@ -116,3 +116,11 @@ def test_validating_and_listing_rules_import_no_numba(tmp_path):
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
 
+
+def test_the_experiment_name_may_have_64_characters_and_not_65(write_experiment):
+    """The name names the run folder: one path component of at most NAME_LENGTH characters; the
+    tune name's shorter limit comes from the same rule (tests/tune/test_tune_config.py)."""
+    experiment, _ = load_experiment(write_experiment(f"name: {'a' * 64}\n" + GOOD))
+    assert experiment.name == "a" * 64
+    with pytest.raises(ZoosimError, match="the experiment name must be 1-64 characters: letters"):
+        load_experiment(write_experiment(f"name: {'a' * 65}\n" + GOOD))
