@@ -67,13 +67,6 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
     return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
 
 
-# The shared tree search's `rollout` parameter (simulator/games/search.py): its value reaches the
-# kernels as an index into ROLLOUT_POLICIES; the games' rollout_move plays randomly for
-# ROLLOUT_RANDOM and their heuristic otherwise.
-ROLLOUT_RANDOM = 0
-ROLLOUT_POLICIES = ("random", "greedy")
-
-
 @dataclass(frozen=True)
 class ParamRange:
     """The values a numeric policy parameter admits: low <= value <= high, whole numbers only

@@ -1,5 +1,7 @@
-"""Rule arrays and record columns declared as data: the numba-free half of the kernel toolkit
-(simulator/games/kernels.py's docstring says how kernels read them).
+"""Rule arrays, record columns and the search's rollout choice declared as data: the numba-free
+half of the kernel toolkit (simulator/games/kernels.py's docstring says how kernels read them).
+Kernels compile the numbers defined here as constants, so kernel_cache.py keys the compiled
+kernels by this file's content too.
 
 A game's params module declares its knobs with these encodings and builds its `RuleLayout`; a
 game declares its record columns with `RecordColumns`. Nothing here imports numba, so a plan
@@ -16,6 +18,13 @@ import numpy as np
 import pydantic
 
 from simulator.games.base import _literal_values, _model_in
+
+
+# The shared tree search's `rollout` parameter (simulator/games/search.py): its value reaches the
+# kernels as an index into ROLLOUT_POLICIES; the games' rollout_move plays randomly for
+# ROLLOUT_RANDOM and their heuristic otherwise.
+ROLLOUT_RANDOM = 0
+ROLLOUT_POLICIES = ("random", "greedy")
 
 
 # ---- record columns ---------------------------------------------------------------------------

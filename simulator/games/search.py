@@ -32,7 +32,7 @@ numba kernels; `ctx` is the game's read-only tables and scratch:
   is_over(state, ctx) -> bool             the game (or the rollout's horizon) is over
   decider(state) -> seat                  the seat deciding now
   rollout_move(state, ctx, moves, count, rng, rollout_policy) -> index into moves[:count]
-                                          (rollout_policy: base.ROLLOUT_POLICIES index)
+                                          (rollout_policy: layouts.ROLLOUT_POLICIES index)
   scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
                                           when the game is not over)
 and optionally (make_search's keywords; without them every prior is 0.5):

@@ -42,7 +42,6 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
-from simulator.games.base import ROLLOUT_RANDOM
 from simulator.games.katz import engine as E
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
@@ -52,6 +51,7 @@ from simulator.games.katz.specs import (
     ROLLOUT_DEPTH, SCORE_SCALE,
 )
 from simulator.games.kernels import allocating, kernel
+from simulator.games.layouts import ROLLOUT_RANDOM
 
 # Value weights of the greedy rollouts and of the move worths behind the root's priors (module
 # docstring): greedy_tuned's.

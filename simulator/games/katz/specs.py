@@ -2,7 +2,8 @@
 heuristics (policies.py) and of the search policies (search.py), for the registry and the plan.
 Imports no numba: building a plan (`zoosim validate`) never loads the kernels."""
 
-from simulator.games.base import ROLLOUT_POLICIES, ParamRange, PolicySpec
+from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.layouts import ROLLOUT_POLICIES
 
 RANDOM = 0
 GREEDY = 1

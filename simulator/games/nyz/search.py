@@ -57,8 +57,8 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
-from simulator.games.base import ROLLOUT_RANDOM
 from simulator.games.kernels import allocating, kernel
+from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import engine as E
 from simulator.games.nyz import policies as P
 from simulator.games.nyz.specs import (

@@ -3,7 +3,8 @@ of the heuristics (policies.py, whose docstring explains the greedy weights) and
 policies (search.py), for the registry and the plan. Imports no numba: building a plan
 (`zoosim validate`) never loads the kernels."""
 
-from simulator.games.base import ROLLOUT_POLICIES, ParamRange, PolicySpec
+from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.layouts import ROLLOUT_POLICIES
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
 
 RANDOM, GREEDY = 0, 1
