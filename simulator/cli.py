@@ -41,9 +41,12 @@ class ZoosimGroup(click.Group):
             _fail(f"{error.format_message()} (see '{command} --help')")
         except click.ClickException as error:
             _fail(error.format_message())
-        except click.Abort:
-            click.echo("zoosim: aborted", err=True)
-            sys.exit(1)
+        except click.Abort as error:  # Ctrl-C before a command handles it itself
+            if not isinstance(error.__cause__, KeyboardInterrupt):
+                click.echo("zoosim: aborted", err=True)
+                sys.exit(1)
+            click.echo("zoosim: interrupted", err=True)
+            sys.exit(130)
         sys.exit(0)
 
 

@@ -50,6 +50,7 @@ from typing import Any, Iterator, Mapping
 import numpy as np
 
 from simulator import __version__
+from simulator.digest import json_digest
 from simulator.errors import ZoosimError
 
 MANIFEST = "manifest.json"
@@ -399,15 +400,11 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
         write_json_atomic(sidecar_path(path), {
             "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(), "summary": summary,
-            "summary_sha256": _digest_json(summary),
+            "summary_sha256": json_digest(summary),
         })
     except BaseException:
         path.unlink(missing_ok=True)  # no sidecar, no chunk: never leave a Parquet file unvouched for
         raise
-
-
-def _digest_json(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
@@ -464,7 +461,7 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
         return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
     if sidecar["rows"] != expected["games"]:
         return f"holds {sidecar['rows']} games, the chunk has {expected['games']}", None
-    if _digest_json(sidecar["summary"]) != sidecar["summary_sha256"]:
+    if json_digest(sidecar["summary"]) != sidecar["summary_sha256"]:
         return "its sidecar's summary was changed", None
     try:
         data = path.read_bytes() if with_content else None

@@ -20,6 +20,7 @@ permission error ends it in one line that keeps every finished chunk and says ho
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import sys
@@ -37,6 +38,7 @@ from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import ZoosimError
 from simulator.games import get_game
+from simulator.games.base import source_module
 from simulator.logs import record_columns, records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
@@ -171,7 +173,7 @@ def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
 
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
-        marker = warm_marker(sys.modules[get_game(name).play_batch.__module__].__file__)
+        marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin)
         if marker is not None and marker.exists():
             continue
         seeds, rotations = chunk.game_seeds_and_rotations()
@@ -262,7 +264,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with _workers_ignore_ctrl_c():
+                with _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with _ctrl_c_deferred():
                     _compile_kernels(todo, progress)
@@ -354,11 +356,27 @@ def _signal_handled(signum: int, handler):
         signal.signal(signum, previous)
 
 
-def _workers_ignore_ctrl_c():
-    """Start worker processes with SIGINT ignored (inherited through exec, and Python keeps it
-    so): Ctrl-C reaches the whole terminal group, and only this process should handle it (it
-    then stops the workers), not a worker still importing its modules, with a traceback."""
-    return _signal_handled(signal.SIGINT, signal.SIG_IGN)
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c(starts_processes: bool):
+    """Start worker processes with SIGINT blocked: Ctrl-C reaches the whole terminal group, and
+    only this process should answer it (it then stops the workers), not a worker still importing
+    its modules, with a traceback. The signal mask is inherited through fork and exec and Python
+    keeps it, so a worker holds a Ctrl-C pending for good. This process keeps its handler: a
+    Ctrl-C meanwhile is taken by another of its threads or waits until the block ends, and is
+    raised either way. (Ignoring SIGINT here, which workers inherit as well, lost such a Ctrl-C.)
+    The standard library's resource tracker unblocks the signals of the thread that starts it,
+    so it is started before."""
+    if not starts_processes or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager

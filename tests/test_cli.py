@@ -205,3 +205,19 @@ def test_rules_texts_of_optional_and_list_knobs():
     assert katz["keepers"] == "an integer from 1 to 4095, or null"
     assert katz["blocked_cell_rule"] == 'one of "line_completion", "dead_cell", "either", "off"'
     assert katz["allow_pass"] == "true or false"
+
+
+def test_ctrl_c_before_a_command_handles_it_ends_with_status_130_and_one_line(write_experiment, monkeypatch):
+    """Ctrl-C while `zoosim run` still reads the file and builds the plan (its first fraction of
+    a second, before the run can keep anything) says "interrupted" with the usual status 130,
+    as Ctrl-C later in the run does, not click's "aborted" with status 1."""
+    import simulator.plan
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(simulator.plan, "build_plan", interrupted)
+    path = write_experiment("games: 10\nstudies: [{game: coin}]\n")
+    result = CliRunner().invoke(main, ["run", str(path), "--quiet"])
+    assert result.exit_code == 130
+    assert result.output.strip() == "zoosim: interrupted"
