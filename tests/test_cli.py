@@ -221,3 +221,24 @@ def test_ctrl_c_before_a_command_handles_it_ends_with_status_130_and_one_line(wr
     result = CliRunner().invoke(main, ["run", str(path), "--quiet"])
     assert result.exit_code == 130
     assert result.output.strip() == "zoosim: interrupted"
+
+
+def test_ctrl_c_while_the_console_script_imports_the_cli_ends_with_status_130_and_one_line(monkeypatch, capsys):
+    """The console script's first tenth of a second is spent importing the command line's
+    libraries; a Ctrl-C there ends as one later does, not with a traceback of the import."""
+    import builtins
+
+    import simulator
+
+    real_import = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "simulator.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        simulator.console()
+    assert stop.value.code == 130
+    assert capsys.readouterr().err.strip() == "zoosim: interrupted"
