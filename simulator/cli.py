@@ -146,10 +146,12 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         )
         sys.exit(143 if isinstance(stop, Terminated) else 130)
     if summary.games_played:
-        rate = summary.games_played / summary.seconds / jobs if summary.seconds else float("nan")
+        playing = summary.seconds - summary.compile_seconds
+        rate = f"{summary.games_played / playing / jobs:,.0f}" if playing > 0 else "?"
+        compiled = f", {summary.compile_seconds:.1f} s of it compiling the engines" if summary.compile_seconds >= 0.5 else ""
         click.echo(
-            f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
-            f"({rate:,.0f} games/s per core, {jobs} jobs)",
+            f"played {summary.games_played:,} games in {summary.seconds:.1f} s{compiled} "
+            f"({rate} games/s per core while playing, {jobs} jobs)",
             err=True,
         )
     if not no_report:

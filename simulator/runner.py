@@ -66,6 +66,7 @@ class RunSummary:
     games_total: int
     seconds: float
     chunks_skipped: int
+    compile_seconds: float = 0.0  # of `seconds`: numba compiling kernels not yet in its cache
 
 
 def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int | None = None) -> tuple[int, int, int, float]:
@@ -257,7 +258,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     parent_pid = None if backend == "dask" else os.getpid()
-    played, bar = 0, None
+    played, bar, compile_seconds = 0, None, 0.0
     _RUN_ENDING.clear()
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
@@ -267,7 +268,9 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                 with _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with _ctrl_c_deferred():
+                    compiling = time.perf_counter()
                     _compile_kernels(todo, progress)
+                    compile_seconds = time.perf_counter() - compiling
                 for _ in warming:
                     pass
             bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
@@ -292,7 +295,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
         raise
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
-    return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped)
+    return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped, compile_seconds)
 
 
 # When a run stops early (Ctrl-C, an error), joblib warns about the results it had collected
@@ -432,7 +435,8 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
             plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
             more = run_plan(plan, run_dir, experiment_text, **options)
             summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
-                                 summary.seconds + more.seconds, summary.chunks_skipped)
+                                 summary.seconds + more.seconds, summary.chunks_skipped,
+                                 summary.compile_seconds + more.compile_seconds)
     return summary
 
 

@@ -2,6 +2,7 @@
 stderr naming the problem, exit status 2, and create nothing."""
 
 import os
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -242,3 +243,20 @@ def test_ctrl_c_while_the_console_script_imports_the_cli_ends_with_status_130_an
         simulator.console()
     assert stop.value.code == 130
     assert capsys.readouterr().err.strip() == "zoosim: interrupted"
+
+
+def test_the_run_line_gives_the_playing_speed_without_the_engines_compile_time(write_experiment, monkeypatch):
+    """A first run compiles the engines (minutes); its games-per-second figure is the playing
+    speed, and the compile time is said apart."""
+    import simulator.runner
+    from simulator.runner import RunSummary
+
+    def compiled_then_played(plan, run_dir, text, **options):
+        return RunSummary(Path(run_dir), 400_000, 400_000, 110.0, 0, compile_seconds=100.0)
+
+    monkeypatch.setattr(simulator.runner, "run_experiment", compiled_then_played)
+    path = write_experiment("games: 10\nstudies: [{game: coin}]\n")
+    result = CliRunner().invoke(main, ["run", str(path), "--jobs", "2", "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == ("played 400,000 games in 110.0 s, 100.0 s of it compiling the engines "
+                                     "(20,000 games/s per core while playing, 2 jobs)")
