@@ -234,9 +234,51 @@ def test_a_manifest_lacking_keys_is_one_line_naming_the_file(full_run, edit):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 2 and "Traceback" not in result.output
         line = result.stderr.strip()
-        assert "\n" not in line and str(full_run / MANIFEST) in line and "lacks" in line
-    with pytest.raises(ZoosimError, match="lacks"):
+        assert "\n" not in line and str(full_run / MANIFEST) in line and "damaged manifest" in line
+    with pytest.raises(ZoosimError, match="damaged manifest"):
         run(full_run, resume=True)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda m: m.update(experiment=None),
+    lambda m: m.update(experiment=7),
+    lambda m: m["experiment"].update(games="many"),
+    lambda m: m["cells"][0].update(chunk_deals="x"),
+    lambda m: m["cells"][0].update(players="2"),
+    lambda m: m["cells"][0].update(seats=[]),
+    lambda m: m["cells"][0].update(seats="fair"),
+    lambda m: m["cells"][0].update(end_reasons=None),
+    lambda m: m["cells"][0].update(seat_measures=["score"]),
+    lambda m: m["cells"][0].update(sweep_values=[]),
+    lambda m: m["cells"][1].update(index=0),
+])
+def test_a_manifest_with_wrong_types_or_inconsistent_cells_is_one_line_naming_the_file(full_run, edit):
+    manifest = json.loads((full_run / MANIFEST).read_text())
+    edit(manifest)
+    (full_run / MANIFEST).write_text(json.dumps(manifest))
+    for command in (["report", str(full_run)], ["compare", str(full_run), str(full_run)]):
+        result = CliRunner().invoke(main, command)
+        line = result.stderr.strip()
+        assert result.exit_code == 2 and "\n" not in line and line.startswith(f"zoosim: error: {full_run / MANIFEST}: ")
+    with pytest.raises(ZoosimError, match="manifest"):
+        run(full_run, resume=True)
+
+
+def test_a_manifest_nested_too_deeply_for_json_is_one_line(full_run):
+    (full_run / MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 2 and result.stderr.startswith(f"zoosim: error: {full_run / MANIFEST}: unreadable manifest")
+
+
+@pytest.mark.parametrize("run_info", ["[]", '{"sessions": [{"seconds": "x"}]}', '{"sessions": [{}]}', "[" * 100_000])
+def test_a_damaged_run_record_or_experiment_copy_still_gives_a_report(full_run, run_info):
+    """run.json and experiment.yaml are informative: a damaged one never stops a report."""
+    (full_run / "run.json").write_text(run_info)
+    (full_run / "experiment.yaml").write_bytes(b"\xff\xfe name: x")
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 0, result.output
+    assert run(full_run, resume=True).games_played == 0
+    assert len(rundir.read_run_info(full_run)["sessions"]) == 1  # the damaged record starts anew
 
 
 # ---- finding 5: a full disk, and permission errors ----
