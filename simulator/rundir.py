@@ -98,6 +98,12 @@ def chunk_index_of(path: Path) -> int | None:
     return int(number) if stem.startswith("chunk-") and number.isdigit() else None
 
 
+def real_path(path: Path) -> Path:
+    """The absolute path with symlinks resolved; a symlink loop is left as it is (to fail with an
+    OSError where it is used) instead of raising pathlib's RuntimeError."""
+    return Path(os.path.realpath(path))
+
+
 def resume_command(source: str | None, run_dir: Path) -> str:
     return f"zoosim run {source or 'EXPERIMENT.yaml'} --out {run_dir} --resume"
 
@@ -408,7 +414,7 @@ class RunLock:
     _held: dict[Path, tuple[int, int]] = {}  # folder -> (file descriptor, depth)
 
     def __init__(self, run_dir: Path):
-        self.path = Path(run_dir).resolve() / LOCK
+        self.path = real_path(run_dir) / LOCK
 
     def __enter__(self) -> "RunLock":
         if self.path in self._held:

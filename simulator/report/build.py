@@ -27,7 +27,8 @@ from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
 from simulator.rundir import (
-    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command, write_text_atomic,
+    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
+    write_text_atomic,
 )
 from simulator.samples import draw_samples, read_samples
 
@@ -141,11 +142,11 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
     parent folder, and the settings and knobs in which this run differs from it; None when there
     is none or nothing differs (then the report says nothing)."""
     this_time = (run_dir / MANIFEST).stat().st_mtime
-    this_folder = run_dir.resolve()
+    this_folder = real_path(run_dir)
     earlier = []
     for folder in run_dir.parent.iterdir() if run_dir.parent.is_dir() else []:
         other = folder / MANIFEST
-        if folder.resolve() == this_folder or not other.is_file():
+        if real_path(folder) == this_folder or not other.is_file():
             continue
         other_time = other.stat().st_mtime
         if other_time >= this_time:

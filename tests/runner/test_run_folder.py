@@ -281,6 +281,22 @@ def test_a_damaged_run_record_or_experiment_copy_still_gives_a_report(full_run, 
     assert len(rundir.read_run_info(full_run)["sessions"]) == 1  # the damaged record starts anew
 
 
+def test_an_output_folder_that_is_a_symlink_loop_is_one_line(tmp_path, write_experiment):
+    path = write_experiment("games: 40\nchunk_games: 20\nstudies: [{game: coin, rules: {players: 2}}]\n")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(loop), "--quiet"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"zoosim: error: {loop}")
+
+
+def test_a_symlink_loop_beside_a_run_folder_does_not_stop_its_report(tmp_path, full_run):
+    loop = full_run.parent / "loop"
+    loop.symlink_to(loop)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 0, result.output
+
+
 # ---- finding 5: a full disk, and permission errors ----
 
 def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_leaves_no_temporaries(tmp_path, full_run, monkeypatch):
