@@ -90,6 +90,16 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+# More workers than this would not fit joblib's task queue (it refuses 2 x 500,000) nor the
+# threads a process may start; no machine or cluster zoosim targets has more cores.
+MAX_JOBS = 1024
+
+
+def _jobs_option(help_text: str):
+    """--jobs, the same bounds for every command that plays games."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help=help_text)
+
+
 def _backend_options(command):
     """--backend and --scheduler, the same for every command that plays games."""
     command = click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")(command)
@@ -103,8 +113,7 @@ def _backend_options(command):
 @click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Run folder for logs and report. Default: reports/<name>-<run hash>, "
                    "which is resumed automatically when it exists.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers (default: every core).")
+@_jobs_option("Parallel workers (default: every core).")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games per cell, overriding the file.")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None,
@@ -210,8 +219,7 @@ def validate(experiment):
 @click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Tune folder (journal, trial runs, best.yaml, confirmation, tune.html). "
                    "Default: reports/<name>-tune-<hash>, resumed automatically when it exists.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers (default: every core). Does not change the trials.")
+@_jobs_option("Parallel workers (default: every core). Does not change the trials.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
 @click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
 @_backend_options
@@ -313,12 +321,14 @@ def play(game, players, seed, rotation, policy, settings):
         knobs["players"] = players
     params = module.make_params(knobs)
     n = module.players(params)
-    names = (policy or module.default_policy).split(",")
+    names = [name.strip() for name in (module.default_policy if policy is None else policy).split(",")]
+    if not all(names):
+        raise ZoosimError(f"--policy names no policy in {policy!r} (give a policy, or one per seat separated by commas)")
     if len(names) == 1:
         names = names * n
     if len(names) != n:
         raise ZoosimError(f"--policy lists {len(names)} policies for {n} players")
-    seat_policies = module.seat_policies([(name.strip(), {}) for name in names])
+    seat_policies = module.seat_policies([(name, {}) for name in names])
     if module.legend is not None:
         click.echo(module.legend(params) + "\n")
     with compile_progress(game):
