@@ -74,7 +74,7 @@ class Study(StrictModel):
     game: str = Field(description="a registered game (`zoosim rules` lists them)")
     rules: dict[str, Any] = Field(default_factory=dict, description="rule knobs (`zoosim rules GAME`)")
     seats: list[str | SeatSpec] | None = Field(
-        None,
+        None, min_length=1,
         description="policy per seat in turn order; one entry means every seat; "
         "default: the game's default policy everywhere",
     )
@@ -96,7 +96,7 @@ class Study(StrictModel):
         None, description="knob -> values; every combination becomes a cell (a grid)"
     )
     cases: list[dict[str, Any]] | None = Field(
-        None, description="listed knob combinations, one cell each (instead of a grid)"
+        None, min_length=1, description="listed knob combinations, one cell each (instead of a grid)"
     )
     games: int | None = Field(None, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
 
