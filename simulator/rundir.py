@@ -42,6 +42,7 @@ import json
 import os
 import platform
 import shutil
+import stat
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -111,7 +112,14 @@ def resume_command(source: str | None, run_dir: Path) -> str:
 # ---- small atomic writes ----------------------------------------------------------------------
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write a file so that it exists whole or not at all; a failed write leaves no temporary."""
+    """Write a file so that it exists whole or not at all; a failed write leaves no temporary.
+    Only a file (or a symlink, which is replaced) is ever replaced: the new file is renamed over
+    the old path, which would turn a device such as `--out /dev/null`, a pipe or a folder into a
+    regular file."""
+    with contextlib.suppress(OSError):  # a path that cannot be examined fails in the write below
+        if not stat.S_ISREG(mode := path.lstat().st_mode) and not stat.S_ISLNK(mode):
+            raise ZoosimError("exists and is not a regular file (a folder, device or pipe); "
+                              "zoosim only replaces files", file=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{id(data):x}.tmp")
     try:
