@@ -226,10 +226,12 @@ def _manifest_model():
         cells: list[_ManifestCell]
 
         @pydantic.model_validator(mode="after")
-        def _numbered(self) -> "Manifest":
+        def _numbered_once(self) -> "Manifest":  # a cell's index names its logs folder
+            seen: set[int] = set()
             for position, cell in enumerate(self.cells):
-                if cell.index != position:
-                    raise ValueError(f"cells[{position}] has index {cell.index}")
+                if cell.index in seen:
+                    raise ValueError(f"cells[{position}] repeats index {cell.index}")
+                seen.add(cell.index)
             return self
 
     return Manifest

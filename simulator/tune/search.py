@@ -47,7 +47,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
-from simulator.rundir import write_json_atomic, write_text_atomic
+from simulator.rundir import read_json, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
@@ -85,10 +85,12 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
     info_path = out / TUNE_INFO
     if info_path.exists() and not force:
         try:
-            existing = json.loads(info_path.read_text())
-        except (OSError, json.JSONDecodeError) as error:
+            existing = read_json(info_path)
+        except ValueError as error:
             raise ZoosimError(f"unreadable {TUNE_INFO} ({error}); pass --force to start over", file=str(out)) from None
-        if existing.get("tune_hash") != tune_hash(experiment):
+        if not isinstance(existing, dict) or not isinstance(existing.get("tune_hash"), str):
+            raise ZoosimError(f"damaged {TUNE_INFO} (no tune hash); pass --force to start over", file=str(out))
+        if existing["tune_hash"] != tune_hash(experiment):
             raise ZoosimError(
                 f"holds a different tune (hash {existing.get('tune_hash')}, this one is {tune_hash(experiment)}); "
                 "choose another --out or pass --force to replace it", file=str(out),
@@ -150,8 +152,7 @@ def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
 
 def rungs(experiment: TuneExperiment) -> int:
     """The index of the last rung: start x 2^R <= max."""
-    games = experiment.tune.budget.games
-    return int(math.floor(math.log2(games.max / games.start) + 1e-12))
+    return experiment.tune.budget.games.last_rung()
 
 
 def open_study(out: Path, experiment: TuneExperiment) -> optuna.Study:

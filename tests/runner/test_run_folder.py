@@ -250,7 +250,7 @@ def test_a_manifest_lacking_keys_is_one_line_naming_the_file(full_run, edit):
     lambda m: m["cells"][0].update(end_reasons=None),
     lambda m: m["cells"][0].update(seat_measures=["score"]),
     lambda m: m["cells"][0].update(sweep_values=[]),
-    lambda m: m["cells"][1].update(index=0),
+    lambda m: m["cells"][1].update(index=0),  # two cells reading one logs folder
 ])
 def test_a_manifest_with_wrong_types_or_inconsistent_cells_is_one_line_naming_the_file(full_run, edit):
     manifest = json.loads((full_run / MANIFEST).read_text())

@@ -60,6 +60,15 @@ BAD_TUNE_FILES = [
     ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
     ({"sampler": "grid"}, ["tune.sampler"]),
     ({"extra": 1}, ["tune.extra", "unknown key 'extra'"]),
+    ({"players": [4, 4]}, ["tune.players", "4", "twice"]),
+    ({"budget": {"trials": 4, "games": {"start": 200, "max": 10_000_000_000}}},
+     ["tune.budget", "chunk files", "at most 100,000"]),
+    ({"budget": {"trials": 4, "games": {"start": 20_000_000, "max": 20_000_000}}},
+     ["tune.budget.games.start", "less than or equal to 10000000"]),
+    ({"budget": {"trials": 1000, "batch": 1000, "games": {"start": 200, "max": 400}}, "players": [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+      "rules": {"allow_nonstandard_players": True, "hand_size": 1}},
+     ["tune.budget", "cells", "at most 10,000"]),
+    ({"confirm": {"games": 10_000_000_000}}, ["tune.confirm", "chunk files", "at most 100,000"]),
 ]
 
 
@@ -190,3 +199,16 @@ def test_the_shipped_katz_tune_expands_bonus_and_hand_size_for_every_seat():
     assert sum(name.startswith("seat_bonus_points[") for name in names) == 4 + 5
     assert sum(name.startswith("seat_hand_size_delta[") for name in names) == 4 + 5
     assert "first_turn_limit" in names  # K-3.8, one setting for every player count
+
+
+@pytest.mark.parametrize("damaged", [b"[]", b"\xff\xfe", b"[" * 100_000, b'{"tune_hash": 5}'])
+def test_a_damaged_tune_record_is_one_line_and_force_replaces_it(tmp_path, damaged):
+    path = tmp_path / "tune.yaml"
+    path.write_text(yaml.safe_dump(GOOD))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tune.json").write_bytes(damaged)
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--resume"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert result.stderr.startswith(f"zoosim: error: {out}: ") and "--force" in result.stderr
+    assert (out / "tune.json").read_bytes() == damaged
