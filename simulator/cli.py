@@ -12,6 +12,7 @@ import importlib
 import math
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 import click
 
 from simulator import __version__
-from simulator.errors import ZoosimError
+from simulator.errors import Terminated, ZoosimError
 
 DEFAULT_REPORTS_DIR = Path("reports")
 
@@ -42,10 +43,24 @@ class ZoosimGroup(click.Group):
             _fail(f"{error.format_message()} (see '{command} --help')")
         except click.ClickException as error:
             _fail(error.format_message())
-        except click.Abort:
-            click.echo("zoosim: aborted", err=True)
-            sys.exit(1)
+        except click.Abort as error:  # click's form of a KeyboardInterrupt (or Terminated)
+            _stopped_without_output(error.__cause__)
+        except KeyboardInterrupt as stop:
+            _stopped_without_output(stop)
         sys.exit(0)
+
+
+def _stopped(stop: BaseException | None) -> tuple[str, int]:
+    """How a command was stopped, in a word, and its exit status: SIGTERM (`Terminated`) 143,
+    Ctrl-C 130."""
+    return ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+
+
+def _stopped_without_output(stop: BaseException | None) -> None:
+    """A command stopped before it wrote anything that needs a word on what to do next."""
+    word, status = _stopped(stop)
+    click.echo(f"zoosim: {word}", err=True)
+    sys.exit(status)
 
 
 def _describe_os_error(error: OSError) -> str:
@@ -145,14 +160,11 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         )
     except KeyboardInterrupt as stop:
         from simulator.rundir import resume_command
-        from simulator.runner import Terminated
 
-        click.echo(
-            f"\nzoosim: {'terminated' if isinstance(stop, Terminated) else 'interrupted'}; finished chunks "
-            f"are kept in {out}. Resume with:\n  {resume_command(str(experiment), out)}",
-            err=True,
-        )
-        sys.exit(143 if isinstance(stop, Terminated) else 130)
+        word, status = _stopped(stop)
+        click.echo(f"\nzoosim: {word}; finished chunks are kept in {out}. Resume with:\n"
+                   f"  {resume_command(str(experiment), out)}", err=True)
+        sys.exit(status)
     if summary.games_played:
         rate = summary.games_played / summary.seconds / jobs if summary.seconds else float("nan")
         click.echo(
@@ -161,7 +173,13 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
             err=True,
         )
     if not no_report:
-        _report(out)
+        try:
+            _report(out)
+        except KeyboardInterrupt as stop:
+            word, status = _stopped(stop)
+            click.echo(f"\nzoosim: {word} while writing the report; every game is kept in {out}. "
+                       f"Write the report with:\n  zoosim report {out}", err=True)
+            sys.exit(status)
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
@@ -240,10 +258,11 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     try:
         outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend,
                            scheduler=scheduler, resume=resume, force=force, progress=not quiet)
-    except KeyboardInterrupt:
-        click.echo(f"\nzoosim: interrupted; the tune is kept in {out}. Resume with:\n"
+    except KeyboardInterrupt as stop:
+        word, status = _stopped(stop)
+        click.echo(f"\nzoosim: {word}; the tune is kept in {out}. Resume with:\n"
                    f"  zoosim tune {experiment} --out {out} --resume", err=True)
-        sys.exit(130)
+        sys.exit(status)
     click.echo(outcome.choice.explanation)
     if outcome.confirm_cells is not None:
         for _, row in outcome.confirm_cells.iterrows():
@@ -401,6 +420,7 @@ def console() -> None:
     process ends there. The idle workers of the process pool are killed first: letting each tear
     down its own interpreter would take as long again."""
     atexit.register(_end_process)  # registered first, so it runs after every other exit handler
+    signal.signal(signal.SIGTERM, _raise_terminated)  # SIGTERM ends any command as Ctrl-C does
     try:
         main()
     except SystemExit as stop:
@@ -408,7 +428,15 @@ def console() -> None:
             _EXIT_STATUS.append(stop.code or 0)
         raise
     finally:
+        # The command is over and its status decided: a late Ctrl-C or SIGTERM must not turn
+        # the end (stopping workers, exit handlers) into a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _stop_idle_workers()
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
 
 
 _EXIT_STATUS: list[int] = []
