@@ -47,7 +47,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.errors import ZoosimError
 from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
-from simulator.rundir import read_json, write_json_atomic, write_text_atomic
+from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
@@ -97,7 +97,7 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
             )
         if not resume:
             raise ZoosimError("already holds this tune; pass --resume to continue it or --force to start over", file=str(out))
-    elif out.is_dir() and any(out.iterdir()) and not force:
+    elif out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()) and not force:
         raise ZoosimError("is not empty and holds no zoosim tune; choose another --out or pass --force", file=str(out))
     probe = out
     while not probe.exists():
