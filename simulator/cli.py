@@ -8,6 +8,7 @@ stderr with exit status 2.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import math
 import multiprocessing
@@ -456,8 +457,10 @@ def _end_process() -> None:
     """The last exit handler: end the process with `console`'s exit status, skipping the
     interpreter's teardown (an unexpected error keeps Python's own ending)."""
     if _EXIT_STATUS:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):  # None when the process was started with it closed
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):  # a full or closed output changes no status
+                    stream.flush()
         os._exit(_EXIT_STATUS[0])
 
 

@@ -274,3 +274,14 @@ def test_sigterm_ends_any_command_like_ctrl_c_with_status_143():
               "sys.argv = ['zoosim', 'rules', 'katz']\ncli.console()\n")
     ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert ended.returncode == 143 and ended.stderr.strip() == "zoosim: terminated", ended.stderr
+
+
+@pytest.mark.parametrize("closed", ["1", "2"])
+def test_a_command_with_a_closed_output_stream_ends_quietly_with_its_status(closed):
+    """`zoosim rules >&-` (stdout closed, as under some schedulers) ended in an exit handler's
+    traceback: Python has no sys.stdout then."""
+    ended = subprocess.run(f"{sys.executable} -m simulator.cli rules {closed}>&-", shell=True, capture_output=False,
+                           stdout=subprocess.PIPE if closed == "2" else None,
+                           stderr=subprocess.PIPE if closed == "1" else None, text=True, timeout=60)
+    assert ended.returncode == 0
+    assert "Traceback" not in (ended.stderr or "") and "Exception ignored" not in (ended.stderr or "")
