@@ -21,7 +21,7 @@ import yaml
 
 from simulator import __version__
 from simulator.analysis import stats
-from simulator.analysis.tables import Analysis, analyze_run
+from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
@@ -65,9 +65,7 @@ def render_html(
     studies = []
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
-        cells = [_cell_view(cell, analysis, margin, y_limits)
-                 or {"index": cell["index"], "label": cell["label"], "pending": True}
-                 for cell in study_cells]
+        cells = [_cell_view(cell, analysis, margin, y_limits) or _pending_cell_view(cell, analysis) for cell in study_cells]
         studies.append(
             {
                 "name": study_name,
@@ -241,6 +239,14 @@ def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysi
     if len(seats) == 0:
         return None
     return charts.deviation_limits(seats, seats["cell"].map(players), margin)
+
+
+def _pending_cell_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any]:
+    """A cell without numbers: no finished game yet, or too few to analyse (`analysable`)."""
+    totals = analysis.totals.get(cell["index"])
+    games, rated = (totals.games, totals.rated_games) if totals is not None else (0, 0)
+    return {"index": cell["index"], "label": cell["label"], "pending": True, "games": games, "rated_games": rated,
+            "min_games": MIN_GAMES}
 
 
 def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits) -> dict[str, Any] | None:

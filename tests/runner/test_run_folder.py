@@ -62,6 +62,20 @@ def test_a_report_of_a_run_whose_tournament_cell_has_no_finished_chunk_says_how_
     assert "No finished games yet" in text and f"--out {full_run} --resume" in text
 
 
+@pytest.mark.parametrize("document, words", [
+    ({"games": 1, "rotate_seats": False, "studies": [{"game": "coin", "rules": {"players": 2}}]}, "1 played, 1 with a winner"),
+    ({"games": 40, "studies": [{"game": "nyz", "rules": {"players": 2, "max_turns_per_player": 1}}]}, "40 played, 0 with a winner"),
+])
+def test_a_cell_with_too_few_games_or_no_winner_gets_a_report_that_says_so(tmp_path, document, words):
+    """One game has no spread and games that all stopped without a winner have no win rates:
+    the report said neither, it crashed (a mean interval of 1 value, a win rate of 0 games)."""
+    out = tmp_path / "few"
+    run_plan(build_plan(parse_experiment(document)), out, "", progress=False, jobs=1)
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"Too few games to analyse: {words}" in (out / "report.html").read_text()
+
+
 def test_the_cli_reports_an_interrupted_run_without_a_traceback(full_run):
     for chunk in range(4):
         chunk_path(full_run, 1, chunk).unlink()
