@@ -183,15 +183,13 @@ def optimise(
             break
         # An interrupted batch is finished first: its trials were proposed before the interruption.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
-        batch = [optuna.trial.Trial(study, t._trial_id) for t in running]
+        batch = [_proposed(study, experiment, frozen, distributions, sampler) for frozen in running]
         if not batch and balance:
             _enqueue_balance_proposals(study, parameters, min(budget.batch, budget.trials - finished))
         while len(batch) < min(budget.batch, budget.trials - finished):
-            # Each proposal's sampler is seeded by the tune seed and how many trials exist, so a
-            # resumed tune proposes what the uninterrupted one would have.
-            seed = _trial_seed(experiment.seed, len(study.get_trials(deepcopy=False)))
-            proposer = optuna.load_study(study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, seed))
-            trial = proposer.ask(distributions)
+            # Each proposal's sampler is seeded by the tune seed and how many trials exist (the
+            # new trial's number), so a resumed tune proposes what the uninterrupted one would have.
+            trial = _proposer(study, experiment, sampler, len(study.get_trials(deepcopy=False))).ask(distributions)
             if "proposed_by" not in trial.user_attrs:  # not enqueued: the optimiser's own
                 trial.set_user_attr("proposed_by", sampler)
             batch.append(trial)
@@ -199,6 +197,27 @@ def optimise(
         if progress:
             _print_progress(study, experiment)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def _proposer(study: optuna.Study, experiment: TuneExperiment, sampler: str, number: int) -> optuna.Study:
+    """The study with the sampler that proposes trial `number` (seeded by the tune seed and it)."""
+    return optuna.load_study(study_name=STUDY_NAME, storage=study._storage,
+                             sampler=_sampler(sampler, _trial_seed(experiment.seed, number)))
+
+
+def _proposed(study: optuna.Study, experiment: TuneExperiment, frozen: optuna.trial.FrozenTrial,
+              distributions: dict[str, Any], sampler: str) -> optuna.Trial:
+    """A trial of an interrupted batch, its proposal completed: optuna writes a new trial first
+    and its parameters after, so an interruption in between leaves parameters unset. They are
+    proposed now by the sampler that proposed the trial, as `Study.ask` would have."""
+    unset = {name: distribution for name, distribution in distributions.items() if name not in frozen.params}
+    proposer = _proposer(study, experiment, sampler, frozen.number) if unset else study
+    trial = optuna.trial.Trial(proposer, frozen._trial_id)
+    for name, distribution in unset.items():
+        trial._suggest(name, distribution)  # what Study.ask does for each of its distributions
+    if "proposed_by" not in frozen.user_attrs:
+        trial.set_user_attr("proposed_by", sampler)
+    return trial
 
 
 def _enqueue_balance_proposals(study: optuna.Study, parameters: list[Parameter], batch: int) -> None:
