@@ -181,12 +181,18 @@ def optimise(
         finished = len(study.get_trials(deepcopy=False, states=told))
         if finished >= budget.trials:
             break
-        # An interrupted batch is finished first: its trials were proposed before the interruption.
+        # An interrupted batch is finished first: its trials were proposed before the interruption
+        # (the running ones), and what is missing of it is proposed now. Batches are numbered
+        # trials: every batch but the last has budget.batch trials.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
+        first = min(t.number for t in running) // budget.batch * budget.batch if running else finished
+        size = min(budget.batch, budget.trials - first)
+        proposed = sum(1 for t in study.get_trials(deepcopy=False)
+                       if first <= t.number < first + size and t.state != optuna.trial.TrialState.WAITING)
         batch = [_proposed(study, experiment, frozen, distributions, sampler) for frozen in running]
-        if not batch and balance:
-            _enqueue_balance_proposals(study, parameters, min(budget.batch, budget.trials - finished))
-        while len(batch) < min(budget.batch, budget.trials - finished):
+        if not running and balance:
+            _enqueue_balance_proposals(study, parameters, size)
+        for _ in range(size - proposed):
             # Each proposal's sampler is seeded by the tune seed and how many trials exist (the
             # new trial's number), so a resumed tune proposes what the uninterrupted one would have.
             trial = _proposer(study, experiment, sampler, len(study.get_trials(deepcopy=False))).ask(distributions)
