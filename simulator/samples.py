@@ -3,8 +3,8 @@ first game, replayed from that game's seed, with the `zoosim play` command that 
 move.
 
 Drawing replays a game, which needs the game's compiled kernels, and loading them costs a
-process about a second of CPU (numba's start-up). A run's workers have them loaded, so after the
-last chunk one of them draws the samples (runner.py) and the run keeps them in
+process about a second of CPU (numba's start-up). A run's workers have them loaded, so the first of
+them to run out of chunks draws the samples (runner.py) and the run keeps them in
 `RUN_DIR/samples.json` under the run hash; a report reads them there and draws them itself only
 when the file is missing or belongs to another run (an interrupted run, a folder written by an
 older zoosim). Either way the drawings are the same: a game is fixed by its seed.

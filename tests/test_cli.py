@@ -240,20 +240,19 @@ def test_an_interruption_while_the_report_is_written_keeps_the_games_and_says_ho
     assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
 
 
-@pytest.mark.parametrize("stop, status, word", [(KeyboardInterrupt, 130, "interrupted"), (Terminated, 143, "terminated")])
-def test_an_interruption_before_anything_is_played_is_one_line(tmp_path, monkeypatch, stop, status, word):
+def test_sigterm_before_anything_is_played_is_one_line_with_status_143(tmp_path, monkeypatch):
     import simulator.config
 
     experiment = tmp_path / "good.yaml"
     experiment.write_text(GOOD)
 
-    def interrupted(*args, **kwargs):
-        raise stop()
+    def terminated(*args, **kwargs):
+        raise Terminated()
 
-    monkeypatch.setattr(simulator.config, "load_experiment", interrupted)
+    monkeypatch.setattr(simulator.config, "load_experiment", terminated)
     result = CliRunner().invoke(main, ["run", str(experiment), "--out", str(tmp_path / "out")])
-    assert result.exit_code == status
-    assert result.stderr.strip() == f"zoosim: {word}"
+    assert result.exit_code == 143
+    assert result.stderr.strip() == "zoosim: terminated"
     assert not (tmp_path / "out").exists()
 
 
@@ -285,3 +284,40 @@ def test_a_command_with_a_closed_output_stream_ends_quietly_with_its_status(clos
                            stderr=subprocess.PIPE if closed == "1" else None, text=True, timeout=60)
     assert ended.returncode == 0
     assert "Traceback" not in (ended.stderr or "") and "Exception ignored" not in (ended.stderr or "")
+
+
+def test_ctrl_c_before_a_command_handles_it_ends_with_status_130_and_one_line(write_experiment, monkeypatch):
+    """Ctrl-C while `zoosim run` still reads the file and builds the plan (its first fraction of
+    a second, before the run can keep anything) says "interrupted" with the usual status 130,
+    as Ctrl-C later in the run does, not click's "aborted" with status 1."""
+    import simulator.plan
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(simulator.plan, "build_plan", interrupted)
+    path = write_experiment("games: 10\nstudies: [{game: coin}]\n")
+    result = CliRunner().invoke(main, ["run", str(path), "--quiet"])
+    assert result.exit_code == 130
+    assert result.output.strip() == "zoosim: interrupted"
+
+
+def test_ctrl_c_while_the_console_script_imports_the_cli_ends_with_status_130_and_one_line(monkeypatch, capsys):
+    """The console script's first tenth of a second is spent importing the command line's
+    libraries; a Ctrl-C there ends as one later does, not with a traceback of the import."""
+    import builtins
+
+    import simulator
+
+    real_import = builtins.__import__
+
+    def interrupted(name, *args, **kwargs):
+        if name == "simulator.cli":
+            raise KeyboardInterrupt
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", interrupted)
+    with pytest.raises(SystemExit) as stop:
+        simulator.console()
+    assert stop.value.code == 130
+    assert capsys.readouterr().err.strip() == "zoosim: interrupted"

@@ -82,3 +82,45 @@ def test_errors_are_project_errors_not_tracebacks(write_experiment):
     experiment, _ = load_experiment(path)
     with pytest.raises(ZoosimError, match=r"studies\[0\].rules.first_seat_bonus"):
         build_plan(experiment, file=str(path))
+
+
+def test_validating_and_listing_rules_import_no_numba(tmp_path):
+    """Issue 11 (speed): `zoosim validate` builds the whole plan (rule layouts, presets, every
+    policy's parameters, search policies included) and `zoosim rules` lists every knob and policy
+    without loading an engine, so a fresh interpreter running them never imports numba or llvmlite
+    (numba's start-up alone costs about half a second) nor a game's kernel modules."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    experiment = tmp_path / "both.yaml"
+    experiment.write_text(
+        "seed: 1\ngames: 40\nstudies:\n"
+        "  - game: katz\n    rules: {players: 3, blocked_cell_rule: line_completion}\n"
+        "    seats: [greedy, {policy: ismcts, params: {iterations: 5, rollout: random}}, expectimax]\n"
+        "  - game: nyz\n    pool: [greedy, random, {policy: mcts, params: {heuristic: greedy_duel}}]\n"
+        "    sweep: {players: [2, 3]}\n"
+    )
+    script = (
+        "import sys; from click.testing import CliRunner; from simulator.cli import main\n"
+        f"for args in (['validate', {str(experiment)!r}], ['rules', 'katz'], ['rules', 'nyz']):\n"
+        "    result = CliRunner().invoke(main, args)\n"
+        "    assert result.exit_code == 0, (args, result.output, result.exception)\n"
+        "    assert ('valid.' if args[0] == 'validate' else 'ismcts' if args[1] == 'katz' else 'mcts') in result.output\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite') or m in (\n"
+        "    'simulator.games.kernels', 'simulator.games.rng', 'simulator.games.search')\n"
+        "    or m.endswith(('.engine', '.policies', '.render', '.rules', '.bits', '.search'))))\n"
+    )
+    repo = Path(__file__).resolve().parents[1]
+    result = subprocess.run([sys.executable, "-c", script], cwd=repo, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_the_experiment_name_may_have_64_characters_and_not_65(write_experiment):
+    """The name names the run folder: one path component of at most NAME_LENGTH characters; the
+    tune name's shorter limit comes from the same rule (tests/tune/test_tune_config.py)."""
+    experiment, _ = load_experiment(write_experiment(f"name: {'a' * 64}\n" + GOOD))
+    assert experiment.name == "a" * 64
+    with pytest.raises(ZoosimError, match="the experiment name must be 1-64 characters: letters"):
+        load_experiment(write_experiment(f"name: {'a' * 65}\n" + GOOD))

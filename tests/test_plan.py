@@ -64,3 +64,28 @@ def test_a_grid_sweep_makes_every_combination_and_cases_make_one_cell_each():
     cases = build_plan(parse_experiment({"studies": [{"game": "coin", "cases": [{"players": 2}, {"players": 5, "first_seat_bonus": 1.0}]}]}))
     assert [(cell.players, cell.params.first_seat_bonus) for cell in cases.cells] == [(2, 0.0), (5, 1.0)]
     assert cases.cells[1].label == "coin · players=5, first_seat_bonus=1.0"
+
+
+def test_run_hash_params_hashes_and_cell_seeds_keep_their_values():
+    """The digests that name a run folder and seed every cell (simulator/digest.py) are pinned:
+    values computed by the code before the digest functions were merged into one. A change here
+    renames every run folder and replays different games; only a deliberate change of the
+    experiment schema, a cell's key or the coin game's rules version may update them."""
+    import hashlib
+    import json
+
+    from simulator.digest import json_digest
+
+    plan = build_plan(parse_experiment({"name": "pinned", "seed": 7, "games": 100, "studies": [
+        {"game": "coin", "rules": {"players": 3}, "seats": ["fair", "lucky", "fair"]},
+        {"game": "coin", "sweep": {"players": [2, 4]}}]}))
+    assert plan.run_hash == "552b10272ceef321"
+    assert [(cell.params_hash, cell.seed_entropy) for cell in plan.cells] == [
+        ("6ab9f38cc178a8d9", (7, 16542386917861522119)),
+        ("e0dfb46f17005e16", (7, 2911979887323436379)),
+        ("aa752249f4e9fd28", (7, 993715588248648145)),
+    ]
+    # a sidecar's summary_sha256: the full sha256 of the same canonical JSON
+    summary = {"games": 3, "wins": [1, 2], "by": {"b": 0.5, "a": None}}
+    canonical = json.dumps(summary, sort_keys=True).encode()
+    assert json_digest(summary) == hashlib.sha256(canonical).hexdigest()

@@ -21,7 +21,7 @@ keeps per-seat columns two-dimensional without subarray dtypes.
 
 from __future__ import annotations
 
-import hashlib
+import importlib
 import json
 import math
 import types
@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping
 import numpy as np
 import pydantic
 
+from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width.
@@ -54,8 +55,8 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
     id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
     `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first).
-    `encode` (a `kernels.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
-    kernels' rule array; `kernels.RuleLayout` numbers and fills the array from these."""
+    `encode` (a `layouts.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
+    kernels' rule array; `layouts.RuleLayout` numbers and fills the array from these."""
     extra: dict[str, Any] = {"rule": rule}
     if encode is not None:
         extra["encode"] = encode
@@ -205,6 +206,41 @@ class StepAPI(typing.Protocol):
     def winners(self, state: Any) -> list[int]: ...
 
 
+class Deferred:
+    """A part of a game that lives with its numba kernels, named by "module" or
+    "module:attribute" and imported on first use, so that the `Game` object (its params, presets
+    and policies: all a plan needs) loads no engine. Calling it calls the attribute; reading an
+    attribute of it reads that of the target (a step-API module: `steps.new_game`)."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def resolve(self) -> Any:
+        module_name, _, attribute = self.target.partition(":")
+        found = importlib.import_module(module_name)
+        return getattr(found, attribute) if attribute else found
+
+    @property
+    def module_name(self) -> str:
+        return self.target.partition(":")[0]
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.resolve()(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # copy/pickle probes, and `target` before __init__ set it
+            raise AttributeError(name)
+        return getattr(self.resolve(), name)
+
+    def __repr__(self) -> str:
+        return f"Deferred({self.target!r})"
+
+
+def source_module(function: Any) -> str:
+    """The name of the module defining a game function, without importing it when deferred."""
+    return function.module_name if isinstance(function, Deferred) else function.__module__
+
+
 @dataclass(frozen=True)
 class Knob:
     """One row of `zoosim rules GAME`: a rule knob, its default, what is allowed and its rule id."""
@@ -234,6 +270,8 @@ class Game:
     # position (New York Zoo boards belong to seats), so rotation only matters for mixed seatings.
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
+    # The functions and the step API below may be `Deferred` (imported on first use), so that
+    # loading the Game, which every plan does, loads no engine.
     # play_batch(params, seat_policies, seeds uint64 (g,), rotations int8 (g,), check=False)
     # -> columns; check=True runs the rules' invariants after every move (see violation_names)
     play_batch: Callable[..., dict[str, np.ndarray]]
@@ -297,11 +335,7 @@ class Game:
 
 def params_hash(params: pydantic.BaseModel, rules_version: int) -> str:
     """Stable short hash of a params object and the rules version that interprets it."""
-    text = json.dumps(
-        {"rules_version": rules_version, "params": params.model_dump(mode="json")},
-        sort_keys=True,
-    )
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return json_digest({"rules_version": rules_version, "params": params.model_dump(mode="json")}, SHORT)
 
 
 def expand_dotted(knobs: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,8 @@ the source folder's path, so a regular and an editable install of the same sourc
 compile. Here the folder is `<package>-<digest>`, and the digest covers every source that the
 package's kernels may inline: the package's own `*.py` and the shared modules directly in
 `simulator/games/` that import numba (`rng.py`, ...; not `base.py`, nor this module, which
-defines no kernel). Identical sources share one cache wherever they are
+defines no kernel), plus `layouts.py`, whose rule-array numbering kernels compile as constants
+(`COMPILED_IN`). Identical sources share one cache wherever they are
 installed (one compile per machine and version), and a change to any of those sources selects a
 new folder. That matters because numba checks only a kernel's own file: a kernel that inlined an
 old version of a sibling module would otherwise be loaded stale. Folders of other versions are
@@ -62,6 +63,7 @@ from numba.core import caching, config, event
 THIS_FILE = Path(__file__).resolve()
 GAMES_DIR = THIS_FILE.parent
 IMPORTS_NUMBA = re.compile(r"^(from|import) numba\b", re.MULTILINE)
+COMPILED_IN = ("layouts.py",)  # shared modules without numba whose numbers kernels compile in
 KEEP_VERSIONS = 4
 LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
 
@@ -90,8 +92,8 @@ def kernel_folder(source_file: str | os.PathLike) -> Path | None:
 
 @functools.lru_cache(maxsize=None)
 def _package_folder(package: Path) -> Path:
-    shared = [path for path in sorted(GAMES_DIR.glob("*.py"))
-              if path != THIS_FILE and IMPORTS_NUMBA.search(path.read_text(encoding="utf-8"))]
+    shared = [path for path in sorted(GAMES_DIR.glob("*.py")) if path != THIS_FILE and (
+        path.name in COMPILED_IN or IMPORTS_NUMBA.search(path.read_text(encoding="utf-8")))]
     sources = shared if package == GAMES_DIR else sorted(package.glob("*.py")) + shared
     digest = hashlib.sha256()
     for path in sources:

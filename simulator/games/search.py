@@ -32,6 +32,7 @@ numba kernels; `ctx` is the game's read-only tables and scratch:
   is_over(state, ctx) -> bool             the game (or the rollout's horizon) is over
   decider(state) -> seat                  the seat deciding now
   rollout_move(state, ctx, moves, count, rng, rollout_policy) -> index into moves[:count]
+                                          (rollout_policy: layouts.ROLLOUT_POLICIES index)
   scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
                                           when the game is not over)
 and optionally (make_search's keywords; without them every prior is 0.5):
@@ -65,12 +66,6 @@ NODE_NEXT_SIBLING = 3  # -1 at the end of the parent's child list
 NODE_VISITS = 4
 NODE_AVAILABLE = 5  # iterations in which this node's move was legal at its parent
 NODE_FIELDS = 6
-
-# rollout_policy values: an index into ROLLOUT_POLICIES; the games' rollout_move plays randomly for
-# ROLLOUT_RANDOM and their heuristic otherwise
-ROLLOUT_RANDOM = 0
-ROLLOUT_POLICIES = ("random", "greedy")
-
 
 @allocating  # kernels cannot allocate: the tree comes from here
 def allocate_tree(capacity, max_moves, players):

@@ -25,9 +25,10 @@ from typing import Any
 import optuna
 
 from simulator.config import SeatSpec
+from simulator.digest import SHORT, json_digest
 from simulator.rundir import write_text_atomic
 from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
-from simulator.tune.search import digest, trial_rules
+from simulator.tune.search import trial_rules
 from simulator.tune.space import Parameter, game_of
 
 NOISE_STANDARD_ERRORS = 2.0
@@ -90,7 +91,7 @@ def pareto_front(trials: list[optuna.trial.FrozenTrial]) -> list[optuna.trial.Fr
 
 def confirm_seed(experiment: TuneExperiment) -> int:
     """Fresh seeds for the confirmation: a master seed derived from, and unlike, the tune's."""
-    return int(digest(["confirm", experiment.seed]), 16) % 2**63
+    return int(json_digest(["confirm", experiment.seed], SHORT), 16) % 2**63
 
 
 def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial: optuna.trial.FrozenTrial) -> dict[str, Any]:

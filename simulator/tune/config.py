@@ -18,8 +18,8 @@ import yaml
 from pydantic import Field
 
 from simulator.config import (
-    DEFAULT_CHUNK_GAMES, MAX_CELLS, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES_PER_CELL, NAME_LENGTH, NAME_PATTERN,
-    NAME_RULE, SeatSpec, name_from_file, parse_document, read_yaml_mapping,
+    DEFAULT_CHUNK_GAMES, MAX_CELLS, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES_PER_CELL, NAME_LENGTH, SeatSpec,
+    checked_name, name_from_file, parse_document, read_yaml_mapping,
 )
 from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel
@@ -225,10 +225,7 @@ class TuneExperiment(StrictModel):
     @classmethod
     def _one_path_component(cls, name: str | None) -> str | None:
         # The name names the tune folder and, with BEST_SUFFIX, the best-settings experiment.
-        if name is not None and not (NAME_PATTERN.fullmatch(name) and len(name) <= TUNE_NAME_LENGTH):
-            rule = NAME_RULE.replace(f"1-{NAME_LENGTH}", f"1-{TUNE_NAME_LENGTH}")
-            raise ValueError(f"the tune name {rule}")
-        return name
+        return checked_name(name, "the tune name", TUNE_NAME_LENGTH)
 
 
 def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:

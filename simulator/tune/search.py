@@ -45,8 +45,8 @@ import optuna
 
 from simulator import __version__
 from simulator.config import Experiment, Study
+from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
-from simulator.plan import _digest as digest  # the plan's stable short hash of JSON-able data
 from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
@@ -75,7 +75,7 @@ class TuneRun:
 
 
 def tune_hash(experiment: TuneExperiment) -> str:
-    return digest(experiment.model_dump(mode="json", exclude={"name", "description"}))
+    return json_digest(experiment.model_dump(mode="json", exclude={"name", "description"}), SHORT)
 
 
 def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, force: bool) -> None:
@@ -253,7 +253,7 @@ def printed_rules(parameters: list[Parameter]) -> dict[str, Any]:
 
 
 def _trial_seed(seed: int, number: int) -> int:
-    return int(digest(["trial", seed, number]), 16) % 2**32
+    return int(json_digest(["trial", seed, number], SHORT), 16) % 2**32
 
 
 def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
@@ -398,7 +398,7 @@ def _share_deals(cell, experiment: TuneExperiment):
     key = {"tune_seed": experiment.seed, "game": cell.game, "players": cell.players,
            "seats": [[name, sorted(o.items())] for name, o in cell.seats], "rotate": cell.rotate,
            "chunk_deals": cell.chunk_deals}
-    return dataclasses.replace(cell, seed_entropy=(experiment.seed, int(digest(key), 16)))
+    return dataclasses.replace(cell, seed_entropy=(experiment.seed, int(json_digest(key, SHORT), 16)))
 
 
 def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, dict[str, float]]]:

@@ -68,7 +68,8 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
     """A regular and an editable install of the same sources (two paths) compile once; the
     first run reports each kernel it compiles, the warm one prints nothing. Editing a sibling
     that kernels may inline (the shared kernels of rng.py) selects a new cache folder for the
-    games' kernels: no stale kernel; editing base.py, which defines no kernel, keeps the cache."""
+    games' kernels: no stale kernel; so does editing layouts.py, whose rule-array numbering kernels
+    compile as constants; editing base.py, which defines no kernel, keeps the cache."""
     cache = str(tmp_path / "cache")
     first = run_copy(copy_package(tmp_path / "regular"), NUMBA_CACHE_DIR=cache)
     assert "misses 1" in first.stdout
@@ -82,6 +83,9 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
     with open(games / "base.py", "a") as source:
         source.write("\n# an edit\n")
     assert "hits 1 misses 0" in run_copy(second_root, NUMBA_CACHE_DIR=cache).stdout
+    with open(games / "layouts.py", "a") as source:  # no numba, but kernels compile its numbers in
+        source.write("\n# an edit\n")
+    assert "hits 0 misses 1" in run_copy(second_root, NUMBA_CACHE_DIR=cache).stdout
     (games / "toolkit.py").write_text("from numba import njit\n")  # a new shared kernel module
     edited = run_copy(second_root, NUMBA_CACHE_DIR=cache)
     assert "hits 0 misses 1" in edited.stdout and "compiling the rng engine" in edited.stderr

@@ -10,10 +10,8 @@ from numba import njit
 from numba.core.errors import TypingError
 
 from simulator.games.base import StrictModel, knob
-from simulator.games.kernels import (
-    Choice, Derived, Equals, Flag, Int, RecordColumns, RuleLayout, allocating, by_ref, kernel,
-    kernel_options, slot_of_seat,
-)
+from simulator.games.kernels import allocating, by_ref, kernel, kernel_options, slot_of_seat
+from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RecordColumns, RuleLayout
 
 
 def _double(values, index):

@@ -17,11 +17,13 @@ from simulator.runner import run_plan
 
 
 class TableCells(HTMLParser):
-    """Collects data-value attributes per table id and column, plus every src/href."""
+    """Collects data-value attributes (and, in `texts`, the text shown) per table id and column,
+    plus every src/href."""
 
     def __init__(self):
         super().__init__()
         self.tables, self.links, self.table, self.columns, self.column_index = {}, [], None, [], 0
+        self.texts, self.shown = {}, None
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
@@ -30,7 +32,7 @@ class TableCells(HTMLParser):
                 self.links.append(attrs[key])
         if tag == "table" and "id" in attrs:
             self.table, self.columns = attrs["id"], []
-            self.tables[self.table] = {}
+            self.tables[self.table], self.texts[self.table] = {}, {}
         elif tag == "th" and self.table and "data-column" in attrs:
             self.columns.append(attrs["data-column"])
         elif tag == "tr":
@@ -38,11 +40,19 @@ class TableCells(HTMLParser):
         elif tag == "td" and self.table and "data-value" in attrs:
             name = self.columns[self.column_index]
             self.tables[self.table].setdefault(name, []).append(attrs["data-value"])
+            self.shown = self.texts[self.table].setdefault(name, [])
+            self.shown.append("")
             self.column_index += 1
+
+    def handle_data(self, data):
+        if self.shown is not None:
+            self.shown[-1] += data
 
     def handle_endtag(self, tag):
         if tag == "table":
             self.table = None
+        elif tag == "td":
+            self.shown = None
 
 
 @pytest.fixture(scope="module")
@@ -204,9 +214,39 @@ def test_seat_charts_of_a_study_share_one_y_scale(report):
     assert len(scales) == 2 and scales[0] == scales[1] and len(scales[0]) >= 3
 
 
-def test_a_sweep_gets_a_seat_by_knob_heatmap(report):
-    text, _, _ = report
-    assert "points from fair by seat and players" in text
+def _heatmap_squares(svg):
+    """{(seat label, column label): value label} of a seat heatmap (charts.seat_heatmap): each
+    square's label sits at its column's x tick and nearest its seat's y tick."""
+    axes = svg.split('<g id="axes_2"')[0]  # the heatmap itself, not its colour bar
+    texts = r'<g id="{0}_\d+" class="{0}">.*?<text[^>]* x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)</text>'
+    columns = {x: label for x, _, label in re.findall(texts.format("xtick"), axes, flags=re.S)}
+    seats = [(float(y), label) for _, y, label in re.findall(texts.format("ytick"), axes, flags=re.S)]
+    squares = {}
+    for x, y, label in re.findall(r'<text style="font-size: 7px[^"]*" x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)</text>',
+                                  axes):
+        seat = min(seats, key=lambda seat: abs(seat[0] - float(y)))[1]
+        squares[(seat, columns[x])] = label
+    return squares
+
+
+def test_a_sweep_gets_a_seat_by_knob_heatmap_with_one_square_per_seat_and_value(report):
+    """One labelled square per seat of each swept cell (none for a seat a cell does not have),
+    under the swept values, showing the analysis' signed points from fair (1/n)."""
+    text, _, analysis = report
+    title = "points from fair by seat and players"
+    heatmap = [svg for svg in re.findall(r"<svg.*?</svg>", text, flags=re.S) if title in svg]
+    assert len(heatmap) == 1
+    swept = analysis.cells[analysis.cells["label"].str.startswith("biased")]
+    expected = {}
+    for cell, players in zip(swept["cell"], swept["players"]):
+        seats = analysis.seats[analysis.seats["cell"] == cell]
+        assert len(seats) == players
+        for seat, rate in zip(seats["seat"], seats["win_rate"]):
+            points = (rate - 1 / players) * 100
+            label = "0.0" if round(points, 1) == 0 else f"{points:+.1f}"
+            expected[("0 (first)" if seat == 0 else str(seat), str(players))] = label
+    assert len(expected) == 2 + 3
+    assert _heatmap_squares(heatmap[0]) == expected
 
 
 def test_length_histogram_bins_follow_the_range():
@@ -240,8 +280,31 @@ def test_tournament_names_the_strongest_policy_with_numbers_from_the_ratings(tmp
     assert f'data-value="{float(best["elo"])!r}"' in sentence
     assert f'data-value="{float(best["elo_low"])!r}"' in sentence
     assert "not clearly ahead of" in sentence  # the coin game ignores policies
-    assert 'id="policies-cell-0"' in text and "from seat 0" in text and "0.00" not in re.findall(
-        r'<table class="data" id="policies-cell-0">.*?</table>', text, flags=re.S)[0].split("<tbody>")[1][:40]
+
+
+def test_a_mixed_cell_shows_each_policys_rates_overall_and_from_each_seat(tmp_path):
+    """The by-policy table of a mixed seating: one row per slot with its policy, games, win rate
+    and interval, and its rate from each seat, every value the analysis' (raw and as shown)."""
+    from simulator.report.build import _format
+
+    document = {"name": "t", "seed": 3, "games": 1000,
+                "studies": [{"name": "pool", "game": "coin", "rules": {"players": 2}, "pool": ["fair", "lucky"]}]}
+    run_plan(build_plan(parse_experiment(document)), tmp_path, "", jobs=1, progress=False)
+    path, analysis = build_report(tmp_path)
+    parser = TableCells()
+    parser.feed(path.read_text())
+    policies = analysis.policies[analysis.policies["cell"] == 0]
+    assert len(policies) == 2 and sorted(policies["policy"]) == ["fair", "lucky"]
+    raw, shown = parser.tables["policies-cell-0"], parser.texts["policies-cell-0"]
+    assert list(raw) == ["slot", "policy", "games", "win_rate", "ci_low", "ci_high", "seat_0_rate", "seat_1_rate"]
+    assert shown["slot"] == [str(slot) for slot in policies["slot"]] == ["0", "1"]
+    assert shown["policy"] == policies["policy"].tolist()
+    assert shown["games"] == [f"{games:,}" for games in policies["games"]]
+    for column in ("win_rate", "ci_low", "ci_high", "seat_0_rate", "seat_1_rate"):
+        assert [float(value) for value in raw[column]] == policies[column].tolist(), column
+        assert shown[column] == [_format(value, "pct") for value in policies[column]], column
+    # each slot plays every seat equally often (rotation): its overall rate is their mean
+    assert np.allclose(policies["win_rate"], policies[["seat_0_rate", "seat_1_rate"]].mean(axis=1))
 
 
 def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path, write_experiment):

@@ -114,3 +114,59 @@ def test_a_finished_run_ends_at_once_with_its_status_and_leaves_no_worker(tmp_pa
     refused = subprocess.run([sys.executable, "-m", "simulator.cli", "run", str(tmp_path / "missing.yaml")],
                              capture_output=True, text=True)
     assert refused.returncode == 2 and refused.stderr.startswith("zoosim: error:")
+
+
+WORKER_STARTED_WHILE_CTRL_C = """
+import os, signal, subprocess, sys, time
+from simulator.runner import _workers_ignore_ctrl_c
+worker = None
+try:
+    with _workers_ignore_ctrl_c(starts_processes=True):
+        worker = subprocess.Popen([sys.executable, "-c", "print(open('/proc/self/status').read())"],
+                                  stdout=subprocess.PIPE, text=True)
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the workers start
+        time.sleep(0.2)
+    print("lost")
+except KeyboardInterrupt:
+    print("interrupted")
+blocked = next(line for line in worker.communicate()[0].splitlines() if line.startswith("SigBlk:"))
+print("the worker holds Ctrl-C" if int(blocked.split()[1], 16) & (1 << (signal.SIGINT - 1)) else "the worker takes Ctrl-C")
+"""
+
+
+def test_a_ctrl_c_while_workers_start_interrupts_the_run_and_not_the_workers():
+    """A worker process started in the window holds SIGINT blocked (no traceback from a worker
+    still importing), while the run still gets the Ctrl-C: it was lost when the window ignored
+    SIGINT (the run then played to its end)."""
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    result = subprocess.run([sys.executable, "-c", WORKER_STARTED_WHILE_CTRL_C], capture_output=True, text=True,
+                            timeout=60, cwd=repo)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n")[:2] == ["interrupted", "the worker holds Ctrl-C"]
+
+@pytest.mark.parametrize("delay", [0.0, 0.01, 0.03, 0.1])
+def test_ctrl_c_while_the_workers_start_ends_the_run_cleanly(tmp_path, delay):
+    """Ctrl-C right when the run starts its worker processes (after its first line, which comes
+    just before the pool starts): exit status 130, the resume command, no traceback from the
+    run or a worker, and no process of the run left."""
+    import yaml
+
+    experiment = tmp_path / "processes.yaml"
+    experiment.write_text(yaml.safe_dump(DOCUMENT))
+    out = tmp_path / "run"
+    process = subprocess.Popen([sys.executable, "-m", "simulator.cli", "run", str(experiment), "--out", str(out),
+                                "--jobs", "2", "--no-report", "--backend", "loky"],
+                               start_new_session=True, stderr=subprocess.PIPE, text=True)
+    first_line = process.stderr.readline()
+    assert first_line.startswith("processes: 2 cell(s)"), first_line
+    time.sleep(delay)
+    os.killpg(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 130, stderr
+    assert "interrupted; finished chunks are kept" in stderr and "--resume" in stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    deadline = time.monotonic() + 10
+    with pytest.raises(ProcessLookupError):
+        while time.monotonic() < deadline:
+            os.killpg(process.pid, 0)
+            time.sleep(0.1)

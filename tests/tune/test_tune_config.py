@@ -94,7 +94,9 @@ def test_a_tune_name_that_cannot_name_its_folder_and_best_file_is_refused(tmp_pa
     path.write_text(yaml.safe_dump({**with_tune(), "name": name}))
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(tmp_path / "out")])
     assert result.exit_code == 2, result.output
-    assert f"{path}: name: the tune name must be 1-59 characters" in result.output
+    # the experiment name's rule, at the shorter length that leaves room for "-best"
+    assert (f"{path}: name: the tune name must be 1-59 characters: letters A-Z a-z, digits, '_', "
+            "'-' and '.', starting with a letter or digit") in result.output
     assert not (tmp_path / "out").exists()
 
 

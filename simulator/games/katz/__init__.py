@@ -1,11 +1,13 @@
 """Alles für die Katz (Parlett; Amigo 2000, also Zoo Party and 7-Safari) as a zoosim game.
-Rules as implemented: seeds/alles-fuer-die-katz.md."""
+Rules as implemented: seeds/alles-fuer-die-katz.md.
 
-from simulator.games.base import Game
-from simulator.games.katz import engine, render, state
+Importing this module imports no numba: the engine and the renderings are `Deferred`, loaded when
+a game is first played or drawn (a plan needs only the params, presets and policies)."""
+
+from simulator.games.base import Deferred, Game
+from simulator.games.katz import state
 from simulator.games.katz.params import RULES_VERSION, Params
-from simulator.games.katz.policies import POLICIES
-from simulator.games.katz.search import SEARCH_POLICIES
+from simulator.games.katz.specs import POLICIES, SEARCH_POLICIES
 
 
 GAME = Game(
@@ -26,14 +28,14 @@ GAME = Game(
     violation_names=state.VIOLATION_NAMES,
     deal_travels_with_slot=True,
     players=lambda params: params.players,
-    play_batch=engine.play_batch,
-    trace=render.trace,
-    steps=engine,
-    legend=render.legend,
-    final_position_svg=render.final_position_svg,
-    seat_columns=tuple(name for name in engine.SEAT_COLUMNS if name not in ("score", "win")),
-    seat_measures=engine.SEAT_MEASURES,
+    play_batch=Deferred("simulator.games.katz.engine:play_batch"),
+    trace=Deferred("simulator.games.katz.render:trace"),
+    steps=Deferred("simulator.games.katz.engine"),
+    legend=Deferred("simulator.games.katz.render:legend"),
+    final_position_svg=Deferred("simulator.games.katz.render:final_position_svg"),
+    seat_columns=tuple(name for name in state.SEAT_COLUMNS if name not in ("score", "win")),
+    seat_measures=state.SEAT_MEASURES,
     game_columns=tuple(
-        name for name in engine.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
+        name for name in state.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
     ),
 )

@@ -21,22 +21,16 @@ from simulator.games.katz import rules as R
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
 from simulator.games.katz.params import Params, deck_cards, rule_array
-from simulator.games.kernels import RecordColumns, allocating, inline_kernel, kernel, slot_of_seat
+from simulator.games.kernels import allocating, inline_kernel, kernel, slot_of_seat
+from simulator.games.layouts import RecordColumns
 
-# Per-game record columns (beyond the contract's turns, rounds, end_reason) and per-seat ones.
-GAME_COLUMNS = (
-    "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",
-    "covered_keepers", "extra_turns", "skips", "skips_earned", "passes", "forced_passes",
-    "no_fit_draws", "dead_cell_draws", "check_violations", "first_violation",
-)
+# Record columns (their names: state.py), in kernel output order.
 GAME_COLUMN_SCALARS = (
     S.S_TURNS, S.S_TABLE_ROUNDS, S.S_END_REASON, S.S_FIRST_SEAT, S.S_DRAWS, S.S_REPLACEMENTS,
     S.S_KEEPERS_PLACED, S.S_COVERED_KEEPERS, S.S_EXTRA_TURNS, S.S_SKIPPED_TURNS,
     S.S_SKIPS_EARNED, S.S_PASSES, S.S_FORCED_PASSES, S.S_NO_FIT_DRAWS, S.S_DEAD_CELL_DRAWS,
     S.S_VIOLATIONS, S.S_FIRST_VIOLATION,
 )
-SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held", "cards_drawn",
-                "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped")
 SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(5)
 # per-seat counters copied from the seats array: (column index, SEAT_* field)
 SEAT_COUNTER_FIELDS = (
@@ -44,19 +38,12 @@ SEAT_COUNTER_FIELDS = (
     (8, S.SEAT_EXTRA_TURNS), (9, S.SEAT_TURNS_SKIPPED),
 )
 RECORDS = RecordColumns(
-    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
+    game=S.GAME_COLUMNS, seat=S.SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
     columns_first=True,
     dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
             "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
             "rank": np.int8},
 )
-# What the report calls the per-seat measures (K-8.2), in display order.
-SEAT_MEASURES = {
-    "cards_drawn": "cards drawn", "keepers_replaced": "keepers replaced",
-    "zookeepers_placed": "zookeepers placed", "extra_turns_taken": "extra turns",
-    "turns_skipped": "turns skipped", "cats_held": "cats held at the end",
-    "hand_cards": "cards held at the end",
-}
 
 
 # ---- allocation and set-up (K-2) ----------------------------------------------------------------
@@ -761,7 +748,7 @@ def step_limit(rules):
 def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
                column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
-    GAME_COLUMNS), seat_out[j, g, seat] is SEAT_COLUMNS[j] (column-major, so each column is one
+    S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
     contiguous block for play_batch)."""
     game = allocate_game(rules, 0)
     scalars, cells, hidden, lines, hands, seats, events = game

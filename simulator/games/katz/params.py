@@ -14,7 +14,7 @@ import numpy as np
 from pydantic import Field, field_validator, model_validator
 
 from simulator.games.base import StrictModel, knob
-from simulator.games.kernels import Choice, Derived, Equals, Flag, Int, RuleLayout
+from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RuleLayout
 
 RULES_VERSION = 1
 

@@ -1,8 +1,9 @@
-"""Katz heuristics (numba) and their registry. A policy picks one of the legal moves the engine
-listed; it sees only public state and its own hand (K-8.3): the rule array, card table,
-scalars (phase, gap, supply, extra-turn and final-turn flags), the public cells (face-up and
-covered cards, keepers), the line summaries, its hand, and the seats' public facts (hand
-sizes, pending skips). It never receives the face-down identities or other hands.
+"""Katz heuristics (numba; their ids and parameters as the YAML names them are in specs.py). A
+policy picks one of the legal moves the engine listed; it sees only public state and its own hand
+(K-8.3): the rule array, card table, scalars (phase, gap, supply, extra-turn and final-turn
+flags), the public cells (face-up and covered cards, keepers), the line summaries, its hand, and
+the seats' public facts (hand sizes, pending skips). It never receives the face-down identities
+or other hands.
 
 Values are measured with the spec's hand score (rules.hand_score, K-4.2): a move's worth is the
 change of the own hand's score, plus `extra_turn_value` for a card that earns an extra turn
@@ -14,73 +15,13 @@ from numba import njit
 
 from simulator.games import kernel_cache  # noqa: F401  installs the kernel cache locator before any kernel below
 from simulator.games import rng as random_stream
-from simulator.games.base import PolicySpec
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-
-RANDOM = 0
-GREEDY = 1
-EXPECTIMAX = 2
-
-# Policy parameter rows (base.MAX_POLICY_PARAMS wide); greedy and expectimax share the first two.
-EXTRA_TURN_VALUE = 0
-SKIP_COST = 1
-REPLACE_THRESHOLD = 2
-BLOCKED_COST = 3
+from simulator.games.katz.specs import (
+    BLOCKED_COST, EXTRA_TURN_VALUE, GREEDY, RANDOM, REPLACE_THRESHOLD, SKIP_COST,
+)
 
 NEG_INF = -1e18
-
-_VALUE_HELP = {
-    "extra_turn_value": "points a placement that earns an extra turn is worth on top of the hand change",
-    "skip_cost": "points a placement that costs the next turn is worth less",
-}
-
-_GREEDY_HELP = {
-    **_VALUE_HELP,
-    "replace_threshold": (
-        "a replacement is chosen only if it beats the best draw (counted as at least 0, "
-        "since a drawn card can usually go straight back) by more than this"
-    ),
-    "blocked_cost": "assumed loss of drawing at a cell where no hand card fits",
-}
-
-POLICIES = {
-    "random": PolicySpec(
-        name="random",
-        policy_id=RANDOM,
-        description="uniform over the legal options of each decision (action, then placement)",
-    ),
-    "greedy": PolicySpec(
-        name="greedy",
-        policy_id=GREEDY,
-        description=(
-            "draws where its most harmful card can be dumped, replaces a keeper when that "
-            "gains more, and places the fitting card that leaves the best hand"
-        ),
-        params={"extra_turn_value": 3.0, "skip_cost": 3.0, "replace_threshold": 0.0, "blocked_cost": 4.0},
-        param_help=_GREEDY_HELP,
-    ),
-    "greedy_tuned": PolicySpec(
-        name="greedy_tuned",
-        policy_id=GREEDY,
-        description=(
-            "greedy with weights tuned by head-to-head play against greedy "
-            "(benchmarks/tune_heuristics.py katz --trials 60 --deals 1000)"
-        ),
-        params={"extra_turn_value": 0.48, "skip_cost": 1.53, "replace_threshold": -0.96, "blocked_cost": 0.4},
-        param_help=_GREEDY_HELP,
-    ),
-    "expectimax": PolicySpec(
-        name="expectimax",
-        policy_id=EXPECTIMAX,
-        description=(
-            "one-ply lookahead: each draw cell scored by the expected best placement over the "
-            "cards it has not seen, against the best replacement (and a pass when allowed)"
-        ),
-        params={"extra_turn_value": 3.0, "skip_cost": 3.0},
-        param_help=dict(_VALUE_HELP),
-    ),
-}
 
 
 @njit(cache=True, nogil=True)  # allocates: keeps reference counting

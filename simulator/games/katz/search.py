@@ -42,75 +42,20 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
-from simulator.games.base import ParamRange, PolicySpec
 from simulator.games.katz import engine as E
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
+from simulator.games.katz.specs import (
+    EXPLORATION, FIRST_SEARCH_POLICY, ISMCTS, ITERATIONS, POLICIES, PRIOR_WEIGHT, ROLLOUT,
+    ROLLOUT_DEPTH, SCORE_SCALE,
+)
 from simulator.games.kernels import allocating, kernel
-
-ISMCTS = 3
-ORACLE = 4
-FIRST_SEARCH_POLICY = ISMCTS
-
-# Policy parameter row of both search policies.
-ITERATIONS = 0
-EXPLORATION = 1
-ROLLOUT = 2
-ROLLOUT_DEPTH = 3
-SCORE_SCALE = 4
-PRIOR_WEIGHT = 5
+from simulator.games.layouts import ROLLOUT_RANDOM
 
 # Value weights of the greedy rollouts and of the move worths behind the root's priors (module
 # docstring): greedy_tuned's.
-TUNED_WEIGHTS = P.POLICIES["greedy_tuned"].pack()
-
-_SEARCH_PARAMS = {"iterations": 60.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 4.0,
-                  "score_scale": 4.0, "prior_weight": 10.0}
-_SEARCH_HELP = {
-    "iterations": "search iterations per decision (each one determinization and one rollout)",
-    "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
-    "rollout": "policy playing the rollouts: random, or greedy with greedy_tuned's weights",
-    "rollout_depth": "moves per rollout before the position is scored by the current scores (0 = to the end)",
-    "score_scale": (
-        "points of lead worth a factor e in a cut-off rollout's win shares "
-        "(softmax of the estimated scores; 0 = the leaders share the win)"
-    ),
-    "prior_weight": (
-        "visits a root move's prior counts as (the prior: the seat's win share among level "
-        "seats after expectimax's worth of the move; 0 = no priors: untried moves first)"
-    ),
-}
-_SEARCH_RANGES = {
-    "iterations": ParamRange(1, 1_000_000, integer=True),
-    "exploration": ParamRange(0.0),
-    "rollout_depth": ParamRange(0, 100_000, integer=True),
-    "score_scale": ParamRange(0.0),
-    "prior_weight": ParamRange(0.0),
-}
-
-
-def search_spec(name, policy_id, description):
-    """Both search policies take the same parameters."""
-    return PolicySpec(name=name, policy_id=policy_id, description=description,
-                      params=dict(_SEARCH_PARAMS), param_help=dict(_SEARCH_HELP),
-                      ranges=dict(_SEARCH_RANGES),
-                      choices={"rollout": tree_search.ROLLOUT_POLICIES})
-
-
-SEARCH_POLICIES = {
-    "ismcts": search_spec(
-        "ismcts", ISMCTS,
-        "information-set Monte Carlo tree search: every iteration deals the cards the seat "
-        "has not seen at random (face-down cells, other hands, set-aside cards), consistent "
-        "with its hand and the public zoo",
-    ),
-    "oracle": search_spec(
-        "oracle", ORACLE,
-        "the same tree search seeing every card (face-down cells, other hands, set-aside "
-        "cards): the upper bound on what hidden information is worth",
-    ),
-}
+TUNED_WEIGHTS = POLICIES["greedy_tuned"].pack()
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
@@ -198,7 +143,7 @@ def decider(game):
 
 @kernel
 def rollout_move(game, ctx, moves, count, rng, rollout_policy):
-    if rollout_policy == tree_search.ROLLOUT_RANDOM or count == 1:
+    if rollout_policy == ROLLOUT_RANDOM or count == 1:
         return random_stream.randint(rng, count) if count > 1 else 0
     rules, cards = ctx[0], ctx[1]
     scalars, cells, hidden, lines, hands, seats, events = game

@@ -187,3 +187,21 @@ VIOLATION_NAMES = (
 # ---- record dtypes ----------------------------------------------------------------------------
 COUNT_DTYPE = np.int16
 SCORE_DTYPE = np.int16
+
+# ---- record columns (engine.RECORDS, in kernel output order) ----------------------------------
+# Per-game record columns (beyond the contract's turns, rounds, end_reason) and per-seat ones.
+GAME_COLUMNS = (
+    "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",
+    "covered_keepers", "extra_turns", "skips", "skips_earned", "passes", "forced_passes",
+    "no_fit_draws", "dead_cell_draws", "check_violations", "first_violation",
+)
+SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held", "cards_drawn",
+                "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped")
+
+# What the report calls the per-seat measures (K-8.2), in display order.
+SEAT_MEASURES = {
+    "cards_drawn": "cards drawn", "keepers_replaced": "keepers replaced",
+    "zookeepers_placed": "zookeepers placed", "extra_turns_taken": "extra turns",
+    "turns_skipped": "turns skipped", "cats_held": "cats held at the end",
+    "hand_cards": "cards held at the end",
+}

@@ -17,6 +17,7 @@ import numpy as np
 from simulator.games import rng
 from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
 from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
+from simulator.games.layouts import RecordColumns
 from simulator.games.nyz import policies
 from simulator.games.nyz import search as NS  # imports this module back: kernels only
 from simulator.games.nyz.bits import has_bit, popcount, popcount64
@@ -26,7 +27,7 @@ from simulator.games.nyz.state import (
     D_KEEP_ONE, D_NONE, D_PLACE, D_POPULATE, END_COMPLETE_ACTION, END_COMPLETE_BREEDING,
     END_SOLO_LAPS, END_STUCK, END_TURN_CAP, E_ADDED_THIS_TURN, E_BRED, E_CAPACITY, E_COUNT,
     E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, FIRST_ATTRACTION, FU_ATTRACTION,
-    FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_CAPACITY, INV_CONSERVATION,
+    FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, GAME_COLUMNS, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_MOVE_RANGE,
     INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, INVARIANT_NAMES, MARKER_FREE,
     MARKER_NONE, MAX_CELLS,
@@ -46,11 +47,13 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS,
     SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
     SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE,
-    SC_TURNS, SC_VIOLATIONS, SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT,
+    SC_TURNS, SC_VIOLATIONS, SEAT_COLUMNS, SINGLE_WHEN_NO_PICTURED_FITS,
+    SINGLE_WHEN_PAIR_DOES_NOT_FIT,
     SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
     ST_BREED_NEXT, ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE,
     ST_TURN_END, ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
+from simulator.games.nyz.tables import kernel_tables
 
 ALL_SPECIES = (1 << N_SPECIES) - 1
 
@@ -1275,7 +1278,7 @@ def play_out(st, tab, scratch, search_workspace):
 def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
                game_out, seat_out):
     """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
-    SEAT_COLUMNS in __init__)."""
+    SEAT_COLUMNS in state.py)."""
     players = tab.rules[R_PLAYERS]
     policy_id = np.empty(players, dtype=np.int8)
     policy_params = np.empty((players, MAX_POLICY_PARAMS), dtype=np.float64)
@@ -1313,6 +1316,53 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             seat_out[g, seat, 12] = st.seat[seat, P_BONUS_YOUNG]
             seat_out[g, seat, 13] = st.seat[seat, P_KEPT]
             seat_out[g, seat, 14] = st.seat[seat, P_HOUSE_ADDS]
+
+
+# ---------------------------------------------------------------------------------------------
+# play_batch (base.Game): whole batches in one kernel call
+
+RECORDS = RecordColumns(
+    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
+    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
+)
+
+
+_TABLES_CACHE: dict[str, object] = {}
+_TABLES_CACHE_SIZE = 32
+
+
+def _kernel_tables(params):
+    """`kernel_tables(params)`, built once per distinct rule setting: a chunk is played in many
+    sub-batches (simulator.progress) and a tune plays the same settings rung after rung, and
+    building the tables costs as much as playing dozens of games. The kernels only read them."""
+    key = params.model_dump_json()
+    tables = _TABLES_CACHE.get(key)
+    if tables is None:
+        if len(_TABLES_CACHE) >= _TABLES_CACHE_SIZE:
+            _TABLES_CACHE.clear()
+        tables = _TABLES_CACHE[key] = kernel_tables(params)
+    return tables
+
+
+def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
+    """Play len(seeds) games in one numba call; returns the record columns (base.py).
+
+    `score` = minus the empty squares left (0 for a complete board; higher is better).
+    `check=True` runs the invariants after every move and counts violations in
+    `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
+    """
+    tables = _kernel_tables(params)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
+    games, players = len(seeds), params.players
+    if seat_policies.players != players:
+        raise ValueError(f"{seat_policies.players} policies for {players} players")
+    game_out, seat_out = RECORDS.allocate(games, players)
+    play_games(
+        tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
+        bool(check), game_out, seat_out,
+    )
+    return RECORDS.unpack(game_out, seat_out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1359,8 +1409,6 @@ def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, r
 
     With stop_at_forced the game also stops at decisions with one legal move (play_batch applies
     those at once; policies never draw random numbers for them, so the game is the same)."""
-    from simulator.games.nyz.tables import kernel_tables
-
     tables = kernel_tables(params)
     players = params.players
     ids = np.zeros(players, dtype=np.int8)

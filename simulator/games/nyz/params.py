@@ -16,7 +16,7 @@ import pydantic
 from pydantic import model_validator
 
 from simulator.games.base import StrictModel, knob
-from simulator.games.kernels import Choice, Derived, Equals, Flag, Int, RuleLayout
+from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RuleLayout
 from simulator.games.nyz import components as comp
 
 RULES_VERSION = 1

@@ -1,4 +1,5 @@
-"""Heuristic players of New York Zoo (numba), registered by name for the YAML.
+"""Heuristic players of New York Zoo (numba; their ids and parameters as the YAML names them are
+in specs.py).
 
 A policy sees the state (everything in New York Zoo is public, N-12.6) and the legal moves of the
 current decision, and returns the index of the move it takes. `random` picks uniformly at every
@@ -33,7 +34,6 @@ games; `greedy_pairs`, `greedy_tuned` and `greedy_duel` use them.
 
 
 from simulator.games import rng
-from simulator.games.base import ParamRange, PolicySpec
 from simulator.games.nyz.bits import kernel, neighbours, popcount
 from simulator.games.nyz.state import (
     CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE,
@@ -44,83 +44,10 @@ from simulator.games.nyz.state import (
     SC_DECIDER, SC_DECISION, SC_ELEPHANT, SC_FOLLOW_HEAD, SC_N_OPTIONS, SC_NEW_ENCLOSURE,
     SC_PLAYERS, SC_POP_COUNT, SPACE_ANIMALS, SRC_ENCLOSURE, TARGET_HOUSE,
 )
-
-RANDOM, GREEDY = 0, 1
-(W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END, W_PAIR, W_AHEAD_SPACES,
- W_AHEAD, W_OPPONENT) = range(12)
-
-_GREEDY_HELP = {
-    "tile_value": "value per square of an enclosure or attraction taken",
-    "animal_value": "value of an animal entering an enclosure, times its fill ratio",
-    "fill_bonus": "extra value when an animal fills an enclosure (scoring + attraction)",
-    "breeding_value": "value per own enclosure that may breed on a crossed line",
-    "house_value": "value of an animal kept in a house",
-    "contact_weight": "value per tile edge touching a covered square or the border",
-    "hole_weight": "penalty per empty square left without an empty neighbour",
-    "dead_end_weight": "penalty per empty square left with exactly one empty neighbour",
-    "pair_value": "value of making an enclosure able to breed; lost when populating breaks it",
-    "ahead_spaces": "strip spaces after the destination looked ahead over (0: none)",
-    "breeding_ahead": "value per own breeding enclosure on a line within ahead_spaces",
-    "opponent_breeding": "penalty per opponent breeding enclosure on a line the next player can reach",
-}
-
-# the new weights off: the games of the eight-weight greedy (see the module docstring)
-_NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0)
-
-
-# the look-ahead weights are counts of enclosures the move is worth or costs: never negative;
-# ahead_spaces counts strip spaces (a lap has N_SPACES)
-_GREEDY_RANGES = {
-    "pair_value": ParamRange(0.0),
-    "ahead_spaces": ParamRange(0, N_SPACES - 1, integer=True),
-    "breeding_ahead": ParamRange(0.0),
-    "opponent_breeding": ParamRange(0.0),
-}
-
-
-def _greedy(name, description, **weights):
-    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
-                      ranges=_GREEDY_RANGES)
-
-
-POLICIES = {
-    "random": PolicySpec("random", RANDOM, "uniform random choice at every decision"),
-    "greedy": _greedy(
-        "greedy", "one-step greedy with balanced weights",
-        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
-        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0, **_NO_LOOKAHEAD,
-    ),
-    "greedy_builder": _greedy(
-        "greedy_builder", "greedy that prefers big tiles and tight packing over animals",
-        tile_value=3.0, animal_value=0.5, fill_bonus=3.0, breeding_value=0.3, house_value=0.2,
-        contact_weight=1.5, hole_weight=4.0, dead_end_weight=1.5, **_NO_LOOKAHEAD,
-    ),
-    "greedy_breeder": _greedy(
-        "greedy_breeder", "greedy that chases animals, breeding lines and full enclosures",
-        tile_value=0.5, animal_value=3.0, fill_bonus=10.0, breeding_value=3.0, house_value=1.0,
-        contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5, **_NO_LOOKAHEAD,
-    ),
-    "greedy_pairs": _greedy(
-        "greedy_pairs", "greedy that keeps and makes breeding pairs (pair_value)",
-        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
-        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
-        pair_value=2.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0,
-    ),
-    "greedy_tuned": _greedy(
-        "greedy_tuned", "greedy tuned for 2-player wins against greedy and solo wins together "
-        "(benchmarks/tune_heuristics.py nyz --trials 40 --deals 300 --solo-weight 10 --seed 2)",
-        tile_value=1.44, animal_value=2.33, fill_bonus=7.11, breeding_value=0.26, house_value=0.41,
-        contact_weight=1.07, hole_weight=4.44, dead_end_weight=1.33,
-        pair_value=3.43, ahead_spaces=1.0, breeding_ahead=0.18, opponent_breeding=0.63,
-    ),
-    "greedy_duel": _greedy(
-        "greedy_duel", "greedy tuned for 2-player wins against greedy only; weak solo "
-        "(benchmarks/tune_heuristics.py nyz --trials 60 --deals 400 --solo-weight 0.5)",
-        tile_value=1.09, animal_value=3.51, fill_bonus=0.25, breeding_value=4.76, house_value=0.34,
-        contact_weight=0.45, hole_weight=2.04, dead_end_weight=0.15,
-        pair_value=2.71, ahead_spaces=3.0, breeding_ahead=1.48, opponent_breeding=2.63,
-    ),
-}
+from simulator.games.nyz.specs import (
+    RANDOM, W_AHEAD, W_AHEAD_SPACES, W_ANIMAL, W_BREED, W_CONTACT, W_DEAD_END, W_FILL,
+    W_HOLE, W_HOUSE, W_OPPONENT, W_PAIR, W_TILE,
+)
 
 
 @kernel

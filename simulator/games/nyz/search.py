@@ -57,10 +57,14 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
-from simulator.games.base import ParamRange, PolicySpec
 from simulator.games.kernels import allocating, kernel
+from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import engine as E
 from simulator.games.nyz import policies as P
+from simulator.games.nyz.specs import (
+    EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, POLICIES, ROLLOUT,
+    ROLLOUT_DEPTH, SCORE_SCALE, WIDTH,
+)
 from simulator.games.nyz.state import (
     E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES,
     P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_DECIDER,
@@ -68,66 +72,11 @@ from simulator.games.nyz.state import (
     SC_STOP_AT_FORCED, SC_TILE,
 )
 
-MCTS = 2
-FIRST_SEARCH_POLICY = MCTS
-
-# Policy parameter row of `mcts`.
-ITERATIONS = 0
-EXPLORATION = 1
-ROLLOUT = 2
-ROLLOUT_DEPTH = 3
-WIDTH = 4
-SCORE_SCALE = 5
-HEURISTIC = 6
-
-# The heuristics whose move values rank the expansions and play the greedy rollouts (`heuristic`).
-HEURISTICS = ("greedy_tuned", "greedy_duel")
-HEURISTIC_WEIGHTS = np.stack([P.POLICIES[name].pack() for name in HEURISTICS])
+# greedy weights of each `heuristic` choice (specs.HEURISTICS)
+HEURISTIC_WEIGHTS = np.stack([POLICIES[name].pack() for name in HEURISTICS])
 
 # Squares one full enclosure is worth in a cut-off position: the attraction it brings (N-4.4).
 FILL_SQUARES = 3.0
-
-def mcts_spec(name, heuristic, description):
-    """`mcts` and its presets differ only in the default heuristic."""
-    return PolicySpec(
-        name=name, policy_id=MCTS, description=description,
-        params={"iterations": 4.0, "exploration": 0.25, "rollout": "greedy", "rollout_depth": 0.0,
-                "width": 2.0, "score_scale": 3.0, "heuristic": heuristic},
-        param_help={
-            "iterations": "search iterations per decision (each one rollout)",
-            "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
-            "rollout": "policy playing the rollouts: random (among the width best moves), or "
-                       "greedy (the heuristic)",
-            "rollout_depth": "decisions per rollout before the position is estimated (0 = to "
-                             "the end)",
-            "width": "moves considered per decision: the best by the heuristic's move values",
-            "score_scale": "squares of lead worth a factor e in an estimated position's win "
-                           "shares (solo: of the projected coverage)",
-            "heuristic": "heuristic whose move values rank the moves and play greedy rollouts",
-        },
-        ranges={
-            "iterations": ParamRange(1, 1_000_000, integer=True),
-            "exploration": ParamRange(0.0),
-            "rollout_depth": ParamRange(0, 100_000, integer=True),
-            "width": ParamRange(1, MAX_OPTIONS, integer=True),
-            "score_scale": ParamRange(0.1),
-        },
-        choices={"rollout": tree_search.ROLLOUT_POLICIES, "heuristic": HEURISTICS},
-    )
-
-
-SEARCH_POLICIES = {
-    "mcts": mcts_spec(
-        "mcts", "greedy_tuned",
-        "Monte Carlo tree search over every decision: the `width` best moves by greedy_tuned's "
-        "values, greedy_tuned rollouts; strong in solo and 2-player games",
-    ),
-    "mcts_duel": mcts_spec(
-        "mcts_duel", "greedy_duel",
-        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
-        "games as greedy_duel does",
-    ),
-}
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
@@ -246,7 +195,7 @@ def decider(st):
 def rollout_move(st, ctx, moves, count, rng, rollout_policy):
     """moves[:count] are ranked best first: greedy takes the first (the heuristic's own move),
     random a uniform one."""
-    if rollout_policy == tree_search.ROLLOUT_RANDOM and count > 1:
+    if rollout_policy == ROLLOUT_RANDOM and count > 1:
         return random_stream.randint(rng, count)
     return 0
 

@@ -188,6 +188,28 @@ INVARIANT_NAMES = (
 END_REASONS = ("complete_in_action", "complete_in_breeding", "solo_laps", "turn_cap", "stuck")
 END_COMPLETE_ACTION, END_COMPLETE_BREEDING, END_SOLO_LAPS, END_TURN_CAP, END_STUCK = range(5)
 
+# per-game and per-seat record columns beyond the required ones (order = kernel output order)
+GAME_COLUMNS = (
+    "turns", "rounds", "end_reason", "breedings", "solo_won", "solo_score",
+    "check_violations", "first_violation", "laps",
+)
+SEAT_COLUMNS = (
+    "score", "win", "enclosures_placed", "enclosures_filled", "attractions", "empty_squares",
+    "animals", "young", "acquired", "passes", "turns_played", "attraction_squares",
+    "bonus_young", "kept_from_full", "house_adds",
+)
+# the statistics Board Game Arena keeps per player for this game, as record columns
+SEAT_MEASURES = {
+    "turns_played": "turns per player",
+    "empty_squares": "empty squares",
+    "attraction_squares": "attraction squares",
+    "attractions": "attractions placed",
+    "young": "animals bred (bonus included)",
+    "bonus_young": "bonus-bred animals",
+    "kept_from_full": "animals kept from full enclosures",
+    "house_adds": "animals added from houses",
+}
+
 Tables = namedtuple(
     "Tables",
     [

@@ -1,0 +1,144 @@
+"""The New York Zoo policies as an experiment names them: policy ids, parameter rows and defaults
+of the heuristics (policies.py, whose docstring explains the greedy weights) and of the search
+policies (search.py), for the registry and the plan. Imports no numba: building a plan
+(`zoosim validate`) never loads the kernels."""
+
+from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.layouts import ROLLOUT_POLICIES
+from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
+
+RANDOM, GREEDY = 0, 1
+(W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END, W_PAIR, W_AHEAD_SPACES,
+ W_AHEAD, W_OPPONENT) = range(12)
+
+_GREEDY_HELP = {
+    "tile_value": "value per square of an enclosure or attraction taken",
+    "animal_value": "value of an animal entering an enclosure, times its fill ratio",
+    "fill_bonus": "extra value when an animal fills an enclosure (scoring + attraction)",
+    "breeding_value": "value per own enclosure that may breed on a crossed line",
+    "house_value": "value of an animal kept in a house",
+    "contact_weight": "value per tile edge touching a covered square or the border",
+    "hole_weight": "penalty per empty square left without an empty neighbour",
+    "dead_end_weight": "penalty per empty square left with exactly one empty neighbour",
+    "pair_value": "value of making an enclosure able to breed; lost when populating breaks it",
+    "ahead_spaces": "strip spaces after the destination looked ahead over (0: none)",
+    "breeding_ahead": "value per own breeding enclosure on a line within ahead_spaces",
+    "opponent_breeding": "penalty per opponent breeding enclosure on a line the next player can reach",
+}
+
+# the new weights off: the games of the eight-weight greedy (see the module docstring)
+_NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0)
+
+
+# the look-ahead weights are counts of enclosures the move is worth or costs: never negative;
+# ahead_spaces counts strip spaces (a lap has N_SPACES)
+_GREEDY_RANGES = {
+    "pair_value": ParamRange(0.0),
+    "ahead_spaces": ParamRange(0, N_SPACES - 1, integer=True),
+    "breeding_ahead": ParamRange(0.0),
+    "opponent_breeding": ParamRange(0.0),
+}
+
+
+def _greedy(name, description, **weights):
+    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
+                      ranges=_GREEDY_RANGES)
+
+
+POLICIES = {
+    "random": PolicySpec("random", RANDOM, "uniform random choice at every decision"),
+    "greedy": _greedy(
+        "greedy", "one-step greedy with balanced weights",
+        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
+        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0, **_NO_LOOKAHEAD,
+    ),
+    "greedy_builder": _greedy(
+        "greedy_builder", "greedy that prefers big tiles and tight packing over animals",
+        tile_value=3.0, animal_value=0.5, fill_bonus=3.0, breeding_value=0.3, house_value=0.2,
+        contact_weight=1.5, hole_weight=4.0, dead_end_weight=1.5, **_NO_LOOKAHEAD,
+    ),
+    "greedy_breeder": _greedy(
+        "greedy_breeder", "greedy that chases animals, breeding lines and full enclosures",
+        tile_value=0.5, animal_value=3.0, fill_bonus=10.0, breeding_value=3.0, house_value=1.0,
+        contact_weight=0.5, hole_weight=2.0, dead_end_weight=0.5, **_NO_LOOKAHEAD,
+    ),
+    "greedy_pairs": _greedy(
+        "greedy_pairs", "greedy that keeps and makes breeding pairs (pair_value)",
+        tile_value=1.0, animal_value=2.0, fill_bonus=6.0, breeding_value=1.0, house_value=0.5,
+        contact_weight=1.0, hole_weight=3.0, dead_end_weight=1.0,
+        pair_value=2.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0,
+    ),
+    "greedy_tuned": _greedy(
+        "greedy_tuned", "greedy tuned for 2-player wins against greedy and solo wins together "
+        "(benchmarks/tune_heuristics.py nyz --trials 40 --deals 300 --solo-weight 10 --seed 2)",
+        tile_value=1.44, animal_value=2.33, fill_bonus=7.11, breeding_value=0.26, house_value=0.41,
+        contact_weight=1.07, hole_weight=4.44, dead_end_weight=1.33,
+        pair_value=3.43, ahead_spaces=1.0, breeding_ahead=0.18, opponent_breeding=0.63,
+    ),
+    "greedy_duel": _greedy(
+        "greedy_duel", "greedy tuned for 2-player wins against greedy only; weak solo "
+        "(benchmarks/tune_heuristics.py nyz --trials 60 --deals 400 --solo-weight 0.5)",
+        tile_value=1.09, animal_value=3.51, fill_bonus=0.25, breeding_value=4.76, house_value=0.34,
+        contact_weight=0.45, hole_weight=2.04, dead_end_weight=0.15,
+        pair_value=2.71, ahead_spaces=3.0, breeding_ahead=1.48, opponent_breeding=2.63,
+    ),
+}
+
+
+MCTS = 2
+FIRST_SEARCH_POLICY = MCTS
+
+# Policy parameter row of `mcts`.
+ITERATIONS = 0
+EXPLORATION = 1
+ROLLOUT = 2
+ROLLOUT_DEPTH = 3
+WIDTH = 4
+SCORE_SCALE = 5
+HEURISTIC = 6
+
+# The heuristics whose move values rank the expansions and play the greedy rollouts (`heuristic`).
+HEURISTICS = ("greedy_tuned", "greedy_duel")
+
+
+def mcts_spec(name, heuristic, description):
+    """`mcts` and its presets differ only in the default heuristic."""
+    return PolicySpec(
+        name=name, policy_id=MCTS, description=description,
+        params={"iterations": 4.0, "exploration": 0.25, "rollout": "greedy", "rollout_depth": 0.0,
+                "width": 2.0, "score_scale": 3.0, "heuristic": heuristic},
+        param_help={
+            "iterations": "search iterations per decision (each one rollout)",
+            "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
+            "rollout": "policy playing the rollouts: random (among the width best moves), or "
+                       "greedy (the heuristic)",
+            "rollout_depth": "decisions per rollout before the position is estimated (0 = to "
+                             "the end)",
+            "width": "moves considered per decision: the best by the heuristic's move values",
+            "score_scale": "squares of lead worth a factor e in an estimated position's win "
+                           "shares (solo: of the projected coverage)",
+            "heuristic": "heuristic whose move values rank the moves and play greedy rollouts",
+        },
+        ranges={
+            "iterations": ParamRange(1, 1_000_000, integer=True),
+            "exploration": ParamRange(0.0),
+            "rollout_depth": ParamRange(0, 100_000, integer=True),
+            "width": ParamRange(1, MAX_OPTIONS, integer=True),
+            "score_scale": ParamRange(0.1),
+        },
+        choices={"rollout": ROLLOUT_POLICIES, "heuristic": HEURISTICS},
+    )
+
+
+SEARCH_POLICIES = {
+    "mcts": mcts_spec(
+        "mcts", "greedy_tuned",
+        "Monte Carlo tree search over every decision: the `width` best moves by greedy_tuned's "
+        "values, greedy_tuned rollouts; strong in solo and 2-player games",
+    ),
+    "mcts_duel": mcts_spec(
+        "mcts_duel", "greedy_duel",
+        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
+        "games as greedy_duel does",
+    ),
+}
