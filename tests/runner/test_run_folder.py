@@ -5,7 +5,6 @@ import errno
 import json
 import os
 import shutil
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -17,9 +16,9 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan
 from simulator.report.build import build_report
-from simulator.rundir import LOCK, MANIFEST, RunLock, chunk_path, read_manifest, sidecar_path
+from simulator.rundir import LOCK, MANIFEST, chunk_path, read_manifest, sidecar_path
 from simulator.runner import run_plan
-from tests_support import lock_holder, log_digests
+from tests_support import lock_held_elsewhere, log_digests
 
 DOCUMENT = {
     "name": "folder",
@@ -180,23 +179,11 @@ def test_a_second_run_of_a_folder_in_use_is_refused_naming_the_holder(tmp_path):
     out = tmp_path / "busy"
     run(out)
     before = log_digests(out)
-    holder = os.fork()
-    if holder == 0:  # a child holding the lock, as a running `zoosim run` would
-        with RunLock(out):
-            time.sleep(60)
-        os._exit(0)
-    try:
-        deadline = time.monotonic() + 10
-        while lock_holder(out) != holder:
-            assert time.monotonic() < deadline, "the child did not take the lock"
-            time.sleep(0.05)
+    with lock_held_elsewhere(out) as holder:
         with pytest.raises(ZoosimError, match=rf"is in use by another zoosim run \(pid {holder} on .*, started .*\)"):
             run(out, resume=True)
         with pytest.raises(ZoosimError, match="in use"):
             run(out, force=True)
-    finally:
-        os.kill(holder, 9)
-        os.waitpid(holder, 0)
     assert log_digests(out) == before
     assert run(out, resume=True).games_played == 0  # released when its holder died
 

@@ -223,31 +223,15 @@ COIN_TUNE = ("seed: 2\ntune: {game: coin, players: [2], search: {first_seat_bonu
 def test_a_second_tune_of_a_folder_in_use_is_refused_and_a_lock_alone_is_no_foreign_file(tmp_path):
     """Two tunes of one folder would both propose trials into one journal (more trials than the
     budget, and not the trials one tune proposes); the tune folder has the run folder's lock."""
-    import os
-    import time
-
-    from simulator.rundir import RunLock
-    from tests_support import lock_holder
+    from tests_support import lock_held_elsewhere
 
     path = tmp_path / "tune.yaml"
     path.write_text(COIN_TUNE)
     out = tmp_path / "out"
-    holder = os.fork()
-    if holder == 0:  # a child holding the lock, as a running `zoosim tune` would
-        with RunLock(out):
-            time.sleep(60)
-        os._exit(0)
-    try:
-        deadline = time.monotonic() + 10
-        while lock_holder(out) != holder:
-            assert time.monotonic() < deadline, "the child did not take the lock"
-            time.sleep(0.05)
+    with lock_held_elsewhere(out) as holder:
         for extra in ([], ["--force"]):
             result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1"] + extra)
             assert result.exit_code == 2 and f"{out}: is in use by another zoosim run (pid {holder}" in result.stderr
         assert sorted(p.name for p in out.iterdir()) == ["zoosim.lock"]
-    finally:
-        os.kill(holder, 9)
-        os.waitpid(holder, 0)
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
