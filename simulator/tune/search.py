@@ -97,8 +97,9 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
             )
         if not resume:
             raise ZoosimError("already holds this tune; pass --resume to continue it or --force to start over", file=str(out))
-    elif out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()) and not force:
-        raise ZoosimError("is not empty and holds no zoosim tune; choose another --out or pass --force", file=str(out))
+    elif not info_path.exists() and out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()):
+        raise ZoosimError("is not empty and holds no zoosim tune (--force only replaces zoosim tunes); "
+                          "choose another --out", file=str(out))
     probe = out
     while not probe.exists():
         probe = probe.parent

@@ -235,3 +235,16 @@ def test_a_second_tune_of_a_folder_in_use_is_refused_and_a_lock_alone_is_no_fore
         assert sorted(p.name for p in out.iterdir()) == ["zoosim.lock"]
     result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("extra", [[], ["--force"]])
+def test_a_folder_that_holds_no_tune_is_refused_even_with_force(tmp_path, extra):
+    """--force replaces a tune; it deleted nothing of a user's folder but filled it with a tune."""
+    path = tmp_path / "tune.yaml"
+    path.write_text(COIN_TUNE)
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1"] + extra)
+    assert result.exit_code == 2 and "holds no zoosim tune (--force only replaces zoosim tunes)" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
