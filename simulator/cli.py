@@ -8,17 +8,19 @@ stderr with exit status 2.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib
 import math
 import multiprocessing
 import os
+import signal
 import sys
 from pathlib import Path
 
 import click
 
 from simulator import __version__
-from simulator.errors import ZoosimError
+from simulator.errors import Terminated, ZoosimError
 
 DEFAULT_REPORTS_DIR = Path("reports")
 
@@ -41,13 +43,27 @@ class ZoosimGroup(click.Group):
             _fail(f"{error.format_message()} (see '{command} --help')")
         except click.ClickException as error:
             _fail(error.format_message())
-        except click.Abort as error:  # Ctrl-C before a command handles it itself
+        except click.Abort as error:  # click's form of a KeyboardInterrupt (or Terminated)
             if not isinstance(error.__cause__, KeyboardInterrupt):
                 click.echo("zoosim: aborted", err=True)
                 sys.exit(1)
-            click.echo("zoosim: interrupted", err=True)
-            sys.exit(130)
+            _stopped_without_output(error.__cause__)
+        except KeyboardInterrupt as stop:
+            _stopped_without_output(stop)
         sys.exit(0)
+
+
+def _stopped(stop: BaseException | None) -> tuple[str, int]:
+    """How a command was stopped, in a word, and its exit status: SIGTERM (`Terminated`) 143,
+    Ctrl-C 130."""
+    return ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+
+
+def _stopped_without_output(stop: BaseException | None) -> None:
+    """A command stopped before it wrote anything that needs a word on what to do next."""
+    word, status = _stopped(stop)
+    click.echo(f"zoosim: {word}", err=True)
+    sys.exit(status)
 
 
 def _describe_os_error(error: OSError) -> str:
@@ -92,6 +108,16 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
+# More workers than this would not fit joblib's task queue (it refuses 2 x 500,000) nor the
+# threads a process may start; no machine or cluster zoosim targets has more cores.
+MAX_JOBS = 1024
+
+
+def _jobs_option(help_text: str):
+    """--jobs, the same bounds for every command that plays games."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help=help_text)
+
+
 def _backend_options(command):
     """--backend and --scheduler, the same for every command that plays games."""
     command = click.option("--scheduler", default=None, help="dask scheduler address (with --backend dask).")(command)
@@ -105,8 +131,7 @@ def _backend_options(command):
 @click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Run folder for logs and report. Default: reports/<name>-<run hash>, "
                    "which is resumed automatically when it exists.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers (default: every core).")
+@_jobs_option("Parallel workers (default: every core).")
 @click.option("--games", type=click.IntRange(min=1), default=None,
               help="Games per cell, overriding the file.")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None,
@@ -137,14 +162,11 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         )
     except KeyboardInterrupt as stop:
         from simulator.rundir import resume_command
-        from simulator.runner import Terminated
 
-        click.echo(
-            f"\nzoosim: {'terminated' if isinstance(stop, Terminated) else 'interrupted'}; finished chunks "
-            f"are kept in {out}. Resume with:\n  {resume_command(str(experiment), out)}",
-            err=True,
-        )
-        sys.exit(143 if isinstance(stop, Terminated) else 130)
+        word, status = _stopped(stop)
+        click.echo(f"\nzoosim: {word}; finished chunks are kept in {out}. Resume with:\n"
+                   f"  {resume_command(str(experiment), out)}", err=True)
+        sys.exit(status)
     if summary.games_played:
         playing = summary.seconds - summary.compile_seconds
         rate = f"{summary.games_played / playing / jobs:,.0f}" if playing > 0 else "?"
@@ -155,7 +177,13 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
             err=True,
         )
     if not no_report:
-        _report(out)
+        try:
+            _report(out)
+        except KeyboardInterrupt as stop:
+            word, status = _stopped(stop)
+            click.echo(f"\nzoosim: {word} while writing the report; every game is kept in {out}. "
+                       f"Write the report with:\n  zoosim report {out}", err=True)
+            sys.exit(status)
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
@@ -213,8 +241,7 @@ def validate(experiment):
 @click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
               help="Tune folder (journal, trial runs, best.yaml, confirmation, tune.html). "
                    "Default: reports/<name>-tune-<hash>, resumed automatically when it exists.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Parallel workers (default: every core). Does not change the trials.")
+@_jobs_option("Parallel workers (default: every core). Does not change the trials.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
 @click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
 @_backend_options
@@ -235,10 +262,11 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     try:
         outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend,
                            scheduler=scheduler, resume=resume, force=force, progress=not quiet)
-    except KeyboardInterrupt:
-        click.echo(f"\nzoosim: interrupted; the tune is kept in {out}. Resume with:\n"
+    except KeyboardInterrupt as stop:
+        word, status = _stopped(stop)
+        click.echo(f"\nzoosim: {word}; the tune is kept in {out}. Resume with:\n"
                    f"  zoosim tune {experiment} --out {out} --resume", err=True)
-        sys.exit(130)
+        sys.exit(status)
     click.echo(outcome.choice.explanation)
     if outcome.confirm_cells is not None:
         for _, row in outcome.confirm_cells.iterrows():
@@ -316,12 +344,14 @@ def play(game, players, seed, rotation, policy, settings):
         knobs["players"] = players
     params = module.make_params(knobs)
     n = module.players(params)
-    names = (policy or module.default_policy).split(",")
+    names = [name.strip() for name in (module.default_policy if policy is None else policy).split(",")]
+    if not all(names):
+        raise ZoosimError(f"--policy names no policy in {policy!r} (give a policy, or one per seat separated by commas)")
     if len(names) == 1:
         names = names * n
     if len(names) != n:
         raise ZoosimError(f"--policy lists {len(names)} policies for {n} players")
-    seat_policies = module.seat_policies([(name.strip(), {}) for name in names])
+    seat_policies = module.seat_policies([(name, {}) for name in names])
     if module.legend is not None:
         click.echo(module.legend(params) + "\n")
     with compile_progress(game):
@@ -394,6 +424,7 @@ def console() -> None:
     process ends there. The idle workers of the process pool are killed first: letting each tear
     down its own interpreter would take as long again."""
     atexit.register(_end_process)  # registered first, so it runs after every other exit handler
+    signal.signal(signal.SIGTERM, _raise_terminated)  # SIGTERM ends any command as Ctrl-C does
     try:
         main()
     except SystemExit as stop:
@@ -401,7 +432,15 @@ def console() -> None:
             _EXIT_STATUS.append(stop.code or 0)
         raise
     finally:
+        # The command is over and its status decided: a late Ctrl-C or SIGTERM must not turn
+        # the end (stopping workers, exit handlers) into a traceback.
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         _stop_idle_workers()
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
 
 
 _EXIT_STATUS: list[int] = []
@@ -421,8 +460,10 @@ def _end_process() -> None:
     """The last exit handler: end the process with `console`'s exit status, skipping the
     interpreter's teardown (an unexpected error keeps Python's own ending)."""
     if _EXIT_STATUS:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):  # None when the process was started with it closed
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):  # a full or closed output changes no status
+                    stream.flush()
         os._exit(_EXIT_STATUS[0])
 
 

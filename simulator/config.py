@@ -23,6 +23,8 @@ from simulator.games.base import StrictModel, explain_validation_error, key_path
 from simulator.safe_yaml import load_yaml, read_text_file
 
 MAX_GAMES_PER_CELL = 10_000_000_000
+MAX_CHUNK_GAMES = 10_000_000
+DEFAULT_CHUNK_GAMES = 20_000
 # Plan limits, checked by arithmetic before any cell or chunk is built (simulator.plan).
 MAX_CELLS = 10_000
 MAX_CHUNKS = 100_000  # chunk files of a whole run, counting precision mode's caps
@@ -81,7 +83,7 @@ class Study(StrictModel):
     game: str = Field(description="a registered game (`zoosim rules` lists them)")
     rules: dict[str, Any] = Field(default_factory=dict, description="rule knobs (`zoosim rules GAME`)")
     seats: list[str | SeatSpec] | None = Field(
-        None,
+        None, min_length=1,
         description="policy per seat in turn order; one entry means every seat; "
         "default: the game's default policy everywhere",
     )
@@ -103,7 +105,7 @@ class Study(StrictModel):
         None, description="knob -> values; every combination becomes a cell (a grid)"
     )
     cases: list[dict[str, Any]] | None = Field(
-        None, description="listed knob combinations, one cell each (instead of a grid)"
+        None, min_length=1, description="listed knob combinations, one cell each (instead of a grid)"
     )
     games: int | None = Field(None, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
 
@@ -135,7 +137,7 @@ class Experiment(StrictModel):
         10_000, description="games per cell, or {until: {halfwidth: H}, max: N} for precision mode"
     )
     chunk_games: int = Field(
-        20_000, ge=1, le=10_000_000, description="games per chunk (one Parquet file each)"
+        DEFAULT_CHUNK_GAMES, ge=1, le=MAX_CHUNK_GAMES, description="games per chunk (one Parquet file each)"
     )
     rotate_seats: bool = Field(
         True, description="replay every deal in every rotation of the seating (common random numbers)"

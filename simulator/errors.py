@@ -1,4 +1,4 @@
-"""The project's own error type: problems a user can fix, reported as one line and exit status 2."""
+"""The project's own exceptions: problems a user can fix (one line, exit status 2), and SIGTERM."""
 
 
 class ZoosimError(Exception):
@@ -15,3 +15,8 @@ class ZoosimError(Exception):
 
 def _one_line(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM: ends a command as Ctrl-C does (a run keeps its finished chunks, workers stop),
+    with exit status 143 instead of 130."""

@@ -42,12 +42,14 @@ import json
 import os
 import platform
 import shutil
+import stat
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Annotated, Any, Iterator, Mapping
 
 import numpy as np
+import pydantic
 
 from simulator import __version__
 from simulator.digest import json_digest
@@ -66,10 +68,6 @@ OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, SAMPLES, REPORT, COMPARISON)
 SIDECAR_FORMAT = 1
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
-CELL_KEYS = ("index", "study", "game", "label", "sweep_values", "players", "seats", "rotate", "games",
-             "deals", "chunks", "chunk_deals", "params", "seed_entropy", "end_reasons", "length_columns",
-             "seat_measures")
-MANIFEST_KEYS = ("run_hash", "experiment", "cells")
 SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary", "summary_sha256")
 
 
@@ -102,6 +100,12 @@ def chunk_index_of(path: Path) -> int | None:
     return int(number) if stem.startswith("chunk-") and number.isdigit() else None
 
 
+def real_path(path: Path) -> Path:
+    """The absolute path with symlinks resolved; a symlink loop is left as it is (to fail with an
+    OSError where it is used) instead of raising pathlib's RuntimeError."""
+    return Path(os.path.realpath(path))
+
+
 def resume_command(source: str | None, run_dir: Path) -> str:
     return f"zoosim run {source or 'EXPERIMENT.yaml'} --out {run_dir} --resume"
 
@@ -109,7 +113,14 @@ def resume_command(source: str | None, run_dir: Path) -> str:
 # ---- small atomic writes ----------------------------------------------------------------------
 
 def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write a file so that it exists whole or not at all; a failed write leaves no temporary."""
+    """Write a file so that it exists whole or not at all; a failed write leaves no temporary.
+    Only a file (or a symlink, which is replaced) is ever replaced: the new file is renamed over
+    the old path, which would turn a device such as `--out /dev/null`, a pipe or a folder into a
+    regular file."""
+    with contextlib.suppress(OSError):  # a path that cannot be examined fails in the write below
+        if not stat.S_ISREG(mode := path.lstat().st_mode) and not stat.S_ISLNK(mode):
+            raise ZoosimError("exists and is not a regular file (a folder, device or pipe); "
+                              "zoosim only replaces files", file=str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{id(data):x}.tmp")
     try:
@@ -158,26 +169,99 @@ def read_manifest(run_dir: Path) -> dict[str, Any]:
     return manifest
 
 
+def read_json(path: Path) -> Any:
+    """A JSON file of a run folder, parsed; a ValueError naming the reason when it cannot be read
+    or parsed, however it is damaged (unreadable, not UTF-8, malformed, nested too deeply for the
+    parser)."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError) as error:
+        raise ValueError(getattr(error, "strerror", None) or str(error) or type(error).__name__) from None
+
+
+class _ManifestCell(pydantic.BaseModel):
+    """What the analysis, the report and the runner read of a manifest cell (`Cell.describe()`),
+    with the types and consistency they rely on. Keys a newer zoosim adds are allowed."""
+
+    model_config = pydantic.ConfigDict(strict=True, extra="allow")
+
+    index: int = pydantic.Field(ge=0)
+    study: str
+    game: str
+    label: str
+    sweep_values: dict[str, Any]
+    players: int = pydantic.Field(ge=1)
+    seats: list[str]
+    rotate: bool
+    games: int = pydantic.Field(ge=0)
+    deals: int = pydantic.Field(ge=0)
+    chunks: int = pydantic.Field(ge=0)
+    chunk_deals: int = pydantic.Field(ge=1)
+    params: dict[str, Any]
+    seed_entropy: list[int]
+    end_reasons: list[str]
+    length_columns: list[str]
+    seat_measures: list[Annotated[list[str], pydantic.Field(min_length=2, max_length=2)]]
+
+    @pydantic.model_validator(mode="after")
+    def _consistent(self) -> "_ManifestCell":
+        if len(self.seats) != self.players:
+            raise ValueError(f"lists {len(self.seats)} seats for {self.players} players")
+        if self.games != self.deals * (self.players if self.rotate else 1):
+            raise ValueError(f"{self.games} games do not match {self.deals} deals")
+        if self.chunks != -(-self.deals // self.chunk_deals):
+            raise ValueError(f"{self.chunks} chunks do not match {self.deals} deals of {self.chunk_deals} per chunk")
+        return self
+
+
+def _manifest_model():
+    """The manifest's schema; its experiment is checked by the experiment files' own schema."""
+    from simulator.config import Experiment
+
+    class Manifest(pydantic.BaseModel):
+        model_config = pydantic.ConfigDict(strict=True, extra="allow")
+
+        run_hash: str
+        experiment: Experiment
+        experiment_file: str | None = None
+        cells: list[_ManifestCell]
+
+        @pydantic.model_validator(mode="after")
+        def _numbered_once(self) -> "Manifest":  # a cell's index names its logs folder
+            seen: set[int] = set()
+            for position, cell in enumerate(self.cells):
+                if cell.index in seen:
+                    raise ValueError(f"cells[{position}] repeats index {cell.index}")
+                seen.add(cell.index)
+            return self
+
+    return Manifest
+
+
 def _read_manifest_file(path: Path, remedy: str = "pass --force to start over") -> dict[str, Any] | None:
-    """The manifest, checked to hold every key zoosim reads; None when there is none. `remedy`
-    ends the message of a broken one."""
+    """The manifest, checked against its schema (`_ManifestCell`, `_manifest_model`); None when
+    there is none. `remedy` ends the message of a broken one."""
+    from simulator.games.base import explain_validation_error, key_path
+
     if not path.exists():
         return None
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        manifest = read_json(path)
+    except ValueError as error:
         raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
-    missing = _missing_keys(manifest, MANIFEST_KEYS)
-    if not missing and isinstance(manifest["cells"], list):
-        for position, cell in enumerate(manifest["cells"]):
-            missing += [f"cells[{position}].{key}" for key in _missing_keys(cell, CELL_KEYS)]
-    elif not missing:
-        missing = ["cells (a list)"]
-    if missing:
+    model = _manifest_model()
+    try:
+        model.model_validate(manifest)
+    except pydantic.ValidationError as error:
+        message, where = explain_validation_error(model, error)
+        if message == "Field required":
+            problem = f", lacks {key_path(where)}"
+        else:
+            problem = f", {key_path(where)}: {message}" if where else f": {message}"
         raise ZoosimError(
-            f"manifest lacks {', '.join(missing[:3])} (written by another zoosim version, or edited); {remedy}",
+            f"damaged manifest{problem} (written by another zoosim version, or edited); {remedy}",
             file=str(path),
-        )
+        ) from None
     return manifest
 
 
@@ -199,17 +283,44 @@ def write_manifest(run_dir: Path, plan, experiment_text: str, source: str | None
 
 
 def read_experiment_text(run_dir: Path) -> str:
+    """The experiment file as given (shown in the report only: bytes that are not UTF-8 are
+    shown as replacement characters)."""
     path = Path(run_dir) / EXPERIMENT_COPY
-    return path.read_text(encoding="utf-8") if path.exists() else ""
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+class _Session(pydantic.BaseModel):
+    """One entry of run.json, as `record_session` writes it."""
+
+    model_config = pydantic.ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
+
+    started: str
+    seconds: float = pydantic.Field(ge=0)
+    games_played: int = pydantic.Field(ge=0)
+    jobs: int = pydantic.Field(ge=1)
+    backend: str
+    machine: str
 
 
 def read_run_info(run_dir: Path) -> dict[str, Any]:
+    """The run record; it is informative only, so a damaged one (or a damaged session in it)
+    starts anew instead of stopping a report or a run."""
     path = Path(run_dir) / RUN_INFO
     try:
-        info = json.loads(path.read_text()) if path.exists() else {"sessions": []}
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        info = {"sessions": []}  # the run record is informative only; a broken one starts anew
-    return info if isinstance(info.get("sessions"), list) else {"sessions": []}
+        info = read_json(path) if path.exists() else {}
+    except ValueError:
+        info = {}
+    sessions = info.get("sessions") if isinstance(info, dict) else None
+    if not isinstance(sessions, list):
+        return {"sessions": []}
+    try:
+        pydantic.TypeAdapter(list[_Session]).validate_python(sessions)
+    except pydantic.ValidationError:
+        return {"sessions": []}
+    return {**info, "sessions": sessions}
 
 
 def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str) -> None:
@@ -314,7 +425,7 @@ class RunLock:
     _held: dict[Path, tuple[int, int]] = {}  # folder -> (file descriptor, depth)
 
     def __init__(self, run_dir: Path):
-        self.path = Path(run_dir).resolve() / LOCK
+        self.path = real_path(run_dir) / LOCK
 
     def __enter__(self) -> "RunLock":
         if self.path in self._held:
@@ -348,9 +459,9 @@ class RunLock:
 
     def _holder(self) -> str:
         try:
-            holder = json.loads(self.path.read_text())
+            holder = read_json(self.path)
             return f"another zoosim run (pid {holder['pid']} on {holder['host']}, started {holder['started']})"
-        except (OSError, ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError):
             return "another zoosim run"
 
 
@@ -451,8 +562,8 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
     if not sidecar_path(path).exists():
         return "unfinished (no sidecar)", None
     try:
-        sidecar = json.loads(sidecar_path(path).read_text())
-    except (OSError, UnicodeDecodeError, ValueError):
+        sidecar = read_json(sidecar_path(path))
+    except ValueError:
         return "unreadable sidecar", None
     if _missing_keys(sidecar, SIDECAR_KEYS) or sidecar["format"] != SIDECAR_FORMAT or not isinstance(sidecar["identity"], dict):
         return "sidecar of another format", None

@@ -36,7 +36,7 @@ import numpy as np
 
 from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
-from simulator.errors import ZoosimError
+from simulator.errors import Terminated, ZoosimError
 from simulator.games import get_game
 from simulator.games.base import source_module
 from simulator.logs import record_columns, records_table
@@ -53,10 +53,6 @@ BACKENDS = ("loky", "threading", "dask")
 
 class ChunkFailed(ZoosimError):
     """A chunk raised: names its cell, chunk and seed so the game can be replayed."""
-
-
-class Terminated(KeyboardInterrupt):
-    """SIGTERM: ends a run as Ctrl-C does (finished chunks are kept, workers stopped)."""
 
 
 @dataclass

@@ -12,12 +12,11 @@ older zoosim). Either way the drawings are the same: a game is fixed by its seed
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from simulator.games import get_game
-from simulator.rundir import SAMPLES, write_json_atomic
+from simulator.rundir import SAMPLES, read_json, write_json_atomic
 
 SAMPLE_KEYS = ("label", "svg", "command")
 
@@ -48,8 +47,8 @@ def write_samples(run_dir: Path, run_hash: str, samples: dict[str, dict[str, str
 def read_samples(run_dir: Path, run_hash: str) -> dict[str, dict[str, str]] | None:
     """The samples a run kept, or None when there are none for this run (or they are unreadable)."""
     try:
-        kept: Any = json.loads((Path(run_dir) / SAMPLES).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        kept: Any = read_json(Path(run_dir) / SAMPLES)
+    except ValueError:
         return None
     if not isinstance(kept, dict) or kept.get("run_hash") != run_hash or not isinstance(kept.get("samples"), dict):
         return None

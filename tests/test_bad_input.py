@@ -204,6 +204,21 @@ def test_repeated_cells_are_refused_naming_the_key_and_value(tmp_path, monkeypat
     refused(tmp_path, monkeypatch, ["validate", path], path, *words)
 
 
+@pytest.mark.parametrize("study", ["{game: coin, cases: []}", "{game: coin, seats: []}"])
+def test_an_empty_seats_or_cases_list_is_refused(tmp_path, monkeypatch, study):
+    """`cases: []` would play no cell at all (and `run` wrote an empty report); `seats: []` is
+    neither one policy per seat nor one for all."""
+    path = experiment_file(tmp_path, f"studies: [{study}]\n")
+    key = study.split(",")[1].split(":")[0].strip()
+    refused(tmp_path, monkeypatch, ["run", path], path, f"studies[0].{key}", "at least 1")
+
+
+def test_an_empty_seats_list_of_a_tune_is_refused(tmp_path, monkeypatch):
+    path = experiment_file(tmp_path, "tune: {game: coin, seats: [], players: [2], search: {first_seat_bonus: [0, 1]}, "
+                                     "budget: {trials: 2, games: {start: 10, max: 10}}, confirm: {games: 10}}\n")
+    refused(tmp_path, monkeypatch, ["tune", path], path, "tune.seats", "at least 1")
+
+
 def test_an_empty_out_folder_is_refused(tmp_path, monkeypatch):
     path = experiment_file(tmp_path, f"games: 10\n{STUDY}")
     refused(tmp_path, monkeypatch, ["run", path, "--out", "", "-q", "--jobs", "1"], "--out", "current folder")

@@ -2,12 +2,16 @@
 stderr naming the problem, exit status 2, and create nothing."""
 
 import os
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from simulator.cli import main
+from simulator.errors import Terminated
 
 COMMANDS = ["run", "validate", "report", "compare", "play", "rules", "bench"]
 
@@ -24,7 +28,12 @@ GOOD = "seed: 1\ngames: 50\nstudies: [{game: coin, rules: {players: 2}}]\n"
 
 # (command line with {exp} for a valid experiment file and {tmp} for a fresh folder, expected words)
 BAD_COMMAND_LINES = [
-    (["run", "{exp}", "--jobs", "0"], ["--jobs", "x>=1"]),
+    (["run", "{exp}", "--jobs", "0"], ["--jobs", "1<=x<=1024"]),
+    (["run", "{exp}", "--jobs", "600000", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
+    (["run", "{exp}", "--jobs", "99999999999999999999", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
+    (["tune", "{exp}", "--jobs", "5000", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
+    (["play", "katz", "--policy", ""], ["--policy", "names no policy"]),
+    (["play", "katz", "--policy", " , "], ["--policy", "names no policy"]),
     (["run", "{exp}", "--games", "0"], ["--games", "x>=1"]),
     (["run", "{exp}", "--games", "-3"], ["--games"]),
     (["run", "{exp}", "--games", "many"], ["--games", "not a valid integer"]),
@@ -206,6 +215,76 @@ def test_rules_texts_of_optional_and_list_knobs():
     assert katz["keepers"] == "an integer from 1 to 4095, or null"
     assert katz["blocked_cell_rule"] == 'one of "line_completion", "dead_cell", "either", "off"'
     assert katz["allow_pass"] == "true or false"
+
+
+# ---- interruptions outside the games: start-up, the report, the exit ----
+
+@pytest.mark.parametrize("stop, status, word", [(KeyboardInterrupt, 130, "interrupted"), (Terminated, 143, "terminated")])
+def test_an_interruption_while_the_report_is_written_keeps_the_games_and_says_how_to_write_it(
+        tmp_path, monkeypatch, stop, status, word):
+    import simulator.report.build as build
+
+    experiment = tmp_path / "good.yaml"
+    experiment.write_text(GOOD)
+    out = tmp_path / "out"
+    real_build_report = build.build_report
+
+    def interrupted(*args, **kwargs):
+        raise stop()
+
+    monkeypatch.setattr(build, "build_report", interrupted)
+    result = CliRunner().invoke(main, ["run", str(experiment), "--out", str(out), "--jobs", "1", "--quiet"])
+    assert result.exit_code == status, result.output
+    assert "Traceback" not in result.stderr and word in result.stderr
+    assert f"zoosim report {out}" in result.stderr
+    monkeypatch.setattr(build, "build_report", real_build_report)
+    assert CliRunner().invoke(main, ["report", str(out)]).exit_code == 0
+
+
+def test_sigterm_before_anything_is_played_is_one_line_with_status_143(tmp_path, monkeypatch):
+    import simulator.config
+
+    experiment = tmp_path / "good.yaml"
+    experiment.write_text(GOOD)
+
+    def terminated(*args, **kwargs):
+        raise Terminated()
+
+    monkeypatch.setattr(simulator.config, "load_experiment", terminated)
+    result = CliRunner().invoke(main, ["run", str(experiment), "--out", str(tmp_path / "out")])
+    assert result.exit_code == 143
+    assert result.stderr.strip() == "zoosim: terminated"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_the_process_ends_changes_neither_its_status_nor_its_output(how):
+    """Ctrl-C or SIGTERM while the finished command stops its workers ended in a traceback."""
+    script = ("import os, signal, sys, time\nimport simulator.cli as cli\n"
+              f"cli._stop_idle_workers = lambda: (os.kill(os.getpid(), {int(how)}), time.sleep(0.2))\n"
+              "sys.argv = ['zoosim', 'rules']\ncli.console()\n")
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ended.returncode == 0 and ended.stderr == "", ended.stderr
+    assert ended.stdout.startswith("games")
+
+
+def test_sigterm_ends_any_command_like_ctrl_c_with_status_143():
+    script = ("import os, signal, sys\nimport simulator.cli as cli\nimport simulator.games\n"
+              "simulator.games.game_names = lambda: os.kill(os.getpid(), signal.SIGTERM)\n"
+              "sys.argv = ['zoosim', 'rules', 'katz']\ncli.console()\n")
+    ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert ended.returncode == 143 and ended.stderr.strip() == "zoosim: terminated", ended.stderr
+
+
+@pytest.mark.parametrize("closed", ["1", "2"])
+def test_a_command_with_a_closed_output_stream_ends_quietly_with_its_status(closed):
+    """`zoosim rules >&-` (stdout closed, as under some schedulers) ended in an exit handler's
+    traceback: Python has no sys.stdout then."""
+    ended = subprocess.run(f"{sys.executable} -m simulator.cli rules {closed}>&-", shell=True, capture_output=False,
+                           stdout=subprocess.PIPE if closed == "2" else None,
+                           stderr=subprocess.PIPE if closed == "1" else None, text=True, timeout=60)
+    assert ended.returncode == 0
+    assert "Traceback" not in (ended.stderr or "") and "Exception ignored" not in (ended.stderr or "")
 
 
 def test_ctrl_c_before_a_command_handles_it_ends_with_status_130_and_one_line(write_experiment, monkeypatch):

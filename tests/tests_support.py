@@ -1,8 +1,11 @@
 """Helpers shared by test modules."""
 
+import contextlib
 import hashlib
 import json
 import math
+import os
+import time
 
 
 def log_digests(run_dir):
@@ -20,6 +23,28 @@ def lock_holder(run_dir):
         return json.loads((run_dir / "zoosim.lock").read_text())["pid"]
     except (OSError, ValueError):
         return None
+
+
+@contextlib.contextmanager
+def lock_held_elsewhere(run_dir):
+    """A child process holding `run_dir`'s lock, as a running `zoosim run` or `tune` would; yields
+    its pid once it holds the lock, and kills it at the end (which releases the lock)."""
+    from simulator.rundir import RunLock
+
+    holder = os.fork()
+    if holder == 0:
+        with RunLock(run_dir):
+            time.sleep(60)
+        os._exit(0)
+    try:
+        deadline = time.monotonic() + 10
+        while lock_holder(run_dir) != holder:
+            assert time.monotonic() < deadline, "the child did not take the lock"
+            time.sleep(0.05)
+        yield holder
+    finally:
+        os.kill(holder, 9)
+        os.waitpid(holder, 0)
 
 
 def refused_run(folder, text):

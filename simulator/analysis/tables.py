@@ -60,6 +60,15 @@ class Analysis:
     totals: dict[int, CellTotals]
 
 
+MIN_GAMES = 2  # an interval needs a spread: at least 2 games, and 2 with a winner for win rates
+
+
+def analysable(totals: CellTotals) -> bool:
+    """Whether a cell's games give its tables: a cell with fewer (none played yet, a single
+    game, or games that all stopped without a winner) is listed without numbers."""
+    return totals.games >= MIN_GAMES and totals.rated_games >= MIN_GAMES
+
+
 def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
     margin = float(manifest["experiment"].get("margin_points", 1.0))
     cell_rows, seat_rows, policy_rows, length_rows, measure_rows = [], [], [], [], []
@@ -67,7 +76,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
     for cell in manifest["cells"]:
         totals = summarize_cell(run_dir, cell, from_logs)
         totals_by_cell[cell["index"]] = totals
-        if totals.games == 0:
+        if not analysable(totals):
             continue
         seat_frame = _seat_rows(cell, totals, confidence)
         seat_rows.append(seat_frame)
@@ -268,11 +277,11 @@ def _crn_gain(totals: CellTotals) -> float:
 
 
 def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
-    """Cells of each study in which different policies meet and some game is finished, grouped
-    by study (an interrupted run may not have played every cell yet)."""
+    """Cells of each study in which different policies meet and whose games can be analysed,
+    grouped by study (an interrupted run may not have played every cell yet)."""
     studies: dict[str, list[dict[str, Any]]] = {}
     for cell in manifest["cells"]:
-        if len(set(cell["seats"])) > 1 and totals_by_cell[cell["index"]].games > 0:
+        if len(set(cell["seats"])) > 1 and analysable(totals_by_cell[cell["index"]]):
             studies.setdefault(cell["study"], []).append(cell)
     return list(studies.values())
 

@@ -21,13 +21,14 @@ import yaml
 
 from simulator import __version__
 from simulator.analysis import stats
-from simulator.analysis.tables import Analysis, analyze_run
+from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
 from simulator.rundir import (
-    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, resume_command, write_text_atomic,
+    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
+    write_text_atomic,
 )
 from simulator.samples import draw_samples, read_samples
 
@@ -64,9 +65,7 @@ def render_html(
     studies = []
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
-        cells = [_cell_view(cell, analysis, margin, y_limits)
-                 or {"index": cell["index"], "label": cell["label"], "pending": True}
-                 for cell in study_cells]
+        cells = [_cell_view(cell, analysis, margin, y_limits) or _pending_cell_view(cell, analysis) for cell in study_cells]
         studies.append(
             {
                 "name": study_name,
@@ -141,11 +140,11 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
     parent folder, and the settings and knobs in which this run differs from it; None when there
     is none or nothing differs (then the report says nothing)."""
     this_time = (run_dir / MANIFEST).stat().st_mtime
-    this_folder = run_dir.resolve()
+    this_folder = real_path(run_dir)
     earlier = []
     for folder in run_dir.parent.iterdir() if run_dir.parent.is_dir() else []:
         other = folder / MANIFEST
-        if folder.resolve() == this_folder or not other.is_file():
+        if real_path(folder) == this_folder or not other.is_file():
             continue
         other_time = other.stat().st_mtime
         if other_time >= this_time:
@@ -240,6 +239,14 @@ def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysi
     if len(seats) == 0:
         return None
     return charts.deviation_limits(seats, seats["cell"].map(players), margin)
+
+
+def _pending_cell_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any]:
+    """A cell without numbers: no finished game yet, or too few to analyse (`analysable`)."""
+    totals = analysis.totals.get(cell["index"])
+    games, rated = (totals.games, totals.rated_games) if totals is not None else (0, 0)
+    return {"index": cell["index"], "label": cell["label"], "pending": True, "games": games, "rated_games": rated,
+            "min_games": MIN_GAMES}
 
 
 def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits) -> dict[str, Any] | None:

@@ -1,6 +1,7 @@
 """What `zoosim tune` does, in order: validate the file (nothing is written for a bad one),
-prepare the tune folder, optimise, write the best settings as an experiment file, confirm them
-with an ordinary run on fresh seeds, and render the tune report."""
+prepare and lock the tune folder (one tune per folder, as one run per run folder), optimise,
+write the best settings as an experiment file, confirm them with an ordinary run on fresh seeds,
+and render the tune report."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from simulator.errors import ZoosimError
+from simulator.rundir import RunLock
 from simulator.tune import best as best_module
 from simulator.tune.config import TuneExperiment, load_tune
 from simulator.tune.report import render_tune_report
@@ -49,6 +51,13 @@ def run_tune(
         raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     sampler = resolve_sampler(experiment, parameters)
     prepare_tune_dir(out, experiment, resume=resume, force=force)
+    with RunLock(out):  # one tune per folder: a second would propose trials into the same journal
+        return _tune_in(out, path, experiment, text, parameters, sampler, jobs=jobs, backend=backend,
+                        scheduler=scheduler, force=force, progress=progress)
+
+
+def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, parameters: list[Parameter], sampler: str,
+             *, jobs: int, backend: str, scheduler: str | None, force: bool, progress: bool) -> TuneOutcome:
     start_tune_dir(out, experiment, text, str(path), sampler, force)
     run = optimise(out, experiment, parameters, sampler, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
     choice = best_module.choose_best(run.study, experiment)

@@ -9,6 +9,7 @@ is checked by `simulator.tune.space`, which knows the game's knob table.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -17,8 +18,8 @@ import yaml
 from pydantic import Field
 
 from simulator.config import (
-    MAX_GAMES_PER_CELL, NAME_LENGTH, SeatSpec, checked_name, name_from_file, parse_document,
-    read_yaml_mapping,
+    DEFAULT_CHUNK_GAMES, MAX_CELLS, MAX_CHUNK_GAMES, MAX_CHUNKS, MAX_GAMES_PER_CELL, NAME_LENGTH, SeatSpec,
+    checked_name, name_from_file, parse_document, read_yaml_mapping,
 )
 from simulator.errors import ZoosimError
 from simulator.games.base import StrictModel
@@ -82,7 +83,8 @@ class SearchRange(StrictModel):
 
 
 class RacingGames(StrictModel):
-    start: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count for every trial")
+    start: int = Field(ge=1, le=MAX_CHUNK_GAMES,
+                       description="games per player count for every trial (one chunk of a trial's run)")
     max: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count for the best trials")
 
     @pydantic.model_validator(mode="after")
@@ -90,6 +92,10 @@ class RacingGames(StrictModel):
         if self.max < self.start:
             raise ValueError(f"max ({self.max}) is below start ({self.start})")
         return self
+
+    def last_rung(self) -> int:
+        """The index R of the last rung of racing: start x 2^R <= max."""
+        return int(math.floor(math.log2(self.max / self.start) + 1e-12))
 
 
 class Budget(StrictModel):
@@ -121,7 +127,7 @@ class Constraints(StrictModel):
 
 class TuneSection(StrictModel):
     game: str = Field(description="katz | nyz")
-    seats: list[str | SeatSpec] | None = Field(None, description="policy per seat, or one for all")
+    seats: list[str | SeatSpec] | None = Field(None, min_length=1, description="policy per seat, or one for all")
     players: list[int] = Field(min_length=1, description="player counts; every trial plays each")
     rules: dict[str, Any] = Field(default_factory=dict, description="fixed rule knobs every trial starts from")
     search: dict[str, list[Any] | SearchRange] = Field(description="knob -> choices or range")
@@ -136,6 +142,41 @@ class TuneSection(StrictModel):
     )
     budget: Budget
     confirm: Confirm
+
+    @pydantic.field_validator("players")
+    @classmethod
+    def _each_count_once(cls, players: list[int]) -> list[int]:
+        for count in players:
+            if players.count(count) > 1:
+                raise ValueError(f"player count {count} is listed twice; list each once")
+        return players
+
+    # Each batch of trials is one run (a cell per trial and player count, 2^R chunks per cell at
+    # racing's last rung R) and the confirmation another (the best setting's experiment with
+    # the default chunk_games): both are held to the plan limits before the tune folder is written.
+    @pydantic.field_validator("budget")
+    @classmethod
+    def _batch_fits_a_run(cls, budget: "Budget", info: pydantic.ValidationInfo) -> "Budget":
+        counts = len(info.data.get("players", []))
+        cells = budget.batch * counts
+        if cells > MAX_CELLS:
+            raise ValueError(f"a batch of {budget.batch} trials at {counts} player counts makes {cells:,} cells; "
+                             f"at most {MAX_CELLS:,} allowed: lower batch")
+        chunks = cells * 2 ** budget.games.last_rung()
+        if chunks > MAX_CHUNKS:
+            raise ValueError(f"racing from {budget.games.start:,} to {budget.games.max:,} games makes up to "
+                             f"{chunks:,} chunk files per batch; at most {MAX_CHUNKS:,} allowed: raise games.start, "
+                             "lower games.max or lower batch")
+        return budget
+
+    @pydantic.field_validator("confirm")
+    @classmethod
+    def _confirmation_fits_a_run(cls, confirm: "Confirm", info: pydantic.ValidationInfo) -> "Confirm":
+        chunks = len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
+        if chunks > MAX_CHUNKS:
+            raise ValueError(f"confirming on {confirm.games:,} games per player count makes {chunks:,} chunk files "
+                             f"of {DEFAULT_CHUNK_GAMES:,} games; at most {MAX_CHUNKS:,} allowed: lower games")
+        return confirm
 
     @pydantic.field_validator("search", mode="before")
     @classmethod

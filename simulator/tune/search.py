@@ -47,7 +47,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
-from simulator.rundir import write_json_atomic, write_text_atomic
+from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
@@ -85,18 +85,21 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
     info_path = out / TUNE_INFO
     if info_path.exists() and not force:
         try:
-            existing = json.loads(info_path.read_text())
-        except (OSError, json.JSONDecodeError) as error:
+            existing = read_json(info_path)
+        except ValueError as error:
             raise ZoosimError(f"unreadable {TUNE_INFO} ({error}); pass --force to start over", file=str(out)) from None
-        if existing.get("tune_hash") != tune_hash(experiment):
+        if not isinstance(existing, dict) or not isinstance(existing.get("tune_hash"), str):
+            raise ZoosimError(f"damaged {TUNE_INFO} (no tune hash); pass --force to start over", file=str(out))
+        if existing["tune_hash"] != tune_hash(experiment):
             raise ZoosimError(
                 f"holds a different tune (hash {existing.get('tune_hash')}, this one is {tune_hash(experiment)}); "
                 "choose another --out or pass --force to replace it", file=str(out),
             )
         if not resume:
             raise ZoosimError("already holds this tune; pass --resume to continue it or --force to start over", file=str(out))
-    elif out.is_dir() and any(out.iterdir()) and not force:
-        raise ZoosimError("is not empty and holds no zoosim tune; choose another --out or pass --force", file=str(out))
+    elif not info_path.exists() and out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()):
+        raise ZoosimError("is not empty and holds no zoosim tune (--force only replaces zoosim tunes); "
+                          "choose another --out", file=str(out))
     probe = out
     while not probe.exists():
         probe = probe.parent
@@ -150,8 +153,7 @@ def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
 
 def rungs(experiment: TuneExperiment) -> int:
     """The index of the last rung: start x 2^R <= max."""
-    games = experiment.tune.budget.games
-    return int(math.floor(math.log2(games.max / games.start) + 1e-12))
+    return experiment.tune.budget.games.last_rung()
 
 
 def open_study(out: Path, experiment: TuneExperiment) -> optuna.Study:
@@ -180,17 +182,21 @@ def optimise(
         finished = len(study.get_trials(deepcopy=False, states=told))
         if finished >= budget.trials:
             break
-        # An interrupted batch is finished first: its trials were proposed before the interruption.
+        # An interrupted batch is finished first: its trials were proposed before the interruption
+        # (the running ones), and what is missing of it is proposed now. Batches are numbered
+        # trials: every batch but the last has budget.batch trials.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
-        batch = [optuna.trial.Trial(study, t._trial_id) for t in running]
-        if not batch and balance:
-            _enqueue_balance_proposals(study, parameters, min(budget.batch, budget.trials - finished))
-        while len(batch) < min(budget.batch, budget.trials - finished):
-            # Each proposal's sampler is seeded by the tune seed and how many trials exist, so a
-            # resumed tune proposes what the uninterrupted one would have.
-            seed = _trial_seed(experiment.seed, len(study.get_trials(deepcopy=False)))
-            proposer = optuna.load_study(study_name=STUDY_NAME, storage=study._storage, sampler=_sampler(sampler, seed))
-            trial = proposer.ask(distributions)
+        first = min(t.number for t in running) // budget.batch * budget.batch if running else finished
+        size = min(budget.batch, budget.trials - first)
+        proposed = sum(1 for t in study.get_trials(deepcopy=False)
+                       if first <= t.number < first + size and t.state != optuna.trial.TrialState.WAITING)
+        batch = [_proposed(study, experiment, frozen, distributions, sampler) for frozen in running]
+        if not running and balance:
+            _enqueue_balance_proposals(study, parameters, size)
+        for _ in range(size - proposed):
+            # Each proposal's sampler is seeded by the tune seed and how many trials exist (the
+            # new trial's number), so a resumed tune proposes what the uninterrupted one would have.
+            trial = _proposer(study, experiment, sampler, len(study.get_trials(deepcopy=False))).ask(distributions)
             if "proposed_by" not in trial.user_attrs:  # not enqueued: the optimiser's own
                 trial.set_user_attr("proposed_by", sampler)
             batch.append(trial)
@@ -198,6 +204,27 @@ def optimise(
         if progress:
             _print_progress(study, experiment)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def _proposer(study: optuna.Study, experiment: TuneExperiment, sampler: str, number: int) -> optuna.Study:
+    """The study with the sampler that proposes trial `number` (seeded by the tune seed and it)."""
+    return optuna.load_study(study_name=STUDY_NAME, storage=study._storage,
+                             sampler=_sampler(sampler, _trial_seed(experiment.seed, number)))
+
+
+def _proposed(study: optuna.Study, experiment: TuneExperiment, frozen: optuna.trial.FrozenTrial,
+              distributions: dict[str, Any], sampler: str) -> optuna.Trial:
+    """A trial of an interrupted batch, its proposal completed: optuna writes a new trial first
+    and its parameters after, so an interruption in between leaves parameters unset. They are
+    proposed now by the sampler that proposed the trial, as `Study.ask` would have."""
+    unset = {name: distribution for name, distribution in distributions.items() if name not in frozen.params}
+    proposer = _proposer(study, experiment, sampler, frozen.number) if unset else study
+    trial = optuna.trial.Trial(proposer, frozen._trial_id)
+    for name, distribution in unset.items():
+        trial._suggest(name, distribution)  # what Study.ask does for each of its distributions
+    if "proposed_by" not in frozen.user_attrs:
+        trial.set_user_attr("proposed_by", sampler)
+    return trial
 
 
 def _enqueue_balance_proposals(study: optuna.Study, parameters: list[Parameter], batch: int) -> None:

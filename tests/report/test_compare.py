@@ -1,6 +1,8 @@
 """`zoosim compare`: does the page answer "did my change fix it?" in its first lines?"""
 
+import os
 import re
+import stat
 
 import numpy as np
 from click.testing import CliRunner
@@ -110,3 +112,16 @@ def test_compare_refuses_runs_without_common_cells(tmp_path, write_experiment):
         CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / name), "--jobs", "1", "--quiet"])
     result = CliRunner().invoke(main, ["compare", str(tmp_path / "x"), str(tmp_path / "y")])
     assert result.exit_code == 2 and "share no cell" in result.stderr
+
+
+def test_an_output_that_is_a_device_or_pipe_is_refused_and_left_as_it_is(tmp_path, write_experiment):
+    """`--out /dev/null` replaced the device with a regular file (the page was written beside it
+    and renamed over it); any output that exists and is not a regular file is refused."""
+    run = _run(tmp_path, write_experiment, "a", "games: 200\nstudies: [{name: coin, game: coin, rules: {players: 2}}]\n")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    result = CliRunner().invoke(main, ["compare", str(run), str(run), "--out", str(pipe)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"zoosim: error: {pipe}: ") and "not a regular file" in result.stderr
+    assert stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert not list(tmp_path.glob(".pipe.*"))

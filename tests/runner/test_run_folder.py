@@ -5,7 +5,6 @@ import errno
 import json
 import os
 import shutil
-import time
 
 import pytest
 from click.testing import CliRunner
@@ -17,9 +16,9 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan
 from simulator.report.build import build_report
-from simulator.rundir import LOCK, MANIFEST, RunLock, chunk_path, read_manifest, sidecar_path
+from simulator.rundir import LOCK, MANIFEST, chunk_path, read_manifest, sidecar_path
 from simulator.runner import run_plan
-from tests_support import lock_holder, log_digests
+from tests_support import lock_held_elsewhere, log_digests
 
 DOCUMENT = {
     "name": "folder",
@@ -60,6 +59,20 @@ def test_a_report_of_a_run_whose_tournament_cell_has_no_finished_chunk_says_how_
     assert list(analysis.cells["cell"]) == [0] and len(analysis.ratings) == 0
     text = path.read_text()
     assert "No finished games yet" in text and f"--out {full_run} --resume" in text
+
+
+@pytest.mark.parametrize("document, words", [
+    ({"games": 1, "rotate_seats": False, "studies": [{"game": "coin", "rules": {"players": 2}}]}, "1 played, 1 with a winner"),
+    ({"games": 40, "studies": [{"game": "nyz", "rules": {"players": 2, "max_turns_per_player": 1}}]}, "40 played, 0 with a winner"),
+])
+def test_a_cell_with_too_few_games_or_no_winner_gets_a_report_that_says_so(tmp_path, document, words):
+    """One game has no spread and games that all stopped without a winner have no win rates:
+    the report said neither, it crashed (a mean interval of 1 value, a win rate of 0 games)."""
+    out = tmp_path / "few"
+    run_plan(build_plan(parse_experiment(document)), out, "", progress=False, jobs=1)
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output
+    assert f"Too few games to analyse: {words}" in (out / "report.html").read_text()
 
 
 def test_the_cli_reports_an_interrupted_run_without_a_traceback(full_run):
@@ -166,23 +179,11 @@ def test_a_second_run_of_a_folder_in_use_is_refused_naming_the_holder(tmp_path):
     out = tmp_path / "busy"
     run(out)
     before = log_digests(out)
-    holder = os.fork()
-    if holder == 0:  # a child holding the lock, as a running `zoosim run` would
-        with RunLock(out):
-            time.sleep(60)
-        os._exit(0)
-    try:
-        deadline = time.monotonic() + 10
-        while lock_holder(out) != holder:
-            assert time.monotonic() < deadline, "the child did not take the lock"
-            time.sleep(0.05)
+    with lock_held_elsewhere(out) as holder:
         with pytest.raises(ZoosimError, match=rf"is in use by another zoosim run \(pid {holder} on .*, started .*\)"):
             run(out, resume=True)
         with pytest.raises(ZoosimError, match="in use"):
             run(out, force=True)
-    finally:
-        os.kill(holder, 9)
-        os.waitpid(holder, 0)
     assert log_digests(out) == before
     assert run(out, resume=True).games_played == 0  # released when its holder died
 
@@ -234,9 +235,67 @@ def test_a_manifest_lacking_keys_is_one_line_naming_the_file(full_run, edit):
         result = CliRunner().invoke(main, command)
         assert result.exit_code == 2 and "Traceback" not in result.output
         line = result.stderr.strip()
-        assert "\n" not in line and str(full_run / MANIFEST) in line and "lacks" in line
-    with pytest.raises(ZoosimError, match="lacks"):
+        assert "\n" not in line and str(full_run / MANIFEST) in line and "damaged manifest" in line
+    with pytest.raises(ZoosimError, match="damaged manifest"):
         run(full_run, resume=True)
+
+
+@pytest.mark.parametrize("edit", [
+    lambda m: m.update(experiment=None),
+    lambda m: m.update(experiment=7),
+    lambda m: m["experiment"].update(games="many"),
+    lambda m: m["cells"][0].update(chunk_deals="x"),
+    lambda m: m["cells"][0].update(players="2"),
+    lambda m: m["cells"][0].update(seats=[]),
+    lambda m: m["cells"][0].update(seats="fair"),
+    lambda m: m["cells"][0].update(end_reasons=None),
+    lambda m: m["cells"][0].update(seat_measures=["score"]),
+    lambda m: m["cells"][0].update(sweep_values=[]),
+    lambda m: m["cells"][1].update(index=0),  # two cells reading one logs folder
+])
+def test_a_manifest_with_wrong_types_or_inconsistent_cells_is_one_line_naming_the_file(full_run, edit):
+    manifest = json.loads((full_run / MANIFEST).read_text())
+    edit(manifest)
+    (full_run / MANIFEST).write_text(json.dumps(manifest))
+    for command in (["report", str(full_run)], ["compare", str(full_run), str(full_run)]):
+        result = CliRunner().invoke(main, command)
+        line = result.stderr.strip()
+        assert result.exit_code == 2 and "\n" not in line and line.startswith(f"zoosim: error: {full_run / MANIFEST}: ")
+    with pytest.raises(ZoosimError, match="manifest"):
+        run(full_run, resume=True)
+
+
+def test_a_manifest_nested_too_deeply_for_json_is_one_line(full_run):
+    (full_run / MANIFEST).write_text("[" * 100_000 + "]" * 100_000)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 2 and result.stderr.startswith(f"zoosim: error: {full_run / MANIFEST}: unreadable manifest")
+
+
+@pytest.mark.parametrize("run_info", ["[]", '{"sessions": [{"seconds": "x"}]}', '{"sessions": [{}]}', "[" * 100_000])
+def test_a_damaged_run_record_or_experiment_copy_still_gives_a_report(full_run, run_info):
+    """run.json and experiment.yaml are informative: a damaged one never stops a report."""
+    (full_run / "run.json").write_text(run_info)
+    (full_run / "experiment.yaml").write_bytes(b"\xff\xfe name: x")
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 0, result.output
+    assert run(full_run, resume=True).games_played == 0
+    assert len(rundir.read_run_info(full_run)["sessions"]) == 1  # the damaged record starts anew
+
+
+def test_an_output_folder_that_is_a_symlink_loop_is_one_line(tmp_path, write_experiment):
+    path = write_experiment("games: 40\nchunk_games: 20\nstudies: [{game: coin, rules: {players: 2}}]\n")
+    loop = tmp_path / "loop"
+    loop.symlink_to(loop)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(loop), "--quiet"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert result.stderr.startswith(f"zoosim: error: {loop}")
+
+
+def test_a_symlink_loop_beside_a_run_folder_does_not_stop_its_report(tmp_path, full_run):
+    loop = full_run.parent / "loop"
+    loop.symlink_to(loop)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 0, result.output
 
 
 # ---- finding 5: a full disk, and permission errors ----

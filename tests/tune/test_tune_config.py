@@ -60,6 +60,15 @@ BAD_TUNE_FILES = [
     ({"game": "chess"}, ["tune.game", "unknown game 'chess'"]),
     ({"sampler": "grid"}, ["tune.sampler"]),
     ({"extra": 1}, ["tune.extra", "unknown key 'extra'"]),
+    ({"players": [4, 4]}, ["tune.players", "4", "twice"]),
+    ({"budget": {"trials": 4, "games": {"start": 200, "max": 10_000_000_000}}},
+     ["tune.budget", "chunk files", "at most 100,000"]),
+    ({"budget": {"trials": 4, "games": {"start": 20_000_000, "max": 20_000_000}}},
+     ["tune.budget.games.start", "less than or equal to 10000000"]),
+    ({"budget": {"trials": 1000, "batch": 1000, "games": {"start": 200, "max": 400}}, "players": [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12],
+      "rules": {"allow_nonstandard_players": True, "hand_size": 1}},
+     ["tune.budget", "cells", "at most 10,000"]),
+    ({"confirm": {"games": 10_000_000_000}}, ["tune.confirm", "chunk files", "at most 100,000"]),
 ]
 
 
@@ -192,3 +201,50 @@ def test_the_shipped_katz_tune_expands_bonus_and_hand_size_for_every_seat():
     assert sum(name.startswith("seat_bonus_points[") for name in names) == 4 + 5
     assert sum(name.startswith("seat_hand_size_delta[") for name in names) == 4 + 5
     assert "first_turn_limit" in names  # K-3.8, one setting for every player count
+
+
+@pytest.mark.parametrize("damaged", [b"[]", b"\xff\xfe", b"[" * 100_000, b'{"tune_hash": 5}'])
+def test_a_damaged_tune_record_is_one_line_and_force_replaces_it(tmp_path, damaged):
+    path = tmp_path / "tune.yaml"
+    path.write_text(yaml.safe_dump(GOOD))
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "tune.json").write_bytes(damaged)
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--resume"])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert result.stderr.startswith(f"zoosim: error: {out}: ") and "--force" in result.stderr
+    assert (out / "tune.json").read_bytes() == damaged
+
+
+COIN_TUNE = ("seed: 2\ntune: {game: coin, players: [2], search: {first_seat_bonus: [0, 1]}, "
+             "budget: {trials: 2, batch: 2, games: {start: 20, max: 20}}, confirm: {games: 20}}\n")
+
+
+def test_a_second_tune_of_a_folder_in_use_is_refused_and_a_lock_alone_is_no_foreign_file(tmp_path):
+    """Two tunes of one folder would both propose trials into one journal (more trials than the
+    budget, and not the trials one tune proposes); the tune folder has the run folder's lock."""
+    from tests_support import lock_held_elsewhere
+
+    path = tmp_path / "tune.yaml"
+    path.write_text(COIN_TUNE)
+    out = tmp_path / "out"
+    with lock_held_elsewhere(out) as holder:
+        for extra in ([], ["--force"]):
+            result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1"] + extra)
+            assert result.exit_code == 2 and f"{out}: is in use by another zoosim run (pid {holder}" in result.stderr
+        assert sorted(p.name for p in out.iterdir()) == ["zoosim.lock"]
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("extra", [[], ["--force"]])
+def test_a_folder_that_holds_no_tune_is_refused_even_with_force(tmp_path, extra):
+    """--force replaces a tune; it deleted nothing of a user's folder but filled it with a tune."""
+    path = tmp_path / "tune.yaml"
+    path.write_text(COIN_TUNE)
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine")
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1"] + extra)
+    assert result.exit_code == 2 and "holds no zoosim tune (--force only replaces zoosim tunes)" in result.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]

@@ -85,6 +85,53 @@ def test_an_interrupted_tune_resumes_to_the_same_trials(tmp_path, monkeypatch):
     pd.testing.assert_frame_equal(trials(tmp_path / "whole"), trials(tmp_path / "cut"))
 
 
+def test_a_tune_interrupted_inside_a_proposal_resumes_to_the_same_trials(tmp_path, monkeypatch):
+    """optuna writes a proposed trial first and its parameters after: Ctrl-C between the two left
+    a trial without parameters, which the resumed tune played as the printed rules."""
+    path = tune_file(tmp_path)
+    tune(path, tmp_path / "whole")
+    suggest = optuna.trial.Trial._suggest
+    calls = []
+
+    def interrupted(self, name, distribution):
+        calls.append(name)
+        if len(calls) == 6:  # the second batch's second proposal, before its parameter is written
+            raise KeyboardInterrupt
+        return suggest(self, name, distribution)
+
+    monkeypatch.setattr(optuna.trial.Trial, "_suggest", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tune(path, tmp_path / "cut")
+    monkeypatch.setattr(optuna.trial.Trial, "_suggest", suggest)
+    last = search.open_study(tmp_path / "cut", TuneExperiment.model_validate(COIN_TUNE)).trials[-1]
+    assert last.state == optuna.trial.TrialState.RUNNING and last.params == {}
+    tune(path, tmp_path / "cut", resume=True)
+    pd.testing.assert_frame_equal(trials(tmp_path / "whole"), trials(tmp_path / "cut"))
+
+
+def test_a_tune_interrupted_while_telling_a_batch_resumes_to_the_same_trials(tmp_path, monkeypatch):
+    """Ctrl-C between two trials' results left the batch's last trials running; the resumed tune
+    filled their batch up with new proposals, made before the batch's results were told (TPE
+    models the history after 8 trials, so a proposal made early differs)."""
+    path = tune_file(tmp_path, sampler="tpe", budget={"trials": 12, "batch": 4, "games": {"start": 120, "max": 480}})
+    tune(path, tmp_path / "whole")
+    tell = optuna.Study.tell
+    calls = []
+
+    def interrupted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 6:  # the second batch's second result
+            raise KeyboardInterrupt
+        return tell(self, *args, **kwargs)
+
+    monkeypatch.setattr(optuna.Study, "tell", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        tune(path, tmp_path / "cut")
+    monkeypatch.setattr(optuna.Study, "tell", tell)
+    tune(path, tmp_path / "cut", resume=True)
+    pd.testing.assert_frame_equal(trials(tmp_path / "whole"), trials(tmp_path / "cut"))
+
+
 def test_racing_gives_bad_trials_fewer_games(tmp_path):
     path = tune_file(tmp_path, search={"first_seat_bonus": [0.0, 0.02, 0.8, 1.0]}, sampler="random",
                      budget={"trials": 12, "batch": 6, "games": {"start": 120, "max": 960}})
