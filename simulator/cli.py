@@ -15,6 +15,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
@@ -425,6 +426,7 @@ def console() -> None:
     down its own interpreter would take as long again."""
     atexit.register(_end_process)  # registered first, so it runs after every other exit handler
     signal.signal(signal.SIGTERM, _raise_terminated)  # SIGTERM ends any command as Ctrl-C does
+    threading.excepthook = _quiet_pool_threads(threading.excepthook)
     try:
         main()
     except SystemExit as stop:
@@ -443,17 +445,35 @@ def _raise_terminated(signum, frame) -> None:
     raise Terminated()
 
 
+def _quiet_pool_threads(print_exception):
+    """`threading.excepthook` that prints nothing for the worker pool's own threads (joblib's and
+    loky's): the pool hands every failure to the command as its error, which says it in one line,
+    and when a command is interrupted those threads can trip over the work it cancels (loky's
+    manager thread raised a KeyError traceback into the 'interrupted' message)."""
+
+    def hook(args) -> None:
+        if not type(args.thread).__module__.startswith("joblib."):
+            print_exception(args)
+
+    return hook
+
+
 _EXIT_STATUS: list[int] = []
 
 
 def _stop_idle_workers() -> None:
-    """Kill the workers joblib keeps for reuse (every chunk is finished or abandoned by now)."""
+    """Kill the workers joblib keeps for reuse, and any worker process still starting (every
+    chunk is finished or abandoned by now). A worker that a Ctrl-C caught while it started, before
+    the pool registered it, waits for its orders for good, and Python's exit handlers would wait
+    for it just as long."""
     reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
     executor = getattr(reusable, "_executor", None)
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)
-        for worker in multiprocessing.active_children():  # reaped here, so none is left a zombie
-            worker.join(timeout=10)
+    for worker in multiprocessing.active_children():
+        with contextlib.suppress(ProcessLookupError):  # loky's processes have no kill()
+            os.kill(worker.pid, signal.SIGKILL)
+        worker.join(timeout=10)  # reaped here, so none is left a zombie
 
 
 def _end_process() -> None:

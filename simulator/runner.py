@@ -261,7 +261,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
+                with _ctrl_c_deferred(), _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with _ctrl_c_deferred():
                     compiling = time.perf_counter()

@@ -170,3 +170,41 @@ def test_ctrl_c_while_the_workers_start_ends_the_run_cleanly(tmp_path, delay):
         while time.monotonic() < deadline:
             os.killpg(process.pid, 0)
             time.sleep(0.1)
+
+
+def _wait_for_orders_forever() -> None:
+    time.sleep(3600)
+
+
+def test_the_end_of_a_command_stops_a_worker_process_the_pool_never_took_on():
+    """A Ctrl-C while loky starts its workers can leave one started but never registered with
+    the pool, waiting for its orders for good; Python's exit handlers joined it for good, so the
+    interrupted run hung instead of ending. The command's end kills every child process left."""
+    import multiprocessing
+
+    from simulator.cli import _stop_idle_workers
+
+    stranded = multiprocessing.get_context("spawn").Process(target=_wait_for_orders_forever)
+    stranded.start()
+    started = time.monotonic()
+    _stop_idle_workers()
+    assert not stranded.is_alive() and time.monotonic() - started < 10
+    assert multiprocessing.active_children() == []
+
+
+def test_an_exception_in_a_thread_of_the_worker_pool_is_not_printed(capsys):
+    """loky's manager thread can trip over the work an interrupted run cancels (a KeyError): the
+    run says it was interrupted in one line, and the pool's threads print no traceback into it.
+    Any other thread's exception is still printed."""
+    import threading
+    import types
+
+    from simulator.cli import _quiet_pool_threads
+
+    printed = []
+    hook = _quiet_pool_threads(printed.append)
+    pool_thread = type("_ExecutorManagerThread", (threading.Thread,), {"__module__": "joblib.externals.loky.process_executor"})()
+    own_thread = threading.Thread()
+    for thread in (pool_thread, own_thread):
+        hook(types.SimpleNamespace(exc_type=KeyError, exc_value=KeyError(1), exc_traceback=None, thread=thread))
+    assert [args.thread for args in printed] == [own_thread]
