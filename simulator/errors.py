@@ -13,6 +13,16 @@ class ZoosimError(Exception):
         super().__init__(_one_line(f"{where}: {message}" if where else message))
 
 
+class WriteFailed(ZoosimError):
+    """The system refused a write of a run (a full disk, a read-only folder, a quota): every
+    finished chunk is kept and the message says how to resume; `reason` is the system's word."""
+
+    def __init__(self, reason: str, run_dir: str, resume: str):
+        self.reason = reason
+        super().__init__(f"{reason} while writing the run; every finished chunk is kept. Resume with: {resume}",
+                         file=run_dir)
+
+
 def _one_line(text: str) -> str:
     return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
 

@@ -36,7 +36,7 @@ import numpy as np
 
 from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
-from simulator.errors import Terminated, ZoosimError
+from simulator.errors import Terminated, WriteFailed, ZoosimError
 from simulator.games import get_game
 from simulator.games.base import source_module
 from simulator.logs import record_columns, records_table
@@ -228,11 +228,7 @@ def run_plan(
                 return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped,
                                   meanwhile)
         except OSError as error:
-            raise ZoosimError(
-                f"{error.strerror or error} while writing the run; every finished chunk is kept. "
-                f"Resume with: {resume_command(source, run_dir)}",
-                file=str(run_dir),
-            ) from None
+            raise WriteFailed(error.strerror or str(error), str(run_dir), resume_command(source, run_dir)) from None
 
 
 def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | None, jobs: int, backend: str,

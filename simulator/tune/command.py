@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulator.errors import ZoosimError
+from simulator.errors import WriteFailed, ZoosimError
 from simulator.rundir import RunLock
 from simulator.tune import best as best_module
 from simulator.tune.config import TuneExperiment, load_tune
@@ -52,8 +52,13 @@ def run_tune(
     sampler = resolve_sampler(experiment, parameters)
     prepare_tune_dir(out, experiment, resume=resume, force=force)
     with RunLock(out):  # one tune per folder: a second would propose trials into the same journal
-        return _tune_in(out, path, experiment, text, parameters, sampler, jobs=jobs, backend=backend,
-                        scheduler=scheduler, force=force, progress=progress)
+        try:
+            return _tune_in(out, path, experiment, text, parameters, sampler, jobs=jobs, backend=backend,
+                            scheduler=scheduler, force=force, progress=progress)
+        except (OSError, WriteFailed) as error:  # the tune's own files, or one of its runs
+            reason = error.reason if isinstance(error, WriteFailed) else error.strerror or str(error)
+            raise ZoosimError(f"{reason} while writing the tune; every finished trial is kept. "
+                              f"Resume with: zoosim tune {path} --out {out} --resume", file=str(out)) from None
 
 
 def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, parameters: list[Parameter], sampler: str,

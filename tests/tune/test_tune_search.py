@@ -254,3 +254,32 @@ def test_katz_tune_writes_a_best_file_that_validate_and_run_accept(tmp_path):
     for heading in ("Best settings", "Confirmation run", "Trials", "<svg"):
         assert heading in page
     assert (out / "confirm" / "report.html").exists()
+
+
+@pytest.mark.parametrize("failing", ["chunk-", "tune.html"])
+def test_a_full_disk_ends_a_tune_in_one_line_with_its_resume_command_and_resuming_finishes_it(tmp_path, monkeypatch, failing):
+    """A full disk while a trial's run writes a chunk, or while the tune writes its report: one
+    line naming the tune folder and `zoosim tune ... --resume` (a trial's run used to suggest
+    resuming that run with `zoosim run`); resuming then gives the uninterrupted tune's trials."""
+    import errno
+
+    from simulator import rundir
+
+    path = tune_file(tmp_path)
+    tune(path, tmp_path / "whole")
+    real_write = rundir.write_bytes_atomic
+
+    def full_at(target, data):
+        if target.name.startswith(failing):
+            raise OSError(errno.ENOSPC, "No space left on device", str(target))
+        real_write(target, data)
+
+    out = tmp_path / "full"
+    monkeypatch.setattr(rundir, "write_bytes_atomic", full_at)
+    result = CliRunner().invoke(main, ["tune", str(path), "--out", str(out), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (f"zoosim: error: {out}: No space left on device while writing the tune; every finished "
+                             f"trial is kept. Resume with: zoosim tune {path} --out {out} --resume\n")
+    monkeypatch.setattr(rundir, "write_bytes_atomic", real_write)
+    tune(path, out, resume=True)
+    pd.testing.assert_frame_equal(trials(out), trials(tmp_path / "whole"))
