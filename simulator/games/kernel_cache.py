@@ -6,7 +6,10 @@ installed package that leaves files pip does not own: they survive `pip uninstal
 `site-packages/simulator/` into a namespace package that shadows any later install. The kernels
 of every module under `simulator/games/` are therefore cached per user, outside the package:
 in `$NUMBA_CACHE_DIR/zoosim/` when the user set NUMBA_CACHE_DIR, else in
-`$XDG_CACHE_HOME/zoosim/numba/` (default `~/.cache/zoosim/numba/`).
+`$XDG_CACHE_HOME/zoosim/numba/` (default `~/.cache/zoosim/numba/`). When that folder cannot be
+used (a file in its way, no permission), the kernels go to `zoosim-numba-<uid>/` in the system's
+temporary folder, with one warning line: numba's own fallback would write into the installed
+package, or compile again in every process.
 
 Keyed by content, not by path. numba's own locators name a file's cache folder after a hash of
 the source folder's path, so a regular and an editable install of the same sources would each
@@ -98,14 +101,26 @@ def _package_folder(package: Path) -> Path:
     digest = hashlib.sha256()
     for path in sources:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    folder = cache_root() / f"{package.name}-{digest.hexdigest()[:16]}"
+    name = f"{package.name}-{digest.hexdigest()[:16]}"
+    root = cache_root()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / LAST_USED).touch()
-        _prune(folder)
-    except OSError:  # unwritable: numba's locator check below decides what happens
-        pass
-    return folder
+        _use(root / name)
+        return root / name
+    except OSError as error:
+        fallback = _fallback_root(root, error.strerror or str(error)) / name
+        with contextlib.suppress(OSError):  # unwritable too: numba's locator check decides what happens
+            _use(fallback)
+        return fallback
+
+
+@functools.lru_cache(maxsize=None)
+def _fallback_root(root: Path, reason: str) -> Path:
+    """The temporary cache root used instead of an unusable `root`, said once per process."""
+    fallback = Path(tempfile.gettempdir()) / f"zoosim-numba-{os.getuid()}"
+    print(f"zoosim: warning: cannot use the kernel cache folder {root} ({reason}); the game engines are "
+          f"cached in {fallback} instead, which the system may clear: point XDG_CACHE_HOME or "
+          f"NUMBA_CACHE_DIR at a writable folder", file=sys.stderr)
+    return fallback
 
 
 def warm_marker(source_file: str | os.PathLike) -> Path | None:
@@ -115,6 +130,13 @@ def warm_marker(source_file: str | os.PathLike) -> Path | None:
     if folder is None:
         return None
     return folder / f"warm-numba{numba.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
+
+
+def _use(folder: Path) -> None:
+    """Create a cache folder if needed and note its use (pruning other versions)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / LAST_USED).touch()
+    _prune(folder)
 
 
 def _prune(keep: Path) -> None:

@@ -153,3 +153,28 @@ def test_every_kernel_module_installs_the_cache_locator_before_its_kernels():
     assert result.returncode == 0, result.stderr
     cached, wrong = result.stdout.split()[-3], result.stdout.split()[-1]
     assert int(cached) > 20 and wrong == "0", result.stdout
+
+
+def test_an_unusable_cache_folder_is_said_in_one_warning_line_and_a_temporary_one_used(tmp_path, monkeypatch, capsys):
+    """A cache root that is a file (or unwritable) cannot hold the kernels, and numba's own
+    fallback would compile again in every process or write into the installed package: the
+    kernels go to a per-user temporary folder instead, said once per game and process."""
+    from simulator.games import kernel_cache
+
+    blocked = tmp_path / "cache"
+    blocked.write_text("not a folder")
+    monkeypatch.setattr(kernel_cache, "cache_root", lambda: blocked / "zoosim" / "numba")
+    monkeypatch.setattr(kernel_cache.tempfile, "gettempdir", lambda: str(tmp_path / "tmp"))
+    kernel_cache._package_folder.cache_clear()
+    try:
+        folders = [kernel_cache._package_folder(package) for package in (kernel_cache.GAMES_DIR / "katz",
+                                                                         kernel_cache.GAMES_DIR)]
+    finally:
+        kernel_cache._package_folder.cache_clear()
+        kernel_cache._fallback_root.cache_clear()
+    fallback = tmp_path / "tmp" / f"zoosim-numba-{os.getuid()}"
+    assert all(folder.parent == fallback and folder.is_dir() for folder in folders)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == [f"zoosim: warning: cannot use the kernel cache folder {blocked}/zoosim/numba (Not a directory); "
+                     f"the game engines are cached in {fallback} instead, which the system may clear: point "
+                     f"XDG_CACHE_HOME or NUMBA_CACHE_DIR at a writable folder"]
