@@ -13,7 +13,8 @@ everything dealt to it travel together. Seat 0 moves first. Replaying one deal i
 Records. `play_batch` returns a dict of NumPy arrays, one entry per record column: per-game
 columns have shape `(games,)`, per-seat columns shape `(games, players)`. Every game returns at
 least `turns`, `rounds`, `end_reason` (index into `Game.end_reasons`), `score` and `win` (bool,
-after the game's tie-break; a shared win marks several seats). The runner adds identifiers,
+after the game's tie-break; a shared win marks several seats); every column holds numbers or
+booleans (the chunk summaries add them up). The runner adds identifiers,
 flattens per-seat columns to `<name>_<seat>` and writes Parquet (see `simulator/logs.py`).
 A dict of plain arrays, rather than one structured array, is what numba kernels write anyway and
 keeps per-seat columns two-dimensional without subarray dtypes.
