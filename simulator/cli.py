@@ -471,9 +471,11 @@ def _stop_idle_workers() -> None:
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)
     for worker in multiprocessing.active_children():
-        with contextlib.suppress(ProcessLookupError):  # loky's processes have no kill()
-            os.kill(worker.pid, signal.SIGKILL)
-        worker.join(timeout=10)  # reaped here, so none is left a zombie
+        worker.join(timeout=2)  # one that is ending ends cleanly (a kill would leak its semaphores)
+        if worker.is_alive():
+            with contextlib.suppress(ProcessLookupError):  # loky's processes have no kill()
+                os.kill(worker.pid, signal.SIGKILL)
+            worker.join(timeout=10)  # reaped here, so none is left a zombie
 
 
 def _end_process() -> None:

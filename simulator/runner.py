@@ -252,6 +252,8 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     parent_pid = None if backend == "dask" else os.getpid()
     played, bar, compile_seconds = 0, None, 0.0
     _RUN_ENDING.clear()
+    if backend == "loky":
+        _quiet_resource_tracker()
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
@@ -294,6 +296,19 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
 # and nobody read; the run already said what was kept, so the warning is only noise.
 warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being processed)",
                         category=UserWarning, module=r"joblib\.parallel")
+
+# loky's resource tracker, a process of its own, counts the semaphores its workers register and,
+# when it ends, warns about any a stopped worker left registered (and cleans it up itself): after
+# a failed or interrupted run those lines followed the run's one-line message. The tracker reads
+# its warning filters from the environment it is started with.
+RESOURCE_TRACKER_QUIET = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
+
+
+def _quiet_resource_tracker() -> None:
+    """Have the loky resource tracker (and workers) this process starts ignore that warning."""
+    filters = os.environ.get("PYTHONWARNINGS", "")
+    if RESOURCE_TRACKER_QUIET not in filters.split(","):
+        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [filters, RESOURCE_TRACKER_QUIET]))
 
 
 @contextlib.contextmanager
