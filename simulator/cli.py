@@ -48,22 +48,18 @@ class ZoosimGroup(click.Group):
             if not isinstance(error.__cause__, KeyboardInterrupt):
                 click.echo("zoosim: aborted", err=True)
                 sys.exit(1)
-            _stopped_without_output(error.__cause__)
+            _exit_stopped(error.__cause__)
         except KeyboardInterrupt as stop:
-            _stopped_without_output(stop)
+            _exit_stopped(stop)
         sys.exit(0)
 
 
-def _stopped(stop: BaseException | None) -> tuple[str, int]:
-    """How a command was stopped, in a word, and its exit status: SIGTERM (`Terminated`) 143,
-    Ctrl-C 130."""
-    return ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
-
-
-def _stopped_without_output(stop: BaseException | None) -> None:
-    """A command stopped before it wrote anything that needs a word on what to do next."""
-    word, status = _stopped(stop)
-    click.echo(f"zoosim: {word}", err=True)
+def _exit_stopped(stop: BaseException | None, kept: str = "") -> None:
+    """End a command that Ctrl-C (status 130) or SIGTERM (`Terminated`, 143) stopped, saying so;
+    `kept` goes on the same line: what is kept and the command that goes on (on a line of its own
+    then, after whatever progress the command showed)."""
+    word, status = ("terminated", 143) if isinstance(stop, Terminated) else ("interrupted", 130)
+    click.echo(f"\nzoosim: {word}{kept}" if kept else f"zoosim: {word}", err=True)
     sys.exit(status)
 
 
@@ -164,10 +160,8 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     except KeyboardInterrupt as stop:
         from simulator.rundir import resume_command
 
-        word, status = _stopped(stop)
-        click.echo(f"\nzoosim: {word}; finished chunks are kept in {out}. Resume with:\n"
-                   f"  {resume_command(str(experiment), out)}", err=True)
-        sys.exit(status)
+        _exit_stopped(stop, f"; finished chunks are kept in {out}. Resume with:\n"
+                            f"  {resume_command(str(experiment), out)}")
     if summary.games_played:
         playing = summary.seconds - summary.compile_seconds
         rate = f"{summary.games_played / playing / jobs:,.0f}" if playing > 0 else "?"
@@ -181,10 +175,8 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         try:
             _report(out)
         except KeyboardInterrupt as stop:
-            word, status = _stopped(stop)
-            click.echo(f"\nzoosim: {word} while writing the report; every game is kept in {out}. "
-                       f"Write the report with:\n  zoosim report {out}", err=True)
-            sys.exit(status)
+            _exit_stopped(stop, f" while writing the report; every game is kept in {out}. "
+                                f"Write the report with:\n  zoosim report {out}")
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
@@ -254,7 +246,7 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     budget, confirm; see the README). Writes best.yaml (an experiment `zoosim run` accepts),
     the confirmation run and tune.html.
     """
-    from simulator.tune.command import default_out, load_checked, run_tune
+    from simulator.tune.command import default_out, load_checked, resume_tune_command, run_tune
 
     if out is None:
         model, _, _ = load_checked(experiment)
@@ -264,10 +256,7 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
         outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend,
                            scheduler=scheduler, resume=resume, force=force, progress=not quiet)
     except KeyboardInterrupt as stop:
-        word, status = _stopped(stop)
-        click.echo(f"\nzoosim: {word}; the tune is kept in {out}. Resume with:\n"
-                   f"  zoosim tune {experiment} --out {out} --resume", err=True)
-        sys.exit(status)
+        _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  {resume_tune_command(experiment, out)}")
     click.echo(outcome.choice.explanation)
     if outcome.confirm_cells is not None:
         for _, row in outcome.confirm_cells.iterrows():

@@ -58,7 +58,11 @@ def run_tune(
         except (OSError, WriteFailed) as error:  # the tune's own files, or one of its runs
             reason = error.reason if isinstance(error, WriteFailed) else error.strerror or str(error)
             raise ZoosimError(f"{reason} while writing the tune; every finished trial is kept. "
-                              f"Resume with: zoosim tune {path} --out {out} --resume", file=str(out)) from None
+                              f"Resume with: {resume_tune_command(path, out)}", file=str(out)) from None
+
+
+def resume_tune_command(path: Path, out: Path) -> str:
+    return f"zoosim tune {path} --out {out} --resume"
 
 
 def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, parameters: list[Parameter], sampler: str,
