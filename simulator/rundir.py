@@ -471,9 +471,11 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(seeds, dtype="<u8").tobytes()).hexdigest()[:16]
 
 
-def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True) -> dict[str, Any]:
+def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True,
+                   seeds: np.ndarray | None = None) -> dict[str, Any]:
     """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
-    entropy and (`with_seeds`) a digest of the chunk's deal seeds."""
+    entropy and (`with_seeds`) a digest of the chunk's deal seeds: of `seeds` when the caller
+    has them (the worker that played them), else generated again from the seed entropy."""
     games_per_deal = cell["players"] if cell["rotate"] else 1
     first_deal = chunk_index * cell["chunk_deals"]
     deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
@@ -484,10 +486,12 @@ def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool =
         "games": deals * games_per_deal,
         "seed_entropy": list(cell["seed_entropy"]),
     }
-    if with_seeds:
+    if with_seeds and seeds is None:
         from simulator.plan import deal_seeds
 
-        identity["seeds"] = deal_seeds_digest(deal_seeds(cell["seed_entropy"], chunk_index, deals))
+        seeds = deal_seeds(cell["seed_entropy"], chunk_index, deals)
+    if with_seeds:
+        identity["seeds"] = deal_seeds_digest(seeds)
     return identity
 
 

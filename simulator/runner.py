@@ -94,7 +94,8 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
         rotations=rotations,
     )
     summary = summarize_columns(records, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
-    write_chunk(run_dir, chunk_identity(cell.describe(), chunk.index), records_table(records), summary.to_json())
+    identity = chunk_identity(cell.describe(), chunk.index, seeds=seeds[::cell.games_per_deal])
+    write_chunk(run_dir, identity, records_table(records), summary.to_json())
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 

@@ -361,3 +361,11 @@ def test_a_chunk_of_another_experiment_with_its_sidecar_is_never_used(tmp_path, 
     assert analyze_run(full_run, read_manifest(full_run)).cells.set_index("cell").loc[0, "games"] == 600
     assert "its sidecar describes another chunk" in capsys.readouterr().err
     assert run(full_run, resume=True).games_played == 200
+
+
+def test_resuming_a_finished_run_verifies_every_chunk_the_workers_wrote_and_plays_nothing(full_run):
+    """A worker records the digest of the deal seeds it played; a resume generates them again
+    from the cell's seed entropy and finds every chunk as written (none set aside)."""
+    summary = run(full_run, resume=True)
+    assert summary.games_played == 0 and summary.chunks_skipped == len(list(full_run.glob("logs/*/chunk-*.json")))
+    assert not (full_run / "rejected").exists()
