@@ -257,7 +257,10 @@ def test_the_cli_refuses_impossible_search_parameters_in_one_line_and_writes_not
 def test_rules_lists_mcts_with_its_parameters():
     result = CliRunner().invoke(main, ["rules", "nyz"])
     assert result.exit_code == 0
-    section = result.output[result.output.index("mcts"):]
-    for name in ("mcts_duel", "iterations", "exploration", "rollout_depth", "width", "score_scale",
-                 "heuristic"):
-        assert name in section
+    lines = result.output.splitlines()
+    for policy, heuristic in (("mcts", "greedy_tuned"), ("mcts_duel", "greedy_duel")):
+        start = next(i for i, line in enumerate(lines) if line.startswith(f"{policy}: "))
+        parameters = [line.split()[0] for line in lines[start + 1:start + 8]]
+        assert parameters == ["iterations", "exploration", "rollout", "rollout_depth", "width", "score_scale",
+                              "heuristic"], lines[start:start + 8]
+        assert lines[start + 7].startswith(f"    heuristic = {heuristic} ")
