@@ -35,19 +35,18 @@ numba kernels; `ctx` is the game's read-only tables and scratch:
                                           (rollout_policy: layouts.ROLLOUT_POLICIES index)
   scores(state, ctx, out)                 per-seat reward in [0, 1] (win share, or an estimate
                                           when the game is not over)
-and optionally (make_search's keywords; without them every prior is 0.5):
-  move_priors(state, ctx, moves, count, out)   each move's prior reward in [0, 1] for the decider,
-                                               reading only what the decider sees
-  root_priors(state, ctx, moves, count, out)   the same for the searching seat's decision (once
-                                               per search; default move_priors)
+and optionally (make_search's keyword; every other prior is 0.5, no preference):
+  root_priors(state, ctx, moves, count, out)   each of the searching seat's moves' prior reward in
+                                               [0, 1], reading only what that seat sees (once per
+                                               search)
 
 Tree layout (allocate_tree): nodes int64 (NODE_FIELDS, capacity) with the fields below, node 0
 the root; totals float64 (capacity,) the summed rewards of the seat that moved into the node;
 path int64 (capacity + 1,) the nodes of the current iteration; moves int64 (max_moves,) a move
 buffer; rewards float64 (players,); rng uint64 (1,) the search's own stream, seeded by one draw
 from the game's stream per decision so that the game's stream advances the same way whatever the
-search does; priors and root priors float64 (max_moves,) of the current node's and the root's
-moves; children and root children int64 (max_moves,) the child each of those moves leads to
+search does; priors float64 (max_moves,) 0.5 for the moves below the root, and root priors
+float64 (max_moves,) of the root's moves; children and root children int64 (max_moves,) the child each of those moves leads to
 (-1: none yet; the root's kept up to date through the search). Capacity is iterations + 1 (one
 node is added per iteration; a full tree plays on without adding nodes).
 """
@@ -78,7 +77,7 @@ def allocate_tree(capacity, max_moves, players):
         np.zeros(max_moves, dtype=np.int64),
         np.zeros(players, dtype=np.float64),
         np.zeros(1, dtype=np.uint64),
-        np.zeros(max_moves, dtype=np.float64),
+        np.full(max_moves, 0.5),
         np.zeros(max_moves, dtype=np.float64),
         np.zeros(max_moves, dtype=np.int64),
         np.zeros(max_moves, dtype=np.int64),
@@ -124,7 +123,7 @@ def fill_children(nodes, parent, moves, count, children):
 
 @kernel
 def uniform_priors(state, ctx, moves, count, out):
-    """The default move_priors: no preference (the search ignores priors at prior_weight 0)."""
+    """The default root_priors: no preference (the search ignores priors at prior_weight 0)."""
     for index in range(count):
         out[index] = 0.5
 
@@ -180,7 +179,7 @@ def most_visited(nodes, totals, root_children, root_count):
 
 
 def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decider, rollout_move,
-                scores, move_priors=uniform_priors, root_priors=None, expand_in_order=False):
+                scores, root_priors=uniform_priors, expand_in_order=False):
     """The search kernel over one game's step functions (see the module docstring); with
     `expand_in_order` (a game listing its moves best first) every tie of the selection goes to
     the first listed move instead of a random one, so unvisited moves are expanded in that order
@@ -188,9 +187,6 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
     search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
     exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0) -> index into
     root_moves[:root_count]."""
-    if root_priors is None:
-        root_priors = move_priors
-
     @kernel
     def search(ctx, root, state, tree, game_rng, observer, root_moves, root_count, iterations,
                exploration, rollout_policy, rollout_depth, sample, prior_weight=0.0):
@@ -217,8 +213,6 @@ def make_search(copy_state, determinize, legal_moves, apply_move, is_over, decid
                     count = legal_moves(state, ctx, moves)
                     buffer, values, kids = moves, priors, children
                     fill_children(nodes, node, buffer, count, kids)
-                    if count > 0 and prior_weight > 0.0:
-                        move_priors(state, ctx, buffer, count, values)
                 if count == 0:
                     break
                 seat = decider(state)
