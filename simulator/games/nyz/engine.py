@@ -1281,7 +1281,9 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
     SEAT_COLUMNS in state.py)."""
     players = tab.rules[R_PLAYERS]
     policy_id = np.empty(players, dtype=np.int8)
-    policy_params = np.empty((players, MAX_POLICY_PARAMS), dtype=np.float64)
+    # as wide as the rows given (base.MAX_POLICY_PARAMS): a constant of base.py compiled in here
+    # would outlive an edit of it in the kernel cache, which does not key on base.py
+    policy_params = np.empty((players, slot_policy_params.shape[1]), dtype=np.float64)
     scratch, search_workspace = NS.allocate_search(tab, slot_policy_ids, slot_policy_params)
     for g in range(seeds.shape[0]):
         for seat in range(players):
