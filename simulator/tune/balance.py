@@ -191,10 +191,11 @@ class _SeatModel:
 
         current, value = start, squares(start)
         for _ in range(MAX_MOVES):
-            singles = [{**current, name: v} for name in self.names for v in _neighbours(current[name], distributions[name])]
+            steps = {name: _neighbours(current[name], distributions[name]) for name in self.names}
+            singles = [{**current, name: v} for name in self.names for v in steps[name]]
             # pairs too: on a grid, the fair differences may need two values moved at once
-            pairs = [{**move, name: v} for move in singles for name in self.names
-                     if move[name] == current[name] for v in _neighbours(current[name], distributions[name])]
+            pairs = [{**current, first: u, second: v} for i, first in enumerate(self.names) for u in steps[first]
+                     for second in self.names[i + 1:] for v in steps[second]]
             scored = [(squares(move), move) for move in singles + pairs]
             best_value, best = min(scored, key=lambda pair: pair[0], default=(None, None))
             if best is None or best_value >= value - 1e-12:
