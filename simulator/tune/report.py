@@ -22,7 +22,6 @@ from simulator.report.build import table_view
 from simulator.rundir import write_text_atomic
 from simulator.tune.best import Choice, completed
 from simulator.tune.config import OBJECTIVES, TuneExperiment, dump_yaml
-from simulator.tune.search import rungs
 from simulator.tune.space import Parameter
 
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
@@ -97,7 +96,7 @@ def _games_without_racing(frame: pd.DataFrame, experiment: TuneExperiment) -> in
     """Games the trials that played would have needed had each played the last rung."""
     played = int((frame["games_played"] > 0).sum()) if len(frame) else 0
     games = experiment.tune.budget.games
-    return played * len(experiment.tune.players) * games.start * 2 ** rungs(experiment)
+    return played * len(experiment.tune.players) * games.start * 2 ** games.last_rung()
 
 
 def render_tune_report(
@@ -127,7 +126,7 @@ def render_tune_report(
         games=int(frame["games_played"].sum()) if len(frame) else 0,
         games_without_racing=_games_without_racing(frame, experiment),
         choice=choice,
-        history_chart=history_chart(frame, objectives[0], rungs(experiment)) if done else None,
+        history_chart=history_chart(frame, objectives[0], experiment.tune.budget.games.last_rung()) if done else None,
         pareto_chart=pareto_chart(choice, objectives) if len(objectives) > 1 and choice.leaders else None,
         rules_block=study_block,
         best_yaml=dump_yaml(best_document) if best_document else None,

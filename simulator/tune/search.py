@@ -151,11 +151,6 @@ def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
     return optuna.samplers.RandomSampler(seed=seed)
 
 
-def rungs(experiment: TuneExperiment) -> int:
-    """The index of the last rung: start x 2^R <= max."""
-    return experiment.tune.budget.games.last_rung()
-
-
 def open_study(out: Path, experiment: TuneExperiment) -> optuna.Study:
     storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(out / JOURNAL)))
     directions = ["minimize"] * len(experiment.tune.objectives)
@@ -328,7 +323,7 @@ def _race(
     cells = {(cell.study, cell.players): _share_deals(cell, experiment) for cell in plan.cells}
     run_dir = out / TRIALS_DIR / f"batch-{trials[0].number:05d}"
     history = _rung_history(study)
-    last_rung = rungs(experiment)
+    last_rung = experiment.tune.budget.games.last_rung()
     active = list(trials)
     results: dict[int, dict[str, Any]] = {}
     for rung in range(last_rung + 1):
