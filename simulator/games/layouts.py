@@ -17,7 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pydantic
 
-from simulator.games.base import _literal_values, _model_in
+from simulator.games.base import ParamRange, _literal_values, _model_in
 
 
 # The shared tree search's `rollout` parameter (simulator/games/search.py): its value reaches the
@@ -25,6 +25,15 @@ from simulator.games.base import _literal_values, _model_in
 # ROLLOUT_RANDOM and their heuristic otherwise.
 ROLLOUT_RANDOM = 0
 ROLLOUT_POLICIES = ("random", "greedy")
+# What the shared search's parameters allow in every game's search policies (PolicySpec.ranges,
+# choices and help); each game adds its own parameters and help.
+SEARCH_RANGES = {
+    "iterations": ParamRange(1, 1_000_000, integer=True),
+    "exploration": ParamRange(0.0),
+    "rollout_depth": ParamRange(0, 100_000, integer=True),
+}
+SEARCH_CHOICES = {"rollout": ROLLOUT_POLICIES}
+EXPLORATION_HELP = "UCB exploration constant c (rewards are win shares in [0, 1])"
 
 
 # ---- record columns ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@ heuristics (policies.py) and of the search policies (search.py), for the registr
 Imports no numba: building a plan (`zoosim validate`) never loads the kernels."""
 
 from simulator.games.base import ParamRange, PolicySpec
-from simulator.games.layouts import ROLLOUT_POLICIES
+from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 
 RANDOM = 0
 GREEDY = 1
@@ -84,7 +84,7 @@ _SEARCH_PARAMS = {"iterations": 60.0, "exploration": 0.3, "rollout": "greedy", "
                   "score_scale": 4.0, "prior_weight": 10.0}
 _SEARCH_HELP = {
     "iterations": "search iterations per decision (each one determinization and one rollout)",
-    "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
+    "exploration": EXPLORATION_HELP,
     "rollout": "policy playing the rollouts: random, or greedy with greedy_tuned's weights",
     "rollout_depth": "moves per rollout before the position is scored by the current scores (0 = to the end)",
     "score_scale": (
@@ -97,9 +97,7 @@ _SEARCH_HELP = {
     ),
 }
 _SEARCH_RANGES = {
-    "iterations": ParamRange(1, 1_000_000, integer=True),
-    "exploration": ParamRange(0.0),
-    "rollout_depth": ParamRange(0, 100_000, integer=True),
+    **SEARCH_RANGES,
     "score_scale": ParamRange(0.0),
     "prior_weight": ParamRange(0.0),
 }
@@ -110,7 +108,7 @@ def search_spec(name, policy_id, description):
     return PolicySpec(name=name, policy_id=policy_id, description=description,
                       params=dict(_SEARCH_PARAMS), param_help=dict(_SEARCH_HELP),
                       ranges=dict(_SEARCH_RANGES),
-                      choices={"rollout": ROLLOUT_POLICIES})
+                      choices=dict(SEARCH_CHOICES))
 
 
 SEARCH_POLICIES = {

@@ -4,7 +4,7 @@ policies (search.py), for the registry and the plan. Imports no numba: building 
 (`zoosim validate`) never loads the kernels."""
 
 from simulator.games.base import ParamRange, PolicySpec
-from simulator.games.layouts import ROLLOUT_POLICIES
+from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
 
 RANDOM, GREEDY = 0, 1
@@ -109,7 +109,7 @@ def mcts_spec(name, heuristic, description):
                 "width": 2.0, "score_scale": 3.0, "heuristic": heuristic},
         param_help={
             "iterations": "search iterations per decision (each one rollout)",
-            "exploration": "UCB exploration constant c (rewards are win shares in [0, 1])",
+            "exploration": EXPLORATION_HELP,
             "rollout": "policy playing the rollouts: random (among the width best moves), or "
                        "greedy (the heuristic)",
             "rollout_depth": "decisions per rollout before the position is estimated (0 = to "
@@ -120,13 +120,11 @@ def mcts_spec(name, heuristic, description):
             "heuristic": "heuristic whose move values rank the moves and play greedy rollouts",
         },
         ranges={
-            "iterations": ParamRange(1, 1_000_000, integer=True),
-            "exploration": ParamRange(0.0),
-            "rollout_depth": ParamRange(0, 100_000, integer=True),
+            **SEARCH_RANGES,
             "width": ParamRange(1, MAX_OPTIONS, integer=True),
             "score_scale": ParamRange(0.1),
         },
-        choices={"rollout": ROLLOUT_POLICIES, "heuristic": HEURISTICS},
+        choices={**SEARCH_CHOICES, "heuristic": HEURISTICS},
     )
 
 
