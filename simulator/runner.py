@@ -260,7 +260,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with _ctrl_c_deferred(), _workers_ignore_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
+                with _ctrl_c_deferred(), _workers_block_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with _ctrl_c_deferred():
                     compiling = time.perf_counter()
@@ -368,7 +368,7 @@ def _signal_handled(signum: int, handler):
 
 
 @contextlib.contextmanager
-def _workers_ignore_ctrl_c(starts_processes: bool):
+def _workers_block_ctrl_c(starts_processes: bool):
     """Start worker processes with SIGINT blocked: Ctrl-C reaches the whole terminal group, and
     only this process should answer it (it then stops the workers), not a worker still importing
     its modules, with a traceback. The signal mask is inherited through fork and exec and Python

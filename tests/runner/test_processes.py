@@ -118,10 +118,10 @@ def test_a_finished_run_ends_at_once_with_its_status_and_leaves_no_worker(tmp_pa
 
 WORKER_STARTED_WHILE_CTRL_C = """
 import os, signal, subprocess, sys, time
-from simulator.runner import _workers_ignore_ctrl_c
+from simulator.runner import _workers_block_ctrl_c
 worker = None
 try:
-    with _workers_ignore_ctrl_c(starts_processes=True):
+    with _workers_block_ctrl_c(starts_processes=True):
         worker = subprocess.Popen([sys.executable, "-c", "print(open('/proc/self/status').read())"],
                                   stdout=subprocess.PIPE, text=True)
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the workers start
