@@ -1,6 +1,6 @@
 """Array layout, dtypes and constants of the Katz kernels. Nothing here computes anything.
 
-A game in progress is held in seven NumPy arrays (all created by `engine.allocate_state`):
+A game in progress is held in seven NumPy arrays (all created by `moves.allocate_game`):
 
   scalars  int64 (S_SIZE,)            game-wide scalars and counters, indices `S_*`
   cells    int16 (2, cells)           public zoo: cells[CELL_STATE, i] is a cell state
@@ -19,7 +19,7 @@ A game in progress is held in seven NumPy arrays (all created by `engine.allocat
   events   int64 (capacity, EVENT_FIELDS) optional log for traces (capacity 0 = off).
 
 Cards. A card id is `kind * value_count + value_index` where kinds are numbered zoo kinds
-first, then penalty kinds (K-1.2); the card table (`engine.card_table`) gives each id's kind,
+first, then penalty kinds (K-1.2); the card table (`moves.card_table`) gives each id's kind,
 value and flags. With `copies_per_card > 1` several physical cards share one id.
 
 Moves are int64 codes: `type * MOVE_TYPE_UNIT + cell * MOVE_CELL_UNIT + card`, with cell and
@@ -45,7 +45,7 @@ globals().update(RULES.constants())
 P_SIZE = RULES.size
 P_CELL_LINES = P_SIZE
 
-# ---- card table (engine.card_table), one row per card id ---------------------------------------
+# ---- card table (moves.card_table), one row per card id ---------------------------------------
 CARD_KIND = 0
 CARD_VALUE = 1
 CARD_KIND_BIT = 2
@@ -188,7 +188,7 @@ VIOLATION_NAMES = (
 COUNT_DTYPE = np.int16
 SCORE_DTYPE = np.int16
 
-# ---- record columns (engine.RECORDS, in kernel output order) ----------------------------------
+# ---- record columns (play.RECORDS, in kernel output order) ------------------------------------
 # Per-game record columns (beyond the contract's turns, rounds, end_reason) and per-seat ones.
 GAME_COLUMNS = (
     "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",

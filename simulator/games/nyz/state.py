@@ -86,7 +86,7 @@ SC_ROUNDS = 34
 SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal move
 N_SCALARS = 36
 
-# stages of the turn machine (engine.advance)
+# stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0
 ST_TURN_START = 1
 ST_PLACE_ENCLOSURE = 2
@@ -167,7 +167,7 @@ P_HOUSE_ADDS = 15  # animals moved from a house by add-from-house (N-5.4)
 P_EVENT_HOUSE_ADDS = 16  # house adds in the current breeding event (breeding_house_adds)
 N_SEAT_FIELDS = 17
 
-# invariant codes (engine.check_invariants, N-11 T18)
+# invariant codes (invariants.check_invariants, N-11 T18)
 INV_OVERLAP = 1
 INV_OUTSIDE = 2
 INV_SPECIES = 3

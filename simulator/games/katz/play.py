@@ -1,0 +1,170 @@
+"""The Katz batch play loop: one kernel call plays a whole batch (`play_batch`, base.Game) and
+writes its record columns. It hands each decision to the seat's policy (policies.py) or search
+policy (search.py) and applies it with the step rules (moves.py); it sits above both, so search
+needs only the step rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games.base import SeatPolicies
+from simulator.games.katz import policies as P
+from simulator.games.katz import search as KS
+from simulator.games.katz import state as S
+from simulator.games.katz.invariants import find_violation, record_violation
+from simulator.games.katz.moves import (
+    allocate_game, apply_move, card_table, final_half_points, legal_moves_into, max_moves,
+    start_game, step_limit, winners_into,
+)
+from simulator.games.katz.params import Params, deck_cards, rule_array
+from simulator.games.kernels import allocating, inline_kernel, kernel
+from simulator.games.layouts import RecordColumns
+
+
+# Record columns (their names: state.py), in kernel output order.
+GAME_COLUMN_SCALARS = (
+    S.S_TURNS, S.S_TABLE_ROUNDS, S.S_END_REASON, S.S_FIRST_SEAT, S.S_DRAWS, S.S_REPLACEMENTS,
+    S.S_KEEPERS_PLACED, S.S_COVERED_KEEPERS, S.S_EXTRA_TURNS, S.S_SKIPPED_TURNS,
+    S.S_SKIPS_EARNED, S.S_PASSES, S.S_FORCED_PASSES, S.S_NO_FIT_DRAWS, S.S_DEAD_CELL_DRAWS,
+    S.S_VIOLATIONS, S.S_FIRST_VIOLATION,
+)
+SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(5)
+# per-seat counters copied from the seats array: (column index, SEAT_* field)
+SEAT_COUNTER_FIELDS = (
+    (5, S.SEAT_CARDS_DRAWN), (6, S.SEAT_KEEPERS_REPLACED), (7, S.SEAT_ZOOKEEPERS_PLACED),
+    (8, S.SEAT_EXTRA_TURNS), (9, S.SEAT_TURNS_SKIPPED),
+)
+RECORDS = RecordColumns(
+    game=S.GAME_COLUMNS, seat=S.SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
+    columns_first=True,
+    dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
+            "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
+            "rank": np.int8},
+)
+
+
+# ---- whole games ---------------------------------------------------------------------------------
+
+
+@inline_kernel
+def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace,
+                    search_workspace):
+    """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
+    policy receives public state and its own hand only (never `hidden` or other hands); the
+    search policies (search.py) receive the game and sample what `ismcts` may not see."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    seat = scalars[S.S_SEAT]
+    slot = seats[seat, S.SEAT_SLOT]
+    if policy_ids[slot] >= KS.FIRST_SEARCH_POLICY:
+        return KS.choose_move(policy_ids[slot], policy_params[slot], rules, cards, game, moves,
+                              count, rng, workspace, search_workspace)
+    return P.choose_move(
+        policy_ids[slot], policy_params[slot], rules, cards, scalars, cells, lines,
+        hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, rng, workspace,
+    )
+
+
+@allocating  # allocates buffers and one generator per game
+def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
+               column_scalars, game_out, seat_out):
+    """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
+    S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
+    contiguous block for play_batch)."""
+    game = allocate_game(rules, 0)
+    scalars, cells, hidden, lines, hands, seats, events = game
+    moves = np.empty(max_moves(rules), dtype=np.int64)
+    workspace = P.allocate_workspace(rules)
+    search_workspace = KS.allocate_search(rules, cards, deck, policy_ids, policy_params)
+    cells_before = np.empty_like(cells)
+    lines_scratch = np.empty_like(lines)
+    counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
+    win = np.empty(rules[S.P_PLAYERS], dtype=np.bool_)
+    limit = step_limit(rules)
+    rng = random_stream.new_state(0)
+    for g in range(seeds.shape[0]):
+        rng[0] = seeds[g]  # what random_stream.new_state(seeds[g]) holds, without allocating
+        play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotations[g],
+                      check, limit, moves, workspace, search_workspace, cells_before, lines_scratch,
+                      counts)
+        write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out, g)
+
+
+@kernel
+def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
+                  limit, moves, workspace, search_workspace, cells_before, lines_scratch, counts):
+    """One game from its first deal to the end. A kernel of its own (no reference counting), so
+    the per-decision calls and the helpers inlined into it run without numba's refcounts."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    start_game(rules, cards, deck, game, rng, rotation)
+    while scalars[S.S_PHASE] != S.PHASE_OVER:
+        count = legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
+        if count == 0 or scalars[S.S_STEPS] >= limit:
+            record_violation(scalars, S.VIOLATION_NO_TERMINATION)
+            break
+        index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
+                                rng, workspace, search_workspace)
+        deal_before = scalars[S.S_DEAL]
+        if check:
+            for field in range(cells.shape[0]):  # a slice copy would need the NRT
+                for cell in range(cells.shape[1]):
+                    cells_before[field, cell] = cells[field, cell]
+        apply_move(rules, cards, deck, game, rng, moves[index])
+        if check:
+            record_violation(scalars, find_violation(rules, cards, game, deal_before,
+                                                     cells_before, lines_scratch, counts, moves))
+
+
+@kernel
+def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out, g):
+    for index in range(column_scalars.shape[0]):
+        game_row[index] = scalars[column_scalars[index]]
+    winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
+    players = rules[S.P_PLAYERS]
+    for seat in range(players):
+        score = final_half_points(rules, seats, seat)
+        better = 0
+        for other in range(players):
+            better += final_half_points(rules, seats, other) > score
+        seat_out[SEAT_SCORE, g, seat] = score  # half points; play_batch converts
+        seat_out[SEAT_WIN, g, seat] = win[seat]
+        seat_out[SEAT_RANK, g, seat] = better + 1
+        seat_out[SEAT_HAND_CARDS, g, seat] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
+        seat_out[SEAT_CATS_HELD, g, seat] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
+        for column, field in SEAT_COUNTER_FIELDS:
+            seat_out[column, g, seat] = seats[seat, field]
+
+
+# ---- Python side: batches and the step API -------------------------------------------------------
+
+
+def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, check: bool = False):
+    """Play one game per seed (rotation per game, K-8.1) in one kernel call; returns the record
+    columns of base.py. With `check`, the T17 invariants run after every action and violations
+    are counted in `check_violations` / `first_violation`."""
+    players = params.players
+    if seat_policies.players != players:
+        raise ValueError(f"{seat_policies.players} seat policies for {players} players")
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
+    games = seeds.shape[0]
+    game_out, seat_out = RECORDS.allocate(games, players)
+    play_games(
+        rule_array(params), card_table(params), deck_cards(params),
+        np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64),
+        np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64),
+        seeds, rotations, bool(check), np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64),
+        game_out, seat_out,
+    )
+    columns = RECORDS.unpack(game_out, seat_out)
+    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_SCORE))
+    return columns
+
+
+def points_from_halves(params: Params, halves: np.ndarray) -> np.ndarray:
+    """Scores from half points (K-4.5): int16 whole points, or float32 when some seat bonus is
+    a half point (then scores can end in .5)."""
+    if any(bonus % 2 for bonus in params.seat_bonus_halves):
+        return (halves / 2).astype(np.float32)
+    return (halves // 2).astype(S.SCORE_DTYPE)

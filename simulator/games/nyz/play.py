@@ -1,0 +1,137 @@
+"""New York Zoo batch play loop: whole batches in one kernel call (`play_batch`, base.Game) and
+their record columns. Each decision goes to the seat's heuristic policy (policies.py) or search
+policy (search.py); the step rules (moves.py) apply it. The loop sits above both, so the search
+needs only the step rules.
+"""
+
+import numpy as np
+
+from simulator.games.base import SeatPolicies
+from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
+from simulator.games.layouts import RecordColumns
+from simulator.games.nyz import policies
+from simulator.games.nyz import search as NS
+from simulator.games.nyz.invariants import check_invariants
+from simulator.games.nyz.moves import animals_of, apply_move, empty_squares, new_state, solo_score
+from simulator.games.nyz.state import (
+    GAME_COLUMNS, P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_YOUNG, P_ENCLOSURES,
+    P_FILLED, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_TURNS, P_WIN, P_YOUNG, R_PLAYERS, R_SOLO,
+    SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_END_REASON, SC_FIRST_VIOLATION, SC_LAPS,
+    SC_OVER, SC_ROUNDS, SC_SOLO_WON, SC_TURNS, SC_VIOLATIONS, SEAT_COLUMNS,
+)
+from simulator.games.nyz.tables import kernel_tables
+
+
+@kernel
+def choose(st, tab, scratch, search_workspace):
+    """Index into st.options of the move the deciding seat's policy takes: the heuristics
+    (policies.py) or the search policy (search.py, with its workspace and a reference to its
+    scratch game)."""
+    if st.policy_id[st.sc[SC_DECIDER]] >= NS.FIRST_SEARCH_POLICY:
+        return NS.choose_move(st, tab, scratch, search_workspace)
+    return policies.choose(st, tab)
+
+
+@kernel
+def play_out(st, tab, scratch, search_workspace):
+    """Play a set-up game to its end with the seats' policies.
+
+    A kernel of its own: calls from here pass the state without reference counting (kernels.kernel).
+    """
+    if st.sc[SC_CHECKED] != 0:
+        check_invariants(st, tab)
+    while st.sc[SC_OVER] == 0:
+        apply_move(st, tab, st.options[choose(st, tab, scratch, search_workspace)])
+
+
+@allocating
+def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
+               game_out, seat_out):
+    """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
+    SEAT_COLUMNS in state.py)."""
+    players = tab.rules[R_PLAYERS]
+    policy_id = np.empty(players, dtype=np.int8)
+    # as wide as the rows given (base.MAX_POLICY_PARAMS): a constant of base.py compiled in here
+    # would outlive an edit of it in the kernel cache, which does not key on base.py
+    policy_params = np.empty((players, slot_policy_params.shape[1]), dtype=np.float64)
+    scratch, search_workspace = NS.allocate_search(tab, slot_policy_ids, slot_policy_params)
+    for g in range(seeds.shape[0]):
+        for seat in range(players):
+            slot = slot_of_seat(seat, rotations[g], players)
+            policy_id[seat] = slot_policy_ids[slot]
+            policy_params[seat] = slot_policy_params[slot]
+        st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
+        play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
+        game_out[g, 0] = st.sc[SC_TURNS]
+        game_out[g, 1] = st.sc[SC_ROUNDS]
+        game_out[g, 2] = st.sc[SC_END_REASON]
+        game_out[g, 3] = st.sc[SC_BREEDING_EVENTS]
+        game_out[g, 4] = st.sc[SC_SOLO_WON]
+        game_out[g, 5] = solo_score(st, tab) if tab.rules[R_SOLO] != 0 else 0
+        game_out[g, 6] = st.sc[SC_VIOLATIONS]
+        game_out[g, 7] = st.sc[SC_FIRST_VIOLATION]
+        game_out[g, 8] = st.sc[SC_LAPS]
+        for seat in range(players):
+            empty = empty_squares(st, tab, seat)
+            seat_out[g, seat, 0] = -empty
+            seat_out[g, seat, 1] = st.seat[seat, P_WIN]
+            seat_out[g, seat, 2] = st.seat[seat, P_ENCLOSURES]
+            seat_out[g, seat, 3] = st.seat[seat, P_FILLED]
+            seat_out[g, seat, 4] = st.seat[seat, P_ATTRACTIONS]
+            seat_out[g, seat, 5] = empty
+            seat_out[g, seat, 6] = animals_of(st, seat)
+            seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
+            seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
+            seat_out[g, seat, 9] = st.seat[seat, P_PASSES]
+            seat_out[g, seat, 10] = st.seat[seat, P_TURNS]
+            seat_out[g, seat, 11] = st.seat[seat, P_ATTRACTION_SQUARES]
+            seat_out[g, seat, 12] = st.seat[seat, P_BONUS_YOUNG]
+            seat_out[g, seat, 13] = st.seat[seat, P_KEPT]
+            seat_out[g, seat, 14] = st.seat[seat, P_HOUSE_ADDS]
+
+
+# ---------------------------------------------------------------------------------------------
+# play_batch (base.Game): whole batches in one kernel call
+
+RECORDS = RecordColumns(
+    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
+    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
+)
+
+
+_TABLES_CACHE: dict[str, object] = {}
+_TABLES_CACHE_SIZE = 32
+
+
+def _kernel_tables(params):
+    """`kernel_tables(params)`, built once per distinct rule setting: a chunk is played in many
+    sub-batches (simulator.progress) and a tune plays the same settings rung after rung, and
+    building the tables costs as much as playing dozens of games. The kernels only read them."""
+    key = params.model_dump_json()
+    tables = _TABLES_CACHE.get(key)
+    if tables is None:
+        if len(_TABLES_CACHE) >= _TABLES_CACHE_SIZE:
+            _TABLES_CACHE.clear()
+        tables = _TABLES_CACHE[key] = kernel_tables(params)
+    return tables
+
+
+def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
+    """Play len(seeds) games in one numba call; returns the record columns (base.py).
+
+    `score` = minus the empty squares left (0 for a complete board; higher is better).
+    `check=True` runs the invariants after every move and counts violations in
+    `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
+    """
+    tables = _kernel_tables(params)
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
+    games, players = len(seeds), params.players
+    if seat_policies.players != players:
+        raise ValueError(f"{seat_policies.players} policies for {players} players")
+    game_out, seat_out = RECORDS.allocate(games, players)
+    play_games(
+        tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
+        bool(check), game_out, seat_out,
+    )
+    return RECORDS.unpack(game_out, seat_out)
