@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from simulator import __version__
+from simulator.version import __version__
 from simulator.errors import Terminated, ZoosimError
 
 DEFAULT_REPORTS_DIR = Path("reports")

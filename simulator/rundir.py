@@ -51,7 +51,7 @@ from typing import Annotated, Any, Iterator, Mapping
 import numpy as np
 import pydantic
 
-from simulator import __version__
+from simulator.version import __version__
 from simulator.digest import json_digest
 from simulator.errors import ZoosimError
 

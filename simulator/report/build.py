@@ -19,7 +19,7 @@ import pandas as pd
 
 import yaml
 
-from simulator import __version__
+from simulator.version import __version__
 from simulator.analysis import stats
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.config import parse_experiment

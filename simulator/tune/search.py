@@ -43,7 +43,7 @@ from typing import Any
 
 import optuna
 
-from simulator import __version__
+from simulator.version import __version__
 from simulator.config import Experiment, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
