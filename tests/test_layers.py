@@ -95,6 +95,33 @@ def test_each_layer_imports_only_its_own_group_and_the_layers_below(graph):
     assert not wrong, "imports against the layer order:\n" + "\n".join(wrong)
 
 
+# Sharper than the order (docs/design.md, "Layers"): the run folder takes the plan's seeds and the
+# experiment's schema as arguments, and the experiment schema knows no game.
+BELOW_ONLY = {"rundir": "logs", "config": "logs"}  # may import only this layer and those below
+
+
+def test_the_run_folder_and_the_experiment_schema_stand_on_the_base_layers_only(graph):
+    wrong = []
+    for name, targets in sorted(graph.items()):
+        _, group = group_of(name)
+        if group in BELOW_ONLY:
+            floor = group_of("simulator." + BELOW_ONLY[group])[0]
+            wrong += [f"{name} imports {target}" for target in sorted(targets) if group_of(target)[0] < floor]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_report_neither_builds_a_plan_nor_loads_a_game():
+    """The report reads the run folder; its sample games come from samples.py."""
+    wrong = []
+    for path in sorted((PACKAGE / "report").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {alias.name for alias in node.names}
+                if node.module.startswith("simulator.games") or "build_plan" in names:
+                    wrong.append(f"{path.name}: from {node.module} import {', '.join(sorted(names))}")
+    assert not wrong, "\n".join(wrong)
+
+
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     """Strongly connected components of more than one module (Tarjan)."""
     index: dict[str, int] = {}

@@ -9,7 +9,8 @@ import pytest
 from numba import njit
 from numba.core.errors import TypingError
 
-from simulator.games.base import StrictModel, knob
+from simulator.games.base import knob
+from simulator.schema import StrictModel
 from simulator.games.kernels import allocating, by_ref, kernel, kernel_options, slot_of_seat
 from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RecordColumns, RuleLayout
 
