@@ -23,19 +23,29 @@ from simulator.games.kernels import allocating, inline_kernel, kernel
 from simulator.games.layouts import RecordColumns
 
 
-# Record columns (their names: state.py), in kernel output order.
-GAME_COLUMN_SCALARS = (
-    S.S_TURNS, S.S_TABLE_ROUNDS, S.S_END_REASON, S.S_FIRST_SEAT, S.S_DRAWS, S.S_REPLACEMENTS,
-    S.S_KEEPERS_PLACED, S.S_COVERED_KEEPERS, S.S_EXTRA_TURNS, S.S_SKIPPED_TURNS,
-    S.S_SKIPS_EARNED, S.S_PASSES, S.S_FORCED_PASSES, S.S_NO_FIT_DRAWS, S.S_DEAD_CELL_DRAWS,
-    S.S_VIOLATIONS, S.S_FIRST_VIOLATION,
-)
-SEAT_SCORE, SEAT_WIN, SEAT_RANK, SEAT_HAND_CARDS, SEAT_CATS_HELD = range(5)
+# Record columns (their names and kernel output order: state.GAME_COLUMNS, SEAT_COLUMNS).
+# The scalar each per-game column copies, by name; in GAME_COLUMNS' order for the kernel.
+GAME_COLUMN_SCALAR = {
+    "turns": S.S_TURNS, "rounds": S.S_TABLE_ROUNDS, "end_reason": S.S_END_REASON,
+    "first_seat": S.S_FIRST_SEAT, "draws": S.S_DRAWS, "replacements": S.S_REPLACEMENTS,
+    "keepers_placed": S.S_KEEPERS_PLACED, "covered_keepers": S.S_COVERED_KEEPERS,
+    "extra_turns": S.S_EXTRA_TURNS, "skips": S.S_SKIPPED_TURNS, "skips_earned": S.S_SKIPS_EARNED,
+    "passes": S.S_PASSES, "forced_passes": S.S_FORCED_PASSES, "no_fit_draws": S.S_NO_FIT_DRAWS,
+    "dead_cell_draws": S.S_DEAD_CELL_DRAWS, "check_violations": S.S_VIOLATIONS,
+    "first_violation": S.S_FIRST_VIOLATION,
+}
+GAME_COLUMN_SCALARS = tuple(GAME_COLUMN_SCALAR[name] for name in S.GAME_COLUMNS)
+SEAT_COLUMN_SCORE = S.SEAT_COLUMNS.index("score")
+SEAT_COLUMN_WIN = S.SEAT_COLUMNS.index("win")
+SEAT_COLUMN_RANK = S.SEAT_COLUMNS.index("rank")
+SEAT_COLUMN_HAND_CARDS = S.SEAT_COLUMNS.index("hand_cards")
+SEAT_COLUMN_CATS_HELD = S.SEAT_COLUMNS.index("cats_held")
 # per-seat counters copied from the seats array: (column index, SEAT_* field)
-SEAT_COUNTER_FIELDS = (
-    (5, S.SEAT_CARDS_DRAWN), (6, S.SEAT_KEEPERS_REPLACED), (7, S.SEAT_ZOOKEEPERS_PLACED),
-    (8, S.SEAT_EXTRA_TURNS), (9, S.SEAT_TURNS_SKIPPED),
-)
+SEAT_COUNTER_FIELDS = tuple((S.SEAT_COLUMNS.index(column), field) for column, field in (
+    ("cards_drawn", S.SEAT_CARDS_DRAWN), ("keepers_replaced", S.SEAT_KEEPERS_REPLACED),
+    ("zookeepers_placed", S.SEAT_ZOOKEEPERS_PLACED), ("extra_turns_taken", S.SEAT_EXTRA_TURNS),
+    ("turns_skipped", S.SEAT_TURNS_SKIPPED),
+))
 RECORDS = RecordColumns(
     game=S.GAME_COLUMNS, seat=S.SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
     columns_first=True,
@@ -127,11 +137,11 @@ def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out
         better = 0
         for other in range(players):
             better += final_half_points(rules, seats, other) > score
-        seat_out[SEAT_SCORE, g, seat] = score  # half points; play_batch converts
-        seat_out[SEAT_WIN, g, seat] = win[seat]
-        seat_out[SEAT_RANK, g, seat] = better + 1
-        seat_out[SEAT_HAND_CARDS, g, seat] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
-        seat_out[SEAT_CATS_HELD, g, seat] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
+        seat_out[SEAT_COLUMN_SCORE, g, seat] = score  # half points; play_batch converts
+        seat_out[SEAT_COLUMN_WIN, g, seat] = win[seat]
+        seat_out[SEAT_COLUMN_RANK, g, seat] = better + 1
+        seat_out[SEAT_COLUMN_HAND_CARDS, g, seat] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
+        seat_out[SEAT_COLUMN_CATS_HELD, g, seat] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
         for column, field in SEAT_COUNTER_FIELDS:
             seat_out[column, g, seat] = seats[seat, field]
 
@@ -158,7 +168,7 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
         game_out, seat_out,
     )
     columns = RECORDS.unpack(game_out, seat_out)
-    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_SCORE))
+    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_COLUMN_SCORE))
     return columns
 
 

@@ -22,6 +22,33 @@ from simulator.games.nyz.state import (
 from simulator.games.nyz.tables import kernel_tables
 
 
+# Record columns by their place in state.GAME_COLUMNS / SEAT_COLUMNS (kernel output order).
+GAME_COLUMN_TURNS = GAME_COLUMNS.index("turns")
+GAME_COLUMN_ROUNDS = GAME_COLUMNS.index("rounds")
+GAME_COLUMN_END_REASON = GAME_COLUMNS.index("end_reason")
+GAME_COLUMN_BREEDINGS = GAME_COLUMNS.index("breedings")
+GAME_COLUMN_SOLO_WON = GAME_COLUMNS.index("solo_won")
+GAME_COLUMN_SOLO_SCORE = GAME_COLUMNS.index("solo_score")
+GAME_COLUMN_CHECK_VIOLATIONS = GAME_COLUMNS.index("check_violations")
+GAME_COLUMN_FIRST_VIOLATION = GAME_COLUMNS.index("first_violation")
+GAME_COLUMN_LAPS = GAME_COLUMNS.index("laps")
+SEAT_COLUMN_SCORE = SEAT_COLUMNS.index("score")
+SEAT_COLUMN_WIN = SEAT_COLUMNS.index("win")
+SEAT_COLUMN_ENCLOSURES_PLACED = SEAT_COLUMNS.index("enclosures_placed")
+SEAT_COLUMN_ENCLOSURES_FILLED = SEAT_COLUMNS.index("enclosures_filled")
+SEAT_COLUMN_ATTRACTIONS = SEAT_COLUMNS.index("attractions")
+SEAT_COLUMN_EMPTY_SQUARES = SEAT_COLUMNS.index("empty_squares")
+SEAT_COLUMN_ANIMALS = SEAT_COLUMNS.index("animals")
+SEAT_COLUMN_YOUNG = SEAT_COLUMNS.index("young")
+SEAT_COLUMN_ACQUIRED = SEAT_COLUMNS.index("acquired")
+SEAT_COLUMN_PASSES = SEAT_COLUMNS.index("passes")
+SEAT_COLUMN_TURNS_PLAYED = SEAT_COLUMNS.index("turns_played")
+SEAT_COLUMN_ATTRACTION_SQUARES = SEAT_COLUMNS.index("attraction_squares")
+SEAT_COLUMN_BONUS_YOUNG = SEAT_COLUMNS.index("bonus_young")
+SEAT_COLUMN_KEPT_FROM_FULL = SEAT_COLUMNS.index("kept_from_full")
+SEAT_COLUMN_HOUSE_ADDS = SEAT_COLUMNS.index("house_adds")
+
+
 @kernel
 def choose(st, tab, scratch, search_workspace):
     """Index into st.options of the move the deciding seat's policy takes: the heuristics
@@ -62,32 +89,32 @@ def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, check
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
         play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
-        game_out[g, 0] = st.sc[SC_TURNS]
-        game_out[g, 1] = st.sc[SC_ROUNDS]
-        game_out[g, 2] = st.sc[SC_END_REASON]
-        game_out[g, 3] = st.sc[SC_BREEDING_EVENTS]
-        game_out[g, 4] = st.sc[SC_SOLO_WON]
-        game_out[g, 5] = solo_score(st, tab) if tab.rules[R_SOLO] != 0 else 0
-        game_out[g, 6] = st.sc[SC_VIOLATIONS]
-        game_out[g, 7] = st.sc[SC_FIRST_VIOLATION]
-        game_out[g, 8] = st.sc[SC_LAPS]
+        game_out[g, GAME_COLUMN_TURNS] = st.sc[SC_TURNS]
+        game_out[g, GAME_COLUMN_ROUNDS] = st.sc[SC_ROUNDS]
+        game_out[g, GAME_COLUMN_END_REASON] = st.sc[SC_END_REASON]
+        game_out[g, GAME_COLUMN_BREEDINGS] = st.sc[SC_BREEDING_EVENTS]
+        game_out[g, GAME_COLUMN_SOLO_WON] = st.sc[SC_SOLO_WON]
+        game_out[g, GAME_COLUMN_SOLO_SCORE] = solo_score(st, tab) if tab.rules[R_SOLO] != 0 else 0
+        game_out[g, GAME_COLUMN_CHECK_VIOLATIONS] = st.sc[SC_VIOLATIONS]
+        game_out[g, GAME_COLUMN_FIRST_VIOLATION] = st.sc[SC_FIRST_VIOLATION]
+        game_out[g, GAME_COLUMN_LAPS] = st.sc[SC_LAPS]
         for seat in range(players):
             empty = empty_squares(st, tab, seat)
-            seat_out[g, seat, 0] = -empty
-            seat_out[g, seat, 1] = st.seat[seat, P_WIN]
-            seat_out[g, seat, 2] = st.seat[seat, P_ENCLOSURES]
-            seat_out[g, seat, 3] = st.seat[seat, P_FILLED]
-            seat_out[g, seat, 4] = st.seat[seat, P_ATTRACTIONS]
-            seat_out[g, seat, 5] = empty
-            seat_out[g, seat, 6] = animals_of(st, seat)
-            seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
-            seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
-            seat_out[g, seat, 9] = st.seat[seat, P_PASSES]
-            seat_out[g, seat, 10] = st.seat[seat, P_TURNS]
-            seat_out[g, seat, 11] = st.seat[seat, P_ATTRACTION_SQUARES]
-            seat_out[g, seat, 12] = st.seat[seat, P_BONUS_YOUNG]
-            seat_out[g, seat, 13] = st.seat[seat, P_KEPT]
-            seat_out[g, seat, 14] = st.seat[seat, P_HOUSE_ADDS]
+            seat_out[g, seat, SEAT_COLUMN_SCORE] = -empty
+            seat_out[g, seat, SEAT_COLUMN_WIN] = st.seat[seat, P_WIN]
+            seat_out[g, seat, SEAT_COLUMN_ENCLOSURES_PLACED] = st.seat[seat, P_ENCLOSURES]
+            seat_out[g, seat, SEAT_COLUMN_ENCLOSURES_FILLED] = st.seat[seat, P_FILLED]
+            seat_out[g, seat, SEAT_COLUMN_ATTRACTIONS] = st.seat[seat, P_ATTRACTIONS]
+            seat_out[g, seat, SEAT_COLUMN_EMPTY_SQUARES] = empty
+            seat_out[g, seat, SEAT_COLUMN_ANIMALS] = animals_of(st, seat)
+            seat_out[g, seat, SEAT_COLUMN_YOUNG] = st.seat[seat, P_YOUNG]
+            seat_out[g, seat, SEAT_COLUMN_ACQUIRED] = st.seat[seat, P_ACQUIRED]
+            seat_out[g, seat, SEAT_COLUMN_PASSES] = st.seat[seat, P_PASSES]
+            seat_out[g, seat, SEAT_COLUMN_TURNS_PLAYED] = st.seat[seat, P_TURNS]
+            seat_out[g, seat, SEAT_COLUMN_ATTRACTION_SQUARES] = st.seat[seat, P_ATTRACTION_SQUARES]
+            seat_out[g, seat, SEAT_COLUMN_BONUS_YOUNG] = st.seat[seat, P_BONUS_YOUNG]
+            seat_out[g, seat, SEAT_COLUMN_KEPT_FROM_FULL] = st.seat[seat, P_KEPT]
+            seat_out[g, seat, SEAT_COLUMN_HOUSE_ADDS] = st.seat[seat, P_HOUSE_ADDS]
 
 
 # ---------------------------------------------------------------------------------------------
