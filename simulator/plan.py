@@ -19,6 +19,7 @@ import dataclasses
 import itertools
 import json
 import math
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -82,14 +83,13 @@ class Cell:
         game = get_game(self.game)
         defaults = game.make_params({"preset": self.params.preset}).model_dump(mode="json")
         settings = [
-            f"--set {name}={json.dumps(value, separators=(',', ':'))}"
+            ["--set", f"{name}={json.dumps(value, separators=(',', ':'))}"]
             for name, value in flatten_dotted(self.params.model_dump(mode="json")).items()
             if flatten_dotted(defaults).get(name) != value or (name == "preset" and value != next(iter(game.presets)))
         ]
         policies = ",".join(name for name, _ in self.seats)
-        return " ".join(
-            [f"zoosim play {self.game} --seed {seed} --rotation {rotation} --policy {policies}"] + settings
-        )
+        words = ["zoosim", "play", self.game, "--seed", str(seed), "--rotation", str(rotation), "--policy", policies]
+        return shlex.join(words + [word for setting in settings for word in setting])
 
     def describe(self) -> dict[str, Any]:
         """What the manifest and the report say about this cell (with what the analysis needs

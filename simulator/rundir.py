@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import stat
 import sys
@@ -107,7 +108,14 @@ def real_path(path: Path) -> Path:
 
 
 def resume_command(source: str | None, run_dir: Path) -> str:
-    return f"zoosim run {source or 'EXPERIMENT.yaml'} --out {run_dir} --resume"
+    """The command that resumes a run, quoted for a shell (every command zoosim prints for the
+    user to paste is `shlex.join`ed: paths may hold spaces, quotes, parentheses or $)."""
+    return shlex.join(["zoosim", "run", source or "EXPERIMENT.yaml", "--out", str(run_dir), "--resume"])
+
+
+def report_command(run_dir: Path) -> str:
+    """The command that writes a run's report again, quoted for a shell."""
+    return shlex.join(["zoosim", "report", str(run_dir)])
 
 
 # ---- small atomic writes ----------------------------------------------------------------------

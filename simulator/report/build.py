@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -161,7 +162,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    command = f"zoosim compare {run_dir.parent / name} {run_dir}"
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)])
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
