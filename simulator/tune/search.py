@@ -50,10 +50,10 @@ from simulator.errors import ZoosimError
 from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
+from simulator.tune.journal import JOURNAL, check_journal, journal_storage
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 
 TUNE_INFO = "tune.json"
-JOURNAL = "optuna.journal"
 STUDY_NAME = "tune"
 TRIALS_DIR = "trials"
 KEEP_FRACTION = 1 / 3  # racing: the share of a rung's trials that earn the next rung
@@ -97,6 +97,7 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
             )
         if not resume:
             raise ZoosimError("already holds this tune; pass --resume to continue it or --force to start over", file=str(out))
+        check_journal(out / JOURNAL)  # a damaged journal is refused before anything is written
     elif not info_path.exists() and out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()):
         raise ZoosimError("is not empty and holds no zoosim tune (--force only replaces zoosim tunes); "
                           "choose another --out", file=str(out))
@@ -152,9 +153,14 @@ def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
 
 
 def open_study(out: Path, experiment: TuneExperiment) -> optuna.Study:
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(out / JOURNAL)))
+    """The tune's study, from its journal (checked and repaired first: journal.py)."""
+    storage = journal_storage(out)
     directions = ["minimize"] * len(experiment.tune.objectives)
-    return optuna.create_study(storage=storage, study_name=STUDY_NAME, directions=directions, load_if_exists=True)
+    try:
+        return optuna.create_study(storage=storage, study_name=STUDY_NAME, directions=directions, load_if_exists=True)
+    except Exception as error:  # noqa: BLE001 - whole records that optuna cannot replay: the journal is damaged
+        raise ZoosimError(f"the optimiser's journal holds records optuna cannot replay ({type(error).__name__}: "
+                          f"{error}); pass --force to start the tune over", file=str(out / JOURNAL)) from None
 
 
 def optimise(
