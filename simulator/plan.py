@@ -30,7 +30,7 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
+from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, player_count
 
 
 @dataclass(frozen=True)
@@ -197,7 +197,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
         first_cell = len(cells)
         for sweep_values in _combinations(study, where, file, used=len(cells)):
             game, params = _cell_params(study, sweep_values, where, file)
-            for seating in _seatings(study, game.players(params), where, file, used=len(cells)):
+            for seating in _seatings(study, player_count(game, params), where, file, used=len(cells)):
                 cells.append(
                     _make_cell(experiment, study, where, sweep_values, game, params, seating, len(cells), file)
                 )
@@ -356,7 +356,7 @@ def _make_cell(
     index: int,
     file: str | None,
 ) -> Cell:
-    players = game.players(params)
+    players = player_count(game, params)
     seats_key = "ladder" if study.ladder is not None else "pool" if study.pool is not None else "seats"
     seats = _resolve_seats(seating, game, players, f"{where}.{seats_key}", file)
     rotate = experiment.rotate_seats and (
