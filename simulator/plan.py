@@ -286,12 +286,31 @@ def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None
         )
     for key in ("pool", "ladder"):
         entries = [entry if isinstance(entry, str) else entry.model_dump() for entry in getattr(study, key) or []]
-        repeat = _first_repeat(entries)
+        if not entries:
+            continue
+        repeat = _first_repeat([_resolved_player(study, entry, where, file) for entry in entries])
         if repeat:
-            raise ZoosimError(
-                f"the policy {_value_text(entries[repeat[1]])} is listed twice; list each policy once",
-                file=file, key=f"{where}.{key}",
-            )
+            earlier, later = (_value_text(entries[index]) for index in repeat)
+            same = "is listed twice" if earlier == later else f"is the same player as {earlier} (its parameters' defaults filled in)"
+            raise ZoosimError(f"the policy {later} {same}; list each policy once", file=file, key=f"{where}.{key}")
+
+
+def _resolved_player(study: Study, entry: str | dict[str, Any], where: str, file: str | None) -> Any:
+    """A pool or ladder entry as the player it is: its policy and every parameter, defaults
+    filled in (`{policy: greedy, params: {skip_cost: 3}}` is `greedy` when 3 is the default).
+    An entry the game refuses is compared as written (the seating check reports it)."""
+    spec = SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec.model_validate(entry)
+    try:
+        game = get_game(study.game)
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
+    policy = game.policies.get(spec.policy)
+    if policy is None:
+        return entry
+    try:
+        return [spec.policy, policy.pack(spec.params).tolist()]
+    except ZoosimError:
+        return entry
 
 
 def _first_repeat(values: list[Any]) -> tuple[int, int] | None:

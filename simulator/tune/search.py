@@ -47,7 +47,7 @@ from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
-from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
+from simulator.rundir import LOCK, read_json, warn, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.journal import JOURNAL, check_journal, journal_storage
@@ -172,8 +172,15 @@ def optimise(
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
     if not study.trials:
-        # trial 0: the printed rules, as far as searched
-        study.enqueue_trial(printed_rules(parameters), user_attrs={"proposed_by": "printed rules"})
+        # trial 0: the printed rules (a choice list includes the printed value: space.py); a
+        # printed value outside a searched range is the optimiser's, and trial 0 says so
+        printed = printed_rules(parameters)
+        outside = [p.name for p in parameters if p.name not in printed]
+        label = "printed rules"
+        if outside:
+            label = f"printed rules but {', '.join(outside)} (printed value outside the searched range)"
+            warn(f"trial 0 plays the printed rules but {', '.join(outside)}, whose printed value lies outside the searched range")
+        study.enqueue_trial(printed, user_attrs={"proposed_by": label})
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
