@@ -186,3 +186,39 @@ def test_a_sigterm_while_the_journal_is_written_ends_as_terminated(finished, tmp
     monkeypatch.setattr(os, "fsync", real_fsync)
     assert resume(path, out).exit_code == 0
     pd.testing.assert_frame_equal(trials(out), trials(finished[1]))
+
+
+def _cut(path: Path) -> None:
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+
+
+def _binary(path: Path) -> None:
+    path.write_bytes(b"\x00\xff\xfe\x81" * 64)
+
+
+def _empty(path: Path) -> None:
+    path.write_bytes(b"")
+
+
+TUNE_FILES = ["tune.json", "trials.csv", "experiment.yaml", "best.yaml", "trials/batch-00000/manifest.json",
+              "trials/batch-00002/logs/cell=0000/chunk-000000.json"]
+FILE_DAMAGE = {"cut": _cut, "binary": _binary, "empty": _empty, "folder": _folder}
+
+
+@pytest.mark.parametrize("kind", FILE_DAMAGE)
+@pytest.mark.parametrize("name", TUNE_FILES)
+def test_a_resume_of_a_damaged_tune_folder_is_whole_or_one_line_naming_the_file(finished, tmp_path, name, kind):
+    """The same rule for every other file of a tune folder: the resume gives the undamaged
+    tune's trials, or one line naming the damaged file (exit status 2), never a traceback."""
+    out = copy_of(finished, tmp_path)
+    FILE_DAMAGE[kind](out / name)
+    result = resume(finished[0], out)
+    assert "Traceback" not in result.output + result.stderr
+    if result.exit_code == 0:
+        pd.testing.assert_frame_equal(trials(out), trials(finished[1]))
+        return
+    assert result.exit_code == 2, result.output + result.stderr
+    errors = [line for line in result.stderr.splitlines() if line.startswith("zoosim: error: ")]
+    assert len(errors) == 1 and (str(out / name) in errors[0] or str(out / Path(name).parent) in errors[0]), result.stderr
+
