@@ -41,10 +41,11 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     the logs themselves (the same numbers, slower)."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir)
-    analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
-    page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
-                       previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                       _sample_games(run_dir, manifest))
+    with charts.library_warnings_quiet():
+        analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
+        page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
+                           previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
+                           _sample_games(run_dir, manifest))
     out = Path(out) if out else run_dir / REPORT
     write_text_atomic(out, page)
     return out, analysis

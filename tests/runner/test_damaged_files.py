@@ -168,3 +168,32 @@ def test_unreadable_logs_are_one_line_exit_2_and_the_good_report_is_kept(finishe
     assert result.stderr.startswith(f"zoosim: error: {out / named}: cannot be read as the run's game logs")
     assert len(result.stderr.splitlines()) == 1, result.stderr
     assert (out / "report.html").read_bytes() == report
+
+
+# ---- finding 9: no library warning reaches the terminal --------------------------------------
+
+def test_library_warnings_of_the_report_build_stay_off_the_terminal_and_zoosims_own_do_not(finished, tmp_path, monkeypatch):
+    """matplotlib warned 'No artists with labels found to put in legend' with zoosim's source
+    line; such warnings are dropped while a report is built, and zoosim's own warning (here, a
+    damaged run record) still shows."""
+    import warnings
+
+    from simulator.report import build
+
+    out = copy_of(finished, tmp_path)
+    _cut(out / "run.json")
+    real_render = build.render_html
+
+    def render_warning_as_a_library_would(*args, **kwargs):
+        warnings.warn("No artists with labels found to put in legend.", UserWarning, stacklevel=2)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+        return real_render(*args, **kwargs)
+
+    monkeypatch.setattr(build, "render_html", render_warning_as_a_library_would)
+    with warnings.catch_warnings(record=True) as shown:  # what would reach the terminal
+        warnings.simplefilter("always")  # as a first warning of its kind would show
+        result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 0, result.output + result.stderr
+    assert [str(warning.message) for warning in shown] == []
+    assert [line for line in result.stderr.splitlines() if line] == [
+        line for line in result.stderr.splitlines() if line.startswith("zoosim: warning: ")] != []
