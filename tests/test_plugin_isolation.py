@@ -60,6 +60,7 @@ BROKEN_BATCH = {
     "win not bool": (_batch_changed("c['win'] = c['win'].astype(float)"), ["column 'win'", "dtype float64"]),
     "a list": (_batch_changed("c = list(c)"), ["returned list"]),
     "text column": (_batch_changed("c['turns'] = c['turns'].astype(str)"), ["column 'turns'", "dtype"]),
+    "undeclared column of another length": (_batch_changed("c['extra'] = np.zeros(3)"), ["column 'extra'", "shape (3,)"]),
 }
 
 _counter = itertools.count()
@@ -181,6 +182,6 @@ def test_batch_problem_names_the_column():
     params = game.make_params({"players": 2})
     columns = game.play_batch(params, game.seat_policies([("fair", {})] * 2), np.arange(5, dtype=np.uint64), np.zeros(5, dtype=np.int8))
     assert batch_problem(game, columns, 5, 2) is None
-    assert batch_problem(game, columns, 6, 2) == "play_batch column 'turns' has shape (5,), expected (6,) (6 games)"
+    assert batch_problem(game, columns, 6, 2) == "play_batch column 'turns' has shape (5,), expected (6,) (6 games, 2 seats)"
     assert "no column 'check_violations'" in batch_problem(game, columns, 5, 2, check=True)
 

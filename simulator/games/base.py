@@ -670,8 +670,8 @@ def contract_problem(game: Game) -> str | None:
     """What a game breaks of the contract every command relies on, or None: checked once when
     the registry loads it (games/__init__.py), so that a broken plugin is one line naming it and
     never a traceback in a command of another game. Covers what `zoosim rules`, `play --help`
-    and every plan use of it: presets, policies, the default rules, players() and legend() (when it
-is not `Deferred`: that would load the engine, and is checked where it is called)."""
+    and every plan use of it: presets, policies, the default rules, players() and legend() (when
+    it is not `Deferred`: that would load the engine; it is checked where it is called)."""
     if not isinstance(game.presets, Mapping) or not game.presets:
         return "it has no presets (it needs one at least; the first is the default)"
     if not isinstance(game.policies, Mapping) or not game.policies:
@@ -702,26 +702,28 @@ is not `Deferred`: that would load the engine, and is checked where it is called
 
 def batch_problem(game: Game, columns: Any, games: int, players: int, check: bool = False) -> str | None:
     """What a play_batch result breaks of the contract (columns, shapes, dtypes, row count), or
-    None. The runner checks every batch where it arrives, so a broken game ends a run in one
-    line naming the column; the conformance tests check the same."""
+    None. Every column is recorded, so each must be a numeric (or bool) array of one row per
+    game, per game or per seat; the declared ones must be there with their shape. The runner
+    checks every batch where it arrives, so a broken game ends a run in one line naming the
+    column; the conformance tests check the same."""
     if not isinstance(columns, Mapping):
         return f"play_batch returned {type(columns).__name__}, not a mapping of column name to array"
-    wanted = [(name, (games,)) for name in REQUIRED_GAME_COLUMNS + game.game_columns]
-    wanted += [(name, (games, players)) for name in REQUIRED_SEAT_COLUMNS + game.seat_columns]
-    if check:
-        wanted += [(name, (games,)) for name in CHECK_COLUMNS]
-    for name, shape in wanted:
-        if name not in columns:
-            return f"play_batch returned no column '{name}'"
-        values = columns[name]
+    per_game, per_seat = (games,), (games, players)
+    declared = {name: per_game for name in REQUIRED_GAME_COLUMNS + game.game_columns + (CHECK_COLUMNS if check else ())}
+    declared.update({name: per_seat for name in REQUIRED_SEAT_COLUMNS + game.seat_columns})
+    missing = [name for name in declared if name not in columns]
+    if missing:
+        return f"play_batch returned no column '{missing[0]}'"
+    for name, values in columns.items():
         if not isinstance(values, np.ndarray):
             return f"play_batch column '{name}' is a {type(values).__name__}, not a numpy array"
-        if values.shape != shape:
-            return (f"play_batch column '{name}' has shape {values.shape}, expected {shape} "
-                    f"({games} games{f' x {players} seats' if len(shape) == 2 else ''})")
+        allowed = [declared[name]] if name in declared else [per_game, per_seat]
+        if values.shape not in allowed:
+            expected = " or ".join(str(shape) for shape in allowed)
+            return f"play_batch column '{name}' has shape {values.shape}, expected {expected} ({games} games, {players} seats)"
         if name == "win" and values.dtype != np.bool_:
             return f"play_batch column 'win' has dtype {values.dtype}, expected bool"
-        if name != "win" and not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+        if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
             return f"play_batch column '{name}' has dtype {values.dtype}, expected numbers"
     return None
 
