@@ -170,6 +170,40 @@ def test_unreadable_logs_are_one_line_exit_2_and_the_good_report_is_kept(finishe
     assert (out / "report.html").read_bytes() == report
 
 
+
+@pytest.mark.parametrize("command", ["report", "run"])
+def test_a_logs_folder_without_permission_is_one_line_and_the_report_is_kept(finished, tmp_path, monkeypatch, command):
+    """As `chmod 000 logs` would be for a user who is not root (the tests may run as root)."""
+    import os
+
+    out = copy_of(finished, tmp_path)
+    report = (out / "report.html").read_bytes()
+    logs = out / "logs"
+    real_iterdir, real_listdir = Path.iterdir, os.listdir
+
+    def refused(path):
+        return PermissionError(errno.EACCES, "Permission denied", str(path))
+
+    def iterdir(self):
+        if logs in (self, *self.parents):
+            raise refused(self)
+        return real_iterdir(self)
+
+    def listdir(path="."):
+        if Path(path) == logs:
+            raise refused(path)
+        return real_listdir(path)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    monkeypatch.setattr(os, "listdir", listdir)
+    args = ["report", str(out)] if command == "report" else ["run", str(finished[0]), "--out", str(out), "--resume", "-q", "--jobs", "1"]
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.startswith(f"zoosim: error: {logs}: cannot be read as the run's game logs (Permission denied)")
+    assert len(result.stderr.splitlines()) == 1
+    monkeypatch.undo()
+    assert (out / "report.html").read_bytes() == report
+
 # ---- finding 9: no library warning reaches the terminal --------------------------------------
 
 def test_library_warnings_of_the_report_build_stay_off_the_terminal_and_zoosims_own_do_not(finished, tmp_path, monkeypatch):
