@@ -89,6 +89,7 @@ def test_a_resume_of_a_damaged_run_folder_is_whole_or_one_line_naming_the_file(f
     assert_whole_or_one_line(result, out, out / name, finished)
 
 
+@pytest.mark.slow  # 30 reports
 @pytest.mark.parametrize("kind", DAMAGE)
 @pytest.mark.parametrize("name", FILES)
 def test_a_report_of_a_damaged_run_folder_is_one_line_or_a_report(finished, tmp_path, name, kind):

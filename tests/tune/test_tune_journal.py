@@ -206,6 +206,7 @@ TUNE_FILES = ["tune.json", "trials.csv", "experiment.yaml", "best.yaml", "trials
 FILE_DAMAGE = {"cut": _cut, "binary": _binary, "empty": _empty, "folder": _folder}
 
 
+@pytest.mark.slow  # 24 resumes of a tune
 @pytest.mark.parametrize("kind", FILE_DAMAGE)
 @pytest.mark.parametrize("name", TUNE_FILES)
 def test_a_resume_of_a_damaged_tune_folder_is_whole_or_one_line_naming_the_file(finished, tmp_path, name, kind):
