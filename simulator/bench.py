@@ -13,7 +13,9 @@ from typing import Iterable, Iterator
 import numpy as np
 
 from simulator.errors import ZoosimError
-from simulator.games import get_game
+from simulator.rundir import warn
+from simulator.games import game_names, get_game
+from simulator.games.base import batch_problem, call_game
 
 CANDIDATE_PLAYERS = (1, 2, 3, 4, 5)
 
@@ -26,7 +28,10 @@ def measure(game_name: str, players: int, policy: str, seconds: float) -> float:
 
     def play(count: int, offset: int) -> None:
         seeds = np.arange(offset, offset + count, dtype=np.uint64)
-        game.play_batch(params, seat_policies, seeds, np.zeros(count, dtype=np.int8))
+        columns = call_game(game, "play_batch()", game.play_batch, params, seat_policies, seeds, np.zeros(count, dtype=np.int8))
+        problem = batch_problem(game, columns, count, players)
+        if problem is not None:
+            raise ZoosimError(f"game '{game_name}' broke the game contract: {problem}")
 
     play(8, 0)  # compile or load cached kernels
     batch, played, elapsed = 64, 0, 0.0
@@ -40,12 +45,20 @@ def measure(game_name: str, players: int, policy: str, seconds: float) -> float:
 
 
 def run_bench(
-    games: Iterable[str], players: Iterable[int], policies: Iterable[str], seconds: float
+    games: Iterable[str] | None, players: Iterable[int], policies: Iterable[str], seconds: float
 ) -> Iterator[str]:
+    """Lines of the table for the named games; for every registered game when `games` is None,
+    where a game that cannot be loaded (a broken plugin) is one warning line, and skipped."""
     players, policies = tuple(players), tuple(policies)
     yield f"{'game':6} {'policy':18} {'players':>7} {'games/s per core':>17}"
-    for game_name in games:
-        game = get_game(game_name)
+    for game_name in game_names() if games is None else games:
+        try:
+            game = get_game(game_name)
+        except ZoosimError as error:
+            if games is not None:
+                raise
+            warn(f"{error}; left out")
+            continue
         for policy in policies or tuple(game.policies):
             if policy not in game.policies:
                 raise ZoosimError(f"unknown policy '{policy}' for {game_name} (allowed: {', '.join(game.policies)})")

@@ -171,8 +171,10 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         try:
             _report(out)
         except KeyboardInterrupt as stop:
+            from simulator.rundir import report_command
+
             _exit_stopped(stop, f" while writing the report; every game is kept in {out}. "
-                                f"Write the report with:\n  zoosim report {out}")
+                                f"Write the report with:\n  {report_command(out)}")
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
@@ -297,14 +299,17 @@ class PlayCommand(click.Command):
         from simulator.games import game_names, get_game
 
         super().format_epilog(ctx, formatter)
+        from simulator.games.base import game_legend
+
         for name in game_names():
             try:
                 game = get_game(name)
-            except ZoosimError:  # a broken plugin: `zoosim rules` says why
-                continue
-            if game.legend is not None:
+                legend = None if game.legend is None else game_legend(game, game.make_params())
+            except ZoosimError as error:  # a broken plugin: one line, and every other game's key
+                legend = f"unusable: {error}"
+            if legend is not None:
                 formatter.write_paragraph()
-                formatter.write_text(f"{name}: {game.legend(game.make_params())}")
+                formatter.write_text(f"{name}: {legend}")
 
 
 @main.command(cls=PlayCommand)
@@ -322,6 +327,7 @@ def play(game, players, seed, rotation, policy, settings):
     """Print one game of GAME turn by turn: board, hands, every decision, final scores; first a
     key to the codes it uses (below for every game)."""
     from simulator.games import get_game
+    from simulator.games.base import call_game, game_legend, player_count
     from simulator.games.kernel_cache import compile_progress
 
     module = get_game(game)
@@ -329,7 +335,7 @@ def play(game, players, seed, rotation, policy, settings):
     if players is not None:
         knobs["players"] = players
     params = module.make_params(knobs)
-    n = module.players(params)
+    n = player_count(module, params)
     names = [name.strip() for name in (module.default_policy if policy is None else policy).split(",")]
     if not all(names):
         raise ZoosimError(f"--policy names no policy in {policy!r} (give a policy, or one per seat separated by commas)")
@@ -339,9 +345,9 @@ def play(game, players, seed, rotation, policy, settings):
         raise ZoosimError(f"--policy lists {len(names)} policies for {n} players")
     seat_policies = module.seat_policies([(name, {}) for name in names])
     if module.legend is not None:
-        click.echo(module.legend(params) + "\n")
+        click.echo(game_legend(module, params) + "\n")
     with compile_progress(game):
-        text = module.trace(params, seat_policies, seed, rotation % n)
+        text = call_game(module, "trace()", module.trace, params, seat_policies, seed, rotation % n)
     click.echo(text)
 
 
@@ -396,9 +402,8 @@ def rules(game):
 def bench(game, players, policy, seconds):
     """Games per second per core of each policy and player count (one core, after compiling)."""
     from simulator.bench import run_bench
-    from simulator.games import game_names
 
-    for line in run_bench([game] if game else game_names(), players, policy, seconds):
+    for line in run_bench([game] if game else None, players, policy, seconds):
         click.echo(line)
 
 

@@ -19,6 +19,7 @@ import dataclasses
 import itertools
 import json
 import math
+import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +30,7 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
+from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, player_count
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,13 @@ class Cell:
         game = get_game(self.game)
         defaults = game.make_params({"preset": self.params.preset}).model_dump(mode="json")
         settings = [
-            f"--set {name}={json.dumps(value, separators=(',', ':'))}"
+            ["--set", f"{name}={json.dumps(value, separators=(',', ':'))}"]
             for name, value in flatten_dotted(self.params.model_dump(mode="json")).items()
             if flatten_dotted(defaults).get(name) != value or (name == "preset" and value != next(iter(game.presets)))
         ]
         policies = ",".join(name for name, _ in self.seats)
-        return " ".join(
-            [f"zoosim play {self.game} --seed {seed} --rotation {rotation} --policy {policies}"] + settings
-        )
+        words = ["zoosim", "play", self.game, "--seed", str(seed), "--rotation", str(rotation), "--policy", policies]
+        return shlex.join(words + [word for setting in settings for word in setting])
 
     def describe(self) -> dict[str, Any]:
         """What the manifest and the report say about this cell (with what the analysis needs
@@ -197,7 +197,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
         first_cell = len(cells)
         for sweep_values in _combinations(study, where, file, used=len(cells)):
             game, params = _cell_params(study, sweep_values, where, file)
-            for seating in _seatings(study, game.players(params), where, file, used=len(cells)):
+            for seating in _seatings(study, player_count(game, params), where, file, used=len(cells)):
                 cells.append(
                     _make_cell(experiment, study, where, sweep_values, game, params, seating, len(cells), file)
                 )
@@ -286,12 +286,31 @@ def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None
         )
     for key in ("pool", "ladder"):
         entries = [entry if isinstance(entry, str) else entry.model_dump() for entry in getattr(study, key) or []]
-        repeat = _first_repeat(entries)
+        if not entries:
+            continue
+        repeat = _first_repeat([_resolved_player(study, entry, where, file) for entry in entries])
         if repeat:
-            raise ZoosimError(
-                f"the policy {_value_text(entries[repeat[1]])} is listed twice; list each policy once",
-                file=file, key=f"{where}.{key}",
-            )
+            earlier, later = (_value_text(entries[index]) for index in repeat)
+            same = "is listed twice" if earlier == later else f"is the same player as {earlier} (its parameters' defaults filled in)"
+            raise ZoosimError(f"the policy {later} {same}; list each policy once", file=file, key=f"{where}.{key}")
+
+
+def _resolved_player(study: Study, entry: str | dict[str, Any], where: str, file: str | None) -> Any:
+    """A pool or ladder entry as the player it is: its policy and every parameter, defaults
+    filled in (`{policy: greedy, params: {skip_cost: 3}}` is `greedy` when 3 is the default).
+    An entry the game refuses is compared as written (the seating check reports it)."""
+    spec = SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec.model_validate(entry)
+    try:
+        game = get_game(study.game)
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
+    policy = game.policies.get(spec.policy)
+    if policy is None:
+        return entry
+    try:
+        return [spec.policy, policy.pack(spec.params).tolist()]
+    except ZoosimError:
+        return entry
 
 
 def _first_repeat(values: list[Any]) -> tuple[int, int] | None:
@@ -356,7 +375,7 @@ def _make_cell(
     index: int,
     file: str | None,
 ) -> Cell:
-    players = game.players(params)
+    players = player_count(game, params)
     seats_key = "ladder" if study.ladder is not None else "pool" if study.pool is not None else "seats"
     seats = _resolve_seats(seating, game, players, f"{where}.{seats_key}", file)
     rotate = experiment.rotate_seats and (

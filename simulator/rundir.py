@@ -41,6 +41,7 @@ import hashlib
 import json
 import os
 import platform
+import shlex
 import shutil
 import stat
 import sys
@@ -108,7 +109,14 @@ def real_path(path: Path) -> Path:
 
 
 def resume_command(source: str | None, run_dir: Path) -> str:
-    return f"zoosim run {source or 'EXPERIMENT.yaml'} --out {run_dir} --resume"
+    """The command that resumes a run, quoted for a shell (every command zoosim prints for the
+    user to paste is `shlex.join`ed: paths may hold spaces, quotes, parentheses or $)."""
+    return shlex.join(["zoosim", "run", source or "EXPERIMENT.yaml", "--out", str(run_dir), "--resume"])
+
+
+def report_command(run_dir: Path) -> str:
+    """The command that writes a run's report again, quoted for a shell."""
+    return shlex.join(["zoosim", "report", str(run_dir)])
 
 
 # ---- small atomic writes ----------------------------------------------------------------------
@@ -309,18 +317,20 @@ class _Session(pydantic.BaseModel):
 
 def read_run_info(run_dir: Path) -> dict[str, Any]:
     """The run record; it is informative only, so a damaged one (or a damaged session in it)
-    starts anew instead of stopping a report or a run."""
+    starts anew, with one warning, instead of stopping a report or a run."""
     path = Path(run_dir) / RUN_INFO
-    try:
-        info = read_json(path) if path.exists() else {}
-    except ValueError:
-        info = {}
-    sessions = info.get("sessions") if isinstance(info, dict) else None
-    if not isinstance(sessions, list):
+    if not path.exists():
         return {"sessions": []}
+    try:
+        info = read_json(path)
+    except ValueError as error:
+        info = {"damaged": str(error)}
+    sessions = info.get("sessions") if isinstance(info, dict) else None
     try:
         pydantic.TypeAdapter(list[_Session]).validate_python(sessions)
     except pydantic.ValidationError:
+        warn(f"{path}: damaged ({info.get('damaged', 'not a list of sessions') if isinstance(info, dict) else 'not a record'}); "
+             "the record of earlier sessions starts anew")
         return {"sessions": []}
     return {**info, "sessions": sessions}
 
@@ -541,9 +551,7 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
     from concurrent.futures import ThreadPoolExecutor
 
     folder = cell_dir(run_dir, cell["index"])
-    if not folder.is_dir():
-        return {}
-    indices = sorted({chunk_index_of(path) for path in folder.iterdir()} - {None})
+    indices = sorted({chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None})
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside),
                                 indices))
@@ -558,6 +566,26 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
         elif sidecar_path(path).exists():
             warn(f"{path}: {problem}; its games are left out (resume the run to play it again)")
     return good
+
+
+def _folder_entries(run_dir: Path, folder: Path) -> list[Path]:
+    """What a cell's folder holds; nothing when it does not exist yet (no chunk finished). A
+    folder that cannot be read (`logs` a file, a symlink loop, no permission) is one line naming
+    it, never taken for a run without games (a report would replace a good one with an empty one)."""
+    try:
+        return list(folder.iterdir())
+    except FileNotFoundError:
+        return []
+    except OSError as error:
+        logs = Path(run_dir) / LOGS_DIR
+        try:
+            os.listdir(logs)
+            unreadable = folder
+        except OSError as logs_error:
+            unreadable, error = logs, logs_error
+        raise ZoosimError(f"cannot be read as the run's game logs ({error.strerror or error}); nothing is written: "
+                          "make it a readable folder again, or move it away to play the games again",
+                          file=str(unreadable)) from None
 
 
 def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int,

@@ -37,7 +37,7 @@ from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import WriteFailed, ZoosimError
 from simulator.games import get_game
-from simulator.games.base import source_module
+from simulator.games.base import batch_problem, source_module
 from simulator.logs import record_columns, records_table
 from simulator.plan import Chunk, Plan, deal_seeds
 from simulator.processes import (
@@ -177,16 +177,25 @@ def _between_sub_batches(parent_pid: int | None) -> None:
 
 
 def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
-    """The game's play_batch; whatever it raises comes back naming the cell, chunk and replay."""
+    """The game's play_batch, its result checked against the contract where it arrives
+    (base.batch_problem); whatever it raises or breaks comes back naming the cell, chunk and
+    replay, in one line."""
     cell = chunk.cell
+    game = get_game(cell.game)
     try:
-        return get_game(cell.game).play_batch(cell.params, cell.seat_policies(), seeds, rotations, check=check)
+        columns = game.play_batch(cell.params, cell.seat_policies(), seeds, rotations, check=check)
     except Exception as error:  # noqa: BLE001 - re-raised with what is needed to replay it
-        raise ChunkFailed(
-            f"cell {cell.index} ({cell.label}) chunk {chunk.index} failed: "
-            f"{type(error).__name__}: {error}. Replay its first game with: "
-            f"{cell.replay_command(int(seeds[0]), int(rotations[0]))}"
-        ) from error
+        raise _chunk_failed(chunk, f"{type(error).__name__}: {error}", seeds, rotations) from error
+    problem = batch_problem(game, columns, len(seeds), cell.players, check=check)
+    if problem is not None:
+        raise _chunk_failed(chunk, f"game '{cell.game}' broke the game contract: {problem}", seeds, rotations)
+    return columns
+
+
+def _chunk_failed(chunk: Chunk, problem: str, seeds, rotations) -> ChunkFailed:
+    cell = chunk.cell
+    return ChunkFailed(f"cell {cell.index} ({cell.label}) chunk {chunk.index} failed: {problem}. "
+                       f"Replay its first game with: {cell.replay_command(int(seeds[0]), int(rotations[0]))}")
 
 
 def _compile_kernels(todo: list[Chunk], progress: bool) -> None:

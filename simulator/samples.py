@@ -19,6 +19,7 @@ from typing import Any
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import get_game
+from simulator.games.base import call_game
 from simulator.plan import build_plan
 from simulator.rundir import SAMPLES, read_json, write_json_atomic
 
@@ -38,7 +39,7 @@ def draw_samples(cells: list) -> dict[str, dict[str, str]]:
         seed, rotation = int(seeds[0]), int(rotations[0])
         samples[cell.study] = {
             "label": cell.label,
-            "svg": game.final_position_svg(cell.params, cell.seat_policies(), seed, rotation),
+            "svg": call_game(game, "final_position_svg()", game.final_position_svg, cell.params, cell.seat_policies(), seed, rotation),
             "command": cell.replay_command(seed, rotation),
         }
     return samples

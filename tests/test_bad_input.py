@@ -197,6 +197,11 @@ def test_play_refuses_a_bool_player_count(tmp_path, monkeypatch):
         ("{game: coin, cases: [{players: 2}, {players: 3}, {players: 2}]}", ["studies[0].cases[2]", "cases[0]"]),
         ("{game: coin, cases: [{players: 3}, {preset: standard}]}", ["studies[0]", "the same games"]),
         ("{game: coin, rules: {players: 2}, pool: [fair, lucky, fair]}", ["studies[0].pool", "fair", "twice"]),
+        # issue #22, finding 7: the same player once its parameters' defaults are filled in
+        ("{game: coin, rules: {players: 2}, pool: [fair, lucky, {policy: lucky, params: {luck: 1.0}}]}",
+         ["studies[0].pool", "is the same player as lucky"]),
+        ("{game: katz, rules: {players: 2}, ladder: [{policy: greedy, params: {skip_cost: 3}}, greedy]}",
+         ["studies[0].ladder", "the policy greedy is the same player as", "skip_cost"]),
     ],
 )
 def test_repeated_cells_are_refused_naming_the_key_and_value(tmp_path, monkeypatch, study, words):

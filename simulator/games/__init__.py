@@ -21,7 +21,7 @@ import importlib
 import importlib.metadata
 
 from simulator.errors import ZoosimError
-from simulator.games.base import Game
+from simulator.games.base import Game, contract_problem
 
 ENTRY_POINT_GROUP = "zoosim.games"
 
@@ -71,17 +71,32 @@ def game_names() -> tuple[str, ...]:
 
 
 def get_game(name: str) -> Game:
-    """The `Game` object of a registered game, or a ZoosimError naming the allowed games."""
+    """The `Game` object of a registered game, or a ZoosimError naming the allowed games, or one
+    line naming the package and what is wrong with it: a plugin that raises anything while it is
+    imported, or whose `Game` breaks the contract (base.contract_problem), is reported in one line
+    and harms no other game."""
     games = registered_games()
     if name not in games:
         raise ZoosimError(f"unknown game '{name}' (allowed: {', '.join(games)})")
     module_name, _, attribute = games[name].partition(":")
+    where = f"game '{name}' ({games[name]})"
     try:
         found = importlib.import_module(module_name.strip())
         for part in (attribute.strip() or "GAME").split("."):
             found = getattr(found, part)
     except (ImportError, AttributeError) as error:
-        raise ZoosimError(f"game '{name}' ({games[name]}) cannot be loaded: {error}") from None
+        raise ZoosimError(f"{where} cannot be loaded: {error}") from None
+    except (Exception, SystemExit) as error:  # noqa: BLE001 - a plugin may raise anything on import (SyntaxError, exit())
+        raise ZoosimError(f"{where} cannot be loaded: {type(error).__name__}: {error}") from None
     if not isinstance(found, Game) or found.name != name:
-        raise ZoosimError(f"game '{name}' ({games[name]}) is not a zoosim Game named '{name}'")
+        raise ZoosimError(f"{where} is not a zoosim Game named '{name}'")
+    if _CONFORMING.get(id(found)) is not found:
+        problem = contract_problem(found)
+        if problem is not None:
+            raise ZoosimError(f"{where} breaks the game contract: {problem}")
+        _CONFORMING[id(found)] = found
     return found
+
+
+# id -> every Game object that passed contract_problem in this process (checked once each)
+_CONFORMING: dict[int, Game] = {}

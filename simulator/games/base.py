@@ -25,6 +25,7 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import numbers
 import typing
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping
@@ -41,6 +42,7 @@ MAX_POLICY_PARAMS = 16
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
+CHECK_COLUMNS = ("check_violations", "first_violation")  # per game, from play_batch(..., check=True)
 
 
 def knob(default: Any, rule: str, description: str, allowed: str | None = None,
@@ -414,9 +416,101 @@ def outcome_lines(scores: Any, winners: Any, seat_names: Any) -> list[str]:
             f"winners: {won}"]
 
 
+def call_game(game: Game, what: str, function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """Call one of a game's own functions (`what` names it, e.g. "trace()"): whatever it raises
+    but a ZoosimError, a bug of the game (often a plugin's), becomes one line naming the game and
+    the function, never a traceback."""
+    try:
+        return function(*args, **kwargs)
+    except ZoosimError:
+        raise
+    except Exception as error:  # noqa: BLE001 - a game's bug, reported in one line
+        raise ZoosimError(f"{_named(game)}: {what} raised {type(error).__name__}: {error}") from None
+
+
+def _named(game: Game) -> str:
+    return f"game '{game.name}'"
+
+
+def player_count(game: Game, params: pydantic.BaseModel) -> int:
+    """`game.players(params)`, checked: a whole number of at least 1, or one line naming the game."""
+    players = call_game(game, "players()", game.players, params)
+    if isinstance(players, bool) or not isinstance(players, numbers.Integral) or players < 1:
+        raise ZoosimError(f"{_named(game)}: players() returned {players!r}, not a player count (a whole number >= 1)")
+    return int(players)
+
+
+def game_legend(game: Game, params: pydantic.BaseModel) -> str:
+    """`game.legend(params)`, checked to be text, or one line naming the game."""
+    legend = call_game(game, "legend()", game.legend, params)
+    if not isinstance(legend, str):
+        raise ZoosimError(f"{_named(game)}: legend() returned {type(legend).__name__}, not text")
+    return legend
+
+
+def contract_problem(game: Game) -> str | None:
+    """What a game breaks of the contract every command relies on, or None: checked once when
+    the registry loads it (games/__init__.py), so that a broken plugin is one line naming it and
+    never a traceback in a command of another game. Covers what `zoosim rules`, `play --help`
+    and every plan use of it: presets, policies, the default rules, players() and legend() (when
+    it is not `Deferred`: that would load the engine; it is checked where it is called)."""
+    if not isinstance(game.presets, Mapping) or not game.presets:
+        return "it has no presets (it needs one at least; the first is the default)"
+    if not isinstance(game.policies, Mapping) or not game.policies:
+        return "it has no policies"
+    if game.default_policy not in game.policies:
+        return f"its default policy {game.default_policy!r} is not one of its policies ({', '.join(game.policies)})"
+    missing = [name for name in ("preset", "players") if name not in getattr(game.params_model, "model_fields", {})]
+    if missing:
+        return f"its params_model has no {' and no '.join(missing)} field"
+    for column in (*game.seat_columns, *game.game_columns):
+        if not isinstance(column, str):
+            return f"its record columns must be names, got {column!r}"
+    try:
+        params = game.make_params()
+    except ZoosimError as error:
+        return f"its default rules are invalid ({error})"
+    except Exception as error:  # noqa: BLE001 - a broken params model of the game
+        return f"make_params() raised {type(error).__name__}: {error}"
+    try:
+        player_count(game, params)
+        call_game(game, "knobs()", game.knobs)
+        if game.legend is not None and not isinstance(game.legend, Deferred):  # a deferred one loads an engine
+            game_legend(game, params)
+    except ZoosimError as error:
+        return error.detail.removeprefix(f"{_named(game)}: ")
+    return None
+
+
+def batch_problem(game: Game, columns: Any, games: int, players: int, check: bool = False) -> str | None:
+    """What a play_batch result breaks of the contract (columns, shapes, dtypes, row count), or
+    None. Every column is recorded, so each must be a numeric (or bool) array of one row per
+    game, per game or per seat; the declared ones must be there with their shape. The runner
+    checks every batch where it arrives, so a broken game ends a run in one line naming the
+    column; the conformance tests check the same."""
+    if not isinstance(columns, Mapping):
+        return f"play_batch returned {type(columns).__name__}, not a mapping of column name to array"
+    per_game, per_seat = (games,), (games, players)
+    declared = {name: per_game for name in REQUIRED_GAME_COLUMNS + game.game_columns + (CHECK_COLUMNS if check else ())}
+    declared.update({name: per_seat for name in REQUIRED_SEAT_COLUMNS + game.seat_columns})
+    missing = [name for name in declared if name not in columns]
+    if missing:
+        return f"play_batch returned no column '{missing[0]}'"
+    for name, values in columns.items():
+        if not isinstance(values, np.ndarray):
+            return f"play_batch column '{name}' is a {type(values).__name__}, not a numpy array"
+        allowed = [declared[name]] if name in declared else [per_game, per_seat]
+        if values.shape not in allowed:
+            expected = " or ".join(str(shape) for shape in allowed)
+            return f"play_batch column '{name}' has shape {values.shape}, expected {expected} ({games} games, {players} seats)"
+        if name == "win" and values.dtype != np.bool_:
+            return f"play_batch column 'win' has dtype {values.dtype}, expected bool"
+        if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+            return f"play_batch column '{name}' has dtype {values.dtype}, expected numbers"
+    return None
+
+
 def check_columns(game: Game, columns: Mapping[str, np.ndarray], games: int, players: int) -> None:
     """Assert that play_batch returned the columns the contract promises (used by tests)."""
-    for name in REQUIRED_GAME_COLUMNS + game.game_columns:
-        assert columns[name].shape == (games,), name
-    for name in REQUIRED_SEAT_COLUMNS + game.seat_columns:
-        assert columns[name].shape == (games, players), name
+    problem = batch_problem(game, columns, games, players)
+    assert problem is None, problem

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -40,10 +41,11 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     the logs themselves (the same numbers, slower)."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir, Experiment)
-    analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
-    page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
-                       previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                       samples_of_run(run_dir, manifest))
+    with charts.library_warnings_quiet():
+        analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
+        page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
+                           previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
+                           samples_of_run(run_dir, manifest))
     out = Path(out) if out else run_dir / REPORT
     write_text_atomic(out, page)
     return out, analysis
@@ -161,7 +163,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    command = f"zoosim compare {run_dir.parent / name} {run_dir}"
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)])
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 

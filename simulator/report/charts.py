@@ -16,11 +16,13 @@ Conventions every chart keeps (the browser test checks the first three in Chromi
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import html
 import io
 import math
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -36,6 +38,17 @@ MAX_BARS = 40
 
 _GROUP_CLASSES = re.compile(r'<g id="(xtick|ytick|legend|text)_(\d+)"')
 _GID_CLASSES = re.compile(rf'<g id="({DATA}|{REFERENCE})"')
+
+
+@contextlib.contextmanager
+def library_warnings_quiet():
+    """Building a report, no library warning reaches the terminal: matplotlib's, numpy's, scipy's
+    and pandas' warnings (a legend with nothing to show, an empty slice) say nothing a reader can
+    act on, and matplotlib points them at zoosim's source line. zoosim's own warnings are lines
+    printed by `rundir.warn`, which this leaves alone."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
 
 
 @functools.cache

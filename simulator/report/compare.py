@@ -234,18 +234,19 @@ def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: 
 
 
 def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Comparison]:
-    comparison = compare_runs(run_a, run_b)
     environment = jinja2.Environment(
         loader=jinja2.PackageLoader("simulator.report", "templates"), autoescape=True,
         trim_blocks=True, lstrip_blocks=True,
     )
-    page = environment.get_template("compare.html").render(
-        run_a=str(run_a), run_b=str(run_b),
-        cells=comparison.cells.to_dict("records"),
-        differences=comparison.differences,
-        forest=charts.forest_plot(comparison.cells, comparison.seats),
-        seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
-        cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
-    )
+    with charts.library_warnings_quiet():
+        comparison = compare_runs(run_a, run_b)
+        page = environment.get_template("compare.html").render(
+            run_a=str(run_a), run_b=str(run_b),
+            cells=comparison.cells.to_dict("records"),
+            differences=comparison.differences,
+            forest=charts.forest_plot(comparison.cells, comparison.seats),
+            seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
+            cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
+        )
     write_text_atomic(out, page)
     return out, comparison

@@ -5,6 +5,7 @@ and render the tune report."""
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,8 @@ def run_tune(
 
 
 def resume_tune_command(path: Path, out: Path) -> str:
-    return f"zoosim tune {path} --out {out} --resume"
+    """The command that resumes a tune, quoted for a shell."""
+    return shlex.join(["zoosim", "tune", str(path), "--out", str(out), "--resume"])
 
 
 def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, parameters: list[Parameter], sampler: str,

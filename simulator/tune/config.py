@@ -9,6 +9,7 @@ is checked by `simulator.tune.space`, which knows the game's knob table.
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -40,6 +41,23 @@ def on_grid(steps: float) -> bool:
     return abs(steps - round(steps)) < 1e-9
 
 
+def _refuse_repeated_choice(choices: list[Any], of: str = "") -> None:
+    """A choice listed twice (`hand_size: [6, 6]`, or 6 and 6.0) would only weigh that setting
+    twice; a search with one distinct value is no search."""
+    seen: list[Any] = []
+    for choice in choices:
+        if any(same_value(choice, earlier) for earlier in seen):
+            raise ValueError(f"the choice {json.dumps(choice)}{of} is listed twice; list each value once")
+        seen.append(choice)
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Two knob values are the same setting: numbers by value (6 and 6.0, within an optimiser's
+    rounding), anything else when equal and of one type (true is not 1)."""
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (a, b))
+    return abs(a - b) < 1e-9 if numbers else type(a) is type(b) and a == b
+
+
 class SearchRange(StrictModel):
     """A numeric range, or (with `choices`) a list of values; `per_seat` makes one parameter per
     seat of every player count."""
@@ -58,6 +76,7 @@ class SearchRange(StrictModel):
                 raise ValueError("give either 'choices' or a range (low, high, step, log), not both")
             if len(self.choices) < 2:
                 raise ValueError("an empty search: list at least 2 choices")
+            _refuse_repeated_choice(self.choices)
             return self
         if self.low is None or self.high is None:
             raise ValueError("a range needs both 'low' and 'high' (or give 'choices')")
@@ -187,6 +206,8 @@ class TuneSection(StrictModel):
             for knob, value in search.items():
                 if isinstance(value, list) and len(value) < 2:
                     raise ValueError(f"an empty search over '{knob}': list at least 2 choices")
+                if isinstance(value, list):
+                    _refuse_repeated_choice(value, f" of '{knob}'")
         return search
 
     @pydantic.field_validator("objective")

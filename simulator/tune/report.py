@@ -111,6 +111,9 @@ def render_tune_report(
     if best_document is not None:
         study = best_document["studies"][0]
         study_block = dump_yaml({"rules": study["rules"], "cases": study["cases"]})
+    with charts.library_warnings_quiet():
+        history = history_chart(frame, objectives[0], experiment.tune.budget.games.last_rung()) if done else None
+        pareto = pareto_chart(choice, objectives) if len(objectives) > 1 and choice.leaders else None
     environment = jinja2.Environment(
         loader=jinja2.ChoiceLoader([jinja2.PackageLoader("simulator.tune", "templates"),
                                     jinja2.PackageLoader("simulator.report", "templates")]),
@@ -126,8 +129,8 @@ def render_tune_report(
         games=int(frame["games_played"].sum()) if len(frame) else 0,
         games_without_racing=_games_without_racing(frame, experiment),
         choice=choice,
-        history_chart=history_chart(frame, objectives[0], experiment.tune.budget.games.last_rung()) if done else None,
-        pareto_chart=pareto_chart(choice, objectives) if len(objectives) > 1 and choice.leaders else None,
+        history_chart=history,
+        pareto_chart=pareto,
         rules_block=study_block,
         best_yaml=dump_yaml(best_document) if best_document else None,
         confirm_table=table_view(confirm_cells, "confirm", CONFIRM_COLUMNS) if confirm_cells is not None else None,

@@ -46,14 +46,14 @@ import optuna
 from simulator.config import Experiment, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
-from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atomic
+from simulator.rundir import LOCK, read_json, warn, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
+from simulator.tune.journal import JOURNAL, check_journal, journal_storage
 from simulator.tune.space import Parameter, changes, game_of, knob_values
 from simulator.version import __version__
 
 TUNE_INFO = "tune.json"
-JOURNAL = "optuna.journal"
 STUDY_NAME = "tune"
 TRIALS_DIR = "trials"
 KEEP_FRACTION = 1 / 3  # racing: the share of a rung's trials that earn the next rung
@@ -97,6 +97,7 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
             )
         if not resume:
             raise ZoosimError("already holds this tune; pass --resume to continue it or --force to start over", file=str(out))
+        check_journal(out / JOURNAL)  # a damaged journal is refused before anything is written
     elif not info_path.exists() and out.is_dir() and any(entry.name != LOCK for entry in out.iterdir()):
         raise ZoosimError("is not empty and holds no zoosim tune (--force only replaces zoosim tunes); "
                           "choose another --out", file=str(out))
@@ -152,9 +153,14 @@ def _sampler(kind: str, seed: int) -> optuna.samplers.BaseSampler:
 
 
 def open_study(out: Path, experiment: TuneExperiment) -> optuna.Study:
-    storage = optuna.storages.JournalStorage(optuna.storages.journal.JournalFileBackend(str(out / JOURNAL)))
+    """The tune's study, from its journal (checked and repaired first: journal.py)."""
+    storage = journal_storage(out)
     directions = ["minimize"] * len(experiment.tune.objectives)
-    return optuna.create_study(storage=storage, study_name=STUDY_NAME, directions=directions, load_if_exists=True)
+    try:
+        return optuna.create_study(storage=storage, study_name=STUDY_NAME, directions=directions, load_if_exists=True)
+    except Exception as error:  # noqa: BLE001 - whole records that optuna cannot replay: the journal is damaged
+        raise ZoosimError(f"the optimiser's journal holds records optuna cannot replay ({type(error).__name__}: "
+                          f"{error}); pass --force to start the tune over", file=str(out / JOURNAL)) from None
 
 
 def optimise(
@@ -166,8 +172,15 @@ def optimise(
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
     if not study.trials:
-        # trial 0: the printed rules, as far as searched
-        study.enqueue_trial(printed_rules(parameters), user_attrs={"proposed_by": "printed rules"})
+        # trial 0: the printed rules (a choice list includes the printed value: space.py); a
+        # printed value outside a searched range is the optimiser's, and trial 0 says so
+        printed = printed_rules(parameters)
+        outside = [p.name for p in parameters if p.name not in printed]
+        label = "printed rules"
+        if outside:
+            label = f"printed rules but {', '.join(outside)} (printed value outside the searched range)"
+            warn(f"trial 0 plays the printed rules but {', '.join(outside)}, whose printed value lies outside the searched range")
+        study.enqueue_trial(printed, user_attrs={"proposed_by": label})
     budget = experiment.tune.budget
     distributions = {p.name: p.distribution for p in parameters}
     played = 0

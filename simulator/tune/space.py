@@ -30,7 +30,7 @@ from simulator.config import SeatSpec
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import Game
-from simulator.tune.config import SearchRange, TuneSection
+from simulator.tune.config import SearchRange, TuneSection, same_value
 
 SEAT_PATH = re.compile(r"^(?P<prefix>(?:.*\.)?)p(?P<players>\d+)\.seat(?P<seat>\d+)\.(?P<key>[^.]+)$")
 SEAT_LIST_PREFIX = "seat_"
@@ -56,13 +56,7 @@ class Parameter:
 
     def is_default(self, raw: Any) -> bool:
         value = self.decode(raw)
-        return all(_same(value, default) for _, default in self.defaults)
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not isinstance(a, bool):
-        return abs(a - b) < 1e-9
-    return a == b
+        return all(same_value(value, default) for _, default in self.defaults)
 
 
 def game_of(section: TuneSection, file: str | None) -> Game:
@@ -126,7 +120,7 @@ def _whole_parameter(game, section, key, entry, knob_names, file, where) -> Para
             raise ZoosimError(f"'{key}' is set per seat: add per_seat: true", file=file, key=where)
         raise ZoosimError(_unknown_knob(game, key, knob_names), file=file, key=where)
     defaults = tuple((n, _lookup(_printed(game, n), key)) for n in section.players)
-    return Parameter(key, key, key, None, None, _distribution(entry, defaults[0][1]), defaults)
+    return Parameter(key, key, key, None, None, _distribution(entry, [value for _, value in defaults]), defaults)
 
 
 def _seat_parameters(game, section, key, entry, knob_names, file, where) -> list[Parameter]:
@@ -137,7 +131,7 @@ def _seat_parameters(game, section, key, entry, knob_names, file, where) -> list
             printed = _lookup(_printed(game, n), key)
             for seat in range(n):
                 default = printed[seat] if seat < len(printed) else 0
-                parameters.append(Parameter(f"{key}[{n}p][{seat}]", key, key, n, seat, _distribution(entry, default), ((n, default),)))
+                parameters.append(Parameter(f"{key}[{n}p][{seat}]", key, key, n, seat, _distribution(entry, [default]), ((n, default),)))
         return parameters
     paths = [(m, name) for m, name in ((SEAT_PATH.match(name), name) for name in knob_names) if m and m["key"] == key]
     if not paths:
@@ -150,7 +144,7 @@ def _seat_parameters(game, section, key, entry, knob_names, file, where) -> list
         for match, name in paths:
             if int(match["players"]) == n:
                 default = _lookup(_printed(game, n), name)
-                parameters.append(Parameter(name, key, name, n, None, _distribution(entry, default), ((n, default),)))
+                parameters.append(Parameter(name, key, name, n, None, _distribution(entry, [default]), ((n, default),)))
     if not parameters:
         raise ZoosimError(
             f"'{key}' has no seats at {section.players} players", file=file, key=where
@@ -164,9 +158,17 @@ def _unknown_knob(game: Game, key: str, knob_names: list[str]) -> str:
     return f"unknown knob '{key}' of {game.name}{suggestion} (see `zoosim rules {game.name}`)"
 
 
-def _distribution(entry: SearchRange, default: Any) -> optuna.distributions.BaseDistribution:
+def _distribution(entry: SearchRange, defaults: list[Any]) -> optuna.distributions.BaseDistribution:
+    """The optimiser's distribution of a search entry. Trial 0 plays the printed rules (README):
+    a printed value that the choices leave out is added to them, after the listed ones. A range
+    is searched as written (trial 0 says which printed values lie outside it)."""
     if entry.choices is not None:
-        return optuna.distributions.CategoricalDistribution([json.dumps(c) for c in entry.choices])
+        choices = list(entry.choices)
+        for default in defaults:
+            if not any(same_value(default, choice) for choice in choices):
+                choices.append(default)
+        return optuna.distributions.CategoricalDistribution([json.dumps(c) for c in choices])
+    default = defaults[0]
     if entry.is_integer_for(default):
         return optuna.distributions.IntDistribution(int(entry.low), int(entry.high), step=int(entry.step or 1))
     return optuna.distributions.FloatDistribution(entry.low, entry.high, step=entry.step, log=entry.log)

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 import simulator.games as registry
 from simulator.cli import main
 from simulator.config import parse_experiment
-from simulator.games.base import InvariantViolation, StepAPI, check_columns
+from simulator.games.base import InvariantViolation, StepAPI, batch_problem, check_columns, contract_problem, game_legend
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import log_digests
@@ -71,6 +71,25 @@ def test_random_games_keep_the_contract(name):
     assert np.issubdtype(columns["score"].dtype, np.number) and np.isfinite(columns["score"]).all()
     assert (columns["win"].sum(axis=1) >= 1).all()  # every game has a winner (ties share)
     assert (columns["turns"] >= 1).all() and (columns["rounds"] >= 1).all()
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_the_game_keeps_what_every_command_relies_on(name):
+    """What the registry checks when it loads a game (base.contract_problem: presets, policies,
+    default rules, players(), legend()), what is checked where it is called (a deferred legend
+    and trace give text; a checked batch has every column with its shape and dtype,
+    base.batch_problem) and the game's own commands, which end without an error."""
+    game = registry.get_game(name)  # a break of the contract is one line here, naming the package
+    assert contract_problem(game) is None
+    params = game.make_params()
+    if game.legend is not None:
+        assert game_legend(game, params)
+    _, players, seating, seeds, rotations, columns = _batch(game, 7, check=True)
+    assert batch_problem(game, columns, 7, players, check=True) is None
+    assert isinstance(game.trace(params, seating, int(seeds[0]), int(rotations[0])), str)
+    for command in (["rules", name], ["play", name, "--seed", "1"], ["play", "--help"]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 0 and f"{name}: unusable" not in result.output, (command, result.output, result.stderr)
 
 
 @pytest.mark.parametrize("name", GAMES)

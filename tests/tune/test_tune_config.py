@@ -34,6 +34,9 @@ BAD_TUNE_FILES = [
     ({"search": {"hand_sise": [5, 6]}}, ["tune.search.hand_sise", "unknown knob 'hand_sise'", "did you mean 'hand_size'"]),
     ({"search": {"hand_size": []}}, ["tune.search", "an empty search over 'hand_size'"]),
     ({"search": {"hand_size": [6]}}, ["tune.search", "at least 2 choices"]),
+    # issue #22, finding 7: a choice listed twice weighs one setting twice
+    ({"search": {"hand_size": [6, 6]}}, ["tune.search", "the choice 6 of 'hand_size' is listed twice"]),
+    ({"search": {"hand_size": {"choices": [6, 7, 6.0]}}}, ["tune.search.hand_size", "the choice 6.0 is listed twice"]),
     ({"search": {"hand_size": {"low": 6, "high": 6}}}, ["tune.search.hand_size", "an empty range"]),
     ({"search": {"hand_size": {"choices": []}}}, ["tune.search.hand_size", "an empty search"]),
     ({"search": {"hand_size": {"low": 7, "high": 5}}}, ["tune.search.hand_size", "low (7) is above high (5)"]),
