@@ -29,10 +29,6 @@ if TYPE_CHECKING:  # only for annotations: importing the API stays cheap
 
     from simulator.analysis.tables import Analysis
 
-# Where `zoosim run` puts a run without --out: reports/<name>-<first 8 characters of the run hash>.
-DEFAULT_REPORTS_DIR = Path("reports")
-RUN_HASH_IN_FOLDER_NAME = 8
-
 # Identifier columns of every game (logs.py; `cell` is the chunk's folder); the rest are the game's own.
 GAME_ID_COLUMNS = ("cell", "game_index", "deal", "seed", "rotation", "players")
 DESCRIPTION_COLUMNS = ("study", "label", "game")  # of the cell, from the manifest
@@ -198,8 +194,10 @@ def run_experiment(
         model, text = load_experiment(experiment, games=games, seed=seed)
         source = str(experiment)
     plan = build_plan(model, file=source)
-    if out is None:
-        out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:RUN_HASH_IN_FOLDER_NAME]}"
+    if out is None:  # where `zoosim run` puts it, and resumed as there
+        from simulator.cli import default_run_dir
+
+        out = default_run_dir(model.name, plan.run_hash)
         resume = resume or not force
     run_plan_to_the_end(plan, Path(out), text, source=source, jobs=jobs or os.cpu_count() or 1,
                         backend=backend, scheduler=scheduler, resume=resume, force=force, check=check,

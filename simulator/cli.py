@@ -26,6 +26,12 @@ from simulator.errors import Terminated, ZoosimError
 DEFAULT_REPORTS_DIR = Path("reports")
 
 
+def default_run_dir(name: str, run_hash: str) -> Path:
+    """A run's folder without --out (`zoosim run`, `simulator.run_experiment`): a changed
+    experiment gets a new folder, the same experiment resumes its own."""
+    return DEFAULT_REPORTS_DIR / f"{name}-{run_hash[:8]}"
+
+
 class ZoosimGroup(click.Group):
     """Every user error, ours or click's usage errors, is one line on stderr and exit status 2."""
 
@@ -148,7 +154,7 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     model, text = load_experiment(experiment, games=games, seed=seed)
     plan = build_plan(model, file=str(experiment))
     if out is None:
-        out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
+        out = default_run_dir(model.name, plan.run_hash)
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
     try:
@@ -243,7 +249,7 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     """Search rule knobs for the fairest game and confirm the best setting on fresh games.
 
     EXPERIMENT is a YAML file with a `tune:` section (game, seats, players, search, objective,
-    budget, confirm; see the README). Writes best.yaml (an experiment `zoosim run` accepts),
+    budget, confirm; see docs/tuning.md). Writes best.yaml (an experiment `zoosim run` accepts),
     the confirmation run and tune.html.
     """
     from simulator.tune.command import default_out, load_checked, resume_tune_command, run_tune

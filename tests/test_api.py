@@ -1,6 +1,7 @@
 """The Python API (simulator/api.py): open_run and run_experiment on small runs of the `coin`
 test game (tests/conftest.py), checked against the report's own tables and the command line."""
 
+import json
 import re
 import subprocess
 import sys
@@ -99,3 +100,16 @@ def test_bad_input_and_a_folder_without_a_run_raise_the_command_lines_one_line_e
     with pytest.raises(ZoosimError, match="studies"):
         simulator.run_experiment({**DOCUMENT, "studies": "none"}, out=tmp_path / "bad")
     assert not (tmp_path / "bad").exists()
+
+
+def test_without_out_the_run_goes_where_zoosim_run_puts_it_and_is_resumed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    small = {**DOCUMENT, "games": 200}
+    first = simulator.run_experiment(small, jobs=1, report=False)
+    assert first.path.resolve() == tmp_path / "reports" / f"api-{first.manifest['run_hash'][:8]}"
+    digests = log_digests(first.path)
+    again = simulator.run_experiment(small, jobs=1, report=False)
+    assert again.path == first.path and log_digests(again.path) == digests
+    sessions = json.loads((first.path / "run.json").read_text())["sessions"]
+    assert len(sessions) == 2 and sessions[0]["games_played"] >= 3 * 200
+    assert sessions[1]["games_played"] == 0  # resumed: nothing played again
