@@ -153,7 +153,7 @@ def constraint_text(field: pydantic.fields.FieldInfo) -> str:
         for kind, (word, attribute) in CONSTRAINT_WORDS.items():
             if isinstance(item, kind):
                 bound = getattr(item, attribute)
-                bound = f"{bound:,}" if isinstance(bound, int) else bound
+                bound = "2^63" if bound == 2**63 else f"{bound:,}" if isinstance(bound, int) else bound
                 words.append(f"{word} {bound}")
     return ", ".join(dict.fromkeys(words))
 
