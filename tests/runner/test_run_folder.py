@@ -4,6 +4,7 @@ report of an interrupted run. Each test reproduces a finding of issue #11 first.
 import errno
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -403,5 +404,8 @@ def test_a_run_folder_of_the_layout_before_hidden_sidecars_is_refused_in_one_lin
         run(full_run, resume=True)
     with pytest.raises(ZoosimError, match="earlier zoosim.*run the experiment again"):
         build_report(full_run)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert re.search(r"sidecars named like chunk-(\d{6}).json, now _chunk-\1.json", result.output)
     run(full_run, force=True)  # --force replaces it: the old sidecars go with the old chunks
     assert not list(full_run.glob("logs/*/chunk-*.json")) and len(pd_read(full_run)) == 1600
