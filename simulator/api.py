@@ -19,6 +19,7 @@ pandas, pyarrow nor numba: they load when a run is first opened or played.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from pathlib import Path
@@ -143,8 +144,8 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any]) -> pd.DataFrame:
         codes = tidy["end_reason"].to_numpy()
         tidy["end_reason"] = reasons[np.where(codes < len(cell["end_reasons"]), codes, -1)]
     described = {name: cell[name] for name in DESCRIPTION_COLUMNS}
-    for knob, value in cell["sweep_values"].items():
-        described[knob] = str(value) if isinstance(value, (list, dict)) else value
+    for knob, value in cell["sweep_values"].items():  # a per-seat list as its JSON text, as in `Run.cells`
+        described[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
     return tidy.assign(**{name: value for name, value in described.items() if name not in tidy})
 
 
