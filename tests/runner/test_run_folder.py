@@ -390,10 +390,22 @@ def test_pandas_reads_the_logs_folder_as_a_dataset_partitioned_by_cell(full_run)
     assert {"score_0", "score_1", "turns"} <= set(games.columns)
 
 
-def test_every_file_zoosim_keeps_beside_the_logs_is_hidden_from_dataset_discovery(full_run):
-    chunk = chunk_path(full_run, 0, 0)
-    progress = rundir.progress_path(chunk)
-    for path in (sidecar_path(chunk), progress):
+def test_every_file_zoosim_keeps_beside_the_logs_is_hidden_from_dataset_discovery(full_run, monkeypatch):
+    """Sidecars, progress notes and the temporaries of a write in progress (a run still playing)
+    do not stop a dataset reader."""
+    chunk = chunk_path(full_run, 0, 3)
+    rundir.progress_path(chunk).write_text("150")
+    real_replace, read = os.replace, []
+
+    def read_while_half_written(source, target):  # the temporary exists, the chunk not yet
+        read.append(len(pd_read(full_run)))
+        real_replace(source, target)
+
+    chunk.unlink()
+    monkeypatch.setattr(os, "replace", read_while_half_written)
+    rundir.write_bytes_atomic(chunk, b"half a chunk")
+    assert read == [1600 - 200]
+    for path in (sidecar_path(chunk), rundir.progress_path(chunk)):
         assert path.parent == chunk.parent and path.name[0] in "_."
 
 
