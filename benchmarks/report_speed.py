@@ -51,11 +51,11 @@ def enlarge(run: Path, games: int) -> None:
     copy = run / "experiment.yaml"
     copy.write_text(re.sub(r"^games: \d+$", f"games: {games}", copy.read_text(), flags=re.MULTILINE))
     folder = run / "logs" / "cell=0000"
-    sidecar = json.loads((folder / "chunk-000000.json").read_text())
+    sidecar = json.loads((folder / "_chunk-000000.json").read_text())
     for chunk in range(1, chunks):
         shutil.copy(folder / "chunk-000000.parquet", folder / f"chunk-{chunk:06d}.parquet")
         sidecar["identity"].update(chunk=chunk, first_game=chunk * CHUNK_GAMES)
-        (folder / f"chunk-{chunk:06d}.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True))
+        (folder / f"_chunk-{chunk:06d}.json").write_text(json.dumps(sidecar, indent=2, sort_keys=True))
 
 
 def main() -> None:

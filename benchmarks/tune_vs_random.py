@@ -11,7 +11,7 @@ reaches it counts as needing its whole budget (and is marked): that flatters ran
 choose a target random search reaches on most seeds (the summary says on how many it did). The
 goal: tune's median is at most one third of random search's.
 
-    python benchmarks/tune_vs_random.py                       # the measured setting (README)
+    python benchmarks/tune_vs_random.py                       # the measured setting (docs/benchmarks.md)
     python benchmarks/tune_vs_random.py my.yaml --seeds 1 2 3 --trials 24 --start 2000 --max 16000 --target 1.5
 """
 

@@ -1,8 +1,17 @@
-"""zoosim: Monte Carlo rules-balance analysis for tabletop games."""
+"""zoosim: Monte Carlo rules-balance analysis for tabletop games.
+
+The Python API (simulator/api.py): `simulator.open_run(PATH)` reads a run folder,
+`simulator.run_experiment(PATH_OR_DICT, games=..., seed=..., out=...)` runs an experiment as
+`zoosim run` does; both return a `Run`, whose `games()`, `cells`, `seats` and `verdicts` are
+pandas DataFrames. Importing the package loads neither pandas, pyarrow nor numba.
+"""
 
 import sys
 
+from simulator.api import Run, open_run, run_experiment
 from simulator.version import __version__  # noqa: F401  the package's version, `simulator.__version__`
+
+__all__ = ["Run", "open_run", "run_experiment", "console"]
 
 
 def console() -> None:

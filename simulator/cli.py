@@ -19,7 +19,6 @@ from simulator.errors import Terminated, ZoosimError
 from simulator.processes import run_console
 from simulator.version import __version__
 
-DEFAULT_REPORTS_DIR = Path("reports")
 
 
 class ZoosimGroup(click.Group):
@@ -139,12 +138,13 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     """Play every game of EXPERIMENT (a YAML file) and write logs and an HTML report."""
     from simulator.config import load_experiment
     from simulator.plan import build_plan
+    from simulator.rundir import default_run_dir
     from simulator.runner import run_experiment
 
     model, text = load_experiment(experiment, games=games, seed=seed)
     plan = build_plan(model, file=str(experiment))
     if out is None:
-        out = DEFAULT_REPORTS_DIR / f"{model.name}-{plan.run_hash[:8]}"
+        out = default_run_dir(model.name, plan.run_hash)
         resume = resume or not force
     jobs = jobs or os.cpu_count() or 1
     try:
@@ -241,9 +241,10 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     """Search rule knobs for the fairest game and confirm the best setting on fresh games.
 
     EXPERIMENT is a YAML file with a `tune:` section (game, seats, players, search, objective,
-    budget, confirm; see the README). Writes best.yaml (an experiment `zoosim run` accepts),
+    budget, confirm; see docs/tuning.md). Writes best.yaml (an experiment `zoosim run` accepts),
     the confirmation run and tune.html.
     """
+    from simulator.rundir import DEFAULT_REPORTS_DIR
     from simulator.tune.command import default_out, load_checked, resume_tune_command, run_tune
 
     if out is None:

@@ -168,6 +168,15 @@ def load_experiment(
     """
     path = Path(path)
     document, text = read_yaml_mapping(path, what="an experiment file must be a mapping with at least a 'studies' list")
+    experiment = parse_experiment(with_overrides(document, games=games, seed=seed), file=str(path))
+    if experiment.name is None:
+        experiment = experiment.model_copy(update={"name": name_from_file(path)})
+    return experiment, text
+
+
+def with_overrides(document: dict[str, Any], *, games: int | None = None, seed: int | None = None) -> dict[str, Any]:
+    """An experiment document with the command line's --games and --seed applied (in place):
+    --games replaces the file's games and every study's own."""
     if games is not None:
         document["games"] = games
         studies = document.get("studies")
@@ -176,10 +185,7 @@ def load_experiment(
                 study.pop("games", None)
     if seed is not None:
         document["seed"] = seed
-    experiment = parse_experiment(document, file=str(path))
-    if experiment.name is None:
-        experiment = experiment.model_copy(update={"name": name_from_file(path)})
-    return experiment, text
+    return document
 
 
 def read_yaml_mapping(path: Path, *, what: str) -> tuple[dict[str, Any], str]:

@@ -1,11 +1,14 @@
 """Game records: the per-game row schema of the chunk files (their place in the run folder, and
 how they are written and verified, is rundir.py's).
 
-A chunk file holds one row per game (docs/design.md, "Records"): identifiers (`cell`, `game_index`,
-`deal`, `seed`, `rotation`, `players`), the game's per-game columns (`turns`, `rounds`,
+A chunk file holds one row per game (docs/design.md, "Records"): identifiers (`game_index`, `deal`,
+`seed`, `rotation`, `players`), the game's per-game columns (`turns`, `rounds`,
 `end_reason`, counters) and, for every seat s in turn order, `slot_s` (which seating slot, and
 so which policy, sat there), `score_s`, `rank_s` (1 = best; the game's own ranking if it returns
-one, else equal scores share a rank), `win_s` and the game's per-seat counters.
+one, else equal scores share a rank), `win_s` and the game's per-seat counters. The cell is not a
+column of the file but its folder, `cell=0003` (rundir.py): a hive partition, which dataset
+readers (`pd.read_parquet(RUN_DIR / "logs")`) turn into a column `cell`, and which would clash
+with a column of the same name.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ def competition_ranks(scores: np.ndarray) -> np.ndarray:
 def record_columns(
     columns: dict[str, np.ndarray],
     *,
-    cell_index: int,
     first_game: int,
     games_per_deal: int,
     seeds: np.ndarray,
@@ -40,7 +42,6 @@ def record_columns(
     seats = np.arange(players)
     slots = (seats[None, :] - rotations[:, None].astype(np.int64)) % players
     data: dict[str, np.ndarray] = {
-        "cell": np.full(games, cell_index, dtype=np.int16),
         "game_index": game_index,
         "deal": game_index // games_per_deal,
         "seed": seeds.astype(np.uint64),

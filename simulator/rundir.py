@@ -6,12 +6,18 @@
     RUN_DIR/samples.json                          the report's sample games, drawn by a worker (samples.py)
     RUN_DIR/zoosim.lock                           held with flock by the run playing into the folder
     RUN_DIR/logs/cell=0003/chunk-000012.parquet   one row per game (schema: logs.py)
-    RUN_DIR/logs/cell=0003/chunk-000012.json      its sidecar: identity, rows, bytes, sha256, summary
+    RUN_DIR/logs/cell=0003/_chunk-000012.json     its sidecar: identity, rows, bytes, sha256, summary
                                                   (and the summary's own sha256)
     RUN_DIR/logs/cell=0003/.chunk-000012.*.tmp    temporaries of a write in progress
     RUN_DIR/logs/cell=0003/.chunk-000012.progress games played so far of a chunk in play
     RUN_DIR/rejected/cell=0003/...                chunks that failed verification, set aside
     RUN_DIR/report.html, compare.html
+
+`logs/` is a Parquet dataset that standard tools read as it is (`pd.read_parquet(RUN_DIR / "logs")`,
+pyarrow's dataset discovery): the folders `cell=0003` are hive partitions (column `cell`), and
+every other file zoosim keeps there (sidecars, temporaries, progress notes) has a name starting
+with `_` or `.`, which dataset discovery skips. A folder written before sidecars were named so
+(`chunk-000012.json`, `SIDECAR_BEFORE_DISCOVERY`) is refused in one line (`_refuse_earlier_layout`).
 
 A chunk is *finished* when its sidecar exists and verifies: the sidecar is written (atomically)
 only after the Parquet file is in place, and names the chunk's identity (cell, chunk, first game,
@@ -68,6 +74,10 @@ COMPARISON = "compare.html"
 SAMPLES = "samples.json"
 OWN_FILES = (MANIFEST, RUN_INFO, EXPERIMENT_COPY, SAMPLES, REPORT, COMPARISON)
 SIDECAR_FORMAT = 1
+# A sidecar's name starts with "_" so that Parquet dataset discovery skips it; before, it was the
+# chunk's name with ".json", which made `pd.read_parquet(RUN_DIR / "logs")` fail.
+SIDECAR_PREFIX = "_"
+SIDECAR_BEFORE_DISCOVERY = "chunk-*.json"
 
 # What the analysis and the runner need of every cell in a manifest (Cell.describe()).
 SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary", "summary_sha256")
@@ -79,6 +89,15 @@ def warn(message: str) -> None:
 
 # ---- layout -----------------------------------------------------------------------------------
 
+DEFAULT_REPORTS_DIR = Path("reports")  # where runs and tunes go without --out
+
+
+def default_run_dir(name: str, run_hash: str) -> Path:
+    """A run's folder without --out (`zoosim run`, `simulator.run_experiment`): a changed
+    experiment gets a new folder, the same experiment resumes its own."""
+    return DEFAULT_REPORTS_DIR / f"{name}-{run_hash[:8]}"
+
+
 def cell_dir(run_dir: Path, cell_index: int) -> Path:
     return Path(run_dir) / LOGS_DIR / f"cell={cell_index:04d}"
 
@@ -88,7 +107,7 @@ def chunk_path(run_dir: Path, cell_index: int, chunk_index: int) -> Path:
 
 
 def sidecar_path(chunk_file: Path) -> Path:
-    return chunk_file.with_suffix(".json")
+    return chunk_file.with_name(f"{SIDECAR_PREFIX}{chunk_file.stem}.json")
 
 
 def progress_path(chunk_file: Path) -> Path:
@@ -96,8 +115,9 @@ def progress_path(chunk_file: Path) -> Path:
 
 
 def chunk_index_of(path: Path) -> int | None:
-    """The chunk index in a file name `chunk-000012.parquet|json`, or None for another name."""
-    stem = path.name.split(".")[0]
+    """The chunk index in a file name `chunk-000012.parquet` or `_chunk-000012.json` (its
+    sidecar), or None for another name."""
+    stem = path.name.split(".")[0].removeprefix(SIDECAR_PREFIX)
     number = stem[len("chunk-"):]
     return int(number) if stem.startswith("chunk-") and number.isdigit() else None
 
@@ -272,7 +292,17 @@ def _read_manifest_file(path: Path, experiment_schema: type,
             f"damaged manifest{problem} (written by another zoosim version, or edited); {remedy}",
             file=str(path),
         ) from None
+    _refuse_earlier_layout(path.parent, remedy)
     return manifest
+
+
+def _refuse_earlier_layout(run_dir: Path, remedy: str) -> None:
+    """A run folder whose sidecars sit beside the logs under the chunk's own name (zoosim before
+    SIDECAR_PREFIX) is not read: its chunks would all look unfinished."""
+    earlier = next(Path(run_dir).glob(f"{LOGS_DIR}/cell=*/{SIDECAR_BEFORE_DISCOVERY}"), None)
+    if earlier is not None:
+        raise ZoosimError(f"was written by an earlier zoosim (sidecars named like {earlier.name}, now "
+                          f"{SIDECAR_PREFIX}{earlier.name}); {remedy}", file=str(run_dir))
 
 
 def _missing_keys(data: Any, keys: tuple[str, ...]) -> list[str]:
@@ -377,7 +407,7 @@ def prepare_run_dir(run_dir: Path, plan, *, resume: bool, force: bool) -> int:
                 f"{plan.run_hash}); choose another --out or pass --force to replace it",
                 file=str(run_dir),
             )
-        done = sum(len(list(cell_dir(run_dir, cell.index).glob("chunk-*.json"))) for cell in plan.cells)
+        done = sum(len(list(cell_dir(run_dir, cell.index).glob(f"{SIDECAR_PREFIX}chunk-*.json"))) for cell in plan.cells)
         if not resume:
             raise ZoosimError(
                 f"already holds this experiment ({done} of {len(plan.chunks())} chunks done); "
@@ -632,10 +662,11 @@ def _identity_text(identity: dict[str, Any]) -> str:
 def _set_aside(run_dir: Path, path: Path) -> None:
     target_dir = Path(run_dir) / REJECTED_DIR / path.parent.name
     target_dir.mkdir(parents=True, exist_ok=True)
+    sources = (path, sidecar_path(path))
     attempt = 0
-    while (target_dir / f"{path.stem}.{attempt}.parquet").exists() or (target_dir / f"{path.stem}.{attempt}.json").exists():
+    while any((target_dir / f"{source.stem}.{attempt}{source.suffix}").exists() for source in sources):
         attempt += 1
-    for source in (path, sidecar_path(path)):
+    for source in sources:
         if source.exists():
             shutil.move(source, target_dir / f"{source.stem}.{attempt}{source.suffix}")
 

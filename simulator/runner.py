@@ -133,7 +133,6 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
         _raise_on_violation(chunk, columns, seeds, rotations)
     records = record_columns(
         columns,
-        cell_index=cell.index,
         first_game=chunk.first_game,
         games_per_deal=cell.games_per_deal,
         seeds=seeds,

@@ -3,7 +3,8 @@
 #   - Debian's chromium for the report's browser test (apt-get, as root or through sudo);
 #   - a virtual environment in .venv with zoosim and its test extras, and the example game
 #     plugin examples/zoosim-feeding-time;
-#   - the whole pytest suite (extra arguments are passed to pytest).
+#   - the whole pytest suite (extra arguments are passed to pytest), which also builds the
+#     documentation site strictly (mkdocs.yml) and executes the example notebook (tests/test_docs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "simulator"
 # imports the other). A group is a module or a package prefix (dotted, without "simulator.").
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__",),                       # the package root: the console entry point
-    ("cli",),                            # the command line
+    ("api", "cli"),                      # the Python API; the command line
     ("tune",),                           # zoosim tune
     ("report", "runner", "bench"),       # the report; running a plan; zoosim bench
     ("samples", "progress"),             # the sample game of a report; the progress bar

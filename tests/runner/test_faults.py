@@ -16,7 +16,7 @@ import yaml
 from simulator.analysis.tables import analyze_run
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.rundir import read_manifest
+from simulator.rundir import read_manifest, sidecar_path
 from simulator.runner import run_plan
 from tests_support import lock_holder, log_digests
 
@@ -64,7 +64,7 @@ def wait_for(condition, process=None, seconds=120):
 
 
 def chunks(out):
-    return len(list(out.glob("logs/*/chunk-*.json")))
+    return len(list(out.glob("logs/*/_chunk-*.json")))
 
 
 def descendants(pid):
@@ -152,7 +152,7 @@ def test_ctrl_c_ends_a_threaded_run_at_once(tmp_path):
     _, stderr = process.communicate(timeout=120)
     assert process.returncode == 130 and "Traceback" not in stderr, stderr
     assert time.monotonic() - interrupted < 4, "the threads played their chunks to the end"
-    assert not list(out.glob("logs/*/chunk-*")) and not list(out.glob("logs/*/.*"))
+    assert not list(out.glob("logs/*/*chunk-*")) and not list(out.glob("logs/*/.*"))
 
 
 @pytest.mark.parametrize("how", [signal.SIGKILL, signal.SIGTERM])
@@ -242,6 +242,6 @@ def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_resumes(small_di
     assert f"--out {out} --resume" in line
     assert 0 < chunks(out) < 12
     assert not [p for p in out.rglob("*") if p.name.endswith((".tmp", ".progress"))]
-    assert all(p.with_suffix(".json").exists() for p in out.glob("logs/*/chunk-*.parquet"))
+    assert all(sidecar_path(p).exists() for p in out.glob("logs/*/chunk-*.parquet"))
     subprocess.run(["mount", "-o", "remount,size=20m", str(small_disk)], check=True)
     resume_and_compare(command, out, reference)

@@ -4,6 +4,7 @@ report of an interrupted run. Each test reproduces a finding of issue #11 first.
 import errno
 import json
 import os
+import re
 import shutil
 
 import pytest
@@ -322,7 +323,7 @@ def test_a_full_disk_ends_in_one_line_keeps_finished_chunks_and_leaves_no_tempor
     assert f"zoosim run EXPERIMENT.yaml --out {out} --resume" in message
     assert caught.value.__context__ is None or not isinstance(caught.value.__context__, ZoosimError)
     assert not [p for p in out.rglob("*") if p.name.endswith((".tmp", ".progress"))]
-    assert len(list(out.glob("logs/*/chunk-*.json"))) == 3
+    assert len(list(out.glob("logs/*/_chunk-*.json"))) == 3
     assert not [p for p in out.glob("logs/*/chunk-*.parquet") if not sidecar_path(p).exists()]
     monkeypatch.setattr(rundir, "write_bytes_atomic", real_write)
     run(out, resume=True)
@@ -356,7 +357,7 @@ def test_permission_and_quota_errors_end_in_one_line(tmp_path, monkeypatch, code
 def test_a_chunk_of_another_experiment_with_its_sidecar_is_never_used(tmp_path, full_run, capsys):
     other = tmp_path / "other"
     run_plan(make_plan(seed=99), other, "", progress=False, jobs=1)
-    for name in ("chunk-000001.parquet", "chunk-000001.json"):
+    for name in ("chunk-000001.parquet", "_chunk-000001.json"):
         shutil.copy(other / "logs" / "cell=0000" / name, full_run / "logs" / "cell=0000" / name)
     assert analyze_run(full_run, read_manifest(full_run)).cells.set_index("cell").loc[0, "games"] == 600
     assert "its sidecar describes another chunk" in capsys.readouterr().err
@@ -367,5 +368,56 @@ def test_resuming_a_finished_run_verifies_every_chunk_the_workers_wrote_and_play
     """A worker records the digest of the deal seeds it played; a resume generates them again
     from the cell's seed entropy and finds every chunk as written (none set aside)."""
     summary = run(full_run, resume=True)
-    assert summary.games_played == 0 and summary.chunks_skipped == len(list(full_run.glob("logs/*/chunk-*.json")))
+    assert summary.games_played == 0 and summary.chunks_skipped == len(list(full_run.glob("logs/*/_chunk-*.json")))
     assert not (full_run / "rejected").exists()
+
+
+# ---- issue #21 finding 7: a run folder that standard tools read ----
+
+def pd_read(out):
+    import pandas as pd
+
+    return pd.read_parquet(out / "logs")
+
+
+def test_pandas_reads_the_logs_folder_as_a_dataset_partitioned_by_cell(full_run):
+    import pandas as pd
+
+    games = pd.read_parquet(full_run / "logs")  # pyarrow dataset discovery: sidecars are skipped
+    manifest = read_manifest(full_run)
+    assert len(games) == sum(cell["games"] for cell in manifest["cells"])
+    assert sorted(games["cell"].astype(int).unique()) == [cell["index"] for cell in manifest["cells"]]
+    assert {"score_0", "score_1", "turns"} <= set(games.columns)
+
+
+def test_every_file_zoosim_keeps_beside_the_logs_is_hidden_from_dataset_discovery(full_run, monkeypatch):
+    """Sidecars, progress notes and the temporaries of a write in progress (a run still playing)
+    do not stop a dataset reader."""
+    chunk = chunk_path(full_run, 0, 3)
+    rundir.progress_path(chunk).write_text("150")
+    real_replace, read = os.replace, []
+
+    def read_while_half_written(source, target):  # the temporary exists, the chunk not yet
+        read.append(len(pd_read(full_run)))
+        real_replace(source, target)
+
+    chunk.unlink()
+    monkeypatch.setattr(os, "replace", read_while_half_written)
+    rundir.write_bytes_atomic(chunk, b"half a chunk")
+    assert read == [1600 - 200]
+    for path in (sidecar_path(chunk), rundir.progress_path(chunk)):
+        assert path.parent == chunk.parent and path.name[0] in "_."
+
+
+def test_a_run_folder_of_the_layout_before_hidden_sidecars_is_refused_in_one_line(tmp_path, full_run):
+    for sidecar in full_run.glob("logs/*/_chunk-*.json"):  # as an earlier zoosim named them
+        sidecar.rename(sidecar.with_name(sidecar.name[1:]))
+    with pytest.raises(ZoosimError, match="earlier zoosim.*pass --force to start over"):
+        run(full_run, resume=True)
+    with pytest.raises(ZoosimError, match="earlier zoosim.*run the experiment again"):
+        build_report(full_run)
+    result = CliRunner().invoke(main, ["report", str(full_run)])
+    assert result.exit_code == 2 and len(result.output.strip().splitlines()) == 1, result.output
+    assert re.search(r"sidecars named like chunk-(\d{6}).json, now _chunk-\1.json", result.output)
+    run(full_run, force=True)  # --force replaces it: the old sidecars go with the old chunks
+    assert not list(full_run.glob("logs/*/chunk-*.json")) and len(pd_read(full_run)) == 1600

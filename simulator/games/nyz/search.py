@@ -27,13 +27,13 @@ is the line the seat itself will follow, and the search finds and keeps lines th
 board in time (94.5% of solo games against greedy_tuned's 40%). In 2-player games one rollout's
 result flips with small changes, and a wider or deeper tree picks the third- to fifth-ranked
 moves on that noise: width 3 won 55% of 60 games against greedy where width 2 won 93%, and more
-iterations did not help (width 2: 93% at 4 iterations, 83% at 20). README "Heuristic strength"
-has the measurements.
+iterations did not help (width 2: 93% at 4 iterations, 83% at 20). docs/benchmarks.md ("Search
+players") has the measurements.
 
 Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
 itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A
 rollout stops at the end of the game or after `rollout_depth` decisions (0 = to the end; cut-off
-rollouts are weak, see the README).
+rollouts are weak, see docs/benchmarks.md).
 
 Rewards (in [0, 1], the seat's value of the position):
 - 2-5 players, game over: the win share (1/k for k winners, N-7.2; 0 for all at the turn cap).

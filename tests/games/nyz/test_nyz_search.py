@@ -211,7 +211,7 @@ def test_mcts_never_peeks_below_the_tops_when_stacks_are_hidden():
 @pytest.mark.slow
 def test_mcts_breaks_no_invariant_in_checked_mode():
     """N-11 T18 over 300 games at 1-5 players, hidden stacks and the short game included (the
-    brief's 20,000 games were run by hand, see the README)."""
+    brief's 20,000 games were run by hand, see docs/benchmarks.md)."""
     games = 0
     for players, knobs in ((1, {}), (2, {"short_game_2p": True}), (3, {"ai_sees_full_stacks": False}),
                            (4, {}), (5, {"animal_supply": "physical"})):

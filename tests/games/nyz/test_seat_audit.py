@@ -148,7 +148,7 @@ def test_boards_stay_with_seats_in_records(players):
     for name, values in c.items():
         per_deal = values.reshape(deals, players, *values.shape[1:])
         assert (per_deal == per_deal[:, :1]).all(), name
-    table = logs.records_table(logs.record_columns(c, cell_index=0, first_game=0, games_per_deal=players,
+    table = logs.records_table(logs.record_columns(c, first_game=0, games_per_deal=players,
                                                    seeds=seeds, rotations=rotations)).to_pydict()
     for seat in range(players):
         assert (np.array(table[f"slot_{seat}"]) == (seat - rotations) % players).all()

@@ -1,0 +1,115 @@
+"""The Python API (simulator/api.py): open_run and run_experiment on small runs of the `coin`
+test game (tests/conftest.py), checked against the report's own tables and the command line."""
+
+import json
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import simulator
+from simulator.cli import main
+from simulator.errors import ZoosimError
+from tests_support import log_digests
+
+DOCUMENT = {
+    "name": "api",
+    "seed": 3,
+    "games": 600,
+    "chunk_games": 200,
+    "studies": [
+        {"name": "bonus", "game": "coin", "rules": {"players": 2},
+         "sweep": {"first_seat_bonus": [0.0, 0.5]}},
+        {"name": "three", "game": "coin", "rules": {"players": 3}},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    return simulator.run_experiment(DOCUMENT, out=tmp_path_factory.mktemp("api") / "run", jobs=1)
+
+
+def test_importing_simulator_loads_no_pandas_pyarrow_or_numba():
+    script = ("import sys, simulator; simulator.open_run; simulator.run_experiment\n"
+              "print(sorted({m.split('.')[0] for m in sys.modules} & {'pandas', 'pyarrow', 'numba', 'scipy'}))")
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_games_has_one_row_per_game_and_seat_with_the_cells_knobs(run):
+    games = run.games()
+    cells = run.manifest["cells"]
+    assert len(games) == sum(cell["games"] * cell["players"] for cell in cells) == 2 * 600 * 2 + 600 * 3
+    assert {"seat", "policy", "score", "rank", "win", "win_share", "turns", "first_seat_bonus", "study", "label"} <= set(games.columns)
+    assert not [column for column in games.columns if re.fullmatch(r"(score|win|rank|slot)_\d+", column)]
+    per_game = games.groupby(["cell", "game_index"])
+    assert (per_game.size() == games.groupby(["cell", "game_index"])["players"].first()).all()
+    assert np.allclose(per_game["win_share"].sum(), 1.0)  # every coin game has a winner
+    bonus = games[games["study"] == "bonus"].groupby("cell")["first_seat_bonus"].unique()
+    assert sorted(value for values in bonus for value in values) == [0.0, 0.5]
+    assert games.loc[games["study"] == "three", "first_seat_bonus"].isna().all()  # not a knob of that study
+
+
+def test_win_shares_from_the_games_are_the_seat_table_of_the_report(run):
+    from_games = run.games().groupby(["cell", "seat"])["win_share"].mean()
+    seats = run.seats.set_index(["cell", "seat"])["win_rate"]
+    assert np.allclose(from_games.loc[seats.index].to_numpy(), seats.to_numpy())
+    bonus = run.seats[run.seats["cell"] == 1].set_index("seat")["deviation_points"]
+    assert bonus[0] > 5  # seat 0's bonus in half the games shows up in the table the API returns
+
+
+def test_verdicts_and_cells_are_the_reports(run):
+    assert list(run.verdicts["cell"]) == [0, 1, 2]
+    assert set(run.verdicts["verdict"]) <= {"balanced", "unbalanced", "inconclusive"}
+    assert run.verdicts.loc[1, "verdict"] == "unbalanced"
+    assert all(sentence for sentence in run.verdicts["sentence"])
+    assert "sweep:first_seat_bonus" in run.cells.columns
+    assert (run.path / "report.html").exists()
+
+
+def test_games_of_chosen_cells_and_open_run_read_the_same_folder(run):
+    again = simulator.open_run(run.path)
+    chosen = again.games(cells=[2])
+    assert set(chosen["cell"]) == {2} and len(chosen) == 600 * 3
+    pd.testing.assert_frame_equal(chosen.reset_index(drop=True),
+                                  run.games()[lambda g: g["cell"] == 2].reset_index(drop=True))
+
+
+def test_run_experiment_of_a_file_with_overrides_plays_what_zoosim_run_plays(tmp_path):
+    experiment = tmp_path / "api.yaml"
+    experiment.write_text(yaml.safe_dump(DOCUMENT))
+    through_api = simulator.run_experiment(experiment, games=200, seed=11, out=tmp_path / "api", jobs=2, report=False)
+    result = CliRunner().invoke(main, ["run", str(experiment), "--games", "200", "--seed", "11",
+                                       "--out", str(tmp_path / "cli"), "--jobs", "1", "--quiet", "--no-report"])
+    assert result.exit_code == 0, result.output
+    assert log_digests(tmp_path / "api") == log_digests(tmp_path / "cli")
+    assert through_api.manifest["experiment"]["games"] == 200 and through_api.manifest["experiment"]["seed"] == 11
+    assert not (tmp_path / "api" / "report.html").exists()
+
+
+def test_bad_input_and_a_folder_without_a_run_raise_the_command_lines_one_line_errors(tmp_path):
+    with pytest.raises(ZoosimError, match="no manifest.json"):
+        simulator.open_run(tmp_path)
+    with pytest.raises(ZoosimError, match="studies"):
+        simulator.run_experiment({**DOCUMENT, "studies": "none"}, out=tmp_path / "bad")
+    assert not (tmp_path / "bad").exists()
+
+
+def test_without_out_the_run_goes_where_zoosim_run_puts_it_and_is_resumed(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    small = {**DOCUMENT, "games": 200}
+    first = simulator.run_experiment(small, jobs=1, report=False)
+    assert first.path.resolve() == tmp_path / "reports" / f"api-{first.manifest['run_hash'][:8]}"
+    digests = log_digests(first.path)
+    again = simulator.run_experiment(small, jobs=1, report=False)
+    assert again.path == first.path and log_digests(again.path) == digests
+    sessions = json.loads((first.path / "run.json").read_text())["sessions"]
+    assert len(sessions) == 2 and sessions[0]["games_played"] >= 3 * 200
+    assert sessions[1]["games_played"] == 0  # resumed: nothing played again

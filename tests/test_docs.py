@@ -1,0 +1,108 @@
+"""The documentation: the site builds strictly (a broken link or a missing page fails), its
+experiment file reference is generated from the schemas, the README stays short, and the
+example notebook runs."""
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOK = REPO / "docs" / "notebooks" / "seat0_by_length.ipynb"
+README_LINES = 150
+
+
+def build_site(root: Path, site: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)],
+                          cwd=root, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})  # Material's notice of its successor
+
+
+def copy_of_the_docs(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(REPO / "docs", root / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(REPO / "mkdocs.yml", root / "mkdocs.yml")
+    return root
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    site = tmp_path_factory.mktemp("site")
+    result = build_site(REPO, site)
+    assert result.returncode == 0, result.stderr
+    return site
+
+
+def test_the_site_builds_strictly_with_every_page_of_the_nav(site):
+    for page in ("getting-started", "experiments", "report", "tuning", "players", "cluster", "run-folder",
+                 "api", "commands", "findings", "benchmarks", "adding-a-game", "design",
+                 "reference/experiment-file"):
+        assert (site / page / "index.html").exists(), page
+
+
+@pytest.mark.parametrize("damage", ["[a page](no-such-page.md)", "![a picture](images/no-such.png)",
+                                    "[an anchor](report.md#no-such-section)"])
+def test_a_broken_link_fails_the_build(tmp_path, damage):
+    root = copy_of_the_docs(tmp_path)
+    with open(root / "docs" / "index.md", "a", encoding="utf-8") as page:
+        page.write(f"\n{damage}\n")
+    result = build_site(root, tmp_path / "site")
+    assert result.returncode != 0
+    assert "no-such" in result.stderr
+
+
+def test_the_experiment_file_reference_lists_every_key_and_knob_of_the_schemas(site):
+    from simulator.config import Experiment, PrecisionGames, SeatSpec, Study
+    from simulator.games import GAME_MODULES, get_game
+    from simulator.tune.config import TuneExperiment, TuneSection
+
+    text = (site / "reference" / "experiment-file" / "index.html").read_text(encoding="utf-8")
+    for model in (Experiment, Study, SeatSpec, PrecisionGames, TuneExperiment, TuneSection):
+        for name, field in model.model_fields.items():
+            assert f"<code>{field.alias or name}</code>" in text, (model.__name__, name)
+            if field.description:
+                assert field.description.split()[0] in text, (model.__name__, name)
+    built_in = [name for name, target in GAME_MODULES.items() if target.startswith("simulator.games.")]
+    assert built_in  # the test games of conftest.py are registered in this process only
+    for game_name in built_in:
+        game = get_game(game_name)
+        for knob in game.knobs():
+            assert f"<code>{knob.name}</code>" in text, (game_name, knob.name)
+        for policy in game.policies:
+            assert f"<code>{policy}</code>" in text, (game_name, policy)
+
+
+def test_the_readme_is_short_and_its_quick_start_is_the_one_the_tests_use():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_LINES
+    assert ("python3 -m venv .venv && .venv/bin/pip install -q . && .venv/bin/zoosim run experiments/seat_bias.yaml"
+            in readme)
+    assert "bash tests/run-all.sh" in readme
+    assert "docs/images/report-summary.png" in readme
+    links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
+    assert len(links) > 10
+    assert not [link for link in links if not (REPO / link).exists()]  # GitHub shows the README too
+
+
+def test_the_report_pictures_are_small():
+    for picture in (REPO / "docs" / "images").glob("*.png"):
+        assert picture.stat().st_size < 300_000, picture.name
+
+
+def test_the_example_notebook_runs(tmp_path):
+    """The notebook plays a small New York Zoo run (4,000 games) and groups seat 0's win share by
+    game length; executing it checks it against the current API."""
+    import nbclient
+    import nbformat
+
+    notebook = nbformat.read(NOTEBOOK, as_version=4)
+    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [output for cell in notebook.cells if cell.cell_type == "code" for output in cell.outputs]
+    assert not [output for output in outputs if output.output_type == "error"]
+    tables = [output["data"]["text/plain"] for output in outputs if "data" in output]
+    assert any("seat 0 win share" in table for table in tables)
