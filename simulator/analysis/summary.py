@@ -11,7 +11,8 @@ Generic over the record columns: every per-game column `c` and per-seat column `
 non-negative values a histogram (a per-seat column: of its total over the seats in each game).
 A column a game adds to its records is therefore summarized without a change here. On top come
 what the seat statistics need (tables.py's conventions): win shares (a win shared by k players
-counts 1/k), score margins, per-deal mean shares (common random numbers), shares by seat x slot,
+counts 1/k), score margins, per-deal mean shares, scores and margins (the deal is the sampling
+unit under seat rotation: stats.design_effects), shares by seat x slot,
 and, where different policies meet, placements between slots by batch of deals (jackknife).
 
 Merging adds sums and pads histograms, so it is associative: any grouping of chunks gives the
@@ -37,7 +38,11 @@ IDENTIFIERS = ("cell", "game_index", "deal", "seed", "rotation", "players", "slo
 HISTOGRAM_LIMIT = 10_000
 # Seat statistics, each an array of shape (players,) (sums over games, or over deals for deal_*).
 SEAT_FIELDS = ("share_sum", "share_sq_sum", "outright_wins", "shared_wins", "margin_sum", "margin_sq_sum",
-               "deal_share_sum", "deal_share_sq_sum")
+               "deal_share_sum", "deal_share_sq_sum", "deal_score_sum", "deal_score_sq_sum",
+               "deal_margin_sum", "deal_margin_sq_sum")
+# Per-deal moments added after the first summaries were written: a summary without them reads as
+# NaN there, so its score and margin intervals (which need them under seat rotation) are not shown.
+LATER_SEAT_FIELDS = ("deal_score_sum", "deal_score_sq_sum", "deal_margin_sum", "deal_margin_sq_sum")
 COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
 
@@ -60,6 +65,10 @@ class CellTotals:
     margin_sq_sum: np.ndarray = field(default=None)
     deal_share_sum: np.ndarray = field(default=None)  # (n,) per-deal mean share, summed over deals
     deal_share_sq_sum: np.ndarray = field(default=None)
+    deal_score_sum: np.ndarray = field(default=None)  # (n,) per-deal mean score, summed over deals
+    deal_score_sq_sum: np.ndarray = field(default=None)
+    deal_margin_sum: np.ndarray = field(default=None)  # (n,) per-deal mean margin, summed over deals
+    deal_margin_sq_sum: np.ndarray = field(default=None)
     slot_share_sum: np.ndarray = field(default=None)  # (n seats, n slots) share by seat and slot
     slot_games: np.ndarray = field(default=None)  # (n seats, n slots)
     # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
@@ -142,7 +151,8 @@ class CellTotals:
             players=data["players"],
             mixed=data["mixed"],
             **{name: int(data[name]) for name in COUNT_FIELDS},
-            **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS},
+            **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS if name in data},
+            **{name: np.full(data["players"], np.nan) for name in LATER_SEAT_FIELDS if name not in data},
             column_sums={c: np.asarray(v) for c, v in data["column_sums"].items()},
             column_squares={c: np.asarray(v) for c, v in data["column_squares"].items()},
             histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
@@ -161,7 +171,10 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     winners = wins.sum(axis=0)
     shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
     margins = scores - _best_other(scores)
-    deal_shares = shares.reshape(n, -1, games_per_deal).mean(axis=2)
+    def per_deal(values: np.ndarray) -> np.ndarray:  # (players, games) -> (players, deals) means
+        return values.reshape(n, -1, games_per_deal).mean(axis=2)
+
+    deal_shares, deal_scores, deal_margins = per_deal(shares), per_deal(scores), per_deal(margins)
     slots = seat["slot"].astype(np.int64)
     totals = CellTotals(
         players=n,
@@ -178,6 +191,10 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         margin_sq_sum=(margins * margins).sum(axis=1),
         deal_share_sum=deal_shares.sum(axis=1),
         deal_share_sq_sum=(deal_shares * deal_shares).sum(axis=1),
+        deal_score_sum=deal_scores.sum(axis=1),
+        deal_score_sq_sum=(deal_scores * deal_scores).sum(axis=1),
+        deal_margin_sum=deal_margins.sum(axis=1),
+        deal_margin_sq_sum=(deal_margins * deal_margins).sum(axis=1),
     )
     for s in range(n):
         totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)

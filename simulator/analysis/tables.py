@@ -78,7 +78,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         totals_by_cell[cell["index"]] = totals
         if not analysable(totals):
             continue
-        seat_frame = _seat_rows(cell, totals, confidence)
+        seat_frame, balance = cell_balance(cell, totals, margin, confidence)
         seat_rows.append(seat_frame)
         measure_rows.append(_measure_rows(cell, totals, confidence))
         row = {
@@ -91,7 +91,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             "games": totals.games,
             "deals": totals.deals,
             "no_winner_rate": totals.no_winner_games / totals.games,
-            **_balance_columns(cell["players"], totals, seat_frame, margin, confidence),
+            **balance,
             "tie_rate": totals.tied_games / totals.games,
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
@@ -143,22 +143,32 @@ def _cell_value(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
+def cell_balance(cell: dict[str, Any], totals: CellTotals, margin: float, confidence: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One analysable cell's seat rows (rates and their intervals) and its balance columns (test,
+    verdict, sentence): what the report shows of a cell's seats, and what the calibration suite
+    (tests/analysis/test_calibration.py) checks."""
+    seats = _seat_rows(cell, totals, confidence)
+    return seats, _balance_columns(cell["players"], totals, seats, margin, confidence)
+
+
 def _balance_columns(
     players: int, totals: CellTotals, seats: pd.DataFrame, margin: float, confidence: float
 ) -> dict[str, Any]:
-    """Seat uniformity test, effect sizes and the equivalence verdict in words; a solo cell
-    has no seats to compare and reports its win rate instead."""
+    """Seat uniformity test (Rao-Scott corrected for deal correlation), effect sizes and the
+    equivalence verdict in words, all with the deal as the sampling unit; a solo cell has no
+    seats to compare and reports its win rate instead."""
     rates, lows, highs = (seats[c].to_numpy() for c in ("win_rate", "sim_low", "sim_high"))
+    tost_lows, tost_highs, effects = (seats[c].to_numpy() for c in ("tost_low", "tost_high", "design_effect"))
     if players == 1:
         return {
             "chi2": np.nan, "p_value": np.nan, "max_deviation_points": np.nan, "cohens_w": np.nan,
             "most_deviant_seat": np.nan, "max_signed_deviation_points": np.nan, "games_to_decide": np.nan,
-            "verdict": "solo",
+            "design_effect": float(effects[0]), "verdict": "solo",
             "sentence": f"Solo win rate {rates[0]:.1%} (95% interval {lows[0]:.1%} to {highs[0]:.1%}).",
         }
-    uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games)
+    uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games, effects)
     worst = int(uniformity.most_deviant_seat)
-    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin)
+    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin, tost_lows, tost_highs)
     return {
         "chi2": float(uniformity.chi_square),
         "p_value": float(uniformity.p_value),
@@ -167,15 +177,23 @@ def _balance_columns(
         "most_deviant_seat": worst,
         "max_signed_deviation_points": float((rates[worst] - 1.0 / players) * 100),
         "cohens_w": float(uniformity.cohens_w),
+        "design_effect": float(np.max(effects)),
         "verdict": verdict,
         "games_to_decide": (
-            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence)
+            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence, effects)
             if verdict == "inconclusive" else np.nan
         ),
         "sentence": stats.verdict_sentence(
-            rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games
+            rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games,
+            tost_lows=tost_lows, tost_highs=tost_highs, effects=effects,
         ),
     }
+
+
+def seat_design_effects(totals: CellTotals, floor: float = stats.DESIGN_EFFECT_FLOOR) -> np.ndarray:
+    """Each seat's design effect for its win share (`stats.design_effects`): 1 without rotation."""
+    return stats.design_effects(totals.games, totals.deals, totals.share_sum, totals.share_sq_sum,
+                                totals.deal_share_sum, totals.deal_share_sq_sum, floor)
 
 
 def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, float]:
@@ -188,11 +206,17 @@ def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, floa
 
 
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
-    n, games, rated = cell["players"], totals.games, totals.rated_games
-    low, high = stats.wilson_interval(totals.share_sum, rated, confidence)
-    sim_low, sim_high = stats.simultaneous_wilson(totals.share_sum, rated, confidence)
-    score_low, score_high = stats.mean_interval_from_moments(games, totals.score_sum, totals.score_sq_sum, confidence)
-    margin_low, margin_high = stats.mean_interval_from_moments(games, totals.margin_sum, totals.margin_sq_sum, confidence)
+    n, games, rated, deals = cell["players"], totals.games, totals.rated_games, totals.deals
+    effects = seat_design_effects(totals)
+    intervals = stats.seat_intervals(totals.share_sum, rated, effects, confidence)
+    score_effects = stats.design_effects(games, deals, totals.score_sum, totals.score_sq_sum,
+                                         totals.deal_score_sum, totals.deal_score_sq_sum)
+    margin_effects = stats.design_effects(games, deals, totals.margin_sum, totals.margin_sq_sum,
+                                          totals.deal_margin_sum, totals.deal_margin_sq_sum)
+    score_low, score_high = stats.mean_interval_from_moments(
+        games, totals.score_sum, totals.score_sq_sum, confidence, score_effects)
+    margin_low, margin_high = stats.mean_interval_from_moments(
+        games, totals.margin_sum, totals.margin_sq_sum, confidence, margin_effects)
     rate = totals.share_sum / rated
     solo = n == 1  # nothing to compare a lone seat with: no deviation from fair, no margin
     mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
@@ -204,11 +228,15 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "seat": np.arange(n),
             "policy": seat_policy,
             "games": rated,
+            "design_effect": effects,
+            "effective_games": rated / effects,  # Kish: as many independent games would do as well
             "win_rate": rate,
-            "ci_low": low,
-            "ci_high": high,
-            "sim_low": sim_low,
-            "sim_high": sim_high,
+            "ci_low": intervals.low,
+            "ci_high": intervals.high,
+            "sim_low": intervals.sim_low,
+            "sim_high": intervals.sim_high,
+            "tost_low": intervals.tost_low,  # 1 - 2 alpha: the equivalence verdict's intervals
+            "tost_high": intervals.tost_high,
             "deviation_points": np.nan if solo else (rate - 1.0 / n) * 100,
             "outright_wins": totals.outright_wins.astype(np.int64),
             "shared_wins": totals.shared_wins.astype(np.int64),
@@ -256,24 +284,13 @@ def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) ->
 
 
 def _crn_gain(totals: CellTotals) -> float:
-    """Variance reduction of the seat win-rate estimates bought by replaying deals in rotation.
-
-    The equal-deal-size case of `stats.crn_variance_reduction_from_deal_sums` (every deal has
-    `games_per_deal` games), computed from streamed moments of per-deal means, averaged over
-    seats. 1.0 means rotation bought nothing; 3.0 means each game counted as much as three games
-    on independent deals would have.
-    """
-    games, deals = totals.games, totals.deals
-    if deals < 2 or games == deals:
-        return 1.0
-    per_game = games // deals
-    mean = totals.share_sum / games
-    single_var = (totals.share_sq_sum - games * mean**2) / (games - 1)
-    deal_var = (totals.deal_share_sq_sum - deals * mean**2) / (deals - 1)
-    deal_var = np.maximum(deal_var, 0.0)  # exactly 0 (up to rounding) when rotation removes all luck
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.where(deal_var > 1e-15, (single_var / per_game) / deal_var, np.inf)
-    return float(np.mean(gain))
+    """Variance reduction of the seat win-rate estimates bought by replaying deals in rotation:
+    the inverse of the seats' design effects (unfloored), averaged over seats. 1.0 means rotation
+    bought nothing; 3.0 means each game counted as much as three games on independent deals
+    would have; infinite when rotation removed all deal luck."""
+    effects = seat_design_effects(totals, floor=0.0)
+    with np.errstate(divide="ignore"):
+        return float(np.mean(np.where(effects > 0, 1.0 / effects, np.inf)))
 
 
 def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
