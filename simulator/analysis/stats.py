@@ -909,14 +909,21 @@ def max_deviation_change_interval(
     return 100 * (estimate - reach), 100 * (estimate + reach)
 
 
-def games_to_exclude_zero(estimate: float, low: float, high: float, games: float) -> float:
+def games_to_exclude_zero(
+    estimate: float, low: float, high: float, games: float, confidence: float = 0.95, power: float = PLANNING_POWER
+) -> float:
     """Games per run at which an interval (low, high) around `estimate` that covers 0 would
-    exclude it, if the estimate held: widths shrink as 1 / sqrt(games), so
-    games * (half-width / |estimate|)^2. Infinity for a zero estimate; `games` when 0 is
-    already excluded."""
+    exclude it with probability `power` (80%) if the estimate were the truth.
+
+    Method: read the interval's half-width h as z * se (z the two-sided quantile of
+    `confidence`); widths shrink as 1 / sqrt(games), and excluding 0 with the given power needs
+    |estimate| >= (z + z_power) se, so games * (h (z + z_power) / (z |estimate|))^2. Infinity for
+    a zero estimate; `games` when 0 is already excluded."""
     if low > 0 or high < 0:
         return float(games)
     if estimate == 0:
         return math.inf
     half_width = (estimate - low) if estimate > 0 else (high - estimate)
-    return float(math.ceil(games * (half_width / abs(estimate)) ** 2))
+    z = two_sided_z(confidence)
+    inflation = (z + float(special.ndtri(power))) / z
+    return float(math.ceil(games * (inflation * half_width / abs(estimate)) ** 2))

@@ -428,7 +428,10 @@ def test_simultaneous_difference_intervals_control_the_family_error():
 
 
 def test_games_to_exclude_zero_scales_with_the_squared_half_width():
-    assert games_to_exclude_zero(-0.2, -0.6, 0.2, 10_000) == 40_000
+    # half-width 0.4 around -0.2: 4 x the games to reach the edge, times ((z + z_80) / z)^2 for
+    # 80% power (finding 5 of issue 20: the edge alone told the change 41% of the time)
+    inflation = ((Z95 + stats.norm.ppf(0.8)) / Z95) ** 2
+    assert games_to_exclude_zero(-0.2, -0.6, 0.2, 10_000) == pytest.approx(40_000 * inflation, abs=1)
     assert games_to_exclude_zero(0.5, 0.1, 0.9, 10_000) == 10_000  # already excludes 0
     assert games_to_exclude_zero(0.0, -0.3, 0.3, 10_000) == float("inf")
 
