@@ -50,6 +50,18 @@ def two_sided_z(confidence: float) -> float:
     return float(-special.ndtri((1.0 - confidence) / 2.0))  # = scipy.stats.norm.isf
 
 
+def one_sided_z(probability: float) -> float:
+    """The standard normal quantile z with P(Z <= z) = probability (e.g. 0.84 for 80% power)."""
+    _require_confidence(probability)
+    return float(special.ndtri(probability))
+
+
+def two_sided_t(confidence: float, degrees_of_freedom: float) -> float:
+    """Student's t quantile t with P(|T| <= t) = confidence on the given degrees of freedom."""
+    _require_confidence(confidence)
+    return float(-special.stdtrit(degrees_of_freedom, (1.0 - confidence) / 2.0))
+
+
 def bonferroni_confidence(confidence: float, comparisons: int) -> float:
     """Per-interval confidence that makes `comparisons` intervals cover jointly at `confidence`.
 
@@ -241,7 +253,7 @@ def mean_interval_from_moments(
     _require_confidence(confidence)
     mean = total / count
     variance = np.maximum((total_sq - total * mean) / (count - 1.0), 0.0)
-    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf
+    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf, elementwise
     half_width = t_quantile * np.sqrt(variance * np.asarray(effects, dtype=float) / count)
     return mean - half_width, mean + half_width
 
@@ -478,7 +490,7 @@ def games_to_decide(
     fair, margin = 1.0 / n_seats, margin_points / 100.0
     spread = rates * (1.0 - rates) * effects  # N * se(N)^2 per seat
     beyond = np.abs(rates - fair) - margin
-    z_power = float(special.ndtri(power))
+    z_power = one_sided_z(power)
     if np.any(beyond > 1e-12):
         z_sim = two_sided_z(bonferroni_confidence(confidence, n_seats))
         seat = int(np.argmax(beyond))
@@ -809,6 +821,18 @@ def bradley_terry(
     )
 
 
+def estimable_policies(wins_matrix) -> np.ndarray:
+    """Which policies' Bradley-Terry strengths the games bound (bool per policy): those in the
+    largest strongly connected group of the "beats" graph (every member both beat and lost to
+    the others, directly or through others). A policy outside it never lost (or never won) to
+    that group, so its maximum-likelihood strength relative to it is infinite."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    _, labels = connected_components(sparse.csr_matrix(np.asarray(wins_matrix) > 0), directed=True, connection="strong")
+    return labels == np.bincount(labels).argmax()
+
+
 def _require_strongly_connected(wins: np.ndarray) -> None:
     """Raise unless every policy can be reached from every other along "beat" edges."""
     from scipy import sparse
@@ -925,5 +949,5 @@ def games_to_exclude_zero(
         return math.inf
     half_width = (estimate - low) if estimate > 0 else (high - estimate)
     z = two_sided_z(confidence)
-    inflation = (z + float(special.ndtri(power))) / z
+    inflation = (z + one_sided_z(power)) / z
     return float(math.ceil(games * (inflation * half_width / abs(estimate)) ** 2))

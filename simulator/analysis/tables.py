@@ -18,6 +18,7 @@ Conventions:
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,7 +133,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
         ratings=ratings,
         ladder_seats=ladder_seats,
-        ladder=_ladder_rows(ladder_seats),
+        ladder=_ladder_rows(ladder_seats, margin, confidence),
         totals=totals_by_cell,
     )
 
@@ -237,6 +238,7 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "sim_high": intervals.sim_high,
             "tost_low": intervals.tost_low,  # 1 - 2 alpha: the equivalence verdict's intervals
             "tost_high": intervals.tost_high,
+            "rate_se": np.sqrt(rate * (1 - rate) * effects / rated),  # standard error, deal as the unit
             "deviation_points": np.nan if solo else (rate - 1.0 / n) * 100,
             "outright_wins": totals.outright_wins.astype(np.int64),
             "shared_wins": totals.shared_wins.astype(np.int64),
@@ -370,68 +372,130 @@ def _ladder_seat_rows(manifest: dict[str, Any], cells: pd.DataFrame, seats: pd.D
             "deviation_points": cell_seats["deviation_points"].to_numpy(),
             "low_points": (cell_seats["sim_low"].to_numpy() - 1.0 / n) * 100,
             "high_points": (cell_seats["sim_high"].to_numpy() - 1.0 / n) * 100,
+            "se_points": cell_seats["rate_se"].to_numpy() * 100,
+            "games": cell_seats["games"].to_numpy(),
         }))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None) -> str:
-    """Whether a seat verdict holds across playing strength, from the seat rows (seat, verdict,
-    low_points, high_points) of the two strongest rungs' self-play cells: *stable* when they agree
-    (same verdict and overlapping intervals at every seat), *strength-dependent* when they do
-    not, *unresolved* when there is no runner-up, a rung has no Elo, or a verdict is inconclusive
-    (more games would tell)."""
-    if runner_up is None or strongest["elo"].isna().any() or runner_up["elo"].isna().any():
-        return "unresolved"
-    verdicts = (strongest["verdict"].iloc[0], runner_up["verdict"].iloc[0])
-    if "inconclusive" in verdicts:
-        return "unresolved"
+@dataclass
+class LadderComparison:
+    """The verdict across a ladder's two strongest rungs, with the numbers behind it."""
+
+    verdict: str  # "stable", "strength-dependent" or "unresolved"
+    reason: str  # why, in words (a clause that follows "Across the ladder: <verdict>")
+    difference_points: np.ndarray  # per seat: strongest rung's deviation minus the runner-up's
+    low_points: np.ndarray  # per seat: the difference's 1 - 2 alpha interval (the stable test)
+    high_points: np.ndarray
+    games_to_settle: float  # games per self-play cell that would settle it with 80% power
+
+
+def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
+                      margin: float = 1.0, confidence: float = 0.95) -> LadderComparison:
+    """Whether a seat verdict holds across playing strength, from the seat rows (seat, elo,
+    elo_low, elo_high, deviation_points, se_points, games) of the two strongest rungs'
+    self-play cells.
+
+    The two rungs must be separated in rating (the strongest one's Elo interval entirely above
+    the runner-up's), or which is stronger is not known. Then, per seat, the difference of the
+    two rungs' deviations from fair d_s (independent cells: se_s^2 = se_strong^2 + se_runner^2):
+    - *stable* when every seat's (1 - 2 alpha) interval of d_s lies inside ±margin (the
+      intersection-union test at level alpha: shown equivalent, as for a cell's verdict);
+    - *strength-dependent* when some seat's interval, Bonferroni over the seats at 1 - alpha,
+      lies entirely outside ±margin (shown different);
+    - *unresolved* otherwise, with the games per cell that would settle it with 80% power if the
+      differences are as estimated (worst seat for stable, furthest-out seat otherwise).
+    """
+    nan = np.full(len(strongest), np.nan)
+    if runner_up is None:
+        return LadderComparison("unresolved", "there is no runner-up rung", nan, nan, nan, math.inf)
+    if strongest["elo"].isna().any() or runner_up["elo"].isna().any():
+        return LadderComparison("unresolved", "a rung's rating is not estimable", nan, nan, nan, math.inf)
+    if not strongest["elo_low"].iloc[0] > runner_up["elo_high"].iloc[0]:
+        return LadderComparison("unresolved", "the two strongest rungs are not separated in rating", nan, nan, nan, math.inf)
     a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
-    overlap = (a["low_points"].to_numpy() <= b["high_points"].to_numpy()) & (b["low_points"].to_numpy() <= a["high_points"].to_numpy())
-    return "stable" if verdicts[0] == verdicts[1] and overlap.all() else "strength-dependent"
+    difference = a["deviation_points"].to_numpy() - b["deviation_points"].to_numpy()
+    se = np.hypot(a["se_points"].to_numpy(), b["se_points"].to_numpy())
+    z = stats.two_sided_z(stats.equivalence_confidence(confidence))
+    z_joint = stats.two_sided_z(stats.bonferroni_confidence(confidence, len(difference)))
+    low, high = difference - z * se, difference + z * se
+    if np.all((low >= -margin) & (high <= margin)):
+        return LadderComparison("stable", f"every seat's deviation differs by less than ±{margin:g} points", difference, low, high, np.nan)
+    beyond = np.abs(difference) - margin
+    if np.any(beyond - z_joint * se > 0):
+        seat = int(np.argmax(beyond - z_joint * se))
+        return LadderComparison("strength-dependent", f"seat {seat}'s deviation differs by more than ±{margin:g} points",
+                                difference, low, high, np.nan)
+    games = float(min(a["games"].min(), b["games"].min()))
+    z_power = stats.one_sided_z(stats.PLANNING_POWER)
+    with np.errstate(divide="ignore"):
+        if np.any(beyond > 0):
+            factor = np.min(np.where(beyond > 0, ((z_joint + z_power) * se / beyond) ** 2, np.inf))
+        else:
+            factor = np.max(((z + z_power) * se / -beyond) ** 2)
+    needed = math.inf if not np.isfinite(factor) else float(math.ceil(games * max(factor, 1.0)))
+    settle = "" if not np.isfinite(needed) else f"; about {stats.count_text(needed)} games per cell would settle it"
+    return LadderComparison("unresolved", f"the rungs' seat deviations are not yet shown equal or different{settle}",
+                            difference, low, high, needed)
 
 
-def _ladder_rows(ladder_seats: pd.DataFrame) -> pd.DataFrame:
+def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
+                   margin: float = 1.0, confidence: float = 0.95) -> str:
+    """The word of `ladder_comparison`: stable, strength-dependent or unresolved."""
+    return ladder_comparison(strongest, runner_up, margin, confidence).verdict
+
+
+def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0, confidence: float = 0.95) -> pd.DataFrame:
     """Per ladder study and player count: the strongest rung (highest Elo), the runner-up, the
-    ladder verdict and a sentence leading with the strongest rung's seat verdict."""
+    ladder verdict (`ladder_comparison`) and a sentence leading with the strongest rung's seat
+    verdict."""
     rows = []
     for (study, players), group in ladder_seats.groupby(["study", "players"], sort=False) if len(ladder_seats) else []:
         rungs = group.drop_duplicates("rung").sort_values("elo", ascending=False, na_position="last")
         top = group[group["rung"] == rungs.iloc[0]["rung"]]
         second = group[group["rung"] == rungs.iloc[1]["rung"]] if len(rungs) > 1 else None
-        verdict = ladder_verdict(top, second)
+        comparison = ladder_comparison(top, second, margin, confidence)
         strongest = rungs.iloc[0]
         against = "" if second is None else f" against its runner-up {rungs.iloc[1]['rung']}"
         rows.append({
             "study": study, "players": players, "strongest": strongest["rung"],
             "runner_up": None if second is None else rungs.iloc[1]["rung"],
-            "strongest_elo": strongest["elo"], "verdict": verdict, "seat_verdict": strongest["verdict"],
+            "strongest_elo": strongest["elo"], "verdict": comparison.verdict, "seat_verdict": strongest["verdict"],
+            "largest_difference_points": (
+                float(comparison.difference_points[np.nanargmax(np.abs(comparison.difference_points))])
+                if np.isfinite(comparison.difference_points).any() else np.nan),
+            "games_to_settle": comparison.games_to_settle,
             "sentence": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
-                        f"Across the ladder: {verdict}{against}.",
+                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).",
         })
     return pd.DataFrame(rows)
 
 
 def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bradley-Terry Elo of all games, with delete-one-batch jackknife intervals (batches of
-    deals are independent, so the intervals account for correlated games). Every pair of
-    policies that met also counts half a win each way: a weak prior that keeps the strengths
-    finite when a policy never beat the other (random against greedy in New York Zoo), which
-    would otherwise leave every rating of the study unbounded; over thousands of games it moves
-    the ratings by a fraction of an Elo point. NaN when the policies did not all meet, directly
-    or through others."""
+    deals are independent, so the intervals account for correlated games), t on batches - 1
+    degrees of freedom. Every pair of policies that met also counts half a win each way, a weak
+    prior that keeps the fit finite; but a policy outside the largest group of policies that
+    have all beaten and lost to each other (directly or through others: random that never beats
+    greedy in New York Zoo) has a strength the games cannot bound, only the prior: its rating
+    is NaN (not estimable), and the others' Elo is centred on their own mean. NaN everywhere
+    when the policies did not all meet, directly or through others."""
     k = batch_wins.shape[1]
     # a policy meeting itself (a seating that lists it twice) says nothing about strength
     batch_wins = batch_wins * (1.0 - np.eye(k))
     total = batch_wins.sum(axis=0)
     prior = 0.5 * ((total + total.T) > 0)
+    nan = np.full(k, np.nan)
     try:
         elo = stats.bradley_terry(total + prior, confidence).elo
         leave_one_out = np.array([stats.bradley_terry(total - batch + prior, confidence).elo for batch in batch_wins])
     except ValueError:
-        nan = np.full(k, np.nan)
         return nan, nan, nan
+    estimable = stats.estimable_policies(total)
+    elo = np.where(estimable, elo - elo[estimable].mean(), np.nan)
+    leave_one_out = np.where(estimable, leave_one_out - leave_one_out[:, estimable].mean(axis=1, keepdims=True), np.nan)
     batches = len(batch_wins)
     spread = leave_one_out - leave_one_out.mean(axis=0)
     standard_error = np.sqrt((batches - 1) / batches * (spread**2).sum(axis=0))
-    z = stats.two_sided_z(confidence)
-    return elo, elo - z * standard_error, elo + z * standard_error
+    t = stats.two_sided_t(confidence, batches - 1)
+    return elo, elo - t * standard_error, elo + t * standard_error
