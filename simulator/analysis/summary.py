@@ -118,6 +118,15 @@ class CellTotals:
         values = np.arange(len(counts), dtype=np.float64)
         return float(values @ counts), float((values**2) @ counts)
 
+    def seat_design_effects(self, floor: float | None = None) -> np.ndarray:
+        """Each seat's design effect for its win share (`stats.design_effects`; floored at
+        `stats.DESIGN_EFFECT_FLOOR` unless `floor` says otherwise): 1 without rotation."""
+        from simulator.analysis import stats
+
+        floor = stats.DESIGN_EFFECT_FLOOR if floor is None else floor
+        return stats.design_effects(self.games, self.deals, self.share_sum, self.share_sq_sum,
+                                    self.deal_share_sum, self.deal_share_sq_sum, floor)
+
     # ---- merging and storing ----
 
     def merge(self, other: "CellTotals") -> "CellTotals":
@@ -270,20 +279,49 @@ def merged_summaries(run_dir: Path, cell: Mapping[str, Any]) -> CellTotals:
     return totals
 
 
-def precision_halfwidth(share_sum: np.ndarray, games: int, precision: Mapping[str, Any], confidence: float = 0.95) -> float:
-    """Precision mode's measure: the widest seat's half-width of an anytime-valid confidence
-    sequence (joint over the seats by Bonferroni), so looking after every round is allowed.
+# Precision mode asks for this much more than the games at which the shown intervals' width is
+# projected to meet the target, so that rounding and the rates' drift rarely need another round.
+PRECISION_GAMES_SLACK = 1.01
+# A projection more than this many times the games played so far is approached in two steps
+# (half of it first, then projected again from the larger sample): a small pilot's design
+# effects are noisy, and games played on an overestimate cannot be taken back.
+PRECISION_PROJECTION_STEP = 4
 
-    The sequence is tuned, in advance, to be tightest near the game count at which a 1.5/sqrt(t)
-    half-width (its width at the tuned point) would meet the target, capped at `max`. A cell
-    without games has an infinite half-width.
-    """
+
+def precision_halfwidth(totals: CellTotals, confidence: float = 0.95) -> float:
+    """Precision mode's measure: the widest seat's half-width of the simultaneous interval the
+    report shows (`stats.seat_intervals`, the deal as the unit); infinite without games."""
     from simulator.analysis import stats  # scipy: only for the parent's precision check
 
-    if games <= 0:
+    if totals.rated_games < 2:
         return float("inf")
-    target, cap = precision["until"]["halfwidth"], precision["max"]
-    tuned = min(cap, (1.5 / target) ** 2)
-    joint = stats.bonferroni_confidence(confidence, len(share_sum))
-    low, high = stats.confidence_sequence(share_sum, games, joint, tuned_trials=tuned)
-    return float(np.max((high - low) / 2))
+    intervals = stats.seat_intervals(totals.share_sum, totals.rated_games, totals.seat_design_effects(), confidence)
+    return float(np.max((intervals.sim_high - intervals.sim_low) / 2))
+
+
+def precision_games_needed(totals: CellTotals, target: float, confidence: float = 0.95) -> int:
+    """Games the cell needs for its shown intervals to reach the half-width `target`, projected
+    from its games so far (the pilot): a half-width h at n games shrinks as 1 / sqrt(n) at fixed
+    rates and design effects, so n (h / target)^2 games, times `PRECISION_GAMES_SLACK` (half of
+    that when it exceeds `PRECISION_PROJECTION_STEP` times n); the games played when the target
+    is met.
+
+    Method: sample-size re-estimation from an internal pilot (Stein 1945; Wittes and Brittain
+    1990): the count depends on the pilot only through the rates' variances and the design
+    effects, not on how far a rate lies from any boundary, so the final fixed-count intervals
+    keep their level (the calibration suite checks it). It is not an anytime-valid sequence:
+    do not stop a precision run by watching the page.
+    References: Stein, C. (1945), A two-sample test for a linear hypothesis whose power is
+    independent of the variance, Ann. Math. Statist. 16:243-258; Wittes, J. and Brittain, E.
+    (1990), The role of internal pilot studies in increasing the efficiency of clinical trials,
+    Statistics in Medicine 9:65-72.
+    """
+    reached = precision_halfwidth(totals, confidence)
+    if reached <= target:
+        return totals.games
+    if not np.isfinite(reached):
+        return 2 * max(totals.games, 1)
+    projected = totals.games * (reached / target) ** 2 * PRECISION_GAMES_SLACK
+    if projected > PRECISION_PROJECTION_STEP * totals.games:
+        projected /= 2
+    return int(np.ceil(projected))

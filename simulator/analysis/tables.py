@@ -191,24 +191,18 @@ def _balance_columns(
     }
 
 
-def seat_design_effects(totals: CellTotals, floor: float = stats.DESIGN_EFFECT_FLOOR) -> np.ndarray:
-    """Each seat's design effect for its win share (`stats.design_effects`): 1 without rotation."""
-    return stats.design_effects(totals.games, totals.deals, totals.share_sum, totals.share_sq_sum,
-                                totals.deal_share_sum, totals.deal_share_sq_sum, floor)
-
-
 def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, float]:
     if not isinstance(games_setting, dict):
         return {}
     return {
         "target_halfwidth": games_setting["until"]["halfwidth"],
-        "reached_halfwidth": precision_halfwidth(totals.share_sum, totals.rated_games, games_setting),
+        "reached_halfwidth": precision_halfwidth(totals),
     }
 
 
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
     n, games, rated, deals = cell["players"], totals.games, totals.rated_games, totals.deals
-    effects = seat_design_effects(totals)
+    effects = totals.seat_design_effects()
     intervals = stats.seat_intervals(totals.share_sum, rated, effects, confidence)
     score_effects = stats.design_effects(games, deals, totals.score_sum, totals.score_sq_sum,
                                          totals.deal_score_sum, totals.deal_score_sq_sum)
@@ -290,7 +284,7 @@ def _crn_gain(totals: CellTotals) -> float:
     the inverse of the seats' design effects (unfloored), averaged over seats. 1.0 means rotation
     bought nothing; 3.0 means each game counted as much as three games on independent deals
     would have; infinite when rotation removed all deal luck."""
-    effects = seat_design_effects(totals, floor=0.0)
+    effects = totals.seat_design_effects(floor=0.0)
     with np.errstate(divide="ignore"):
         return float(np.mean(np.where(effects > 0, 1.0 / effects, np.inf)))
 

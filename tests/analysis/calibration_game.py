@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.analysis.summary import summarize_columns
+from simulator.analysis import stats
+from simulator.analysis.summary import precision_games_needed, summarize_columns
 from simulator.analysis.tables import cell_balance
 
 REGIMES = ("none", "hand", "seat")
@@ -78,3 +79,17 @@ def replicate(shares, deals: int, regime: str, replications: int, seed: int, mar
         "unbalanced": float(np.mean([v == "unbalanced" for v in verdicts])),
         "rejects_at_5": float(np.mean(np.array(p_values) < 0.05)),
     }
+
+
+def precision_run(rng, shares, regime: str, target: float, start_deals: int = 250, chunk_deals: int = 125):
+    """Precision mode's loop (runner.run_experiment) on the calibration game: a pilot of
+    `start_deals`, then growth to the games `precision_games_needed` asks for, in whole chunks,
+    until the shown simultaneous intervals meet `target`. Returns (totals, covered), covered
+    saying whether every seat's shown simultaneous interval holds its true share."""
+    n = len(shares)
+    totals = summarize_columns(play_records(rng, shares, start_deals, regime), n, mixed=False, games_per_deal=n)
+    while (needed := precision_games_needed(totals, target)) > totals.games:
+        more = -(-max(-(-needed // n) - totals.deals, 1) // chunk_deals) * chunk_deals
+        totals.merge(summarize_columns(play_records(rng, shares, more, regime), n, mixed=False, games_per_deal=n))
+    intervals = stats.seat_intervals(totals.share_sum, totals.rated_games, totals.seat_design_effects())
+    return totals, bool(np.all((intervals.sim_low <= shares) & (shares <= intervals.sim_high)))

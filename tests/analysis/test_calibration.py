@@ -12,7 +12,10 @@ import math
 import numpy as np
 import pytest
 
-from calibration_game import REGIMES, replicate
+from calibration_game import REGIMES, precision_run, replicate
+
+from simulator.analysis.stats import bonferroni_confidence, confidence_sequence_halfwidth
+from simulator.analysis.summary import precision_halfwidth
 
 FAIR = [0.25] * 4
 MONTE_CARLO_SLACK = 2.5  # standard errors of a Monte Carlo proportion allowed above a level
@@ -63,3 +66,26 @@ def test_calibration_holds_with_many_replications(regime):
     assert at_most(result["rejects_at_5"], 0.05, 2000)
     edge = replicate([0.28, 0.24, 0.24, 0.24], deals=1000, regime=regime, replications=2000, seed=7, margin=3.0)
     assert at_most(edge["balanced"], 0.05, 2000)
+
+
+def hoeffding_sequence_games(target: float, seats: int, start: int = 1000) -> int:
+    """The games the former precision mode played for `target` (finding 4): it doubled from
+    `start` until its data-blind Hoeffding confidence sequence (Bonferroni over the seats, tuned
+    to 1.5 / sqrt(t)) was narrow enough."""
+    games = start
+    tuned = (1.5 / target) ** 2
+    while confidence_sequence_halfwidth(games, bonferroni_confidence(0.95, seats), tuned_trials=tuned) > target:
+        games *= 2
+    return games
+
+
+@pytest.mark.parametrize("regime", REGIMES)
+def test_precision_mode_plays_far_fewer_games_and_its_shown_intervals_cover(regime):
+    # Finding 4: ±0.005 at 4 seats took 160,000 games where the shown intervals needed 47,000.
+    rng = np.random.default_rng(8)
+    runs = [precision_run(rng, np.array(FAIR), regime, target=0.005) for _ in range(40)]
+    games = np.mean([totals.games for totals, _ in runs])
+    assert all(precision_halfwidth(totals) <= 0.005 for totals, _ in runs)
+    assert np.mean([covered for _, covered in runs]) >= 0.9  # 40 runs: nominal 95%
+    if regime != "seat":  # luck that stays with the seat needs more games, and gets them
+        assert games * 2.5 <= hoeffding_sequence_games(0.005, 4)
