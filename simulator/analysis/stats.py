@@ -489,7 +489,7 @@ def games_to_decide(
     effects = np.ones_like(rates) if effects is None else np.asarray(effects, dtype=float)
     fair, margin = 1.0 / n_seats, margin_points / 100.0
     spread = rates * (1.0 - rates) * effects  # N * se(N)^2 per seat
-    beyond = np.abs(rates - fair) - margin
+    beyond = np.abs(rates - fair) - margin  # how far each seat lies outside the band
     z_power = one_sided_z(power)
     if np.any(beyond > 1e-12):
         z_sim = two_sided_z(bonferroni_confidence(confidence, n_seats))
@@ -498,26 +498,38 @@ def games_to_decide(
         return math.inf if needed > GAMES_TO_DECIDE_CAP else float(max(games, math.ceil(needed)))
     if np.any(beyond > -1e-12):
         return math.inf
-    z = two_sided_z(equivalence_confidence(confidence))
-    delta = rates - fair
 
-    def balanced_power(count: float) -> float:
-        se = np.sqrt(spread / count)
-        with np.errstate(divide="ignore"):
-            each = special.ndtr((margin - delta) / se - z) + special.ndtr((margin + delta) / se - z) - 1.0
-        return float(np.prod(np.clip(each, 0.0, 1.0)))
+    def power_at(count: float) -> float:
+        return balanced_power(rates, count, n_seats, margin_points, confidence, effects)
 
-    if balanced_power(games) >= power:
+    if power_at(games) >= power:
         return float(games)
     low, high = float(games), float(max(games, 1)) * 2
-    while balanced_power(high) < power:
+    while power_at(high) < power:
         low, high = high, high * 2
         if high > GAMES_TO_DECIDE_CAP:
             return math.inf
     while high - low > max(1.0, low * 1e-4):
         middle = math.floor((low + high) / 2)
-        low, high = (low, middle) if balanced_power(middle) >= power else (middle, high)
+        low, high = (low, middle) if power_at(middle) >= power else (middle, high)
     return float(math.ceil(high))
+
+
+def balanced_power(rates, games: float, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95,
+                   effects=None) -> float:
+    """Probability that `games` games show "balanced" (`equivalence_verdict` with
+    `seat_intervals`) if the true seat rates are `rates` and the design effects `effects`
+    (default 1): prod_s [Phi((m - delta_s) / se_s - z) + Phi((m + delta_s) / se_s - z) - 1]^+,
+    se_s = sqrt(p_s (1 - p_s) d_s / games), z = Phi^-1(1 - alpha), seats treated as independent
+    (normal approximation; see `games_to_decide`)."""
+    rates = np.asarray(rates, dtype=float)
+    effects = np.ones_like(rates) if effects is None else np.asarray(effects, dtype=float)
+    delta, margin = rates - 1.0 / n_seats, margin_points / 100.0
+    z = two_sided_z(equivalence_confidence(confidence))
+    se = np.sqrt(rates * (1.0 - rates) * effects / games)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        each = special.ndtr((margin - delta) / se - z) + special.ndtr((margin + delta) / se - z) - 1.0
+    return float(np.prod(np.clip(np.nan_to_num(each, nan=0.0), 0.0, 1.0)))
 
 
 def _verdict_inputs(rates, lows, highs, n_seats, margin_points):

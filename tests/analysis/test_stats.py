@@ -730,3 +730,22 @@ def test_difference_interval_is_antisymmetric_and_covers_in_simulation():
     low, high = difference_interval(first, 200, second, 300)
     coverage = np.mean((low <= 0.05) & (0.05 <= high))
     assert 0.935 <= coverage <= 0.965
+
+
+def test_balanced_power_matches_simulated_verdicts_and_games_to_decide():
+    from simulator.analysis.stats import balanced_power
+
+    games, rates = 20_000, np.array([0.25] * 4)
+    wins = np.random.default_rng(21).multinomial(games, rates, size=2000)
+    intervals = seat_intervals(wins, np.full(4, games), np.ones(4))
+    simulated = np.mean([
+        equivalence_verdict(w / games, intervals.sim_low[i], intervals.sim_high[i], n_seats=4,
+                            tost_lows=intervals.tost_low[i], tost_highs=intervals.tost_high[i]) == "balanced"
+        for i, w in enumerate(wins)
+    ])
+    # the seats' estimates are negatively correlated (they sum to 1), so the product is a bound
+    # from below, close to the simulated rate
+    assert simulated - 0.06 <= balanced_power(rates, games, 4) <= simulated + 0.02
+    needed = games_to_decide([0.252, 0.248, 0.25, 0.25], 100, n_seats=4)
+    assert balanced_power([0.252, 0.248, 0.25, 0.25], needed, 4) == pytest.approx(0.8, abs=0.005)
+    assert balanced_power([0.262, 0.246, 0.246, 0.246], 10**7, 4) == 0.0  # a seat beyond the margin
