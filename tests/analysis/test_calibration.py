@@ -89,3 +89,18 @@ def test_precision_mode_plays_far_fewer_games_and_its_shown_intervals_cover(regi
     assert np.mean([covered for _, covered in runs]) >= 0.9  # 40 runs: nominal 95%
     if regime != "seat":  # luck that stays with the seat needs more games, and gets them
         assert games * 2.5 <= hoeffding_sequence_games(0.005, 4)
+
+
+def test_a_summary_without_the_per_deal_score_moments_still_reads_and_hides_only_those_intervals():
+    from calibration_game import play_records
+
+    from simulator.analysis.summary import LATER_SEAT_FIELDS, CellTotals, summarize_columns
+    from simulator.analysis.tables import cell_balance
+
+    totals = summarize_columns(play_records(np.random.default_rng(9), FAIR, 200, "seat"), 4, mixed=False, games_per_deal=4)
+    old = {key: value for key, value in totals.to_json().items() if key not in LATER_SEAT_FIELDS}
+    cell = {"index": 0, "label": "old", "players": 4, "rotate": True, "seats": ["p"] * 4}
+    seats, balance = cell_balance(cell, CellTotals.from_json(old), 1.0, 0.95)
+    fresh, _ = cell_balance(cell, totals, 1.0, 0.95)
+    assert seats["score_low"].isna().all() and seats["margin_high"].isna().all()
+    assert np.array_equal(seats["sim_low"], fresh["sim_low"]) and balance["verdict"] in {"inconclusive", "unbalanced"}
