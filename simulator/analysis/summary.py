@@ -39,10 +39,12 @@ HISTOGRAM_LIMIT = 10_000
 # Seat statistics, each an array of shape (players,) (sums over games, or over deals for deal_*).
 SEAT_FIELDS = ("share_sum", "share_sq_sum", "outright_wins", "shared_wins", "margin_sum", "margin_sq_sum",
                "deal_share_sum", "deal_share_sq_sum", "deal_score_sum", "deal_score_sq_sum",
-               "deal_margin_sum", "deal_margin_sq_sum")
+               "deal_margin_sum", "deal_margin_sq_sum", "slot_total_sq_sum", "deal_slot_sum", "deal_slot_sq_sum")
 # Per-deal moments added after the first summaries were written: a summary without them reads as
-# NaN there, so its score and margin intervals (which need them under seat rotation) are not shown.
-LATER_SEAT_FIELDS = ("deal_score_sum", "deal_score_sq_sum", "deal_margin_sum", "deal_margin_sq_sum")
+# NaN there, so the intervals that need them under seat rotation (score, margin, policy win
+# rates) are not shown.
+LATER_SEAT_FIELDS = ("deal_score_sum", "deal_score_sq_sum", "deal_margin_sum", "deal_margin_sq_sum",
+                     "slot_total_sq_sum", "deal_slot_sum", "deal_slot_sq_sum")
 COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
 
@@ -69,6 +71,11 @@ class CellTotals:
     deal_score_sq_sum: np.ndarray = field(default=None)
     deal_margin_sum: np.ndarray = field(default=None)  # (n,) per-deal mean margin, summed over deals
     deal_margin_sq_sum: np.ndarray = field(default=None)
+    # (n slots,) the win share of the policy in each seating slot, wherever it sits: the sum over
+    # games of its square, and its per-deal mean summed over deals with the sum of its squares
+    slot_total_sq_sum: np.ndarray = field(default=None)
+    deal_slot_sum: np.ndarray = field(default=None)
+    deal_slot_sq_sum: np.ndarray = field(default=None)
     slot_share_sum: np.ndarray = field(default=None)  # (n seats, n slots) share by seat and slot
     slot_games: np.ndarray = field(default=None)  # (n seats, n slots)
     # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
@@ -126,6 +133,14 @@ class CellTotals:
         floor = stats.DESIGN_EFFECT_FLOOR if floor is None else floor
         return stats.design_effects(self.games, self.deals, self.share_sum, self.share_sq_sum,
                                     self.deal_share_sum, self.deal_share_sq_sum, floor)
+
+    def slot_design_effects(self) -> np.ndarray:
+        """Each seating slot's design effect for its policy's win share (over all seats it took):
+        1 without rotation; NaN for a summary written before the moments were kept."""
+        from simulator.analysis import stats
+
+        return stats.design_effects(self.games, self.deals, self.slot_share_sum.sum(axis=0), self.slot_total_sq_sum,
+                                    self.deal_slot_sum, self.deal_slot_sq_sum)
 
     # ---- merging and storing ----
 
@@ -185,6 +200,8 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
 
     deal_shares, deal_scores, deal_margins = per_deal(shares), per_deal(scores), per_deal(margins)
     slots = seat["slot"].astype(np.int64)
+    slot_shares = np.stack([(shares * (slots == slot)).sum(axis=0) for slot in range(n)])  # (slots, games)
+    deal_slots = per_deal(slot_shares)
     totals = CellTotals(
         players=n,
         mixed=mixed,
@@ -204,6 +221,9 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         deal_score_sq_sum=(deal_scores * deal_scores).sum(axis=1),
         deal_margin_sum=deal_margins.sum(axis=1),
         deal_margin_sq_sum=(deal_margins * deal_margins).sum(axis=1),
+        slot_total_sq_sum=(slot_shares * slot_shares).sum(axis=1),
+        deal_slot_sum=deal_slots.sum(axis=1),
+        deal_slot_sq_sum=(deal_slots * deal_slots).sum(axis=1),
     )
     for s in range(n):
         totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)

@@ -264,10 +264,12 @@ def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -
 def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
     """Win rate of each seating slot's policy over all seats, and per seat (seat x policy)."""
     rows = []
+    effects = totals.slot_design_effects()
     for slot, policy in enumerate(cell["seats"]):
         games = totals.slot_games[:, slot].sum()
         share = totals.slot_share_sum[:, slot].sum()
-        low, high = stats.wilson_interval(np.array([share]), np.array([games]), confidence)
+        effective = games / effects[slot]  # the deal as the unit
+        low, high = stats.wilson_interval(np.array([share / games * effective]), np.array([effective]), confidence)
         row = {
             "cell": cell["index"], "label": cell["label"], "slot": slot, "policy": policy,
             "games": int(games), "win_rate": share / games, "ci_low": float(low[0]), "ci_high": float(high[0]),
@@ -307,7 +309,7 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
     index = {label: i for i, label in enumerate(policies)}
     k = len(policies)
     pairwise = np.zeros((JACKKNIFE_BATCHES, k, k))
-    share, games = np.zeros(k), np.zeros(k)
+    share, games, effective = np.zeros(k), np.zeros(k), np.zeros(k)
     first_share, first_games = np.zeros(k), np.zeros(k)
     fair_share = np.zeros(k)
     for cell in cells:
@@ -317,11 +319,13 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
             np.add.at(pairwise[batch], (ids[:, None], ids[None, :]), totals.slot_pairwise_wins[batch])
         np.add.at(share, ids, totals.slot_share_sum.sum(axis=0))
         np.add.at(games, ids, totals.slot_games.sum(axis=0))
+        np.add.at(effective, ids, totals.slot_games.sum(axis=0) / totals.slot_design_effects())
         np.add.at(fair_share, ids, totals.slot_games.sum(axis=0) / cell["players"])
         np.add.at(first_share, ids, totals.slot_share_sum[0])
         np.add.at(first_games, ids, totals.slot_games[0])
     elo, low, high = _jackknife_elo(pairwise, confidence)
-    rate_low, rate_high = stats.wilson_interval(share, games, confidence)
+    # the pooled rate's interval counts each cell's games as its effective games (deal as the unit)
+    rate_low, rate_high = stats.wilson_interval(share / games * effective, effective, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         first_rate = first_share / first_games
     return pd.DataFrame(

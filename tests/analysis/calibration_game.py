@@ -49,7 +49,9 @@ def play_records(rng: np.random.Generator, shares, deals: int, regime: str, luck
         columns[f"win_{seat}"] = won
         # a score that follows the win and the luck, so scores are correlated within a deal too
         columns[f"score_{seat}"] = (10 * won + 3 * (lucky == seat) + rng.integers(0, 6, size=games)).astype(np.int64)
-        columns[f"slot_{seat}"] = (seat + rotation) % n
+        # the policy of slot k sits at seat (k + r) % n in rotation r: it moves with the hand,
+        # so in the "hand" regime the luck travels with a slot's policy
+        columns[f"slot_{seat}"] = (seat - rotation) % n
     return columns
 
 

@@ -83,10 +83,10 @@ def hoeffding_sequence_games(target: float, seats: int, start: int = 1000) -> in
 def test_precision_mode_plays_far_fewer_games_and_its_shown_intervals_cover(regime):
     # Finding 4: ±0.005 at 4 seats took 160,000 games where the shown intervals needed 47,000.
     rng = np.random.default_rng(8)
-    runs = [precision_run(rng, np.array(FAIR), regime, target=0.005) for _ in range(40)]
+    runs = [precision_run(rng, np.array(FAIR), regime, target=0.005) for _ in range(25)]
     games = np.mean([totals.games for totals, _ in runs])
     assert all(precision_halfwidth(totals) <= 0.005 for totals, _ in runs)
-    assert np.mean([covered for _, covered in runs]) >= 0.9  # 40 runs: nominal 95%
+    assert np.mean([covered for _, covered in runs]) >= 0.88  # 25 runs: nominal 95%
     if regime != "seat":  # luck that stays with the seat needs more games, and gets them
         assert games * 2.5 <= hoeffding_sequence_games(0.005, 4)
 
@@ -104,3 +104,23 @@ def test_a_summary_without_the_per_deal_score_moments_still_reads_and_hides_only
     fresh, _ = cell_balance(cell, totals, 1.0, 0.95)
     assert seats["score_low"].isna().all() and seats["margin_high"].isna().all()
     assert np.array_equal(seats["sim_low"], fresh["sim_low"]) and balance["verdict"] in {"inconclusive", "unbalanced"}
+
+
+@pytest.mark.parametrize("regime", REGIMES)
+def test_policy_win_rate_intervals_cover_with_the_deal_as_the_unit(regime):
+    # The by-policy rates of a mixed seating: each slot's policy moves through the seats with
+    # the rotation, so its games within a deal are correlated as well.
+    from calibration_game import play_records
+
+    from simulator.analysis.summary import summarize_columns
+    from simulator.analysis.tables import _policy_rows
+
+    rng = np.random.default_rng(10)
+    cell = {"index": 0, "label": "mixed", "players": 4, "rotate": True, "seats": ["a", "b", "c", "d"]}
+    covered = []
+    for _ in range(150):
+        shares = np.array([0.30, 0.25, 0.25, 0.20])  # the seats' shares; every slot sits everywhere
+        totals = summarize_columns(play_records(rng, shares, 300, regime), 4, mixed=False, games_per_deal=4)
+        rows = _policy_rows(cell, totals, 0.95)
+        covered.extend((rows["ci_low"] <= 0.25) & (0.25 <= rows["ci_high"]))
+    assert np.mean(covered) >= 0.93
