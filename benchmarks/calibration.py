@@ -6,7 +6,8 @@ deal-correlation regime, on the test-only calibration game (tests/analysis/calib
 Rows: regime (none / luck with the hand / luck with the seat) x situation (a fair game; a seat
 exactly at the margin). Columns: per-seat and simultaneous coverage of the true shares (nominal
 95%), the chi-square test's rejection rate at 5% (its level, for the fair game), and how often
-the verdict says balanced / unbalanced. Monte Carlo standard error of a rate p over R
+the verdict says balanced / unbalanced; then precision mode's games and coverage per regime.
+Monte Carlo standard error of a rate p over R
 replications: sqrt(p (1 - p) / R).
 """
 
@@ -18,7 +19,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "analysis"))
 
-from calibration_game import REGIMES, replicate  # noqa: E402
+import numpy as np  # noqa: E402
+from calibration_game import REGIMES, precision_run, replicate  # noqa: E402
+from test_calibration import hoeffding_sequence_games  # noqa: E402
+
+PRECISION_TARGET = 0.005  # half-width asked of precision mode, at 4 seats
 
 SITUATIONS = (
     # (name, seat shares, deals, margin in points)
@@ -44,6 +49,15 @@ def main() -> None:
             result = replicate(shares, deals, regime, replications, seed, margin)
             print(f"{regime:<6} {name:<40} {result['seat_coverage']:>8.1%} {result['joint_coverage']:>8.1%} "
                   f"{result['rejects_at_5']:>8.1%} {result['balanced']:>9.1%} {result['unbalanced']:>7.1%}")
+    former = hoeffding_sequence_games(PRECISION_TARGET, 4)
+    print(f"\nprecision mode, ±{PRECISION_TARGET} at 4 fair seats ({replications // 10} runs per regime; "
+          f"the former Hoeffding sequence played {former:,} games)")
+    for regime in REGIMES:
+        rng = np.random.default_rng(args.seed)
+        runs = [precision_run(rng, np.full(4, 0.25), regime, PRECISION_TARGET) for _ in range(max(1, replications // 10))]
+        games = np.mean([totals.games for totals, _ in runs])
+        covered = np.mean([covered for _, covered in runs])
+        print(f"{regime:<6} mean games {games:>9,.0f} ({former / games:.2f}x fewer), simultaneous coverage {covered:.1%}")
 
 
 if __name__ == "__main__":
