@@ -11,7 +11,8 @@ lower objective).
 
 The best setting becomes an ordinary experiment file (`best.yaml`): one study whose `rules` hold
 the knobs shared by all player counts and whose `cases` hold each player count with its own
-(per-seat) knobs, played on fresh seeds with `confirm.games` games per cell and judged at
+(per-seat) knobs, and beside it a study of the printed rules (the tune's fixed `rules` only),
+both played on fresh seeds with `confirm.games` games per cell and judged at
 `confirm.margin_points`. `zoosim run best.yaml` replays exactly the confirmation.
 """
 
@@ -125,6 +126,12 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
     if section.seats is not None:
         study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
     study["cases"] = cases
+    # The printed rules beside it, on fresh deals of the same confirmation: what the tune changed,
+    # measured on games it never saw (the tune's own trials chose the best on their deals); left
+    # out when the best setting is the printed rules.
+    printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
+               "cases": [{"players": players} for players in section.players]}
+    studies = [study] if (study["rules"], study["cases"]) == (printed["rules"], printed["cases"]) else [study, printed]
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
@@ -133,7 +140,7 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
         "games": section.confirm.games,
         "rotate_seats": experiment.rotate_seats,
         "margin_points": section.confirm.margin_points,
-        "studies": [study],
+        "studies": studies,
     }
 
 
