@@ -3,13 +3,17 @@
 This module owns every interval, test, effect size and verdict the reports quote:
 
 - win shares: a k-way shared win gives each winner 1/k, so seat shares sum to 1 per game;
+- the deal as the sampling unit: design effects from per-deal moments (games of one deal, played
+  in every seat rotation, are correlated), and intervals on the effective games;
 - intervals: Wilson for a rate, Bonferroni-simultaneous Wilson across seats, Newcombe's hybrid
   score interval for the difference of two rates, t intervals for mean values (also from streamed
   moments, so analysis can aggregate chunk by chunk);
 - seat uniformity: chi-square goodness of fit, largest deviation from 1/n in points, Cohen's w;
-- the equivalence verdict against a designer-set margin, and its plain-English sentence;
+- the equivalence verdict against a designer-set margin (an intersection-union test), its
+  plain-English sentence, its power and the games that decide it with 80% probability;
 - Holm's step-down adjustment across many cells;
-- an anytime-valid confidence sequence for precision mode (peeking allowed);
+- an anytime-valid (Hoeffding) confidence sequence, precision mode's former stopping rule, kept
+  as the reference the calibration suite measures the current one against;
 - the variance reduction bought by replaying each deal in every seat rotation (common random
   numbers);
 - Bradley-Terry strength ratings of policies on the Elo scale.

@@ -8,7 +8,9 @@ column names; the report renders them and offers each as CSV.
 Conventions:
 - *Win share*: a game's win is split between its winners (a 3-way shared win gives each 1/3), so
   seat shares sum to 1 per game and a fair seat's expected share is 1/n. Rates are win shares per
-  game with Wilson intervals on the share sum (the score interval accepts fractional counts).
+  game with Wilson intervals on the share sum (the score interval accepts fractional counts),
+  counted on the effective games: the deal, with all its rotations, is the sampling unit
+  (`stats.design_effects`, docs/statistics.md).
 - *Score margin* of a seat: its score minus the best score among the other seats.
 - *Deal*: with seat rotation a deal is played once per rotation; the per-deal mean of a seat's
   share is what the common-random-numbers design averages, and comparing its variance with the
