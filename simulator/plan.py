@@ -450,11 +450,13 @@ def _round_up(value: int, multiple: int) -> int:
     return -(-value // multiple) * multiple
 
 
-def grow_cell(cell: Cell) -> Cell | None:
-    """Precision mode: the cell with twice the deals (whole chunks, at most its cap), or None."""
+def grow_cell(cell: Cell, games: int) -> Cell | None:
+    """Precision mode: the cell grown to at least `games` games and at least one chunk more
+    (whole chunks, at most its cap), or None when it is at its cap."""
     if cell.max_deals is None or cell.deals >= cell.max_deals:
         return None
-    return dataclasses.replace(cell, deals=min(_round_up(2 * cell.deals, cell.chunk_deals), cell.max_deals))
+    deals = max(-(-games // cell.games_per_deal), cell.deals + 1)
+    return dataclasses.replace(cell, deals=min(_round_up(deals, cell.chunk_deals), cell.max_deals))
 
 
 def _roots(values: dict[str, Any]) -> set[str]:

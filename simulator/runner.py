@@ -377,10 +377,11 @@ def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, playe
 
 
 def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: Any) -> RunSummary:
-    """Run a plan; in precision mode, keep doubling the games of every cell whose seat win rates
-    are not yet as precise as asked (anytime-valid intervals, checked after each round, from the
-    chunks' summaries)."""
-    from simulator.analysis.summary import merged_summaries, precision_halfwidth
+    """Run a plan; in precision mode, after the first round (the pilot: `games.start`) grow every
+    cell whose shown seat intervals are not yet as narrow as asked to the games its pilot says
+    are needed (`precision_games_needed`), and again until they are (or the cap), checked from
+    the chunks' summaries."""
+    from simulator.analysis.summary import merged_summaries, precision_games_needed
     from simulator.plan import grow_cell
 
     precision = plan.experiment.games
@@ -389,7 +390,6 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
     prepare_run_dir(Path(run_dir), plan, resume=options.get("resume", False), force=options.get("force", False))
     with RunLock(run_dir):
         summary = run_plan(plan, run_dir, experiment_text, **options)
-        target = precision.model_dump()
         options = {**options, "resume": True, "force": False}
         unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
         while unsettled:
@@ -398,8 +398,8 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
                 if cell.index not in unsettled:
                     continue
                 totals = merged_summaries(Path(run_dir), cell.describe())
-                precise = precision_halfwidth(totals.share_sum, totals.rated_games, target) <= precision.until.halfwidth
-                bigger = None if precise else grow_cell(cell)
+                needed = precision_games_needed(totals, precision.until.halfwidth)
+                bigger = None if needed <= totals.games else grow_cell(cell, needed)
                 if bigger is not None:
                     grown[cell.index] = bigger
             unsettled = set(grown)

@@ -3,13 +3,17 @@
 This module owns every interval, test, effect size and verdict the reports quote:
 
 - win shares: a k-way shared win gives each winner 1/k, so seat shares sum to 1 per game;
+- the deal as the sampling unit: design effects from per-deal moments (games of one deal, played
+  in every seat rotation, are correlated), and intervals on the effective games;
 - intervals: Wilson for a rate, Bonferroni-simultaneous Wilson across seats, Newcombe's hybrid
   score interval for the difference of two rates, t intervals for mean values (also from streamed
   moments, so analysis can aggregate chunk by chunk);
 - seat uniformity: chi-square goodness of fit, largest deviation from 1/n in points, Cohen's w;
-- the equivalence verdict against a designer-set margin, and its plain-English sentence;
+- the equivalence verdict against a designer-set margin (an intersection-union test), its
+  plain-English sentence, its power and the games that decide it with 80% probability;
 - Holm's step-down adjustment across many cells;
-- an anytime-valid confidence sequence for precision mode (peeking allowed);
+- an anytime-valid (Hoeffding) confidence sequence, precision mode's former stopping rule, kept
+  as the reference the calibration suite measures the current one against;
 - the variance reduction bought by replaying each deal in every seat rotation (common random
   numbers);
 - Bradley-Terry strength ratings of policies on the Elo scale.
@@ -48,6 +52,18 @@ def two_sided_z(confidence: float) -> float:
     """The standard normal quantile z with P(|Z| <= z) = confidence."""
     _require_confidence(confidence)
     return float(-special.ndtri((1.0 - confidence) / 2.0))  # = scipy.stats.norm.isf
+
+
+def one_sided_z(probability: float) -> float:
+    """The standard normal quantile z with P(Z <= z) = probability (e.g. 0.84 for 80% power)."""
+    _require_confidence(probability)
+    return float(special.ndtri(probability))
+
+
+def two_sided_t(confidence: float, degrees_of_freedom: float) -> float:
+    """Student's t quantile t with P(|T| <= t) = confidence on the given degrees of freedom."""
+    _require_confidence(confidence)
+    return float(-special.stdtrit(degrees_of_freedom, (1.0 - confidence) / 2.0))
 
 
 def bonferroni_confidence(confidence: float, comparisons: int) -> float:
@@ -112,6 +128,83 @@ def simultaneous_wilson(
     return wilson_interval(successes, trials, bonferroni_confidence(confidence, seat_count))
 
 
+# An estimated design effect below this is taken as this: a game whose seat rotations cancel
+# nearly all deal luck gets intervals at most sqrt(10) times narrower than independent games
+# would, so a noisy estimate from few deals cannot claim an interval of almost no width.
+DESIGN_EFFECT_FLOOR = 0.1
+# Power at which "games to decide" and "games to tell the change" are computed.
+PLANNING_POWER = 0.8
+
+
+def design_effects(games, deals, total, total_sq, deal_total, deal_total_sq, floor: float = DESIGN_EFFECT_FLOOR) -> np.ndarray:
+    """Kish design effect of a mean over games that come in deals of equal size (elementwise,
+    e.g. one per seat): the variance of the mean with the deal as the sampling unit over the
+    variance it would have if the games were independent.
+
+    Method: with G games in D deals of G / D games each, per-game values x (sum `total`, sum of
+    squares `total_sq`) and per-deal mean values y (sum `deal_total`, sum of squares
+    `deal_total_sq`), both around the common mean m = total / G:
+    cluster variance of m = s_y^2 / D and independent variance = s_x^2 / G, with s^2 the sample
+    variances; the design effect is their ratio (the inverse of the CRN gain), floored at
+    `floor` (`DESIGN_EFFECT_FLOOR` for intervals; 0 to describe the design). NaN moments (a
+    summary written before they were kept) give NaN. Exactly 1 where every deal is one game (nothing groups the games) or
+    there are fewer than 2 deals, and 1 where the values do not vary. A design effect d means the
+    games count as G / d independent ones (Kish's effective sample size); d > 1 when deal luck
+    stays with the seat position, d < 1 when it travels with the hand through the rotations.
+    References: Kish, L. (1965), Survey Sampling, Wiley, ch. 5 and 8.2; Cochran, W. G. (1977),
+    Sampling Techniques, 3rd ed., Wiley, ch. 9 (cluster sampling with equal clusters).
+    """
+    total = np.asarray(total, dtype=float)
+    if games == deals or deals < 2:
+        return np.ones_like(total)
+    mean = total / games
+    per_game = (np.asarray(total_sq, dtype=float) - games * mean**2) / (games - 1)
+    per_deal = np.maximum((np.asarray(deal_total_sq, dtype=float) - deals * mean**2) / (deals - 1), 0.0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        effect = np.where(per_game > 1e-15, (per_deal / deals) / (per_game / games), 1.0)
+    return np.maximum(effect, floor)
+
+
+class SeatIntervals(NamedTuple):
+    """Three intervals for each seat's win rate (arrays over the seats), all with the deal as
+    the sampling unit (see `seat_intervals`)."""
+
+    low: np.ndarray  # per-seat interval at the stated confidence
+    high: np.ndarray
+    sim_low: np.ndarray  # simultaneous over the seats (Bonferroni) at the stated confidence
+    sim_high: np.ndarray
+    tost_low: np.ndarray  # per-seat interval at 1 - 2 alpha: the two one-sided tests of equivalence
+    tost_high: np.ndarray
+
+
+def equivalence_confidence(confidence: float) -> float:
+    """Level 1 - 2 alpha of the interval whose inclusion in a band is the two one-sided tests at
+    alpha = 1 - confidence (a 90% interval for a 5% test)."""
+    _require_confidence(confidence)
+    return 1.0 - 2.0 * (1.0 - confidence)
+
+
+def seat_intervals(share_sum, trials, effects, confidence: float = 0.95) -> SeatIntervals:
+    """Wilson intervals for each seat's win rate share_sum / trials with the deal as the unit.
+
+    Method: Wilson intervals on Kish's effective sample size trials / d per seat (d its
+    `design_effects`), so the interval's variance p (1 - p) d / trials is the cluster-robust one;
+    d = 1 (independent games) gives the plain Wilson interval. Per seat at `confidence`,
+    simultaneous over the seats by Bonferroni at `confidence`, and per seat at 1 - 2 alpha for
+    the equivalence verdict (`equivalence_verdict`).
+    Reference: Kish (1965), above; Korn, E. L. and Graubard, B. I. (1998), Confidence intervals
+    for proportions with small expected number of positive counts estimated from survey data,
+    Survey Methodology 24:193-201 (Wilson-type intervals on the effective sample size).
+    """
+    share_sum = np.asarray(share_sum, dtype=float)
+    effective = np.asarray(trials, dtype=float) / np.asarray(effects, dtype=float)
+    successes = share_sum / trials * effective
+    low, high = wilson_interval(successes, effective, confidence)
+    sim_low, sim_high = simultaneous_wilson(successes, effective, confidence)
+    tost_low, tost_high = wilson_interval(successes, effective, equivalence_confidence(confidence))
+    return SeatIntervals(low, high, sim_low, sim_high, tost_low, tost_high)
+
+
 def seat_win_shares(win_matrix) -> np.ndarray:
     """Per-game win shares from a (games, seats) bool array of win flags.
 
@@ -144,7 +237,7 @@ def mean_interval(values, confidence: float = 0.95) -> tuple[np.ndarray, np.ndar
 
 
 def mean_interval_from_moments(
-    count, total, total_sq, confidence: float = 0.95
+    count, total, total_sq, confidence: float = 0.95, effects=1.0
 ) -> tuple[np.ndarray, np.ndarray]:
     """t interval (low, high) for a mean from its count, sum and sum of squares, elementwise.
 
@@ -152,7 +245,8 @@ def mean_interval_from_moments(
     (floored at 0 against rounding), interval mean +- t_{count-1} * s / sqrt(count). The three
     moments add across chunks, so analysis can stream games without holding them. For 0/1 values
     this is the Wald interval with the n / (n - 1) variance correction; prefer Wilson there when a
-    rate is near 0 or 1.
+    rate is near 0 or 1. `effects` (`design_effects`) scales the variance when the values come in
+    correlated deals, making the interval cluster-robust.
     Reference: Student (1908), Biometrika 6:1-25.
     """
     count = np.asarray(count, dtype=float)
@@ -163,8 +257,8 @@ def mean_interval_from_moments(
     _require_confidence(confidence)
     mean = total / count
     variance = np.maximum((total_sq - total * mean) / (count - 1.0), 0.0)
-    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf
-    half_width = t_quantile * np.sqrt(variance / count)
+    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf, elementwise
+    half_width = t_quantile * np.sqrt(variance * np.asarray(effects, dtype=float) / count)
     return mean - half_width, mean + half_width
 
 
@@ -178,7 +272,7 @@ class SeatUniformity(NamedTuple):
     cohens_w: np.ndarray  # sqrt(sum((rate - 1/n)^2 / (1/n))) = sqrt(chi_square / games)
 
 
-def seat_uniformity(win_shares_per_seat, games) -> SeatUniformity:
+def seat_uniformity(win_shares_per_seat, games, effects=None) -> SeatUniformity:
     """Test whether seats win equally often: chi-square goodness of fit against 1/n per seat.
 
     `win_shares_per_seat` has seats on the last axis and must hold win *shares* summed over games
@@ -188,8 +282,14 @@ def seat_uniformity(win_shares_per_seat, games) -> SeatUniformity:
     is slightly conservative when ties occur (E[X^2] <= n - 1 under equal seats). Effect sizes:
     the largest absolute deviation of a seat's rate from 1/n in percentage points, and Cohen's
     w = sqrt(X^2 / games), where 0.1 / 0.3 / 0.5 are Cohen's small / medium / large.
+    With `effects`, the seats' design effects (`design_effects`, seats on the last axis) when
+    games come in deals, X^2 is divided by Rao and Scott's first-order correction, the mean
+    generalized design effect sum_i (1 - 1/n) d_i / (n - 1) = mean(d_i), so the test keeps its
+    level when the games of a deal are correlated; Cohen's w stays the uncorrected effect size.
     References: Pearson, K. (1900), Philosophical Magazine 50:157-175; Cohen, J. (1988),
-    Statistical Power Analysis for the Behavioral Sciences, 2nd ed., ch. 7.
+    Statistical Power Analysis for the Behavioral Sciences, 2nd ed., ch. 7; Rao, J. N. K. and
+    Scott, A. J. (1981), The analysis of categorical data from complex sample surveys, JASA
+    76:221-230.
     """
     observed = np.asarray(win_shares_per_seat, dtype=float)
     games = np.asarray(games, dtype=float)
@@ -205,36 +305,55 @@ def seat_uniformity(win_shares_per_seat, games) -> SeatUniformity:
             "summed per seat (seat_win_shares), which split shared wins so they sum to the games"
         )
     expected = games[..., np.newaxis] / seat_count
-    chi_square = np.sum(np.square(observed - expected) / expected, axis=-1)
+    pearson = np.sum(np.square(observed - expected) / expected, axis=-1)
+    chi_square = pearson if effects is None else pearson / np.mean(np.asarray(effects, dtype=float), axis=-1)
     absolute_deviation = np.abs(observed / games[..., np.newaxis] - 1.0 / seat_count)
     return SeatUniformity(
         chi_square=chi_square,
         p_value=special.chdtrc(seat_count - 1, chi_square),  # = scipy.stats.chi2.sf
         max_deviation_points=100.0 * absolute_deviation.max(axis=-1),
         most_deviant_seat=absolute_deviation.argmax(axis=-1),
-        cohens_w=np.sqrt(chi_square / games),
+        cohens_w=np.sqrt(pearson / games),
     )
 
 
-def equivalence_verdict(rates, lows, highs, n_seats: int, margin_points: float = 1.0) -> str:
+def equivalence_verdict(
+    rates, lows, highs, n_seats: int, margin_points: float = 1.0, tost_lows=None, tost_highs=None
+) -> str:
     """"balanced", "unbalanced" or "inconclusive" for one cell's per-seat win rates.
 
-    Method: equivalence testing by confidence intervals (two one-sided tests, TOST). With the fair
-    rate f = 1/n_seats and margin m (points / 100):
-    - "balanced": every seat's interval lies within [f - m, f + m];
-    - "unbalanced": some seat's interval lies entirely outside [f - m, f + m];
+    With the fair rate f = 1/n_seats and margin m (points / 100):
+    - "balanced": every seat's (1 - 2 alpha) interval (`tost_lows`, `tost_highs`) lies within
+      [f - m, f + m]. Each seat's inclusion is its two one-sided tests (TOST) at alpha, and
+      "every seat is within the margin" is an intersection of the seats' claims, so the
+      intersection-union test that requires all of them has level alpha with no correction for
+      the number of seats (Berger 1982): P(balanced) <= alpha when some seat is at or beyond the
+      margin.
+    - "unbalanced": some seat's simultaneous interval (`lows`, `highs`: Bonferroni over the seats
+      at 1 - alpha, `simultaneous_wilson`) lies entirely outside [f - m, f + m]. "Some seat is
+      outside" is a union claim and needs the family-wise correction.
     - "inconclusive": neither; more games would narrow the intervals.
-    Pass simultaneous intervals (`simultaneous_wilson`) so the verdict holds for all seats at
-    once. `rates` are the point estimates and must lie inside their intervals.
+    Without the TOST intervals the simultaneous ones serve for both (a conservative "balanced",
+    at about alpha / n_seats). `rates` are the point estimates and must lie inside their intervals.
     References: Schuirmann, D. J. (1987), J. Pharmacokinetics and Biopharmaceutics 15:657-680;
-    Wellek, S. (2010), Testing Statistical Hypotheses of Equivalence and Noninferiority, 2nd ed.
+    Berger, R. L. (1982), Multiparameter hypothesis testing and acceptance sampling,
+    Technometrics 24:295-300; Wellek, S. (2010), Testing Statistical Hypotheses of Equivalence
+    and Noninferiority, 2nd ed.
     """
     rates, lows, highs, fair, margin = _verdict_inputs(rates, lows, highs, n_seats, margin_points)
-    if np.all((lows >= fair - margin) & (highs <= fair + margin)):
+    tost_lows, tost_highs = _tost_or_simultaneous(rates, lows, highs, tost_lows, tost_highs)
+    if np.all((tost_lows >= fair - margin) & (tost_highs <= fair + margin)):
         return "balanced"
     if np.any((highs < fair - margin) | (lows > fair + margin)):
         return "unbalanced"
     return "inconclusive"
+
+
+def _tost_or_simultaneous(rates, lows, highs, tost_lows, tost_highs):
+    if tost_lows is None:
+        return lows, highs
+    _, tost_lows, tost_highs, _, _ = _verdict_inputs(rates, tost_lows, tost_highs, 2, 0.0)
+    return tost_lows, tost_highs
 
 
 def verdict_sentence(
@@ -245,27 +364,33 @@ def verdict_sentence(
     margin_points: float = 1.0,
     confidence: float = 0.95,
     games: int | None = None,
+    tost_lows=None,
+    tost_highs=None,
+    effects=None,
 ) -> str:
     """The equivalence verdict as plain English for the report.
 
-    Arguments as in `equivalence_verdict`; `confidence` is the joint level of the intervals and is
-    only quoted. An unbalanced verdict names the seat, among those whose interval lies outside
-    the band, that deviates most; an inconclusive one names the seat whose interval reaches
-    furthest beyond the band, says which edge of the band its interval straddles and, given the
-    cell's `games`, how many games would decide it if the rates stayed as they are
-    (`games_to_decide`).
+    Arguments as in `equivalence_verdict`; `confidence` is the level the verdict is stated at
+    (1 - alpha) and is only quoted. An unbalanced verdict names the seat, among those whose
+    simultaneous interval lies outside the band, that deviates most; an inconclusive one names
+    the seat whose TOST interval reaches furthest beyond the band, says which edge of the band
+    it straddles and, given the cell's `games` (and the seats' design `effects`), how many games
+    would decide it with 80% probability if the rates are as estimated (`games_to_decide`).
     """
-    verdict = equivalence_verdict(rates, lows, highs, n_seats, margin_points)
+    verdict = equivalence_verdict(rates, lows, highs, n_seats, margin_points, tost_lows, tost_highs)
     rates, lows, highs, fair, margin = _verdict_inputs(rates, lows, highs, n_seats, margin_points)
-    reach_beyond_band = np.maximum((fair - margin) - lows, highs - (fair + margin))
-    seat = int(np.argmax(reach_beyond_band))
-    decimals = _decimals_to_tell_apart([rates[seat], lows[seat], highs[seat], fair - margin, fair + margin])
-    band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
-    intervals = f"{100 * confidence:g}% simultaneous intervals"
+    tost_lows, tost_highs = _tost_or_simultaneous(rates, lows, highs, tost_lows, tost_highs)
+    alpha_text = f"{100 * (1 - confidence):g}%"
+    tost_text = (
+        f"{100 * confidence:g}% simultaneous interval" if tost_lows is lows
+        else f"{100 * equivalence_confidence(confidence):g}% interval"
+    )
     if verdict == "balanced":
+        decimals = _decimals_to_tell_apart([fair - margin, fair + margin])
+        band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
         return (
             f"Balanced within ±{margin_points:.1f} points: every seat's win rate is within "
-            f"{band} ({intervals})."
+            f"{band} (each seat's {tost_text} lies inside it; a test at the {alpha_text} level)."
         )
     if verdict == "unbalanced":
         outside = (highs < fair - margin) | (lows > fair + margin)
@@ -277,29 +402,41 @@ def verdict_sentence(
             direction, nearest, furthest = "less", fair - highs[seat], fair - lows[seat]
         return (
             f"Seat {seat} wins {100 * abs(rates[seat] - fair):.1f} points {direction} often than "
-            f"a fair {100 * fair:.1f}% (interval {100 * nearest:.1f} to {100 * furthest:.1f} "
-            f"points): not balanced within ±{margin_points:.1f} points."
+            f"a fair {100 * fair:.1f}% ({100 * confidence:g}% simultaneous interval "
+            f"{100 * nearest:.1f} to {100 * furthest:.1f} points): not balanced within "
+            f"±{margin_points:.1f} points."
         )
-    below, above = lows[seat] < fair - margin, highs[seat] > fair + margin
+    reach_beyond_band = np.maximum((fair - margin) - tost_lows, tost_highs - (fair + margin))
+    seat = int(np.argmax(reach_beyond_band))
+    low, high = tost_lows[seat], tost_highs[seat]
+    decimals = _decimals_to_tell_apart([rates[seat], low, high, fair - margin, fair + margin])
+    band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
+    below, above = low < fair - margin, high > fair + margin
     reach = "reaches past both edges of" if below and above else f"straddles the {'lower' if below else 'upper'} edge of"
     sentence = (
         f"Inconclusive at ±{margin_points:.1f} points: seat {seat} wins "
         f"{percent_text(rates[seat], decimals)}, and its interval "
-        f"({percent_text(lows[seat], decimals)} to {percent_text(highs[seat], decimals)}, "
-        f"{intervals}) {reach} the fair band {band}, so these games cannot "
+        f"({percent_text(low, decimals)} to {percent_text(high, decimals)}, "
+        f"{tost_text}) {reach} the fair band {band}, so these games cannot "
         f"yet tell whether seat {seat} is within the margin or outside it."
     )
     if games is None:
         return sentence
-    needed = games_to_decide(rates, games, n_seats, margin_points, confidence)
+    needed = games_to_decide(rates, games, n_seats, margin_points, confidence, effects)
     if not np.isfinite(needed):
         return sentence + (
             f" Its rate sits exactly on the edge of the band, so no number of games would "
             f"settle it at a ±{margin_points:.1f}-point margin."
         )
+    power = f"{100 * PLANNING_POWER:g}%"
+    if needed <= games:
+        return sentence + (
+            f" If the rates are as estimated, a fresh run of {count_text(games)} games would "
+            f"decide it with {power} probability."
+        )
     return sentence + (
-        f" If the rates stay as they are, about {count_text(needed - games)} more games "
-        f"({count_text(needed)} in all) would decide it."
+        f" If the rates are as estimated, about {count_text(needed)} games in all "
+        f"({count_text(needed - games)} more) would decide it with {power} probability."
     )
 
 
@@ -332,34 +469,71 @@ def count_text(count: float) -> str:
 GAMES_TO_DECIDE_CAP = 10**12
 
 
-def games_to_decide(rates, games: int, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95) -> float:
-    """Games per cell at which `equivalence_verdict` would stop being inconclusive, if the seat
-    rates stayed at `rates` (fractions summing to 1 over the seats).
+def games_to_decide(
+    rates, games: int, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95, effects=None,
+    power: float = PLANNING_POWER,
+) -> float:
+    """Games per cell at which a fresh run would reach a verdict (`equivalence_verdict` with
+    `seat_intervals`) with probability `power` (80%), if the true seat rates were `rates`
+    (fractions summing to 1) and the seats' design effects `effects` (default 1). At least
+    `games`; infinity when a rate lies on the band's edge (no count decides it).
 
-    Method: the verdict's simultaneous Wilson intervals (`simultaneous_wilson`) shrink
-    monotonically with the number of games at fixed rates, and both "balanced" (every interval
-    inside the band) and "unbalanced" (some interval outside) are monotone in it; so the smallest
-    deciding count is found by doubling from `games` and then bisecting. A projection, not a
-    promise: the rates will move as games are added. Returns `games` when already decided and
-    infinity when a rate lies exactly on the band's edge (no finite count decides it).
+    Method: a seat's estimate is normal with standard error se(N) = sqrt(p (1 - p) d / N). If
+    some seat lies outside the band (|p - f| > m), "unbalanced" is the reachable verdict and
+    its power at N is at least that of the seat furthest out,
+    Phi((|p - f| - m) / se(N) - z_sim), z_sim the Bonferroni two-sided quantile; solved for N.
+    Otherwise "balanced" is, with power prod_s [Phi((m - delta_s) / se_s - z) + Phi((m + delta_s)
+    / se_s - z) - 1] (each seat's two one-sided tests at alpha, z = Phi^-1(1 - alpha), seats
+    treated as independent), found by doubling and bisecting since it grows with N. A
+    projection: the true rates are not the estimates.
+    Reference: Chow, S.-C., Shao, J. and Wang, H. (2008), Sample Size Calculations in Clinical
+    Research, 2nd ed., ch. 3 (equivalence and superiority by normal approximation).
     """
     rates = np.asarray(rates, dtype=float)
+    effects = np.ones_like(rates) if effects is None else np.asarray(effects, dtype=float)
+    fair, margin = 1.0 / n_seats, margin_points / 100.0
+    spread = rates * (1.0 - rates) * effects  # N * se(N)^2 per seat
+    beyond = np.abs(rates - fair) - margin  # how far each seat lies outside the band
+    z_power = one_sided_z(power)
+    if np.any(beyond > 1e-12):
+        z_sim = two_sided_z(bonferroni_confidence(confidence, n_seats))
+        seat = int(np.argmax(beyond))
+        needed = spread[seat] * (z_sim + z_power) ** 2 / beyond[seat] ** 2
+        return math.inf if needed > GAMES_TO_DECIDE_CAP else float(max(games, math.ceil(needed)))
+    if np.any(beyond > -1e-12):
+        return math.inf
 
-    def decided(count: float) -> bool:
-        low, high = simultaneous_wilson(rates * count, count, confidence)
-        return equivalence_verdict(rates, np.minimum(low, rates), np.maximum(high, rates), n_seats, margin_points) != "inconclusive"
+    def power_at(count: float) -> float:
+        return balanced_power(rates, count, n_seats, margin_points, confidence, effects)
 
-    if decided(games):
+    if power_at(games) >= power:
         return float(games)
-    low, high = float(games), float(games)
-    while not decided(high):
+    low, high = float(games), float(max(games, 1)) * 2
+    while power_at(high) < power:
         low, high = high, high * 2
         if high > GAMES_TO_DECIDE_CAP:
             return math.inf
     while high - low > max(1.0, low * 1e-4):
         middle = math.floor((low + high) / 2)
-        low, high = (low, middle) if decided(middle) else (middle, high)
+        low, high = (low, middle) if power_at(middle) >= power else (middle, high)
     return float(math.ceil(high))
+
+
+def balanced_power(rates, games: float, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95,
+                   effects=None) -> float:
+    """Probability that `games` games show "balanced" (`equivalence_verdict` with
+    `seat_intervals`) if the true seat rates are `rates` and the design effects `effects`
+    (default 1): prod_s [Phi((m - delta_s) / se_s - z) + Phi((m + delta_s) / se_s - z) - 1]^+,
+    se_s = sqrt(p_s (1 - p_s) d_s / games), z = Phi^-1(1 - alpha), seats treated as independent
+    (normal approximation; see `games_to_decide`)."""
+    rates = np.asarray(rates, dtype=float)
+    effects = np.ones_like(rates) if effects is None else np.asarray(effects, dtype=float)
+    delta, margin = rates - 1.0 / n_seats, margin_points / 100.0
+    z = two_sided_z(equivalence_confidence(confidence))
+    se = np.sqrt(rates * (1.0 - rates) * effects / games)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        each = special.ndtr((margin - delta) / se - z) + special.ndtr((margin + delta) / se - z) - 1.0
+    return float(np.prod(np.clip(np.nan_to_num(each, nan=0.0), 0.0, 1.0)))
 
 
 def _verdict_inputs(rates, lows, highs, n_seats, margin_points):
@@ -663,6 +837,18 @@ def bradley_terry(
     )
 
 
+def estimable_policies(wins_matrix) -> np.ndarray:
+    """Which policies' Bradley-Terry strengths the games bound (bool per policy): those in the
+    largest strongly connected group of the "beats" graph (every member both beat and lost to
+    the others, directly or through others). A policy outside it never lost (or never won) to
+    that group, so its maximum-likelihood strength relative to it is infinite."""
+    from scipy import sparse
+    from scipy.sparse.csgraph import connected_components
+
+    _, labels = connected_components(sparse.csr_matrix(np.asarray(wins_matrix) > 0), directed=True, connection="strong")
+    return labels == np.bincount(labels).argmax()
+
+
 def _require_strongly_connected(wins: np.ndarray) -> None:
     """Raise unless every policy can be reached from every other along "beat" edges."""
     from scipy import sparse
@@ -763,14 +949,21 @@ def max_deviation_change_interval(
     return 100 * (estimate - reach), 100 * (estimate + reach)
 
 
-def games_to_exclude_zero(estimate: float, low: float, high: float, games: float) -> float:
+def games_to_exclude_zero(
+    estimate: float, low: float, high: float, games: float, confidence: float = 0.95, power: float = PLANNING_POWER
+) -> float:
     """Games per run at which an interval (low, high) around `estimate` that covers 0 would
-    exclude it, if the estimate held: widths shrink as 1 / sqrt(games), so
-    games * (half-width / |estimate|)^2. Infinity for a zero estimate; `games` when 0 is
-    already excluded."""
+    exclude it with probability `power` (80%) if the estimate were the truth.
+
+    Method: read the interval's half-width h as z * se (z the two-sided quantile of
+    `confidence`); widths shrink as 1 / sqrt(games), and excluding 0 with the given power needs
+    |estimate| >= (z + z_power) se, so games * (h (z + z_power) / (z |estimate|))^2. Infinity for
+    a zero estimate; `games` when 0 is already excluded."""
     if low > 0 or high < 0:
         return float(games)
     if estimate == 0:
         return math.inf
     half_width = (estimate - low) if estimate > 0 else (high - estimate)
-    return float(math.ceil(games * (half_width / abs(estimate)) ** 2))
+    z = two_sided_z(confidence)
+    inflation = (z + one_sided_z(power)) / z
+    return float(math.ceil(games * (inflation * half_width / abs(estimate)) ** 2))

@@ -11,7 +11,8 @@ Generic over the record columns: every per-game column `c` and per-seat column `
 non-negative values a histogram (a per-seat column: of its total over the seats in each game).
 A column a game adds to its records is therefore summarized without a change here. On top come
 what the seat statistics need (tables.py's conventions): win shares (a win shared by k players
-counts 1/k), score margins, per-deal mean shares (common random numbers), shares by seat x slot,
+counts 1/k), score margins, per-deal mean shares, scores and margins (the deal is the sampling
+unit under seat rotation: stats.design_effects), shares by seat x slot,
 and, where different policies meet, placements between slots by batch of deals (jackknife).
 
 Merging adds sums and pads histograms, so it is associative: any grouping of chunks gives the
@@ -37,7 +38,13 @@ IDENTIFIERS = ("cell", "game_index", "deal", "seed", "rotation", "players", "slo
 HISTOGRAM_LIMIT = 10_000
 # Seat statistics, each an array of shape (players,) (sums over games, or over deals for deal_*).
 SEAT_FIELDS = ("share_sum", "share_sq_sum", "outright_wins", "shared_wins", "margin_sum", "margin_sq_sum",
-               "deal_share_sum", "deal_share_sq_sum")
+               "deal_share_sum", "deal_share_sq_sum", "deal_score_sum", "deal_score_sq_sum",
+               "deal_margin_sum", "deal_margin_sq_sum", "slot_total_sq_sum", "deal_slot_sum", "deal_slot_sq_sum")
+# Per-deal moments added after the first summaries were written: a summary without them reads as
+# NaN there, so the intervals that need them under seat rotation (score, margin, policy win
+# rates) are not shown.
+LATER_SEAT_FIELDS = ("deal_score_sum", "deal_score_sq_sum", "deal_margin_sum", "deal_margin_sq_sum",
+                     "slot_total_sq_sum", "deal_slot_sum", "deal_slot_sq_sum")
 COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
 
@@ -60,6 +67,15 @@ class CellTotals:
     margin_sq_sum: np.ndarray = field(default=None)
     deal_share_sum: np.ndarray = field(default=None)  # (n,) per-deal mean share, summed over deals
     deal_share_sq_sum: np.ndarray = field(default=None)
+    deal_score_sum: np.ndarray = field(default=None)  # (n,) per-deal mean score, summed over deals
+    deal_score_sq_sum: np.ndarray = field(default=None)
+    deal_margin_sum: np.ndarray = field(default=None)  # (n,) per-deal mean margin, summed over deals
+    deal_margin_sq_sum: np.ndarray = field(default=None)
+    # (n slots,) the win share of the policy in each seating slot, wherever it sits: the sum over
+    # games of its square, and its per-deal mean summed over deals with the sum of its squares
+    slot_total_sq_sum: np.ndarray = field(default=None)
+    deal_slot_sum: np.ndarray = field(default=None)
+    deal_slot_sq_sum: np.ndarray = field(default=None)
     slot_share_sum: np.ndarray = field(default=None)  # (n seats, n slots) share by seat and slot
     slot_games: np.ndarray = field(default=None)  # (n seats, n slots)
     # (JACKKNIFE_BATCHES, slots, slots): [b, i, j] = how often slot i placed above slot j in the
@@ -109,6 +125,23 @@ class CellTotals:
         values = np.arange(len(counts), dtype=np.float64)
         return float(values @ counts), float((values**2) @ counts)
 
+    def seat_design_effects(self, floor: float | None = None) -> np.ndarray:
+        """Each seat's design effect for its win share (`stats.design_effects`; floored at
+        `stats.DESIGN_EFFECT_FLOOR` unless `floor` says otherwise): 1 without rotation."""
+        from simulator.analysis import stats
+
+        floor = stats.DESIGN_EFFECT_FLOOR if floor is None else floor
+        return stats.design_effects(self.games, self.deals, self.share_sum, self.share_sq_sum,
+                                    self.deal_share_sum, self.deal_share_sq_sum, floor)
+
+    def slot_design_effects(self) -> np.ndarray:
+        """Each seating slot's design effect for its policy's win share (over all seats it took):
+        1 without rotation; NaN for a summary written before the moments were kept."""
+        from simulator.analysis import stats
+
+        return stats.design_effects(self.games, self.deals, self.slot_share_sum.sum(axis=0), self.slot_total_sq_sum,
+                                    self.deal_slot_sum, self.deal_slot_sq_sum)
+
     # ---- merging and storing ----
 
     def merge(self, other: "CellTotals") -> "CellTotals":
@@ -142,7 +175,8 @@ class CellTotals:
             players=data["players"],
             mixed=data["mixed"],
             **{name: int(data[name]) for name in COUNT_FIELDS},
-            **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS},
+            **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS if name in data},
+            **{name: np.full(data["players"], np.nan) for name in LATER_SEAT_FIELDS if name not in data},
             column_sums={c: np.asarray(v) for c, v in data["column_sums"].items()},
             column_squares={c: np.asarray(v) for c, v in data["column_squares"].items()},
             histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
@@ -161,8 +195,13 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     winners = wins.sum(axis=0)
     shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
     margins = scores - _best_other(scores)
-    deal_shares = shares.reshape(n, -1, games_per_deal).mean(axis=2)
+    def per_deal(values: np.ndarray) -> np.ndarray:  # (players, games) -> (players, deals) means
+        return values.reshape(n, -1, games_per_deal).mean(axis=2)
+
+    deal_shares, deal_scores, deal_margins = per_deal(shares), per_deal(scores), per_deal(margins)
     slots = seat["slot"].astype(np.int64)
+    slot_shares = np.stack([(shares * (slots == slot)).sum(axis=0) for slot in range(n)])  # (slots, games)
+    deal_slots = per_deal(slot_shares)
     totals = CellTotals(
         players=n,
         mixed=mixed,
@@ -178,6 +217,13 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         margin_sq_sum=(margins * margins).sum(axis=1),
         deal_share_sum=deal_shares.sum(axis=1),
         deal_share_sq_sum=(deal_shares * deal_shares).sum(axis=1),
+        deal_score_sum=deal_scores.sum(axis=1),
+        deal_score_sq_sum=(deal_scores * deal_scores).sum(axis=1),
+        deal_margin_sum=deal_margins.sum(axis=1),
+        deal_margin_sq_sum=(deal_margins * deal_margins).sum(axis=1),
+        slot_total_sq_sum=(slot_shares * slot_shares).sum(axis=1),
+        deal_slot_sum=deal_slots.sum(axis=1),
+        deal_slot_sq_sum=(deal_slots * deal_slots).sum(axis=1),
     )
     for s in range(n):
         totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)
@@ -253,20 +299,49 @@ def merged_summaries(run_dir: Path, cell: Mapping[str, Any]) -> CellTotals:
     return totals
 
 
-def precision_halfwidth(share_sum: np.ndarray, games: int, precision: Mapping[str, Any], confidence: float = 0.95) -> float:
-    """Precision mode's measure: the widest seat's half-width of an anytime-valid confidence
-    sequence (joint over the seats by Bonferroni), so looking after every round is allowed.
+# Precision mode asks for this much more than the games at which the shown intervals' width is
+# projected to meet the target, so that rounding and the rates' drift rarely need another round.
+PRECISION_GAMES_SLACK = 1.01
+# A projection more than this many times the games played so far is approached in two steps
+# (half of it first, then projected again from the larger sample): a small pilot's design
+# effects are noisy, and games played on an overestimate cannot be taken back.
+PRECISION_PROJECTION_STEP = 4
 
-    The sequence is tuned, in advance, to be tightest near the game count at which a 1.5/sqrt(t)
-    half-width (its width at the tuned point) would meet the target, capped at `max`. A cell
-    without games has an infinite half-width.
-    """
+
+def precision_halfwidth(totals: CellTotals, confidence: float = 0.95) -> float:
+    """Precision mode's measure: the widest seat's half-width of the simultaneous interval the
+    report shows (`stats.seat_intervals`, the deal as the unit); infinite without games."""
     from simulator.analysis import stats  # scipy: only for the parent's precision check
 
-    if games <= 0:
+    if totals.rated_games < 2:
         return float("inf")
-    target, cap = precision["until"]["halfwidth"], precision["max"]
-    tuned = min(cap, (1.5 / target) ** 2)
-    joint = stats.bonferroni_confidence(confidence, len(share_sum))
-    low, high = stats.confidence_sequence(share_sum, games, joint, tuned_trials=tuned)
-    return float(np.max((high - low) / 2))
+    intervals = stats.seat_intervals(totals.share_sum, totals.rated_games, totals.seat_design_effects(), confidence)
+    return float(np.max((intervals.sim_high - intervals.sim_low) / 2))
+
+
+def precision_games_needed(totals: CellTotals, target: float, confidence: float = 0.95) -> int:
+    """Games the cell needs for its shown intervals to reach the half-width `target`, projected
+    from its games so far (the pilot): a half-width h at n games shrinks as 1 / sqrt(n) at fixed
+    rates and design effects, so n (h / target)^2 games, times `PRECISION_GAMES_SLACK` (half of
+    that when it exceeds `PRECISION_PROJECTION_STEP` times n); the games played when the target
+    is met.
+
+    Method: sample-size re-estimation from an internal pilot (Stein 1945; Wittes and Brittain
+    1990): the count depends on the pilot only through the rates' variances and the design
+    effects, not on how far a rate lies from any boundary, so the final fixed-count intervals
+    keep their level (the calibration suite checks it). It is not an anytime-valid sequence:
+    do not stop a precision run by watching the page.
+    References: Stein, C. (1945), A two-sample test for a linear hypothesis whose power is
+    independent of the variance, Ann. Math. Statist. 16:243-258; Wittes, J. and Brittain, E.
+    (1990), The role of internal pilot studies in increasing the efficiency of clinical trials,
+    Statistics in Medicine 9:65-72.
+    """
+    reached = precision_halfwidth(totals, confidence)
+    if reached <= target:
+        return totals.games
+    if not np.isfinite(reached):
+        return 2 * max(totals.games, 1)
+    projected = totals.games * (reached / target) ** 2 * PRECISION_GAMES_SLACK
+    if projected > PRECISION_PROJECTION_STEP * totals.games:
+        projected /= 2
+    return int(np.ceil(projected))

@@ -8,7 +8,9 @@ column names; the report renders them and offers each as CSV.
 Conventions:
 - *Win share*: a game's win is split between its winners (a 3-way shared win gives each 1/3), so
   seat shares sum to 1 per game and a fair seat's expected share is 1/n. Rates are win shares per
-  game with Wilson intervals on the share sum (the score interval accepts fractional counts).
+  game with Wilson intervals on the share sum (the score interval accepts fractional counts),
+  counted on the effective games: the deal, with all its rotations, is the sampling unit
+  (`stats.design_effects`, docs/statistics.md).
 - *Score margin* of a seat: its score minus the best score among the other seats.
 - *Deal*: with seat rotation a deal is played once per rotation; the per-deal mean of a seat's
   share is what the common-random-numbers design averages, and comparing its variance with the
@@ -18,6 +20,7 @@ Conventions:
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -78,7 +81,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         totals_by_cell[cell["index"]] = totals
         if not analysable(totals):
             continue
-        seat_frame = _seat_rows(cell, totals, confidence)
+        seat_frame, balance = cell_balance(cell, totals, margin, confidence)
         seat_rows.append(seat_frame)
         measure_rows.append(_measure_rows(cell, totals, confidence))
         row = {
@@ -91,7 +94,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             "games": totals.games,
             "deals": totals.deals,
             "no_winner_rate": totals.no_winner_games / totals.games,
-            **_balance_columns(cell["players"], totals, seat_frame, margin, confidence),
+            **balance,
             "tie_rate": totals.tied_games / totals.games,
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
@@ -132,7 +135,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
         ratings=ratings,
         ladder_seats=ladder_seats,
-        ladder=_ladder_rows(ladder_seats),
+        ladder=_ladder_rows(ladder_seats, margin, confidence),
         totals=totals_by_cell,
     )
 
@@ -143,22 +146,32 @@ def _cell_value(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
+def cell_balance(cell: dict[str, Any], totals: CellTotals, margin: float, confidence: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """One analysable cell's seat rows (rates and their intervals) and its balance columns (test,
+    verdict, sentence): what the report shows of a cell's seats, and what the calibration suite
+    (tests/analysis/test_calibration.py) checks."""
+    seats = _seat_rows(cell, totals, confidence)
+    return seats, _balance_columns(cell["players"], totals, seats, margin, confidence)
+
+
 def _balance_columns(
     players: int, totals: CellTotals, seats: pd.DataFrame, margin: float, confidence: float
 ) -> dict[str, Any]:
-    """Seat uniformity test, effect sizes and the equivalence verdict in words; a solo cell
-    has no seats to compare and reports its win rate instead."""
+    """Seat uniformity test (Rao-Scott corrected for deal correlation), effect sizes and the
+    equivalence verdict in words, all with the deal as the sampling unit; a solo cell has no
+    seats to compare and reports its win rate instead."""
     rates, lows, highs = (seats[c].to_numpy() for c in ("win_rate", "sim_low", "sim_high"))
+    tost_lows, tost_highs, effects = (seats[c].to_numpy() for c in ("tost_low", "tost_high", "design_effect"))
     if players == 1:
         return {
             "chi2": np.nan, "p_value": np.nan, "max_deviation_points": np.nan, "cohens_w": np.nan,
             "most_deviant_seat": np.nan, "max_signed_deviation_points": np.nan, "games_to_decide": np.nan,
-            "verdict": "solo",
+            "design_effect": float(effects[0]), "verdict": "solo",
             "sentence": f"Solo win rate {rates[0]:.1%} (95% interval {lows[0]:.1%} to {highs[0]:.1%}).",
         }
-    uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games)
+    uniformity = stats.seat_uniformity(totals.share_sum, totals.rated_games, effects)
     worst = int(uniformity.most_deviant_seat)
-    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin_points=margin)
+    verdict = stats.equivalence_verdict(rates, lows, highs, players, margin, tost_lows, tost_highs)
     return {
         "chi2": float(uniformity.chi_square),
         "p_value": float(uniformity.p_value),
@@ -167,13 +180,15 @@ def _balance_columns(
         "most_deviant_seat": worst,
         "max_signed_deviation_points": float((rates[worst] - 1.0 / players) * 100),
         "cohens_w": float(uniformity.cohens_w),
+        "design_effect": float(np.max(effects)),
         "verdict": verdict,
         "games_to_decide": (
-            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence)
+            stats.games_to_decide(rates, totals.rated_games, players, margin, confidence, effects)
             if verdict == "inconclusive" else np.nan
         ),
         "sentence": stats.verdict_sentence(
-            rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games
+            rates, lows, highs, players, margin_points=margin, confidence=confidence, games=totals.rated_games,
+            tost_lows=tost_lows, tost_highs=tost_highs, effects=effects,
         ),
     }
 
@@ -183,16 +198,22 @@ def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, floa
         return {}
     return {
         "target_halfwidth": games_setting["until"]["halfwidth"],
-        "reached_halfwidth": precision_halfwidth(totals.share_sum, totals.rated_games, games_setting),
+        "reached_halfwidth": precision_halfwidth(totals),
     }
 
 
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
-    n, games, rated = cell["players"], totals.games, totals.rated_games
-    low, high = stats.wilson_interval(totals.share_sum, rated, confidence)
-    sim_low, sim_high = stats.simultaneous_wilson(totals.share_sum, rated, confidence)
-    score_low, score_high = stats.mean_interval_from_moments(games, totals.score_sum, totals.score_sq_sum, confidence)
-    margin_low, margin_high = stats.mean_interval_from_moments(games, totals.margin_sum, totals.margin_sq_sum, confidence)
+    n, games, rated, deals = cell["players"], totals.games, totals.rated_games, totals.deals
+    effects = totals.seat_design_effects()
+    intervals = stats.seat_intervals(totals.share_sum, rated, effects, confidence)
+    score_effects = stats.design_effects(games, deals, totals.score_sum, totals.score_sq_sum,
+                                         totals.deal_score_sum, totals.deal_score_sq_sum)
+    margin_effects = stats.design_effects(games, deals, totals.margin_sum, totals.margin_sq_sum,
+                                          totals.deal_margin_sum, totals.deal_margin_sq_sum)
+    score_low, score_high = stats.mean_interval_from_moments(
+        games, totals.score_sum, totals.score_sq_sum, confidence, score_effects)
+    margin_low, margin_high = stats.mean_interval_from_moments(
+        games, totals.margin_sum, totals.margin_sq_sum, confidence, margin_effects)
     rate = totals.share_sum / rated
     solo = n == 1  # nothing to compare a lone seat with: no deviation from fair, no margin
     mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
@@ -204,11 +225,16 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "seat": np.arange(n),
             "policy": seat_policy,
             "games": rated,
+            "design_effect": effects,
+            "effective_games": rated / effects,  # Kish: as many independent games would do as well
             "win_rate": rate,
-            "ci_low": low,
-            "ci_high": high,
-            "sim_low": sim_low,
-            "sim_high": sim_high,
+            "ci_low": intervals.low,
+            "ci_high": intervals.high,
+            "sim_low": intervals.sim_low,
+            "sim_high": intervals.sim_high,
+            "tost_low": intervals.tost_low,  # 1 - 2 alpha: the equivalence verdict's intervals
+            "tost_high": intervals.tost_high,
+            "rate_se": np.sqrt(rate * (1 - rate) * effects / rated),  # standard error, deal as the unit
             "deviation_points": np.nan if solo else (rate - 1.0 / n) * 100,
             "outright_wins": totals.outright_wins.astype(np.int64),
             "shared_wins": totals.shared_wins.astype(np.int64),
@@ -240,10 +266,12 @@ def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -
 def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
     """Win rate of each seating slot's policy over all seats, and per seat (seat x policy)."""
     rows = []
+    effects = totals.slot_design_effects()
     for slot, policy in enumerate(cell["seats"]):
         games = totals.slot_games[:, slot].sum()
         share = totals.slot_share_sum[:, slot].sum()
-        low, high = stats.wilson_interval(np.array([share]), np.array([games]), confidence)
+        effective = games / effects[slot]  # the deal as the unit
+        low, high = stats.wilson_interval(np.array([share / games * effective]), np.array([effective]), confidence)
         row = {
             "cell": cell["index"], "label": cell["label"], "slot": slot, "policy": policy,
             "games": int(games), "win_rate": share / games, "ci_low": float(low[0]), "ci_high": float(high[0]),
@@ -256,24 +284,13 @@ def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) ->
 
 
 def _crn_gain(totals: CellTotals) -> float:
-    """Variance reduction of the seat win-rate estimates bought by replaying deals in rotation.
-
-    The equal-deal-size case of `stats.crn_variance_reduction_from_deal_sums` (every deal has
-    `games_per_deal` games), computed from streamed moments of per-deal means, averaged over
-    seats. 1.0 means rotation bought nothing; 3.0 means each game counted as much as three games
-    on independent deals would have.
-    """
-    games, deals = totals.games, totals.deals
-    if deals < 2 or games == deals:
-        return 1.0
-    per_game = games // deals
-    mean = totals.share_sum / games
-    single_var = (totals.share_sq_sum - games * mean**2) / (games - 1)
-    deal_var = (totals.deal_share_sq_sum - deals * mean**2) / (deals - 1)
-    deal_var = np.maximum(deal_var, 0.0)  # exactly 0 (up to rounding) when rotation removes all luck
-    with np.errstate(divide="ignore", invalid="ignore"):
-        gain = np.where(deal_var > 1e-15, (single_var / per_game) / deal_var, np.inf)
-    return float(np.mean(gain))
+    """Variance reduction of the seat win-rate estimates bought by replaying deals in rotation:
+    the inverse of the seats' design effects (unfloored), averaged over seats. 1.0 means rotation
+    bought nothing; 3.0 means each game counted as much as three games on independent deals
+    would have; infinite when rotation removed all deal luck."""
+    effects = totals.seat_design_effects(floor=0.0)
+    with np.errstate(divide="ignore"):
+        return float(np.mean(np.where(effects > 0, 1.0 / effects, np.inf)))
 
 
 def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
@@ -294,7 +311,7 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
     index = {label: i for i, label in enumerate(policies)}
     k = len(policies)
     pairwise = np.zeros((JACKKNIFE_BATCHES, k, k))
-    share, games = np.zeros(k), np.zeros(k)
+    share, games, effective = np.zeros(k), np.zeros(k), np.zeros(k)
     first_share, first_games = np.zeros(k), np.zeros(k)
     fair_share = np.zeros(k)
     for cell in cells:
@@ -304,11 +321,13 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
             np.add.at(pairwise[batch], (ids[:, None], ids[None, :]), totals.slot_pairwise_wins[batch])
         np.add.at(share, ids, totals.slot_share_sum.sum(axis=0))
         np.add.at(games, ids, totals.slot_games.sum(axis=0))
+        np.add.at(effective, ids, totals.slot_games.sum(axis=0) / totals.slot_design_effects())
         np.add.at(fair_share, ids, totals.slot_games.sum(axis=0) / cell["players"])
         np.add.at(first_share, ids, totals.slot_share_sum[0])
         np.add.at(first_games, ids, totals.slot_games[0])
     elo, low, high = _jackknife_elo(pairwise, confidence)
-    rate_low, rate_high = stats.wilson_interval(share, games, confidence)
+    # the pooled rate's interval counts each cell's games as its effective games (deal as the unit)
+    rate_low, rate_high = stats.wilson_interval(share / games * effective, effective, confidence)
     with np.errstate(divide="ignore", invalid="ignore"):
         first_rate = first_share / first_games
     return pd.DataFrame(
@@ -353,68 +372,130 @@ def _ladder_seat_rows(manifest: dict[str, Any], cells: pd.DataFrame, seats: pd.D
             "deviation_points": cell_seats["deviation_points"].to_numpy(),
             "low_points": (cell_seats["sim_low"].to_numpy() - 1.0 / n) * 100,
             "high_points": (cell_seats["sim_high"].to_numpy() - 1.0 / n) * 100,
+            "se_points": cell_seats["rate_se"].to_numpy() * 100,
+            "games": cell_seats["games"].to_numpy(),
         }))
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
-def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None) -> str:
-    """Whether a seat verdict holds across playing strength, from the seat rows (seat, verdict,
-    low_points, high_points) of the two strongest rungs' self-play cells: *stable* when they agree
-    (same verdict and overlapping intervals at every seat), *strength-dependent* when they do
-    not, *unresolved* when there is no runner-up, a rung has no Elo, or a verdict is inconclusive
-    (more games would tell)."""
-    if runner_up is None or strongest["elo"].isna().any() or runner_up["elo"].isna().any():
-        return "unresolved"
-    verdicts = (strongest["verdict"].iloc[0], runner_up["verdict"].iloc[0])
-    if "inconclusive" in verdicts:
-        return "unresolved"
+@dataclass
+class LadderComparison:
+    """The verdict across a ladder's two strongest rungs, with the numbers behind it."""
+
+    verdict: str  # "stable", "strength-dependent" or "unresolved"
+    reason: str  # why, in words (a clause that follows "Across the ladder: <verdict>")
+    difference_points: np.ndarray  # per seat: strongest rung's deviation minus the runner-up's
+    low_points: np.ndarray  # per seat: the difference's 1 - 2 alpha interval (the stable test)
+    high_points: np.ndarray
+    games_to_settle: float  # games per self-play cell that would settle it with 80% power
+
+
+def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
+                      margin: float = 1.0, confidence: float = 0.95) -> LadderComparison:
+    """Whether a seat verdict holds across playing strength, from the seat rows (seat, elo,
+    elo_low, elo_high, deviation_points, se_points, games) of the two strongest rungs'
+    self-play cells.
+
+    The two rungs must be separated in rating (the strongest one's Elo interval entirely above
+    the runner-up's), or which is stronger is not known. Then, per seat, the difference of the
+    two rungs' deviations from fair d_s (independent cells: se_s^2 = se_strong^2 + se_runner^2):
+    - *stable* when every seat's (1 - 2 alpha) interval of d_s lies inside ±margin (the
+      intersection-union test at level alpha: shown equivalent, as for a cell's verdict);
+    - *strength-dependent* when some seat's interval, Bonferroni over the seats at 1 - alpha,
+      lies entirely outside ±margin (shown different);
+    - *unresolved* otherwise, with the games per cell that would settle it with 80% power if the
+      differences are as estimated (worst seat for stable, furthest-out seat otherwise).
+    """
+    nan = np.full(len(strongest), np.nan)
+    if runner_up is None:
+        return LadderComparison("unresolved", "there is no runner-up rung", nan, nan, nan, math.inf)
+    if strongest["elo"].isna().any() or runner_up["elo"].isna().any():
+        return LadderComparison("unresolved", "a rung's rating is not estimable", nan, nan, nan, math.inf)
+    if not strongest["elo_low"].iloc[0] > runner_up["elo_high"].iloc[0]:
+        return LadderComparison("unresolved", "the two strongest rungs are not separated in rating", nan, nan, nan, math.inf)
     a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
-    overlap = (a["low_points"].to_numpy() <= b["high_points"].to_numpy()) & (b["low_points"].to_numpy() <= a["high_points"].to_numpy())
-    return "stable" if verdicts[0] == verdicts[1] and overlap.all() else "strength-dependent"
+    difference = a["deviation_points"].to_numpy() - b["deviation_points"].to_numpy()
+    se = np.hypot(a["se_points"].to_numpy(), b["se_points"].to_numpy())
+    z = stats.two_sided_z(stats.equivalence_confidence(confidence))
+    z_joint = stats.two_sided_z(stats.bonferroni_confidence(confidence, len(difference)))
+    low, high = difference - z * se, difference + z * se
+    if np.all((low >= -margin) & (high <= margin)):
+        return LadderComparison("stable", f"every seat's deviation differs by less than ±{margin:g} points", difference, low, high, np.nan)
+    beyond = np.abs(difference) - margin
+    if np.any(beyond - z_joint * se > 0):
+        seat = int(np.argmax(beyond - z_joint * se))
+        return LadderComparison("strength-dependent", f"seat {seat}'s deviation differs by more than ±{margin:g} points",
+                                difference, low, high, np.nan)
+    games = float(min(a["games"].min(), b["games"].min()))
+    z_power = stats.one_sided_z(stats.PLANNING_POWER)
+    with np.errstate(divide="ignore"):
+        if np.any(beyond > 0):
+            factor = np.min(np.where(beyond > 0, ((z_joint + z_power) * se / beyond) ** 2, np.inf))
+        else:
+            factor = np.max(((z + z_power) * se / -beyond) ** 2)
+    needed = math.inf if not np.isfinite(factor) else float(math.ceil(games * max(factor, 1.0)))
+    settle = "" if not np.isfinite(needed) else f"; about {stats.count_text(needed)} games per cell would settle it"
+    return LadderComparison("unresolved", f"the rungs' seat deviations are not yet shown equal or different{settle}",
+                            difference, low, high, needed)
 
 
-def _ladder_rows(ladder_seats: pd.DataFrame) -> pd.DataFrame:
+def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
+                   margin: float = 1.0, confidence: float = 0.95) -> str:
+    """The word of `ladder_comparison`: stable, strength-dependent or unresolved."""
+    return ladder_comparison(strongest, runner_up, margin, confidence).verdict
+
+
+def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0, confidence: float = 0.95) -> pd.DataFrame:
     """Per ladder study and player count: the strongest rung (highest Elo), the runner-up, the
-    ladder verdict and a sentence leading with the strongest rung's seat verdict."""
+    ladder verdict (`ladder_comparison`) and a sentence leading with the strongest rung's seat
+    verdict."""
     rows = []
     for (study, players), group in ladder_seats.groupby(["study", "players"], sort=False) if len(ladder_seats) else []:
         rungs = group.drop_duplicates("rung").sort_values("elo", ascending=False, na_position="last")
         top = group[group["rung"] == rungs.iloc[0]["rung"]]
         second = group[group["rung"] == rungs.iloc[1]["rung"]] if len(rungs) > 1 else None
-        verdict = ladder_verdict(top, second)
+        comparison = ladder_comparison(top, second, margin, confidence)
         strongest = rungs.iloc[0]
         against = "" if second is None else f" against its runner-up {rungs.iloc[1]['rung']}"
         rows.append({
             "study": study, "players": players, "strongest": strongest["rung"],
             "runner_up": None if second is None else rungs.iloc[1]["rung"],
-            "strongest_elo": strongest["elo"], "verdict": verdict, "seat_verdict": strongest["verdict"],
+            "strongest_elo": strongest["elo"], "verdict": comparison.verdict, "seat_verdict": strongest["verdict"],
+            "largest_difference_points": (
+                float(comparison.difference_points[np.nanargmax(np.abs(comparison.difference_points))])
+                if np.isfinite(comparison.difference_points).any() else np.nan),
+            "games_to_settle": comparison.games_to_settle,
             "sentence": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
-                        f"Across the ladder: {verdict}{against}.",
+                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).",
         })
     return pd.DataFrame(rows)
 
 
 def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Bradley-Terry Elo of all games, with delete-one-batch jackknife intervals (batches of
-    deals are independent, so the intervals account for correlated games). Every pair of
-    policies that met also counts half a win each way: a weak prior that keeps the strengths
-    finite when a policy never beat the other (random against greedy in New York Zoo), which
-    would otherwise leave every rating of the study unbounded; over thousands of games it moves
-    the ratings by a fraction of an Elo point. NaN when the policies did not all meet, directly
-    or through others."""
+    deals are independent, so the intervals account for correlated games), t on batches - 1
+    degrees of freedom. Every pair of policies that met also counts half a win each way, a weak
+    prior that keeps the fit finite; but a policy outside the largest group of policies that
+    have all beaten and lost to each other (directly or through others: random that never beats
+    greedy in New York Zoo) has a strength the games cannot bound, only the prior: its rating
+    is NaN (not estimable), and the others' Elo is centred on their own mean. NaN everywhere
+    when the policies did not all meet, directly or through others."""
     k = batch_wins.shape[1]
     # a policy meeting itself (a seating that lists it twice) says nothing about strength
     batch_wins = batch_wins * (1.0 - np.eye(k))
     total = batch_wins.sum(axis=0)
     prior = 0.5 * ((total + total.T) > 0)
+    nan = np.full(k, np.nan)
     try:
         elo = stats.bradley_terry(total + prior, confidence).elo
         leave_one_out = np.array([stats.bradley_terry(total - batch + prior, confidence).elo for batch in batch_wins])
     except ValueError:
-        nan = np.full(k, np.nan)
         return nan, nan, nan
+    estimable = stats.estimable_policies(total)
+    elo = np.where(estimable, elo - elo[estimable].mean(), np.nan)
+    leave_one_out = np.where(estimable, leave_one_out - leave_one_out[:, estimable].mean(axis=1, keepdims=True), np.nan)
     batches = len(batch_wins)
     spread = leave_one_out - leave_one_out.mean(axis=0)
     standard_error = np.sqrt((batches - 1) / batches * (spread**2).sum(axis=0))
-    z = stats.two_sided_z(confidence)
-    return elo, elo - z * standard_error, elo + z * standard_error
+    t = stats.two_sided_t(confidence, batches - 1)
+    return elo, elo - t * standard_error, elo + t * standard_error

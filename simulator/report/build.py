@@ -415,6 +415,7 @@ CELL_COLUMNS = [
     ("tie_rate", "ties", "pct"),
     ("mean_turns", "mean turns", "num"),
     ("crn_gain", "CRN gain", "times"),
+    ("design_effect", "design effect", "times"),
 ]
 
 

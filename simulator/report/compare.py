@@ -12,8 +12,11 @@ swept values, seating and label, with the fewest knob differences (a rule change
 Intervals: a seat's change B - A gets Newcombe's interval, Bonferroni-corrected over every seat of
 every matched cell (`stats.simultaneous_difference_intervals`), so "some seat changed" is wrong at
 most 5% of the time; the change of the largest seat deviation gets the conservative bootstrap
-bound of `stats.max_deviation_change_interval` (fixed seed: the page is deterministic). Runs are
-treated as independent samples, which is conservative when both replay deals in rotation.
+bound of `stats.max_deviation_change_interval` (fixed seed: the page is deterministic). Both count
+a run's games as its effective games (`stats.design_effects`: the deal, with all its rotations, is
+the sampling unit). The two runs are treated as independent samples, which is conservative when
+B replays A's deals. "Games to tell the change" is the count at which the change's interval
+would exclude 0 with 80% probability (`stats.games_to_exclude_zero`).
 """
 
 from __future__ import annotations
@@ -135,8 +138,9 @@ def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
         seats_b = b.seats[b.seats["cell"] == cell_b["index"]].reset_index(drop=True)
         frames.append(pd.DataFrame({
             "label": _pair_label(cell_a, cell_b), "seat": seats_a["seat"],
-            "rate_a": seats_a["win_rate"], "games_a": seats_a["games"],
-            "rate_b": seats_b["win_rate"], "games_b": seats_b["games"],
+            # effective games (the deal as the unit): what the intervals' widths stand on
+            "rate_a": seats_a["win_rate"], "games_a": seats_a["effective_games"],
+            "rate_b": seats_b["win_rate"], "games_b": seats_b["effective_games"],
         }))
     seats = pd.concat(frames, ignore_index=True)
     low, high = stats.simultaneous_difference_intervals(
@@ -156,7 +160,8 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[s
     rates_b = b.seats[b.seats["cell"] == cell_b["index"]]["win_rate"].to_numpy()
     games_a = int(a.totals[cell_a["index"]].rated_games)
     games_b = int(b.totals[cell_b["index"]].rated_games)
-    low, high = stats.max_deviation_change_interval(rates_a, games_a, rates_b, games_b)
+    low, high = stats.max_deviation_change_interval(
+        rates_a, _effective_games(a, cell_a), rates_b, _effective_games(b, cell_b))
     change = float(row_b["max_deviation_points"] - row_a["max_deviation_points"])
     row = {
         "label": _pair_label(cell_a, cell_b),
@@ -174,6 +179,12 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[s
     }
     row["sentence"] = change_sentence(row)
     return row
+
+
+def _effective_games(analysis, cell: dict[str, Any]) -> int:
+    """A cell's games counted with its largest seat design effect (the deal as the unit)."""
+    seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
+    return max(1, int(seats["games"].iloc[0] / seats["design_effect"].max()))
 
 
 def change_sentence(row: dict[str, Any]) -> str:

@@ -11,7 +11,8 @@ lower objective).
 
 The best setting becomes an ordinary experiment file (`best.yaml`): one study whose `rules` hold
 the knobs shared by all player counts and whose `cases` hold each player count with its own
-(per-seat) knobs, played on fresh seeds with `confirm.games` games per cell and judged at
+(per-seat) knobs, and beside it a study of the printed rules (the tune's fixed `rules` only),
+both played on fresh seeds with `confirm.games` games per cell and judged at
 `confirm.margin_points`. `zoosim run best.yaml` replays exactly the confirmation.
 """
 
@@ -73,6 +74,29 @@ def choose_best(study: optuna.Study, experiment: TuneExperiment) -> Choice:
     return Choice(best, leaders, front, within, text)
 
 
+def confirmation_power_text(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> str:
+    """Before the confirmation runs: per player count, the probability that `confirm.games`
+    games show the chosen setting balanced at `confirm.margin_points` if its seat rates (and
+    design effects) are as the trial measured them, and the games that would give 80%
+    (`stats.balanced_power`, `stats.games_to_decide`)."""
+    from simulator.analysis import stats
+
+    confirm = experiment.tune.confirm
+    parts = []
+    for players, measured in trial.user_attrs["by_players"].items():
+        n = int(players)
+        rates = [1.0 / n + d / 100 for d in measured["seat_deviation_points"]]
+        effects = measured.get("seat_design_effects")  # absent in trials measured before they were kept
+        power = stats.balanced_power(rates, confirm.games, n, confirm.margin_points, effects=effects)
+        outside = max(abs(d) for d in measured["seat_deviation_points"]) >= confirm.margin_points
+        needed = math.inf if outside else stats.games_to_decide(rates, 1, n, confirm.margin_points, effects=effects)
+        enough = (f"about {stats.count_text(needed)} would give {100 * stats.PLANNING_POWER:g}%"
+                  if math.isfinite(needed) else "no number of games would, as a seat was measured at or beyond the margin")
+        parts.append(f"{n} players: {100 * power:.0f}% ({enough})")
+    return (f"Power of the confirmation ({confirm.games:,} games per player count, ±{confirm.margin_points:g} points, "
+            f"if the rates are as trial {trial.number} measured them) to show balance: " + "; ".join(parts) + ".")
+
+
 def _within_noise(trial: optuna.trial.FrozenTrial, best: optuna.trial.FrozenTrial) -> bool:
     gap = trial.user_attrs["objectives"][0] - best.user_attrs["objectives"][0]
     error = math.hypot(trial.user_attrs["errors"][0], best.user_attrs["errors"][0])
@@ -102,6 +126,12 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
     if section.seats is not None:
         study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
     study["cases"] = cases
+    # The printed rules beside it, on fresh deals of the same confirmation: what the tune changed,
+    # measured on games it never saw (the tune's own trials chose the best on their deals); left
+    # out when the best setting is the printed rules.
+    printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
+               "cases": [{"players": players} for players in section.players]}
+    studies = [study] if (study["rules"], study["cases"]) == (printed["rules"], printed["cases"]) else [study, printed]
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
@@ -110,7 +140,7 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
         "games": section.confirm.games,
         "rotate_seats": experiment.rotate_seats,
         "margin_points": section.confirm.margin_points,
-        "studies": [study],
+        "studies": studies,
     }
 
 

@@ -74,6 +74,7 @@ def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, param
     choice = best_module.choose_best(run.study, experiment)
     best_file, document, confirm_cells = None, None, None
     if choice.best is not None:
+        choice.explanation += " " + best_module.confirmation_power_text(experiment, choice.best)
         document = best_module.best_document(experiment, parameters, choice.best)
         best_file = best_module.write_best(out, document)
         _, analysis = best_module.confirm(best_file, out, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)

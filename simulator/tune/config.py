@@ -191,9 +191,11 @@ class TuneSection(StrictModel):
     @pydantic.field_validator("confirm")
     @classmethod
     def _confirmation_fits_a_run(cls, confirm: "Confirm", info: pydantic.ValidationInfo) -> "Confirm":
-        chunks = len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
+        # the best setting and the printed rules beside it (best.best_document): two cells per player count
+        chunks = 2 * len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
         if chunks > MAX_CHUNKS:
-            raise ValueError(f"confirming on {confirm.games:,} games per player count makes {chunks:,} chunk files "
+            raise ValueError(f"confirming on {confirm.games:,} games per player count (the best setting and the "
+                             f"printed rules) makes {chunks:,} chunk files "
                              f"of {DEFAULT_CHUNK_GAMES:,} games; at most {MAX_CHUNKS:,} allowed: lower games")
         return confirm
 

@@ -427,9 +427,14 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
         measured.setdefault(study_of[row["cell"]], {})[int(row["players"])] = {
             "games": games,
             "seat_fairness": float(row["max_deviation_points"]),
-            "seat_fairness_se": float(worst["ci_high"] - worst["ci_low"]) * 100 / 3.92,
+            # The objective is a maximum over seats, max |deviation|: since |max - true max| is at
+            # most the largest seat error, its root-mean-square error is at most the root of the
+            # seats' summed squared standard errors (deal as the unit), whichever seat is largest
+            # and however close the seats are (one seat's error alone understates it at ties).
+            "seat_fairness_se": math.sqrt(float((seats["rate_se"] ** 2).sum())) * 100,
             "worst_seat": int(worst["seat"]),
             "seat_deviation_points": [float(v) for v in seats["deviation_points"]],
+            "seat_design_effects": [float(v) for v in seats["design_effect"]],
             "game_length": float(row["mean_turns"]),
             "game_length_se": float(row["mean_turns_high"] - row["mean_turns_low"]) / 3.92,
             "tie_rate": tie * 100,

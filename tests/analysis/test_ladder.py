@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator.analysis.tables import ladder_verdict
+from simulator.analysis.tables import ladder_comparison, ladder_verdict
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
@@ -50,21 +50,53 @@ def test_a_ladder_plays_every_rung_in_self_play_and_each_neighbouring_pair_head_
     assert all(cell.rotate for cell in plan.cells)  # every seating plays every seat
 
 
-def rung(elo, verdict, lows, highs):
-    return pd.DataFrame({"elo": elo, "verdict": verdict, "seat": np.arange(len(lows)),
-                         "low_points": lows, "high_points": highs})
+def rung(elo, deviations, se=0.2, games=100_000, width=30.0):
+    deviations = np.asarray(deviations, dtype=float)
+    return pd.DataFrame({"elo": elo, "elo_low": elo - width, "elo_high": elo + width, "verdict": "balanced",
+                         "seat": np.arange(len(deviations)), "deviation_points": deviations,
+                         "se_points": se, "games": games})
 
 
 def test_ladder_verdicts_on_constructed_rungs():
-    strong = rung(200.0, "balanced", [-0.8, -0.5], [0.6, 0.9])
-    assert ladder_verdict(strong, rung(100.0, "balanced", [-0.5, -0.9], [0.9, 0.4])) == "stable"
-    # same verdict but a seat's intervals apart: the effect moved with strength
-    assert ladder_verdict(rung(200.0, "unbalanced", [3.0, -9.0], [5.0, -7.0]),
-                          rung(100.0, "unbalanced", [-6.0, 2.0], [-4.0, 4.0])) == "strength-dependent"
-    assert ladder_verdict(strong, rung(100.0, "unbalanced", [4.0, -6.0], [6.0, -4.0])) == "strength-dependent"
-    assert ladder_verdict(strong, rung(100.0, "inconclusive", [-3.0, -3.0], [3.0, 3.0])) == "unresolved"
+    strong = rung(200.0, [0.3, -0.3])
+    # equal within ±1 point at every seat, shown by the differences' 90% intervals
+    assert ladder_verdict(strong, rung(100.0, [0.1, -0.1])) == "stable"
+    # seat 0 moved by 4 points: shown different
+    comparison = ladder_comparison(strong, rung(100.0, [-3.7, 3.7]))
+    assert comparison.verdict == "strength-dependent" and "seat 0" in comparison.reason
+    # a difference near the margin with wide intervals: neither, and the games that would settle it
+    open_question = ladder_comparison(strong, rung(100.0, [-0.5, 0.5], se=0.5), margin=1.0)
+    assert open_question.verdict == "unresolved" and open_question.games_to_settle > 100_000
     assert ladder_verdict(strong, None) == "unresolved"
-    assert ladder_verdict(rung(np.nan, "balanced", [-0.8, -0.5], [0.6, 0.9]), strong) == "unresolved"
+    assert ladder_verdict(rung(np.nan, [0.3, -0.3]), strong) == "unresolved"
+    # rungs whose ratings overlap are not known to be ordered: unresolved, whatever the seats say
+    overlapping = ladder_comparison(rung(120.0, [0.3, -0.3]), rung(100.0, [0.3, -0.3]))
+    assert overlapping.verdict == "unresolved" and "not separated" in overlapping.reason
+
+
+def test_stable_is_not_declared_for_a_real_difference_hidden_by_wide_intervals():
+    # Finding 3 of issue 20: at the New York Zoo ladder's size a true -11 against -5 point seat
+    # deviation came out "stable" (overlapping intervals) 54% of the time.
+    rng = np.random.default_rng(3)
+    se = 2.5
+    verdicts = [
+        ladder_verdict(rung(200.0, rng.normal([-11.0, 11.0], se), se=se), rung(100.0, rng.normal([-5.0, 5.0], se), se=se),
+                       margin=1.0)
+        for _ in range(400)
+    ]
+    assert verdicts.count("stable") == 0
+    assert verdicts.count("strength-dependent") > 0
+
+
+@pytest.mark.parametrize("true_difference", [1.0, -1.0])
+def test_stable_is_a_5_percent_claim_at_the_margin(true_difference):
+    rng = np.random.default_rng(4)
+    se = 0.3
+    stable = np.mean([
+        ladder_verdict(rung(200.0, rng.normal([true_difference, 0.0], se), se=se), rung(100.0, rng.normal([0.0, 0.0], se), se=se))
+        == "stable" for _ in range(1000)
+    ])
+    assert stable <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 1000)
 
 
 @pytest.fixture(scope="module")
@@ -102,15 +134,35 @@ def test_the_report_leads_with_the_ladder_and_shows_its_numbers_with_data_values
     assert np.array_equal(shown, analysis.ladder_seats[["elo", "deviation_points"]].to_numpy())
 
 
-def test_a_rung_that_never_beat_its_neighbour_still_gets_a_finite_rating():
-    """New York Zoo's random never beats greedy: without the half-win prior every Elo of the
-    study was NaN and every ladder verdict 'unresolved'."""
+def test_a_rung_that_never_beat_its_neighbour_has_no_rating_and_the_others_keep_theirs():
+    """New York Zoo's random never beats greedy: its strength is bounded only by the half-win
+    prior, so printing it as a number would be falsely precise (finding 3 of issue 20)."""
     from simulator.analysis.tables import _jackknife_elo
 
     batches = np.zeros((20, 3, 3))
     batches[:, 1, 0] = 50  # greedy always beats random
-    batches[:, 1, 2], batches[:, 2, 1] = 20, 30  # greedy_tuned beats greedy 60%
+    rng = np.random.default_rng(5)
+    batches[:, 1, 2] = rng.binomial(50, 0.4, size=20)  # greedy_tuned beats greedy 60%
+    batches[:, 2, 1] = 50 - batches[:, 1, 2]
     elo, low, high = _jackknife_elo(batches, 0.95)
-    assert np.isfinite(elo).all() and np.isfinite(low).all() and np.isfinite(high).all()
-    assert elo[0] < low[1] and high[1] < low[2]  # random far below greedy, greedy below greedy_tuned
-    assert abs((elo[2] - elo[1]) - 400 * np.log10(600.5 / 400.5)) < 1.0
+    assert np.isnan([elo[0], low[0], high[0]]).all()
+    assert np.isfinite(elo[1:]).all() and high[1] < low[2]
+    wins = batches.sum(axis=0)
+    assert abs((elo[2] - elo[1]) - 400 * np.log10((wins[2, 1] + 0.5) / (wins[1, 2] + 0.5))) < 1.0
+    assert elo[1] + elo[2] == pytest.approx(0.0)  # centred on the estimable rungs
+
+
+def test_the_jackknife_uses_t_on_batches_minus_one_degrees_of_freedom():
+    from scipy import stats as scipy_stats
+
+    from simulator.analysis.tables import _jackknife_elo
+
+    rng = np.random.default_rng(6)
+    batches = np.zeros((20, 2, 2))
+    batches[:, 0, 1] = rng.binomial(100, 0.55, size=20)
+    batches[:, 1, 0] = 100 - batches[:, 0, 1]
+    elo, low, high = _jackknife_elo(batches, 0.95)
+    se = (high[0] - elo[0]) / scipy_stats.t.ppf(0.975, 19)
+    leave_one_out = np.array([_jackknife_elo(np.delete(batches, b, axis=0)[None].sum(axis=1), 0.95)[0][0]
+                              for b in range(20)])
+    assert se == pytest.approx(np.sqrt(19 / 20 * ((leave_one_out - leave_one_out.mean()) ** 2).sum()), rel=1e-6)

@@ -27,6 +27,7 @@ from simulator.analysis.stats import (
     max_deviation_change_interval,
     mean_interval_from_moments,
     pairwise_wins_from_ranks,
+    seat_intervals,
     seat_uniformity,
     seat_win_shares,
     simultaneous_difference_intervals,
@@ -285,7 +286,7 @@ def test_balanced_sentence():
     sentence = verdict_sentence(*_interval_around([0.25] * 4, 0.005), n_seats=4)
     assert sentence == (
         "Balanced within ±1.0 points: every seat's win rate is within 24.0% to 26.0% "
-        "(95% simultaneous intervals)."
+        "(each seat's 95% simultaneous interval lies inside it; a test at the 5% level)."
     )
 
 
@@ -294,7 +295,7 @@ def test_unbalanced_sentence_names_the_worst_seat_outside_the_band():
     lows = np.array([0.237, 0.279, 0.236, 0.236])
     highs = np.array([0.243, 0.285, 0.242, 0.242])
     assert verdict_sentence(rates, lows, highs, n_seats=4) == (
-        "Seat 1 wins 3.2 points more often than a fair 25.0% (interval 2.9 to 3.5 points): "
+        "Seat 1 wins 3.2 points more often than a fair 25.0% (95% simultaneous interval 2.9 to 3.5 points): "
         "not balanced within ±1.0 points."
     )
 
@@ -303,7 +304,7 @@ def test_unbalanced_sentence_for_a_seat_that_wins_too_rarely():
     rates = np.array([0.26, 0.26, 0.26, 0.22])
     sentence = verdict_sentence(rates, rates - 0.005, rates + 0.005, n_seats=4)
     assert sentence == (
-        "Seat 3 wins 3.0 points less often than a fair 25.0% (interval 2.5 to 3.5 points): "
+        "Seat 3 wins 3.0 points less often than a fair 25.0% (95% simultaneous interval 2.5 to 3.5 points): "
         "not balanced within ±1.0 points."
     )
 
@@ -312,7 +313,7 @@ def test_inconclusive_sentence_names_the_seat_reaching_beyond_the_band():
     rates = np.array([0.25, 0.258, 0.246, 0.246])
     sentence = verdict_sentence(rates, rates - 0.004, rates + 0.004, n_seats=4, confidence=0.9)
     assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8%, ")
-    assert "(25.4% to 26.2%, 90% simultaneous intervals)" in sentence
+    assert "(25.4% to 26.2%, 90% simultaneous interval)" in sentence
     assert "straddles the upper edge of the fair band 24.0% to 26.0%" in sentence
     wide = verdict_sentence(*_interval_around([0.25] * 4, 0.03), n_seats=4)
     assert "reaches past both edges of the fair band 24.0% to 26.0%" in wide
@@ -330,27 +331,38 @@ def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_gam
     assert "seat 2 wins 32.30%" in sentence  # two decimals: the rate and the edge 32.33% differ
     assert "straddles the lower edge of the fair band 32.33% to 34.33%" in sentence
     needed = games_to_decide(rates, games, n_seats=3)
-    assert f"about {count_text(needed - games)} more games ({count_text(needed)} in all) would decide it" in sentence
+    assert f"about {count_text(needed)} games in all ({count_text(needed - games)} more) would decide it with 80% probability" in sentence
 
 
-def test_games_to_decide_is_the_smallest_count_with_a_verdict():
-    rates = np.array([0.262, 0.246, 0.246, 0.246])
-    games = 20_000
+@pytest.mark.parametrize("rates", [[0.262, 0.246, 0.246, 0.246], [0.252, 0.248, 0.25, 0.25]])
+def test_games_to_decide_decides_four_times_in_five(rates):
+    # Finding 5 of issue 20: the old count only made the interval touch the band's edge, so about
+    # half the cells were decided after playing it. Playing the projected count with the rates
+    # true must decide the verdict with about 80% probability.
+    rates = np.array(rates)
+    games = 5_000
     needed = games_to_decide(rates, games, n_seats=4)
     assert needed > games
+    wins = np.random.default_rng(20).multinomial(int(needed), rates, size=2000)
+    count = np.full(4, needed)
+    intervals = seat_intervals(wins, count, np.ones(4))
+    verdicts = [
+        equivalence_verdict(w / needed, intervals.sim_low[i], intervals.sim_high[i], n_seats=4,
+                            tost_lows=intervals.tost_low[i], tost_highs=intervals.tost_high[i])
+        for i, w in enumerate(wins)
+    ]
+    decided = np.mean([verdict != "inconclusive" for verdict in verdicts])
+    assert 0.76 <= decided <= 0.9
 
-    def verdict(count):
-        low, high = simultaneous_wilson(rates * count, count)
-        return equivalence_verdict(rates, low, high, n_seats=4)
 
-    assert verdict(games) == "inconclusive"
-    assert verdict(needed) == "unbalanced"  # seat 0 at +1.2 points: surely outside, given games
-    assert verdict(needed * 0.99) == "inconclusive"
-    # A balanced projection: every seat 0.2 points from fair, intervals must shrink inside ±1.
-    assert games_to_decide([0.252, 0.248, 0.25, 0.25], 5_000, n_seats=4) > 5_000
-    # Already decided: the count itself; a rate on the band's edge: never.
+def test_games_to_decide_edge_cases():
+    # Already decidable with 80% power: the count itself; a rate on the band's edge: never.
     assert games_to_decide([0.25] * 4, 10**6, n_seats=4) == 10**6
     assert games_to_decide([0.26, 0.24, 0.25, 0.25], 10_000, n_seats=4) == float("inf")
+    # a seat correlation that doubles the variance doubles the games needed
+    base = games_to_decide([0.262, 0.246, 0.246, 0.246], 100, n_seats=4)
+    doubled = games_to_decide([0.262, 0.246, 0.246, 0.246], 100, n_seats=4, effects=np.full(4, 2.0))
+    assert doubled == pytest.approx(2 * base, rel=1e-3)
 
 
 def test_count_text_uses_separators_and_rounds_projections_up():
@@ -416,7 +428,10 @@ def test_simultaneous_difference_intervals_control_the_family_error():
 
 
 def test_games_to_exclude_zero_scales_with_the_squared_half_width():
-    assert games_to_exclude_zero(-0.2, -0.6, 0.2, 10_000) == 40_000
+    # half-width 0.4 around -0.2: 4 x the games to reach the edge, times ((z + z_80) / z)^2 for
+    # 80% power (finding 5 of issue 20: the edge alone told the change 41% of the time)
+    inflation = ((Z95 + stats.norm.ppf(0.8)) / Z95) ** 2
+    assert games_to_exclude_zero(-0.2, -0.6, 0.2, 10_000) == pytest.approx(40_000 * inflation, abs=1)
     assert games_to_exclude_zero(0.5, 0.1, 0.9, 10_000) == 10_000  # already excludes 0
     assert games_to_exclude_zero(0.0, -0.3, 0.3, 10_000) == float("inf")
 
@@ -715,3 +730,22 @@ def test_difference_interval_is_antisymmetric_and_covers_in_simulation():
     low, high = difference_interval(first, 200, second, 300)
     coverage = np.mean((low <= 0.05) & (0.05 <= high))
     assert 0.935 <= coverage <= 0.965
+
+
+def test_balanced_power_matches_simulated_verdicts_and_games_to_decide():
+    from simulator.analysis.stats import balanced_power
+
+    games, rates = 20_000, np.array([0.25] * 4)
+    wins = np.random.default_rng(21).multinomial(games, rates, size=2000)
+    intervals = seat_intervals(wins, np.full(4, games), np.ones(4))
+    simulated = np.mean([
+        equivalence_verdict(w / games, intervals.sim_low[i], intervals.sim_high[i], n_seats=4,
+                            tost_lows=intervals.tost_low[i], tost_highs=intervals.tost_high[i]) == "balanced"
+        for i, w in enumerate(wins)
+    ])
+    # the seats' estimates are negatively correlated (they sum to 1), so the product is a bound
+    # from below, close to the simulated rate
+    assert simulated - 0.06 <= balanced_power(rates, games, 4) <= simulated + 0.02
+    needed = games_to_decide([0.252, 0.248, 0.25, 0.25], 100, n_seats=4)
+    assert balanced_power([0.252, 0.248, 0.25, 0.25], needed, 4) == pytest.approx(0.8, abs=0.005)
+    assert balanced_power([0.262, 0.246, 0.246, 0.246], 10**7, 4) == 0.0  # a seat beyond the margin

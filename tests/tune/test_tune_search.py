@@ -249,7 +249,9 @@ def test_katz_tune_writes_a_best_file_that_validate_and_run_accept(tmp_path):
     assert "tune report:" in result.output and "confirmation" in result.output
     validated = CliRunner().invoke(main, ["validate", str(out / "best.yaml")])
     assert validated.exit_code == 0, validated.output
-    assert "1 cell(s), 400 games" in validated.output
+    # the best setting, and the printed rules beside it unless the best setting is them
+    cells = len(yaml.safe_load((out / "best.yaml").read_text())["studies"])
+    assert f"{cells} cell(s), {400 * cells} games" in validated.output
     page = (out / "tune.html").read_text()
     for heading in ("Best settings", "Confirmation run", "Trials", "<svg"):
         assert heading in page
@@ -283,3 +285,21 @@ def test_a_full_disk_ends_a_tune_in_one_line_with_its_resume_command_and_resumin
     monkeypatch.setattr(rundir, "write_bytes_atomic", real_write)
     tune(path, out, resume=True)
     pd.testing.assert_frame_equal(trials(out), trials(tmp_path / "whole"))
+
+
+def test_the_confirmation_replays_the_printed_rules_beside_the_best_setting():
+    from simulator.tune.best import best_document
+    from simulator.tune.space import build_space
+
+    experiment = TuneExperiment.model_validate({**COIN_TUNE, "name": "coin"})
+    parameters = build_space(experiment.tune)
+
+    def document_for(bonus):
+        trial = optuna.trial.create_trial(
+            params={"first_seat_bonus": bonus}, value=1.0,
+            distributions={"first_seat_bonus": optuna.distributions.FloatDistribution(0, 1)})
+        return best_document(experiment, parameters, trial)
+
+    studies = document_for(0.5)["studies"]
+    assert [study["rules"] for study in studies] == [{"first_seat_bonus": 0.5}, {}]
+    assert studies[1]["cases"] == [{"players": 2}, {"players": 3}] and "printed rules" in studies[1]["name"]
