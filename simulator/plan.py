@@ -32,6 +32,10 @@ from simulator.games import get_game
 from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
 
 
+# The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
+BASELINE_LABEL = "baseline"
+
+
 @dataclass(frozen=True)
 class Cell:
     index: int
@@ -212,9 +216,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
 
 def _combinations(study: Study, where: str, file: str | None, used: int) -> list[dict[str, Any]]:
     if study.cases is not None:
-        for index, case in enumerate(study.cases):
-            if not case:
-                raise ZoosimError("a case sets no knob", file=file, key=f"{where}.cases[{index}]")
+        # an empty case `{}` is the baseline: the study's rules as they are (labelled "baseline")
         _refuse_too_many_cells(len(study.cases), used, "the case list", f"{where}.cases", file)
         return [dict(case) for case in study.cases]
     if not study.sweep:
@@ -386,11 +388,12 @@ def _make_cell(
         "rotate": rotate,
         "chunk_deals": chunk_deals,
     }
+    shown = _sweep_text(sweep_values) or (BASELINE_LABEL if study.cases is not None else "")
     return Cell(
         index=index,
         study=name,
         game=study.game,
-        label=f"{name} · {_sweep_text(sweep_values)}" if sweep_values else name,
+        label=f"{name} · {shown}" if shown else name,
         sweep_values=sweep_values,
         params=params,
         params_hash=params_hash(params, game.rules_version),

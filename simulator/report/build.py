@@ -337,23 +337,58 @@ def _share_text(share: float) -> str:
 
 
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
-    """For a sweep: the seat x swept-cell heatmap of signed points from fair, then one chart per
-    swept knob (balance and game length against it)."""
-    knobs = list(study_cells[0]["sweep_values"])
+    """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
+    one chart per knob that takes more than one value on one scale (balance and game length
+    against it). Cases may set different knobs: a knob a case leaves out takes the value that
+    case plays (the study's rule or the default)."""
+    knobs = list(dict.fromkeys(knob for cell in study_cells for knob in cell["sweep_values"]))
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
     indices = [cell["index"] for cell in study_cells]
-    cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)]
+    cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)].copy()
     if len(cells) < 2:
         return []
-    sweep_values = {cell["index"]: cell["sweep_values"] for cell in study_cells}
-    columns = ["\n".join(str(sweep_values[index][knob]) for knob in knobs) for index in cells["cell"]]
-    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
-    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, " / ".join(knobs), title)]
+    played = {cell["index"]: knob_values(cell, knobs) for cell in study_cells}
     for knob in knobs:
-        if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:
+        cells[f"sweep:{knob}"] = [played[index][knob] for index in cells["cell"]]
+    by_label = {cell["index"]: cell["label"] for cell in study_cells}
+    if any(cell["sweep_values"].keys() != study_cells[0]["sweep_values"].keys() for cell in study_cells):
+        # cases with different knob sets: each column is named by what its case sets
+        columns = [by_label[index].split(" · ", 1)[-1] for index in cells["cell"]]
+        x_label = "case"
+    else:
+        columns = ["\n".join(_value_text(played[index][knob]) for knob in knobs) for index in cells["cell"]]
+        x_label = " / ".join(knobs)
+    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
+    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, x_label, title)]
+    for knob in knobs:
+        values = cells[f"sweep:{knob}"]
+        if values.nunique() > 1 and _one_scale(values):
             svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
     return svgs
+
+
+def knob_values(cell: dict[str, Any], knobs: list[str]) -> dict[str, Any]:
+    """The value each knob (a dotted name) has in the games of a cell: as the sweep or case set
+    it, else the cell's resolved rules (a table cell's text for lists and groups)."""
+    rules = flatten_dotted(cell["params"])
+    values = {}
+    for knob in knobs:
+        value = cell["sweep_values"].get(knob, rules.get(knob))
+        values[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
+    return values
+
+
+def _value_text(value: Any) -> str:
+    return "default" if value is None else str(value)
+
+
+def _one_scale(values: pd.Series) -> bool:
+    """Whether a knob's values can share one axis: all numbers, or all names. A mix such as
+    [4, 5, "auto"] cannot (where "auto" falls among the numbers depends on the other rules), so
+    such a knob is shown only in the heatmap."""
+    numeric = [isinstance(value, (int, float)) and not isinstance(value, bool) for value in values]
+    return all(numeric) or not any(numeric)
 
 
 # (column, heading, format) for the tables: "pct" shows a rate as a percentage, "int" a count with

@@ -296,7 +296,8 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     for axes in (balance, length):
         _tick_labels(axes, [str(v) for v in values])
         axes.set_xlabel(knob)
-    if others:
+    if others:  # one legend per panel: each panel is read on its own
+        balance.legend(fontsize=7, loc="best")
         length.legend(**LEGEND_OUTSIDE)
     return to_svg(figure)
 

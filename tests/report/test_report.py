@@ -352,3 +352,18 @@ def test_overrides_are_found_for_precision_mode_and_per_study_game_counts():
     assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == [
         "--games 700 (the file asks for 500 / precision mode per cell)", "--seed 9 (the file's seed is 3)"
     ]
+
+
+def test_cases_that_set_different_knobs_and_a_baseline_case_are_reported(tmp_path, write_experiment):
+    """#21 finding 1: a later case leaving out a knob an earlier one sets (KeyError in the sweep
+    charts after every game was played), and `{}` as the baseline case (refused)."""
+    path = write_experiment(
+        "games: 300\nstudies: [{name: c, game: coin, cases: "
+        "[{players: 4, first_seat_bonus: 0.2}, {players: 4}, {}]}]\n"
+    )
+    for command in (["run", str(path), "--out", str(tmp_path / "run"), "--jobs", "1", "--quiet"],
+                    ["report", str(tmp_path / "run")]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 0, result.output
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "c · baseline" in page and "c · players=4, first_seat_bonus=0.2" in page
