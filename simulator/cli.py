@@ -216,13 +216,24 @@ def compare(run_a, run_b, out):
 @main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
 def validate(experiment):
-    """Check EXPERIMENT without running it: schema, rule knobs, policies, seatings."""
-    from simulator.config import load_experiment
+    """Check EXPERIMENT (an experiment or a tune file) without running it: schema, rule knobs,
+    policies, seatings, and for a tune file its search space."""
+    from simulator.config import load_experiment, read_yaml_mapping
     from simulator.plan import build_plan
 
+    document, _ = read_yaml_mapping(experiment, what="an experiment file must be a mapping with at least a "
+                                                     "'studies' list (or a tune file, with a 'tune' section)")
+    if "tune" in document:
+        from simulator.tune.command import load_checked
+
+        model, _, parameters = load_checked(experiment)
+        knobs = list(dict.fromkeys(parameter.knob for parameter in parameters))
+        click.echo(f"{experiment}: valid tune file. {model.tune.game}, {model.tune.budget.trials:,} trial(s) over "
+                   f"players {', '.join(map(str, model.tune.players))}, searching {', '.join(knobs)}")
+        return
     model, _ = load_experiment(experiment)
     plan = build_plan(model, file=str(experiment))
-    click.echo(f"{experiment}: valid. {len(plan.cells)} cell(s), {plan.games:,} games, "
+    click.echo(f"{experiment}: valid experiment file. {len(plan.cells)} cell(s), {plan.games:,} games, "
                f"{plan.chunk_count:,} chunks, run hash {plan.run_hash}")
     for cell in plan.cells:
         rotation = f", {cell.players} rotations per deal" if cell.rotate else ""
