@@ -209,6 +209,9 @@ def compare(run_a, run_b, out):
     path, comparison = render_comparison(run_a, run_b, out or run_b / "compare.html")
     for _, row in comparison.cells.iterrows():
         click.echo(f"  {row['label']}: {row['sentence']}")
+    for run, labels in (("A", comparison.only_a), ("B", comparison.only_b)):
+        for label in labels:
+            click.echo(f"  {label}: only in {run}")
     click.echo("differences: " + ("; ".join(comparison.differences) or "none (same rules and settings)"))
     click.echo(f"comparison: {path}")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import shlex
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
+from simulator.report.matching import match_cells
 from simulator.rundir import (
     MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
@@ -138,7 +140,8 @@ def _games_text(games: Any) -> str:
 def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
     """The latest earlier run of the same experiment (same name or same source file) in the same
     parent folder, and the settings and knobs in which this run differs from it; None when there
-    is none or nothing differs (then the report says nothing)."""
+    is none or nothing differs (then the report says nothing). The suggested `zoosim compare` is
+    given only when the two runs have cells that compare pairs."""
     this_time = (run_dir / MANIFEST).stat().st_mtime
     this_folder = real_path(run_dir)
     earlier = []
@@ -161,7 +164,8 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    command = f"zoosim compare {run_dir.parent / name} {run_dir}"
+    seated = [[cell for cell in cells if cell["players"] > 1] for cells in (candidate["cells"], manifest["cells"])]
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if match_cells(*seated) else None
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
@@ -354,7 +358,7 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
     by_label = {cell["index"]: cell["label"] for cell in study_cells}
     if any(cell["sweep_values"].keys() != study_cells[0]["sweep_values"].keys() for cell in study_cells):
         # cases with different knob sets: each column is named by what its case sets
-        columns = [by_label[index].split(" · ", 1)[-1] for index in cells["cell"]]
+        columns = [by_label[index].split(" · ", 1)[-1].replace(", ", "\n") for index in cells["cell"]]
         x_label = "case"
     else:
         columns = ["\n".join(_value_text(played[index][knob]) for knob in knobs) for index in cells["cell"]]

@@ -311,7 +311,9 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         rows = seats[seats["cell"] == cell]
         grid[rows["seat"].to_numpy(), column] = (rows["win_rate"].to_numpy() - 1 / cell_players) * 100
     reach = max(float(np.nanmax(np.abs(grid))), 0.5)
-    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
+    label_lines = max(label.count("\n") + 1 for label in column_labels)
+    height = 1.2 + 0.32 * players + 0.14 * (label_lines - 1)  # the seat rows keep their height
+    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), height), layout="constrained")
     image = axes.imshow(grid, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto", gid=DATA)
     for (seat, column), value in np.ndenumerate(grid):
         if np.isfinite(value):

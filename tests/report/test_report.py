@@ -1,6 +1,7 @@
 """The HTML report: self-contained, and every number it shows is the analysis' number."""
 
 import re
+import shlex
 from html.parser import HTMLParser
 
 import numpy as np
@@ -326,6 +327,15 @@ def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path,
     assert "<li>games: 900 → 600</li>" in changes and "<li>seed: 1 → 5</li>" in changes
     assert "<li>studies.s.rules.first_seat_bonus: default → 0.1</li>" in changes
     assert f"zoosim compare {folders / 'one'} {folders / 'two'}" in changes
+    suggested = re.search(r"<code>(zoosim compare [^<]*)</code>", changes).group(1)
+    assert CliRunner().invoke(main, shlex.split(suggested)[1:]).exit_code == 0  # one compare accepts
+
+    path.write_text("name: same\nseed: 1\ngames: 900\nstudies: [{name: s, game: coin, rules: {players: 3}}]\n")
+    third = CliRunner().invoke(main, ["run", str(path), "--out", str(folders / "three"), "--jobs", "1", "--quiet"])
+    assert third.exit_code == 0, third.output
+    changes = re.search(r'<div id="previous-run">(.*?)</div>', (folders / "three" / "report.html").read_text(),
+                        flags=re.S).group(1)
+    assert "zoosim compare" not in changes and "cannot be compared" in changes
 
 
 def test_a_balanced_cell_with_a_significant_test_is_explained(tmp_path):
