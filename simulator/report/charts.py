@@ -31,6 +31,9 @@ POINT_COLOUR = "#1f5fa8"
 DATA = "data"  # gid of data artists (see to_svg)
 REFERENCE = "reference"  # gid of fair lines and bands
 LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "frameon": False, "fontsize": 7}
+# Tick label sizes in inches at the charts' 7 pt: one character's width, one line's height.
+CHARACTER_INCHES = 0.075
+LINE_INCHES = 0.14
 # Above this many distinct values a length histogram groups values into bins of equal width.
 MAX_BARS = 40
 
@@ -253,14 +256,18 @@ def _number(value: float, ticks: list[float]) -> str:
     return f"{value:.{decimals}f}".replace("-", "−")
 
 
-def _tick_labels(axes, labels: list[str]) -> None:
+def _tick_labels(axes, labels: list[str]) -> float:
     """Category tick labels (may have several lines), turned upright when their widest line
-    would not fit beside its neighbours, so neighbours never overlap."""
+    would not fit beside its neighbours, so neighbours never overlap. Returns the inches the
+    labels take below the axes beyond one line: the caller grows its figure by that, so the
+    plot keeps its height whatever the labels."""
     labels = [label.replace(" / ", " /\n") for label in labels]  # a seating: one policy a line
     longest = max((len(line) for label in labels for line in label.split("\n")), default=0)
     axes_width_chars = axes.get_position().width * axes.figure.get_figwidth() * 72 / 6  # ~6 pt a character
     upright = longest * len(labels) > 0.8 * axes_width_chars
     axes.set_xticks(range(len(labels)), labels, rotation=90 if upright else 0)
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    return longest * CHARACTER_INCHES if upright else (lines - 1) * LINE_INCHES
 
 
 def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs: list[str], margin_points: float) -> str:
@@ -293,8 +300,9 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     balance.set_title(f"first seat (filled) and most deviant seat (hollow) by {knob}", loc="left", fontsize=8)
     length.set_ylabel("mean turns per game")
     length.set_title(f"game length by {knob}", loc="left", fontsize=8)
+    grow = max(_tick_labels(axes, [str(v) for v in values]) for axes in (balance, length))
+    figure.set_figheight(figure.get_figheight() + grow)
     for axes in (balance, length):
-        _tick_labels(axes, [str(v) for v in values])
         axes.set_xlabel(knob)
     if others:  # one legend per panel: each panel is read on its own
         balance.legend(fontsize=7, loc="best")
@@ -311,15 +319,13 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         rows = seats[seats["cell"] == cell]
         grid[rows["seat"].to_numpy(), column] = (rows["win_rate"].to_numpy() - 1 / cell_players) * 100
     reach = max(float(np.nanmax(np.abs(grid))), 0.5)
-    label_lines = max(label.count("\n") + 1 for label in column_labels)
-    height = 1.2 + 0.32 * players + 0.14 * (label_lines - 1)  # the seat rows keep their height
-    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), height), layout="constrained")
+    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
     image = axes.imshow(grid, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto", gid=DATA)
     for (seat, column), value in np.ndenumerate(grid):
         if np.isfinite(value):
             axes.text(column, seat, "0.0" if round(value, 1) == 0 else f"{value:+.1f}", ha="center", va="center", fontsize=7,
                       color="white" if abs(value) > 0.6 * reach else "#222222")
-    _tick_labels(axes, column_labels)
+    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, column_labels))
     axes.set_xlabel(x_label)
     axes.set_yticks(range(players), [f"{s} (first)" if s == 0 else str(s) for s in range(players)])
     axes.set_ylabel("seat")
