@@ -180,11 +180,12 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
-    from simulator.report.build import build_report
+    from simulator.report.build import build_report, summary
+    from simulator.rundir import read_manifest
 
     path, analysis = build_report(run_dir, from_logs=from_logs)
-    for _, row in analysis.cells.iterrows():
-        click.echo(f"  {row['label']}: {row['verdict']}. {row['sentence']}")
+    for line in summary(read_manifest(run_dir), analysis):
+        click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
     click.echo(f"report: {path}")
 
 

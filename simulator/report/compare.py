@@ -31,7 +31,7 @@ from simulator.analysis import stats
 from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
 from simulator.report import charts
-from simulator.report.build import experiment_settings, flat_differences, table_view
+from simulator.report.build import experiment_settings, flat_differences, players_text, table_view
 from simulator.report.matching import match_cells
 from simulator.rundir import read_manifest, write_text_atomic
 
@@ -162,11 +162,6 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats: pd
     }
     row["sentence"] = change_sentence(row)
     return row
-
-
-def players_text(seats: list[str]) -> str:
-    """Who played a cell, e.g. "greedy in every seat" or "greedy, random, greedy"."""
-    return f"{seats[0]} in every seat" if len(set(seats)) == 1 else ", ".join(seats)
 
 
 def _rank(deviation: float, deviations: np.ndarray, margin: float) -> str | None:
