@@ -369,7 +369,7 @@ def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
     widens with the rungs and its labels wrap or turn upright, so any ladder stays legible."""
     order = list(dict.fromkeys(rungs["rung"]))
     seats = sorted(rungs["seat"].unique())
-    figure, axes = pyplot().subplots(figsize=(min(12.0, 3.2 + 0.9 * len(order)), 2.8), layout="constrained")
+    figure, axes = pyplot().subplots(figsize=(_category_width(order), 2.8), layout="constrained")
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     width = 0.7 / max(1, len(seats))
     for number, seat in enumerate(seats):
@@ -390,6 +390,13 @@ def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
     return to_svg(figure)
 
 
+def _category_width(labels: list[str]) -> float:
+    """Inches for a chart of categories (rungs, head-to-heads): room for each label to stand
+    level, up to a page's width (beyond it `_tick_labels` turns them upright)."""
+    longest = max((len(line) for label in labels for line in label.split(" vs ")), default=1)
+    return min(12.0, 3.0 + len(labels) * max(0.9, 1.25 * CHARACTER_INCHES * longest))
+
+
 def _elo_text(elo: float) -> str:
     return "Elo unknown" if not np.isfinite(elo) else f"{elo:+.0f} Elo"
 
@@ -399,7 +406,7 @@ def head_to_head_chart(policies: pd.DataFrame, title: str) -> str:
     rate over the seats it held, in points from a fair 1/n, with its 95% interval. These cells
     place the rungs on one strength scale; they have no seat verdict (their seats mix players)."""
     cells = list(dict.fromkeys(policies["label"]))
-    figure, axes = pyplot().subplots(figsize=(min(12.0, 3.2 + 1.1 * len(cells)), 2.6), layout="constrained")
+    figure, axes = pyplot().subplots(figsize=(_category_width(cells), 2.6), layout="constrained")
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     for position, label in enumerate(cells):
         rows = policies[policies["label"] == label].groupby("policy", sort=False).agg(
