@@ -221,4 +221,35 @@ def _board_svg(position: engine.Position, seat: int, left: int, top: int) -> tup
                 count, capacity = int(st.enc[seat, code, S.E_COUNT]), int(st.enc[seat, code, S.E_CAPACITY])
                 parts.append(f'<text class="text" x="{x + 1}" y="{y + 13}" font-size="7">'
                              f'{letter}{count}/{capacity}</text>')
+    codes = [[int(st.cells[seat, row * width + col]) for col in range(width)] for row in range(height)]
+    for (x1, y1), (x2, y2) in region_borders(codes):
+        parts.append(f'<line x1="{left + x1 * SVG_SQUARE}" y1="{top + y1 * SVG_SQUARE}" x2="{left + x2 * SVG_SQUARE}" '
+                     f'y2="{top + y2 * SVG_SQUARE}" stroke="#222222" stroke-width="{BORDER_WIDTH}"/>')
     return "".join(parts), width * SVG_SQUARE, height * SVG_SQUARE + top
+
+
+BORDER_WIDTH = 2  # pixels: the outline of each enclosure, so two of one colour side by side stay two
+
+
+def region_borders(codes: list[list[int]]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The unit segments (in square coordinates: corner (col, row)) between orthogonal
+    neighbours of a board whose square codes differ, plus the board's own edge next to an
+    enclosure: every enclosure (code >= 0 and below CELL_ATTRACTION) gets its whole outline."""
+    height, width = len(codes), len(codes[0]) if codes else 0
+
+    def enclosure(row: int, col: int) -> bool:
+        return 0 <= row < height and 0 <= col < width and 0 <= codes[row][col] < S.CELL_ATTRACTION
+
+    def code(row: int, col: int) -> int | None:
+        return codes[row][col] if 0 <= row < height and 0 <= col < width else None
+
+    segments = []
+    for row in range(height + 1):  # horizontal segments: the top edge of square (row, col)
+        for col in range(width):
+            if code(row - 1, col) != code(row, col) and (enclosure(row - 1, col) or enclosure(row, col)):
+                segments.append(((col, row), (col + 1, row)))
+    for row in range(height):  # vertical segments: the left edge of square (row, col)
+        for col in range(width + 1):
+            if code(row, col - 1) != code(row, col) and (enclosure(row, col - 1) or enclosure(row, col)):
+                segments.append(((col, row), (col, row + 1)))
+    return segments
