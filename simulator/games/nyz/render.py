@@ -39,9 +39,25 @@ def legend(params) -> str:
 
 def render_board(position: engine.Position, seat: int) -> str:
     """Grid (# barn, . empty, letter = enclosure, + attraction), then enclosures and houses."""
+    st = position.state
+    lines = [f"seat {seat}: {-engine.scores(position)[seat]} empty squares", *board_grid(position, seat)]
+    for e in range(st.seat[seat, S.P_ENCLOSURES]):
+        tile = _SHAPE_NAMES[st.enc[seat, e, S.E_TILE]]
+        count, capacity = st.enc[seat, e, S.E_COUNT], st.enc[seat, e, S.E_CAPACITY]
+        lines.append(
+            f"  {_ENCLOSURE_LETTERS[e]}: {tile:4s} {species_name(st.enc[seat, e, S.E_SPECIES])}"
+            f" {count}/{capacity}"
+        )
+    houses = [species_name(st.house[seat, h]) for h in range(st.seat[seat, S.P_HOUSES])]
+    lines.append("  houses: " + ", ".join(h if h != "-" else "_" for h in houses))
+    return "\n".join(lines)
+
+
+def board_grid(position: engine.Position, seat: int) -> list[str]:
+    """A seat's board, one line a row: # barn, . empty, letter = enclosure, + attraction."""
     st, tab = position.state, position.tables
     width, height = int(tab.width[seat]), int(tab.height[seat])
-    lines = [f"seat {seat}: {-engine.scores(position)[seat]} empty squares"]
+    lines = []
     for row in range(height):
         text = ""
         for col in range(width):
@@ -55,16 +71,7 @@ def render_board(position: engine.Position, seat: int) -> str:
             else:
                 text += _ENCLOSURE_LETTERS[code]
         lines.append("  " + text)
-    for e in range(st.seat[seat, S.P_ENCLOSURES]):
-        tile = _SHAPE_NAMES[st.enc[seat, e, S.E_TILE]]
-        count, capacity = st.enc[seat, e, S.E_COUNT], st.enc[seat, e, S.E_CAPACITY]
-        lines.append(
-            f"  {_ENCLOSURE_LETTERS[e]}: {tile:4s} {species_name(st.enc[seat, e, S.E_SPECIES])}"
-            f" {count}/{capacity}"
-        )
-    houses = [species_name(st.house[seat, h]) for h in range(st.seat[seat, S.P_HOUSES])]
-    lines.append("  houses: " + ", ".join(h if h != "-" else "_" for h in houses))
-    return "\n".join(lines)
+    return lines
 
 
 def render_strip(position: engine.Position) -> str:
@@ -98,11 +105,11 @@ def describe_move(position: engine.Position, move: int) -> str:
         )
         return f"elephant to {space}{marker}"
     if decision in (S.D_PLACE, S.D_ATTRACTION_PLACE):
-        width = int(position.tables.width[seat])
-        bits = position.tables.place_bits[move]
-        mask = int(bits[0]) | (int(bits[1]) << 64)
-        cells = [divmod(i, width) for i in range(128) if mask >> i & 1]
-        return f"place {_SHAPE_NAMES[st.sc[S.SC_TILE]]} on {cells}"
+        shape = _SHAPE_NAMES[st.sc[S.SC_TILE]]
+        if decision == S.D_ATTRACTION_PLACE:
+            return f"place attraction {shape} (+ on the board below)"
+        letter = _ENCLOSURE_LETTERS[st.seat[seat, S.P_ENCLOSURES]]  # the next enclosure's letter
+        return f"place {shape} as enclosure {letter} (on the board below)"
     if decision == S.D_POPULATE:
         if move == S.POP_STOP:
             return "populate: stop"
@@ -145,12 +152,15 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
             lines.append(f"\nturn {turn}, seat {position.scalar(S.SC_ACTIVE)} | {render_strip(position)}")
         move = engine.policy_move(position)
         who = position.decider
+        placing = position.decision in (S.D_PLACE, S.D_ATTRACTION_PLACE)
         text = describe_move(position, move)
         try:
             engine.apply(position, move)
         except InvariantViolation as violation:  # an engine bug: show it and play on
             text += f" [{violation}]"
         lines.append(f"  seat {who}: {text}")
+        if placing:  # the board as the placement left it, drawn under the move
+            lines += ["  " + line for line in board_grid(position, who)]
     reason = S.END_REASONS[position.scalar(S.SC_END_REASON)]
     lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns")
     if engine.violations(position):

@@ -1,7 +1,12 @@
-"""The final-position drawing outlines every enclosure, so two enclosures of one species side by
-side are drawn as two (#21 finding 8: same-colour enclosures merged into one)."""
+"""New York Zoo drawn for people (#21 finding 8): the final-position drawing outlines every
+enclosure, so two enclosures of one species side by side are drawn as two (they merged); and
+`zoosim play nyz` draws the board under every placement (it printed coordinate lists and showed
+boards only at the end)."""
 
-from simulator.games.nyz.render import region_borders
+import re
+
+from simulator.games import get_game
+from simulator.games.nyz.render import region_borders, trace
 from simulator.games.nyz.state import CELL_ATTRACTION, CELL_BARN, CELL_EMPTY
 
 
@@ -23,3 +28,20 @@ def test_two_adjacent_enclosures_are_separated_and_each_is_outlined():
 
 def test_attractions_and_empty_squares_get_no_outline_of_their_own():
     assert region_borders([[CELL_EMPTY, CELL_ATTRACTION], [CELL_BARN, CELL_EMPTY]]) == []
+
+
+def test_the_trace_draws_the_board_under_every_placement():
+    game = get_game("nyz")
+    params = game.make_params({"players": 2})
+    text = trace(params, game.seat_policies([("greedy", {})] * 2), 5)
+    lines = text.splitlines()
+    placements = [number for number, line in enumerate(lines) if "as enclosure " in line]
+    assert placements and not re.search(r"on \[\(", text)  # no coordinate lists
+    for number in placements:
+        letter = re.search(r"as enclosure (\w)", lines[number]).group(1)
+        grid = []
+        for line in lines[number + 1:]:
+            if not re.fullmatch(r"    [#.+a-zA-Z]+", line):
+                break
+            grid.append(line)
+        assert grid and any(letter in row for row in grid), (lines[number], grid)
