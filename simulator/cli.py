@@ -274,8 +274,11 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
         _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  {resume_tune_command(experiment, out)}")
     click.echo(outcome.choice.explanation)
     if outcome.confirm_cells is not None:
+        from simulator.report.build import players_text
+
         for _, row in outcome.confirm_cells.iterrows():
-            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']}")
+            players = players_text(row["seating"].split(" / "))
+            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']} (players: {players})")
     if outcome.best_file is not None:
         click.echo(f"best settings: {outcome.best_file}")
     click.echo(f"tune report: {outcome.report}")

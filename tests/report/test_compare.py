@@ -187,3 +187,20 @@ def test_cells_pair_by_the_games_they_play_however_the_knobs_were_written(tmp_pa
                 "rules: {first_seat_bonus: 0.0}}]\n")
     replayed = compare_runs(before, same).cells.iloc[0]
     assert replayed["same_games"] and replayed["sentence"].startswith("no change: B replays A's games")
+
+
+def test_compare_pairs_a_run_with_a_tunes_confirmation(tmp_path, write_experiment):
+    """#22 finding 3: `zoosim compare BEFORE TUNE/confirm` said "the runs share no cell" (the
+    confirmation writes each player count as a case of best.yaml's study)."""
+    before = _run(tmp_path, write_experiment, "before",
+                  "seed: 1\ngames: 300\nstudies: [{name: base, game: coin, rules: {players: 3}}]\n")
+    tune = write_experiment("name: cointune\nseed: 1\ntune:\n  game: coin\n  players: [3]\n"
+                            "  search: {first_seat_bonus: [0.0, 0.3]}\n"
+                            "  budget: {trials: 2, games: {start: 200, max: 200}, batch: 2}\n"
+                            "  confirm: {games: 300}\n", "tune.yaml")
+    result = CliRunner().invoke(main, ["tune", str(tune), "--out", str(tmp_path / "tune"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "(players: fair in every seat)" in result.output  # the confirmation's verdict names its players
+    result = CliRunner().invoke(main, ["compare", str(before), str(tmp_path / "tune" / "confirm")])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("  base → cointune: trial ") and "only in" not in result.output
