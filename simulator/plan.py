@@ -29,7 +29,7 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash
+from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, played_rules
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -115,6 +115,7 @@ class Cell:
             "rules_version": self.rules_version,
             "params_hash": self.params_hash,
             "params": self.params.model_dump(mode="json"),
+            "played_rules": played_rules(self.params),  # `auto` resolved: what compare matches on
             "seed_entropy": list(self.seed_entropy),
             "end_reasons": list(game.end_reasons),
             # game-length measures: turns and rounds, plus the game's own (a per-seat one is

@@ -27,7 +27,7 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan, flatten_dotted
 from simulator.report import charts
-from simulator.report.matching import match_cells
+from simulator.report.matching import match_cells, played
 from simulator.rundir import (
     MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
@@ -452,12 +452,13 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
 
 
 def knob_values(cell: dict[str, Any], knobs: list[str]) -> dict[str, Any]:
-    """The value each knob (a dotted name) has in the games of a cell: as the sweep or case set
-    it, else the cell's resolved rules (a table cell's text for lists and groups)."""
-    rules = flatten_dotted(cell["params"])
+    """The value each knob (a dotted name) has in the games of a cell: the cell's rules as played
+    (presets, defaults and `auto` resolved), for a pseudo-knob such as a tournament's seating its
+    sweep value (a table cell's text for lists and groups)."""
+    rules = flatten_dotted(played(cell))
     values = {}
     for knob in knobs:
-        value = cell["sweep_values"].get(knob, rules.get(knob))
+        value = rules[knob] if knob in rules else cell["sweep_values"].get(knob)
         values[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
     return values
 

@@ -32,7 +32,7 @@ from simulator.analysis.tables import analyze_run
 from simulator.errors import ZoosimError
 from simulator.report import charts
 from simulator.report.build import experiment_settings, flat_differences, players_text, table_view
-from simulator.report.matching import match_cells
+from simulator.report.matching import match_cells, played
 from simulator.rundir import read_manifest, write_text_atomic
 
 SEAT_COLUMNS = [
@@ -245,7 +245,7 @@ def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: 
     lines = [f"setting {line}" for line in flat_differences(*settings)]
     cells_by_difference: dict[str, list[str]] = {}
     for cell_a, cell_b in pairs:
-        found = flat_differences(cell_a["params"], cell_b["params"])
+        found = flat_differences(played(cell_a), played(cell_b))
         if cell_a["seats"] != cell_b["seats"]:
             found.append(f"seating: {', '.join(cell_a['seats'])} → {', '.join(cell_b['seats'])}")
         for line in found:

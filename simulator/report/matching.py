@@ -17,6 +17,12 @@ from typing import Any
 from simulator.games.base import flatten_dotted
 
 
+def played(cell: dict[str, Any]) -> dict[str, Any]:
+    """A manifest cell's rules as played (`auto` resolved); a manifest written before the cells
+    recorded them gives the rules as written."""
+    return cell.get("played_rules") or cell["params"]
+
+
 def rule_differences(params_a: dict[str, Any], params_b: dict[str, Any]) -> list[str]:
     """The dotted knob names whose resolved values differ between two cells' rules."""
     flat_a, flat_b = flatten_dotted(params_a), flatten_dotted(params_b)
@@ -33,7 +39,7 @@ def match_cells(cells_a: list[dict[str, Any]], cells_b: list[dict[str, Any]]) ->
             same_seats = cell_b["seats"] == cell_a["seats"]
             if not same_seats and cell_b["label"] != cell_a["label"]:
                 continue
-            closeness = (not same_seats, len(rule_differences(cell_a["params"], cell_b["params"])),
+            closeness = (not same_seats, len(rule_differences(played(cell_a), played(cell_b))),
                          cell_b["label"] != cell_a["label"], cell_a["index"], cell_b["index"])
             candidates.append((closeness, cell_a, cell_b))
     taken_a: set[int] = set()

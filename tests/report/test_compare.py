@@ -204,3 +204,23 @@ def test_compare_pairs_a_run_with_a_tunes_confirmation(tmp_path, write_experimen
     result = CliRunner().invoke(main, ["compare", str(before), str(tmp_path / "tune" / "confirm")])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("  base → cointune: trial ") and "only in" not in result.output
+
+
+def test_rules_written_as_auto_match_the_rules_it_resolves_to():
+    """Cells match by the rules they play: Katz's `grid.rows: auto` at 4 players is the row count
+    it resolves to, so a cell that spells that count out is no rule difference."""
+    from simulator.games import get_game
+    from simulator.games.base import played_rules
+
+    katz = get_game("katz")
+    auto = katz.make_params({"players": 4})
+    spelled = katz.make_params({"players": 4, "grid.rows": auto.grid_rows})
+    assert auto.model_dump(mode="json") != spelled.model_dump(mode="json")
+    assert played_rules(auto) == played_rules(spelled)
+    a = [{**_cell(0, "auto", ["greedy"], auto.model_dump(mode="json"), game="katz", players=4),
+          "played_rules": played_rules(auto)}]
+    b = [{**_cell(0, "rows", ["greedy"], spelled.model_dump(mode="json"), game="katz", players=4),
+          "played_rules": played_rules(spelled)},
+         {**_cell(1, "rows+1", ["greedy"], {}, game="katz", players=4),
+          "played_rules": {**played_rules(spelled), "grid": {**played_rules(spelled)["grid"], "rows": auto.grid_rows + 1}}}]
+    assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(0, 0)]
