@@ -178,11 +178,12 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
-    from simulator.report.build import build_report
+    from simulator.report.build import build_report, summary
+    from simulator.rundir import read_manifest
 
     path, analysis = build_report(run_dir, from_logs=from_logs)
-    for _, row in analysis.cells.iterrows():
-        click.echo(f"  {row['label']}: {row['verdict']}. {row['sentence']}")
+    for line in summary(read_manifest(run_dir), analysis):
+        click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
     click.echo(f"report: {path}")
 
 
@@ -207,6 +208,9 @@ def compare(run_a, run_b, out):
     path, comparison = render_comparison(run_a, run_b, out or run_b / "compare.html")
     for _, row in comparison.cells.iterrows():
         click.echo(f"  {row['label']}: {row['sentence']}")
+    for run, labels in (("A", comparison.only_a), ("B", comparison.only_b)):
+        for label in labels:
+            click.echo(f"  {label}: only in {run}")
     click.echo("differences: " + ("; ".join(comparison.differences) or "none (same rules and settings)"))
     click.echo(f"comparison: {path}")
 
@@ -214,13 +218,24 @@ def compare(run_a, run_b, out):
 @main.command()
 @click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path))
 def validate(experiment):
-    """Check EXPERIMENT without running it: schema, rule knobs, policies, seatings."""
-    from simulator.config import load_experiment
+    """Check EXPERIMENT (an experiment or a tune file) without running it: schema, rule knobs,
+    policies, seatings, and for a tune file its search space."""
+    from simulator.config import load_experiment, read_yaml_mapping
     from simulator.plan import build_plan
 
+    document, _ = read_yaml_mapping(experiment, what="an experiment file must be a mapping with at least a "
+                                                     "'studies' list (or a tune file, with a 'tune' section)")
+    if "tune" in document:
+        from simulator.tune.command import load_checked
+
+        model, _, parameters = load_checked(experiment)
+        knobs = list(dict.fromkeys(parameter.knob for parameter in parameters))
+        click.echo(f"{experiment}: valid tune file. {model.tune.game}, {model.tune.budget.trials:,} trial(s) over "
+                   f"players {', '.join(map(str, model.tune.players))}, searching {', '.join(knobs)}")
+        return
     model, _ = load_experiment(experiment)
     plan = build_plan(model, file=str(experiment))
-    click.echo(f"{experiment}: valid. {len(plan.cells)} cell(s), {plan.games:,} games, "
+    click.echo(f"{experiment}: valid experiment file. {len(plan.cells)} cell(s), {plan.games:,} games, "
                f"{plan.chunk_count:,} chunks, run hash {plan.run_hash}")
     for cell in plan.cells:
         rotation = f", {cell.players} rotations per deal" if cell.rotate else ""
@@ -258,8 +273,11 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
         _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  {resume_tune_command(experiment, out)}")
     click.echo(outcome.choice.explanation)
     if outcome.confirm_cells is not None:
+        from simulator.report.build import players_text
+
         for _, row in outcome.confirm_cells.iterrows():
-            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']}")
+            players = players_text(row["seating"].split(" / "))
+            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']} (players: {players})")
     if outcome.best_file is not None:
         click.echo(f"best settings: {outcome.best_file}")
     click.echo(f"tune report: {outcome.report}")

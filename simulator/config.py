@@ -201,7 +201,34 @@ def read_yaml_mapping(path: Path, *, what: str) -> tuple[dict[str, Any], str]:
 
 def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Experiment:
     """Validate a parsed document; errors become one-line ZoosimErrors naming the key path."""
+    _refuse_knobs_at_study_level(document, file)
     return parse_document(Experiment, document, file=file)
+
+
+def _refuse_knobs_at_study_level(document: dict[str, Any], file: str | None) -> None:
+    """A rule knob written beside `game:` (`players: 3`) belongs under `rules:` or `sweep:`; said
+    so rather than as an unknown study key with a look-alike suggestion. A study whose game is
+    not known is left to the schema, which names the game."""
+    from simulator.games import get_game
+
+    studies = document.get("studies")
+    for index, study in enumerate(studies if isinstance(studies, list) else []):
+        if not isinstance(study, dict) or not isinstance(study.get("game"), str):
+            continue
+        misplaced = [key for key in study if isinstance(key, str) and key not in Study.model_fields]
+        if not misplaced:
+            continue
+        try:
+            knobs = get_game(study["game"]).params_model.model_fields
+        except ZoosimError:
+            continue
+        for key in misplaced:
+            if key.split(".")[0] in knobs:
+                raise ZoosimError(
+                    f"'{key}' is a rule knob of {study['game']}, not a study key: put it under 'rules:' "
+                    f"(one value, e.g. rules: {{{key}: ...}}) or 'sweep:' (a list of values to compare)",
+                    file=file, key=f"studies[{index}].{key}",
+                )
 
 
 def parse_document(model: type[pydantic.BaseModel], document: dict[str, Any], *, file: str | None = None):

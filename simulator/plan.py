@@ -30,7 +30,11 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, player_count
+from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, played_rules, player_count
+
+
+# The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
+BASELINE_LABEL = "baseline"
 
 
 @dataclass(frozen=True)
@@ -111,6 +115,7 @@ class Cell:
             "rules_version": self.rules_version,
             "params_hash": self.params_hash,
             "params": self.params.model_dump(mode="json"),
+            "played_rules": played_rules(self.params),  # `auto` resolved: what compare matches on
             "seed_entropy": list(self.seed_entropy),
             "end_reasons": list(game.end_reasons),
             # game-length measures: turns and rounds, plus the game's own (a per-seat one is
@@ -212,9 +217,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
 
 def _combinations(study: Study, where: str, file: str | None, used: int) -> list[dict[str, Any]]:
     if study.cases is not None:
-        for index, case in enumerate(study.cases):
-            if not case:
-                raise ZoosimError("a case sets no knob", file=file, key=f"{where}.cases[{index}]")
+        # an empty case `{}` is the baseline: the study's rules as they are (labelled "baseline")
         _refuse_too_many_cells(len(study.cases), used, "the case list", f"{where}.cases", file)
         return [dict(case) for case in study.cases]
     if not study.sweep:
@@ -405,11 +408,12 @@ def _make_cell(
         "rotate": rotate,
         "chunk_deals": chunk_deals,
     }
+    shown = _sweep_text(sweep_values) or (BASELINE_LABEL if study.cases is not None else "")
     return Cell(
         index=index,
         study=name,
         game=study.game,
-        label=f"{name} · {_sweep_text(sweep_values)}" if sweep_values else name,
+        label=f"{name} · {shown}" if shown else name,
         sweep_values=sweep_values,
         params=params,
         params_hash=params_hash(params, game.rules_version),

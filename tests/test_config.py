@@ -1,5 +1,7 @@
 """Experiment loading and validation: good files load, bad input gives one clear line, exit 2."""
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -8,6 +10,7 @@ from simulator.config import load_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import build_plan
 
+REPO = Path(__file__).resolve().parent.parent
 GOOD = """
 seed: 3
 games: 100
@@ -106,7 +109,7 @@ def test_validating_and_listing_rules_import_no_numba(tmp_path):
         f"for args in (['validate', {str(experiment)!r}], ['rules', 'katz'], ['rules', 'nyz']):\n"
         "    result = CliRunner().invoke(main, args)\n"
         "    assert result.exit_code == 0, (args, result.output, result.exception)\n"
-        "    assert ('valid.' if args[0] == 'validate' else 'ismcts' if args[1] == 'katz' else 'mcts') in result.output\n"
+        "    assert ('valid experiment file.' if args[0] == 'validate' else 'ismcts' if args[1] == 'katz' else 'mcts') in result.output\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'llvmlite') or m in (\n"
         "    'simulator.games.kernels', 'simulator.games.rng', 'simulator.games.search')\n"
         "    or m.endswith(('.moves', '.invariants', '.play', '.step_api', '.policies', '.render', '.rules', '.bits', '.search'))))\n"
@@ -124,3 +127,25 @@ def test_the_experiment_name_may_have_64_characters_and_not_65(write_experiment)
     assert experiment.name == "a" * 64
     with pytest.raises(ZoosimError, match="the experiment name must be 1-64 characters: letters"):
         load_experiment(write_experiment(f"name: {'a' * 65}\n" + GOOD))
+
+
+SHIPPED_FILES = sorted([*(REPO / "experiments").glob("*.yaml"), *(REPO / "benchmarks").glob("*.yaml")])
+
+
+@pytest.mark.parametrize("path", SHIPPED_FILES, ids=[path.name for path in SHIPPED_FILES])
+def test_every_shipped_experiment_and_tune_file_validates_and_says_its_kind(path):
+    """#21 finding 5: `zoosim validate` refused every tune file ("studies: Field required")."""
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 0, result.output
+    kind = "tune file" if "tune:" in path.read_text(encoding="utf-8") else "experiment file"
+    assert result.output.startswith(f"{path}: valid {kind}."), result.output
+
+
+@pytest.mark.parametrize("knob", ["players", "first_seat_bonus", "preset"])
+def test_a_rule_knob_at_study_level_says_it_belongs_under_rules_or_sweep(write_experiment, knob):
+    """#21 finding 6: `players: 3` beside `game:` suggested "did you mean 'ladder'?"."""
+    path = write_experiment(f"studies: [{{game: coin, {knob}: 3}}]\n", "bad.yaml")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert f"studies[0].{knob}: '{knob}' is a rule knob of coin" in result.stderr
+    assert "under 'rules:'" in result.stderr and "'sweep:'" in result.stderr and "did you mean" not in result.stderr

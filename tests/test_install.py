@@ -48,7 +48,7 @@ def test_regular_then_editable_install_both_run_the_installed_command(tmp_path):
     pip = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
 
     run(pip + ["."], checkout, env)
-    assert "valid. 8 cell(s)" in run([str(zoosim), "validate", "experiments/seat_bias.yaml"], checkout, env).stdout
+    assert "valid experiment file. 8 cell(s)" in run([str(zoosim), "validate", "experiments/seat_bias.yaml"], checkout, env).stdout
     first = run([str(zoosim), "play", "katz", "--seed", "1"], tmp_path, env)
     assert first.stdout.startswith("key: ") and "winners: seat" in first.stdout
     assert "compiling the katz engine" in first.stderr
@@ -62,4 +62,4 @@ def test_regular_then_editable_install_both_run_the_installed_command(tmp_path):
     again = run([str(zoosim), "play", "katz", "--seed", "1"], tmp_path, env)
     assert again.stdout == first.stdout
     assert "compiling" not in again.stderr  # the regular install's kernels are reused
-    assert "valid." in run([str(zoosim), "validate", "experiments/seat_bias.yaml"], checkout, env).stdout
+    assert "valid experiment file." in run([str(zoosim), "validate", "experiments/seat_bias.yaml"], checkout, env).stdout

@@ -328,6 +328,14 @@ class Game:
                 for row in knob_table(self.params_model)]
 
 
+def played_rules(params: pydantic.BaseModel) -> dict[str, Any]:
+    """A cell's rules as its games play them: the params as JSON with every `auto` knob resolved,
+    by the params model's `resolved_rules()` where it has one (a game without `auto` knobs needs
+    none). Two cells with equal played rules play the same rules however they were written."""
+    resolve = getattr(params, "resolved_rules", None)
+    return resolve() if callable(resolve) else params.model_dump(mode="json")
+
+
 def params_hash(params: pydantic.BaseModel, rules_version: int) -> str:
     """Stable short hash of a params object and the rules version that interprets it."""
     return json_digest({"rules_version": rules_version, "params": params.model_dump(mode="json")}, SHORT)

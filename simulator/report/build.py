@@ -26,6 +26,7 @@ from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import flatten_dotted
 from simulator.report import charts
+from simulator.report.matching import match_cells, played
 from simulator.rundir import (
     MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
@@ -65,18 +66,21 @@ def render_html(
     margin = float(experiment.get("margin_points", 1.0))
     sample_games = sample_games or {}
     studies = []
+    ladders = ladder_studies(experiment)
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
-        cells = [_cell_view(cell, analysis, margin, y_limits) or _pending_cell_view(cell, analysis) for cell in study_cells]
+        cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
+                 for cell in study_cells]
         studies.append(
             {
                 "name": study_name,
                 "game": study_cells[0]["game"],
                 "cells": cells,
-                "sweep_charts": _sweep_charts(study_cells, analysis, margin),
+                # a ladder's cells are rungs and head-to-heads, drawn by its own charts
+                "sweep_charts": [] if study_name in ladders else _sweep_charts(study_cells, analysis, margin),
                 "sample_game": sample_games.get(study_name),
                 **_tournament_view(study_name, analysis),
-                "ladder": _ladder_view(study_name, analysis),
+                "ladder": _ladder_view(study_name, study_cells, analysis),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -93,7 +97,7 @@ def render_html(
         description=experiment.get("description", ""),
         overrides=command_line_overrides(experiment_text, experiment),
         previous=previous,
-        summary=_summary(analysis),
+        summary=summary(manifest, analysis),
         studies=studies,
         margin=margin,
         cells_table=table_view(analysis.cells, "cells", CELL_COLUMNS),
@@ -140,7 +144,8 @@ def _games_text(games: Any) -> str:
 def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
     """The latest earlier run of the same experiment (same name or same source file) in the same
     parent folder, and the settings and knobs in which this run differs from it; None when there
-    is none or nothing differs (then the report says nothing)."""
+    is none or nothing differs (then the report says nothing). The suggested `zoosim compare` is
+    given only when the two runs have cells that compare pairs."""
     this_time = (run_dir / MANIFEST).stat().st_mtime
     this_folder = real_path(run_dir)
     earlier = []
@@ -163,7 +168,8 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)])
+    seated = [[cell for cell in cells if cell["players"] > 1] for cells in (candidate["cells"], manifest["cells"])]
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if match_cells(*seated) else None
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
@@ -187,32 +193,76 @@ def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any
     return groups
 
 
-def _summary(analysis: Analysis) -> list[dict[str, str]]:
-    """One line per cell, led by each strength ladder's strongest rung's verdict per player count."""
-    ladders = [
-        {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["seat_verdict"],
+def ladder_studies(experiment: dict[str, Any]) -> set[str]:
+    """The names of an experiment's strength-ladder studies (as cells name their study)."""
+    return {study.get("name") or study["game"] for study in experiment["studies"] if study.get("ladder")}
+
+
+def is_head_to_head(cell: dict[str, Any], ladders: set[str]) -> bool:
+    """A ladder cell in which two rungs meet: it places them on one strength scale and, its seats
+    mixing two players, has no seat verdict of its own."""
+    return cell["study"] in ladders and len(set(cell["seats"])) > 1
+
+
+def players_text(seats: list[str]) -> str:
+    """Who played a cell, e.g. "greedy in every seat" or "greedy, random, greedy"."""
+    return f"{seats[0]} in every seat" if len(set(seats)) == 1 else ", ".join(seats)
+
+
+HEAD_TO_HEAD_SENTENCE = ("A ladder head-to-head: it places {players} on one strength scale; its seats mix "
+                         "two players, so it has no seat verdict (see the ladder verdict).")
+
+
+def _verdict_view(cell: dict[str, Any], row: pd.Series, ladders: set[str]) -> dict[str, str]:
+    """A cell's verdict and its sentence naming the players behind it; a ladder's head-to-head
+    is labelled as such instead of given a seat verdict."""
+    if is_head_to_head(cell, ladders):
+        return {"verdict": "head-to-head",
+                "sentence": HEAD_TO_HEAD_SENTENCE.format(players=" and ".join(dict.fromkeys(cell["seats"])))}
+    return {"verdict": row["verdict"], "sentence": f"{row['sentence']} (players: {players_text(cell['seats'])})"}
+
+
+def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]]:
+    """One line per cell, led by each strength ladder's verdict per player count (its sentence
+    names the strongest rung). A cell's line names the players behind its verdict; a ladder's
+    head-to-head is labelled as such, not given a seat verdict. The report's summary and the
+    lines `zoosim run` and `zoosim report` print."""
+    ladders = ladder_studies(manifest["experiment"])
+    by_index = {cell["index"]: cell for cell in manifest["cells"]}
+    lines = [
+        {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["verdict"],
          "sentence": row["sentence"]}
         for _, row in analysis.ladder.iterrows()
     ]
-    return ladders + [
-        {"label": row["label"], "verdict": row["verdict"], "sentence": row["sentence"]}
-        for _, row in analysis.cells.iterrows()
-    ]
+    return lines + [{"label": row["label"], **_verdict_view(by_index[row["cell"]], row, ladders)}
+                    for _, row in analysis.cells.iterrows()]
 
 
-def _ladder_view(study_name: str, analysis: Analysis) -> dict[str, Any] | None:
-    """A ladder study's verdicts in words, per player count a chart of each seat's deviation from
-    fair against rung strength, and the numbers as a table."""
+def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis) -> dict[str, Any] | None:
+    """A ladder study's verdicts in words; per player count a chart of each seat's deviation from
+    fair against the rungs (self-play only, in rung order) and a chart of its head-to-heads; the
+    numbers as tables."""
     if len(analysis.ladder) == 0 or study_name not in set(analysis.ladder["study"]):
         return None
     seats = analysis.ladder_seats[analysis.ladder_seats["study"] == study_name]
     verdicts = analysis.ladder[analysis.ladder["study"] == study_name]
     key = study_name.replace(" ", "-")
+    duels = {cell["index"]: cell for cell in study_cells if len(set(cell["seats"])) > 1}
+    policies = analysis.policies[analysis.policies["cell"].isin(list(duels))].copy() if len(analysis.policies) else None
+    duel_charts = {}
+    if policies is not None and len(policies):
+        policies["label"] = [" vs ".join(dict.fromkeys(duels[index]["seats"])) for index in policies["cell"]]
+        policies["fair"] = [1 / duels[index]["players"] for index in policies["cell"]]
+        policies["players"] = [duels[index]["players"] for index in policies["cell"]]
+        duel_charts = {players: charts.head_to_head_chart(group, f"{players} players: head-to-heads, each policy's "
+                                                                 "win rate from fair (the strength scale)")
+                       for players, group in policies.groupby("players")}
     return {
         "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": row["sentence"]}
                      for _, row in verdicts.iterrows()],
-        "charts": [charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength")
-                   for players, group in seats.groupby("players") if group["elo"].notna().all()],
+        "charts": [chart for players, group in seats.groupby("players") for chart in (
+            charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength (self-play, rungs in order)"),
+            duel_charts.get(players)) if chart],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
         "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
     }
@@ -238,7 +288,36 @@ def _pending_cell_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, An
             "min_games": MIN_GAMES}
 
 
-def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits) -> dict[str, Any] | None:
+# End reasons in words (a game's codes, as its engine records them); a code not listed here is
+# shown with its underscores as spaces.
+END_REASON_WORDS = {
+    "no_face_down": "no face-down card left",
+    "keepers_exhausted": "the keepers ran out",
+    "no_progress": "no progress possible",
+    "complete_in_action": "a zoo completed on an action turn",
+    "complete_in_breeding": "a zoo completed during breeding",
+    "solo_laps": "the solo laps ran out",
+    "turn_cap": "the turn cap was reached",
+    "stuck": "no player could move",
+    "done": "the game ended",
+}
+
+
+def end_reason_text(code: str) -> str:
+    return END_REASON_WORDS.get(code, code.replace("_", " "))
+
+
+def crn_text(gain: float) -> str:
+    """The CRN gain in words: what replaying every deal in every rotation bought."""
+    if not np.isfinite(gain) or gain > 1e9:
+        return "∞: no deal luck left in the seat comparison"
+    if gain < 1.05:
+        return (f"×{gain:.2f}: replaying deals in rotation bought no precision here (which seat wins "
+                "hardly depends on the deal, so each game counts as one)")
+    return f"×{gain:.2f}: each game counted as much as {gain:.1f} games on independent deals"
+
+
+def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits, ladders: set[str]) -> dict[str, Any] | None:
     rows = analysis.cells[analysis.cells["cell"] == cell["index"]] if len(analysis.cells) else analysis.cells
     if len(rows) == 0:
         return None  # no finished game yet
@@ -272,8 +351,11 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "constant_lengths": constant_lengths,
         "knobs": json.dumps(cell["params"], indent=2),
         "end_reasons": ", ".join(
-            f"{name[4:]} {_share_text(share)}" for name, share in row.items() if name.startswith("end:") and share > 0
+            f"{end_reason_text(name[4:])} {_share_text(share)}" for name, share in row.items()
+            if name.startswith("end:") and share > 0
         ),
+        "crn_text": crn_text(float(row["crn_gain"])),
+        **_verdict_view(cell, row, ladders),
         "seating": cell["seats"],
         "rotate": cell["rotate"],
         "games": int(row["games"]),
@@ -326,23 +408,59 @@ def _share_text(share: float) -> str:
 
 
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
-    """For a sweep: the seat x swept-cell heatmap of signed points from fair, then one chart per
-    swept knob (balance and game length against it)."""
-    knobs = list(study_cells[0]["sweep_values"])
+    """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
+    one chart per knob that takes more than one value on one scale (balance and game length
+    against it). Cases may set different knobs: a knob a case leaves out takes the value that
+    case plays (the study's rule or the default)."""
+    knobs = list(dict.fromkeys(knob for cell in study_cells for knob in cell["sweep_values"]))
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
     indices = [cell["index"] for cell in study_cells]
-    cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)]
+    cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)].copy()
     if len(cells) < 2:
         return []
-    sweep_values = {cell["index"]: cell["sweep_values"] for cell in study_cells}
-    columns = ["\n".join(str(sweep_values[index][knob]) for knob in knobs) for index in cells["cell"]]
-    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
-    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, " / ".join(knobs), title)]
+    played = {cell["index"]: knob_values(cell, knobs) for cell in study_cells}
     for knob in knobs:
-        if f"sweep:{knob}" in cells and cells[f"sweep:{knob}"].nunique() > 1:
+        cells[f"sweep:{knob}"] = [played[index][knob] for index in cells["cell"]]
+    by_label = {cell["index"]: cell["label"] for cell in study_cells}
+    if any(cell["sweep_values"].keys() != study_cells[0]["sweep_values"].keys() for cell in study_cells):
+        # cases with different knob sets: each column is named by what its case sets
+        columns = [by_label[index].split(" · ", 1)[-1].replace(", ", "\n") for index in cells["cell"]]
+        x_label = "case"
+    else:
+        columns = ["\n".join(_value_text(played[index][knob]) for knob in knobs) for index in cells["cell"]]
+        x_label = " / ".join(knobs)
+    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
+    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, x_label, title)]
+    for knob in knobs:
+        values = cells[f"sweep:{knob}"]
+        if values.nunique() > 1 and _one_scale(values):
             svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
     return svgs
+
+
+def knob_values(cell: dict[str, Any], knobs: list[str]) -> dict[str, Any]:
+    """The value each knob (a dotted name) has in the games of a cell: the cell's rules as played
+    (presets, defaults and `auto` resolved), for a pseudo-knob such as a tournament's seating its
+    sweep value (a table cell's text for lists and groups)."""
+    rules = flatten_dotted(played(cell))
+    values = {}
+    for knob in knobs:
+        value = rules[knob] if knob in rules else cell["sweep_values"].get(knob)
+        values[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
+    return values
+
+
+def _value_text(value: Any) -> str:
+    return "default" if value is None else str(value)
+
+
+def _one_scale(values: pd.Series) -> bool:
+    """Whether a knob's values can share one axis: all numbers, or all names. A mix such as
+    [4, 5, "auto"] cannot (where "auto" falls among the numbers depends on the other rules), so
+    such a knob is shown only in the heatmap."""
+    numeric = [isinstance(value, (int, float)) and not isinstance(value, bool) for value in values]
+    return all(numeric) or not any(numeric)
 
 
 # (column, heading, format) for the tables: "pct" shows a rate as a percentage, "int" a count with

@@ -33,6 +33,9 @@ POINT_COLOUR = "#1f5fa8"
 DATA = "data"  # gid of data artists (see to_svg)
 REFERENCE = "reference"  # gid of fair lines and bands
 LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "frameon": False, "fontsize": 7}
+# Tick label sizes in inches at the charts' 7 pt: one character's width, one line's height.
+CHARACTER_INCHES = 0.075
+LINE_INCHES = 0.14
 # Above this many distinct values a length histogram groups values into bins of equal width.
 MAX_BARS = 40
 
@@ -266,14 +269,18 @@ def _number(value: float, ticks: list[float]) -> str:
     return f"{value:.{decimals}f}".replace("-", "−")
 
 
-def _tick_labels(axes, labels: list[str]) -> None:
+def _tick_labels(axes, labels: list[str]) -> float:
     """Category tick labels (may have several lines), turned upright when their widest line
-    would not fit beside its neighbours, so neighbours never overlap."""
+    would not fit beside its neighbours, so neighbours never overlap. Returns the inches the
+    labels take below the axes beyond one line: the caller grows its figure by that, so the
+    plot keeps its height whatever the labels."""
     labels = [label.replace(" / ", " /\n") for label in labels]  # a seating: one policy a line
     longest = max((len(line) for label in labels for line in label.split("\n")), default=0)
     axes_width_chars = axes.get_position().width * axes.figure.get_figwidth() * 72 / 6  # ~6 pt a character
     upright = longest * len(labels) > 0.8 * axes_width_chars
     axes.set_xticks(range(len(labels)), labels, rotation=90 if upright else 0)
+    lines = max((label.count("\n") + 1 for label in labels), default=1)
+    return longest * CHARACTER_INCHES if upright else (lines - 1) * LINE_INCHES
 
 
 def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs: list[str], margin_points: float) -> str:
@@ -306,10 +313,12 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     balance.set_title(f"first seat (filled) and most deviant seat (hollow) by {knob}", loc="left", fontsize=8)
     length.set_ylabel("mean turns per game")
     length.set_title(f"game length by {knob}", loc="left", fontsize=8)
+    grow = max(_tick_labels(axes, [str(v) for v in values]) for axes in (balance, length))
+    figure.set_figheight(figure.get_figheight() + grow)
     for axes in (balance, length):
-        _tick_labels(axes, [str(v) for v in values])
         axes.set_xlabel(knob)
-    if others:
+    if others:  # one legend per panel: each panel is read on its own
+        balance.legend(fontsize=7, loc="best")
         length.legend(**LEGEND_OUTSIDE)
     return to_svg(figure)
 
@@ -329,7 +338,7 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         if np.isfinite(value):
             axes.text(column, seat, "0.0" if round(value, 1) == 0 else f"{value:+.1f}", ha="center", va="center", fontsize=7,
                       color="white" if abs(value) > 0.6 * reach else "#222222")
-    _tick_labels(axes, column_labels)
+    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, column_labels))
     axes.set_xlabel(x_label)
     axes.set_yticks(range(players), [f"{s} (first)" if s == 0 else str(s) for s in range(players)])
     axes.set_ylabel("seat")
@@ -367,23 +376,66 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
 
 
 def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
-    """A strength ladder at one player count: each seat's signed deviation from fair (points,
-    simultaneous interval) against its rung's strength (Elo, interval), one colour per seat."""
-    figure, axes = pyplot().subplots(figsize=(5.6, 2.8))
+    """A strength ladder at one player count, self-play rungs only, in rung order (weakest first):
+    each seat's signed deviation from fair (points, simultaneous interval), one colour per seat,
+    side by side within a rung; each rung's tick label carries its strength (Elo). The chart
+    widens with the rungs and its labels wrap or turn upright, so any ladder stays legible."""
+    order = list(dict.fromkeys(rungs["rung"]))
+    seats = sorted(rungs["seat"].unique())
+    figure, axes = pyplot().subplots(figsize=(_category_width(order), 2.8), layout="constrained")
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
-    for seat, group in rungs.groupby("seat"):
-        x, y = group["elo"].to_numpy(), group["deviation_points"].to_numpy()
-        axes.errorbar(
-            x, y, xerr=[x - group["elo_low"].to_numpy(), group["elo_high"].to_numpy() - x],
-            yerr=[y - group["low_points"].to_numpy(), group["high_points"].to_numpy() - y],
-            fmt="o-", capsize=2, linewidth=1, label=f"seat {seat}", gid=DATA,
-        )
-    for rung, x in rungs.drop_duplicates("rung")[["rung", "elo"]].itertuples(index=False):
-        axes.annotate(rung, (x, 0), textcoords="offset points", xytext=(2, 4), fontsize=7, color=FAIR_COLOUR)
-    axes.set_xlabel("rung strength (Elo, Bradley-Terry)")
+    width = 0.7 / max(1, len(seats))
+    for number, seat in enumerate(seats):
+        group = rungs[rungs["seat"] == seat].set_index("rung").loc[[rung for rung in order if rung in set(rungs["rung"])]]
+        x = np.array([order.index(rung) for rung in group.index]) + (number - (len(seats) - 1) / 2) * width
+        y = group["deviation_points"].to_numpy()
+        axes.vlines(x, group["low_points"].to_numpy(), group["high_points"].to_numpy(), color=f"C{number}", gid=DATA)
+        axes.plot(x, y, "o", color=f"C{number}", markersize=4, label=f"seat {seat}" + (" (first)" if seat == 0 else ""),
+                  gid=DATA)
+    strength = rungs.drop_duplicates("rung").set_index("rung")["elo"]
+    labels = [f"{rung}\n{_elo_text(strength[rung])}" for rung in order]
+    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, labels))
+    axes.set_xlim(-0.6, len(order) - 0.4)
+    axes.set_xlabel("rung (weakest first), with its strength")
     axes.set_ylabel("points from fair")
-    axes.legend(fontsize=7, loc="best")
-    axes.set_title(title, loc="left")
+    axes.legend(**LEGEND_OUTSIDE)
+    axes.set_title(title, loc="left", fontsize=8)
+    return to_svg(figure)
+
+
+def _category_width(labels: list[str]) -> float:
+    """Inches for a chart of categories (rungs, head-to-heads): room for each label to stand
+    level, up to a page's width (beyond it `_tick_labels` turns them upright)."""
+    longest = max((len(line) for label in labels for line in label.split(" vs ")), default=1)
+    return min(12.0, 3.0 + len(labels) * max(0.9, 1.25 * CHARACTER_INCHES * longest))
+
+
+def _elo_text(elo: float) -> str:
+    return "Elo unknown" if not np.isfinite(elo) else f"{elo:+.0f} Elo"
+
+
+def head_to_head_chart(policies: pd.DataFrame, title: str) -> str:
+    """A ladder's head-to-head cells at one player count (in ladder order): each policy's win
+    rate over the seats it held, in points from a fair 1/n, with its 95% interval. These cells
+    place the rungs on one strength scale; they have no seat verdict (their seats mix players)."""
+    cells = list(dict.fromkeys(policies["label"]))
+    figure, axes = pyplot().subplots(figsize=(_category_width(cells), 2.6), layout="constrained")
+    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    for position, label in enumerate(cells):
+        rows = policies[policies["label"] == label].groupby("policy", sort=False).agg(
+            win_rate=("win_rate", "mean"), ci_low=("ci_low", "mean"), ci_high=("ci_high", "mean"), fair=("fair", "first"))
+        for number, (policy, row) in enumerate(rows.iterrows()):
+            x = position + (number - (len(rows) - 1) / 2) * 0.3
+            axes.vlines([x], [(row["ci_low"] - row["fair"]) * 100], [(row["ci_high"] - row["fair"]) * 100],
+                        color=f"C{number}", gid=DATA)
+            axes.plot([x], [(row["win_rate"] - row["fair"]) * 100], "s" if number else "o", color=f"C{number}",
+                      markersize=4, gid=DATA)
+    labels = [label.replace(" vs ", "\nvs ") for label in cells]
+    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, labels))
+    axes.set_xlim(-0.6, len(cells) - 0.4)
+    axes.set_xlabel("head-to-head (first policy: circle, second: square)")
+    axes.set_ylabel("points from fair (per seat held)")
+    axes.set_title(title, loc="left", fontsize=8)
     return to_svg(figure)
 
 

@@ -1,13 +1,14 @@
 """`zoosim compare RUN_A RUN_B`: did my change fix it? A before/after of two runs.
 
-The page (and the command's output) leads with one sentence per cell: the largest seat deviation
-before and after, the change with a 95% interval, whether that change is detectable, the verdict
-before and after, and how many games would settle what is still open. Above it stand the rule
-knobs and settings in which the runs differ; below it a forest plot and the seat-by-seat table.
+The page (and the command's output) leads with one sentence per cell: the seat that moved most,
+its change with its interval and what that means (toward fair, further away, overcorrected, now
+the weakest or strongest seat), the verdicts before and after with the players that produced
+them, then the largest seat deviation before and after and how many games would settle what is
+still open. Cells only one run played are listed as such. Above it stand the rule knobs and
+settings in which the runs differ; below it a forest plot and the seat-by-seat table.
 
-Cells are matched by what they play: the same game and player count, and then preferably the same
-swept values, seating and label, with the fewest knob differences (a rule changed in a study's
-`rules:` thus still meets its "before" cell, whatever the cell's position in either file).
+Cells are matched by the games they play (`simulator.report.matching`): game, player count and
+seating, then the fewest differences in the resolved rules, however the knobs were written.
 
 Intervals: a seat's change B - A gets Newcombe's interval, Bonferroni-corrected over every seat of
 every matched cell (`stats.simultaneous_difference_intervals`), so "some seat changed" is wrong at
@@ -34,7 +35,8 @@ from simulator.analysis.tables import analyze_run
 from simulator.config import Experiment
 from simulator.errors import ZoosimError
 from simulator.report import charts
-from simulator.report.build import experiment_settings, flat_differences, table_view
+from simulator.report.build import experiment_settings, flat_differences, players_text, table_view
+from simulator.report.matching import match_cells, played
 from simulator.rundir import read_manifest, write_text_atomic
 
 SEAT_COLUMNS = [
@@ -68,6 +70,8 @@ class Comparison:
     seats: pd.DataFrame  # one row per seat of every matched cell: change and joint interval
     cells: pd.DataFrame  # one row per matched cell: largest deviation before/after, sentence
     differences: list[str]  # what differs between the runs (settings, and knobs per cell)
+    only_a: list[str]  # labels of finished cells no cell of B plays
+    only_b: list[str]  # labels of finished cells no cell of A plays
 
 
 def compare_runs(run_a: Path, run_b: Path) -> Comparison:
@@ -78,14 +82,21 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     pairs = match_cells(finished_a, finished_b)
     if not pairs:
         raise ZoosimError(
-            f"the runs share no cell: no cell of B plays the game, player count and swept values of "
+            f"the runs share no cell: no cell of B plays the game with the player count and seating of "
             f"one in A (A has {', '.join(c['label'] for c in finished_a) or 'no finished cell'}; "
             f"B has {', '.join(c['label'] for c in finished_b) or 'no finished cell'})",
             file=str(run_b),
         )
     seats = _seat_changes(pairs, a, b)
-    cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b) for cell_a, cell_b in pairs])
-    return Comparison(seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs))
+    margin = float(manifest_b["experiment"].get("margin_points", 1.0))
+    cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b, seats, margin) for cell_a, cell_b in pairs])
+    paired_a = {cell_a["index"] for cell_a, _ in pairs}
+    paired_b = {cell_b["index"] for _, cell_b in pairs}
+    return Comparison(
+        seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs),
+        only_a=[cell["label"] for cell in finished_a if cell["index"] not in paired_a],
+        only_b=[cell["label"] for cell in finished_b if cell["index"] not in paired_b],
+    )
 
 
 def _finished_cells(manifest: dict[str, Any], analysis) -> list[dict[str, Any]]:
@@ -93,38 +104,6 @@ def _finished_cells(manifest: dict[str, Any], analysis) -> list[dict[str, Any]]:
     compare)."""
     done = set(analysis.cells["cell"]) if len(analysis.cells) else set()
     return [cell for cell in manifest["cells"] if cell["index"] in done and cell["players"] > 1]
-
-
-def match_cells(cells_a: list[dict[str, Any]], cells_b: list[dict[str, Any]]) -> list[tuple[dict, dict]]:
-    """Pairs (A cell, B cell) that play the same thing, each cell used at most once.
-
-    A B cell is a candidate for an A cell when it plays the same game with the same number of
-    players and has either the same swept values or the same label. Among candidates the best
-    shares, in this order: swept values, seating, label, then the fewest knob differences."""
-    taken: set[int] = set()
-    pairs = []
-    for cell_a in cells_a:
-        candidates = [
-            cell_b for cell_b in cells_b
-            if cell_b["index"] not in taken and cell_b["game"] == cell_a["game"]
-            and cell_b["players"] == cell_a["players"]
-            and (cell_b["sweep_values"] == cell_a["sweep_values"] or cell_b["label"] == cell_a["label"])
-        ]
-        if not candidates:
-            continue
-        best = min(
-            candidates,
-            key=lambda cell_b: (
-                cell_b["sweep_values"] != cell_a["sweep_values"],
-                cell_b["seats"] != cell_a["seats"],
-                cell_b["label"] != cell_a["label"],
-                len(flat_differences(cell_a["params"], cell_b["params"])),
-                cell_b["index"],
-            ),
-        )
-        taken.add(best["index"])
-        pairs.append((cell_a, best))
-    return pairs
 
 
 def _pair_label(cell_a: dict[str, Any], cell_b: dict[str, Any]) -> str:
@@ -141,6 +120,7 @@ def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
             # effective games (the deal as the unit): what the intervals' widths stand on
             "rate_a": seats_a["win_rate"], "games_a": seats_a["effective_games"],
             "rate_b": seats_b["win_rate"], "games_b": seats_b["effective_games"],
+            "deviation_a": seats_a["deviation_points"], "deviation_b": seats_b["deviation_points"],
         }))
     seats = pd.concat(frames, ignore_index=True)
     low, high = stats.simultaneous_difference_intervals(
@@ -153,7 +133,7 @@ def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
     return seats
 
 
-def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[str, Any]:
+def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats: pd.DataFrame, margin: float) -> dict[str, Any]:
     row_a = a.cells[a.cells["cell"] == cell_a["index"]].iloc[0]
     row_b = b.cells[b.cells["cell"] == cell_b["index"]].iloc[0]
     rates_a = a.seats[a.seats["cell"] == cell_a["index"]]["win_rate"].to_numpy()
@@ -163,13 +143,22 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b) -> dict[s
     low, high = stats.max_deviation_change_interval(
         rates_a, _effective_games(a, cell_a), rates_b, _effective_games(b, cell_b))
     change = float(row_b["max_deviation_points"] - row_a["max_deviation_points"])
+    label = _pair_label(cell_a, cell_b)
+    pair_seats = seats[seats["label"] == label]
+    moved = pair_seats.loc[pair_seats["change_points"].abs().idxmax()]
     row = {
-        "label": _pair_label(cell_a, cell_b),
+        "label": label,
         "games_a": int(row_a["games"]), "games_b": int(row_b["games"]),
         "verdict_a": row_a["verdict"], "verdict_b": row_b["verdict"],
+        "players_a": players_text(cell_a["seats"]), "players_b": players_text(cell_b["seats"]),
         "deviation_a": float(row_a["max_signed_deviation_points"]),
         "deviation_b": float(row_b["max_signed_deviation_points"]),
         "seat_a": int(row_a["most_deviant_seat"]), "seat_b": int(row_b["most_deviant_seat"]),
+        "moved_seat": int(moved["seat"]), "moved_points": float(moved["change_points"]),
+        "moved_low": float(moved["change_low_points"]), "moved_high": float(moved["change_high_points"]),
+        "moved_from": float(moved["deviation_a"]), "moved_to": float(moved["deviation_b"]),
+        "moved_rank": _rank(float(moved["deviation_b"]), pair_seats["deviation_b"].to_numpy(), margin),
+        "margin": margin,
         "size_change": change, "size_change_low": low, "size_change_high": high,
         # same seed entropy and games: B replays exactly A's games of this cell (plan.py, seeds)
         "same_games": cell_a["seed_entropy"] == cell_b["seed_entropy"] and games_a == games_b,
@@ -187,15 +176,49 @@ def _effective_games(analysis, cell: dict[str, Any]) -> int:
     return max(1, int(seats["games"].iloc[0] / seats["design_effect"].max()))
 
 
+def _rank(deviation: float, deviations: np.ndarray, margin: float) -> str | None:
+    """"weakest" or "strongest" when a seat, after the change, is the furthest below or above
+    fair of its cell and outside the margin; else None."""
+    if deviation < -margin and deviation == deviations.min():
+        return "weakest"
+    if deviation > margin and deviation == deviations.max():
+        return "strongest"
+    return None
+
+
+def moved_seat_meaning(row: dict[str, Any]) -> str:
+    """What the change of the seat that moved most means, e.g. "the change overcorrected; seat 0
+    is now the weakest"."""
+    seat, before, after, margin = row["moved_seat"], row["moved_from"], row["moved_to"], row["margin"]
+    if row["moved_low"] <= 0 <= row["moved_high"]:
+        meaning = "no seat changed detectably"
+    elif before * after < 0 and abs(after) > margin:
+        meaning = "the change overcorrected"
+    elif abs(after) < abs(before):
+        meaning = (f"seat {seat} is now within {margin:g} points of fair" if abs(after) <= margin
+                   else f"seat {seat} moved toward fair")
+    else:
+        meaning = f"seat {seat} moved further from fair"
+    if row["moved_rank"]:
+        meaning += f"; seat {seat} is now the {row['moved_rank']}"
+    return meaning
+
+
 def change_sentence(row: dict[str, Any]) -> str:
-    """One cell's before/after in words, e.g. "largest seat deviation +1.71 (seat 0) -> +1.51
-    (seat 0) points (size change -0.20, 95% -0.6 to +0.2): no detectable improvement; still
-    inconclusive. About 40,000 games per run would tell whether the change is real."""
+    """One cell's before/after in words, led by the seat that moved most, e.g. "seat 0 -6.2
+    points [-6.9, -5.5] (from +2.9 to -3.3 points from fair): the change overcorrected; seat 0 is
+    now the weakest. Verdict: unbalanced (greedy in every seat) -> unbalanced (greedy in every
+    seat). Largest seat deviation +2.90 (seat 0) -> -3.30 (seat 0) points (size change +0.40, 95%
+    -0.2 to +1.0): no detectable worsening." and how many games would settle what is open."""
     change, low, high = row["size_change"], row["size_change_low"], row["size_change_high"]
+    verdicts = (f"{row['verdict_a']} ({row['players_a']}) → {row['verdict_b']} ({row['players_b']})"
+                if row["players_a"] != row["players_b"] else
+                f"{row['verdict_a']} → {row['verdict_b']} ({row['players_b']})")
     if row.get("same_games"):
         return (
-            f"largest seat deviation {row['deviation_b']:+.2f} (seat {row['seat_b']}) in both: B replays A's "
-            f"games of this cell (same rules, seating and seeds), so nothing in it changed; still {row['verdict_b']}."
+            f"no change: B replays A's games of this cell (same rules, seating and seeds); verdict "
+            f"still {row['verdict_b']} ({row['players_b']}), largest seat deviation {row['deviation_b']:+.2f} "
+            f"(seat {row['seat_b']})."
         )
     if high < 0:
         direction = "smaller: a real improvement"
@@ -203,12 +226,12 @@ def change_sentence(row: dict[str, Any]) -> str:
         direction = "larger: a real worsening"
     else:
         direction = "no detectable " + ("change" if change == 0 else "improvement" if change < 0 else "worsening")
-    verdict = (f"still {row['verdict_b']}" if row["verdict_a"] == row["verdict_b"]
-               else f"now {row['verdict_b']} (was {row['verdict_a']})")
     sentence = (
-        f"largest seat deviation {row['deviation_a']:+.2f} (seat {row['seat_a']}) → "
+        f"seat {row['moved_seat']} {row['moved_points']:+.1f} points [{row['moved_low']:+.1f}, {row['moved_high']:+.1f}] "
+        f"(from {row['moved_from']:+.1f} to {row['moved_to']:+.1f} points from fair): {moved_seat_meaning(row)}. "
+        f"Verdict {verdicts}. Largest seat deviation {row['deviation_a']:+.2f} (seat {row['seat_a']}) → "
         f"{row['deviation_b']:+.2f} (seat {row['seat_b']}) points (size change {change:+.2f}, "
-        f"95% {low:+.1f} to {high:+.1f}): {direction}; {verdict}."
+        f"95% {low:+.1f} to {high:+.1f}): {direction}."
     )
     open_questions = []
     if low <= 0 <= high:
@@ -234,7 +257,7 @@ def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: 
     lines = [f"setting {line}" for line in flat_differences(*settings)]
     cells_by_difference: dict[str, list[str]] = {}
     for cell_a, cell_b in pairs:
-        found = flat_differences(cell_a["params"], cell_b["params"])
+        found = flat_differences(played(cell_a), played(cell_b))
         if cell_a["seats"] != cell_b["seats"]:
             found.append(f"seating: {', '.join(cell_a['seats'])} → {', '.join(cell_b['seats'])}")
         for line in found:
@@ -254,6 +277,7 @@ def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Compar
         page = environment.get_template("compare.html").render(
             run_a=str(run_a), run_b=str(run_b),
             cells=comparison.cells.to_dict("records"),
+            only_a=comparison.only_a, only_b=comparison.only_b,
             differences=comparison.differences,
             forest=charts.forest_plot(comparison.cells, comparison.seats),
             seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),

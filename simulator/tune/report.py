@@ -27,7 +27,7 @@ from simulator.tune.space import Parameter
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
-                      ("proposed_by", "proposed by", "text"), ("settings", "settings", "text")]
+                      ("proposed_by", "proposed by", "text"), ("settings_text", "settings", "text")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
                    ("verdict", "verdict", "text"), ("max_deviation_points", "largest seat deviation (pts)", "num"),
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
@@ -46,9 +46,19 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
         row["proposed_by"] = attrs.get("proposed_by", "")
-        row["settings"] = json.dumps({name: _short(decode[name](raw)) for name, raw in trial.params.items()})
+        settings = {name: _short(decode[name](raw)) for name, raw in trial.params.items()}
+        row["settings"] = json.dumps(settings)  # exact and machine-readable, for the CSV
+        row["settings_text"] = settings_text(settings)  # what the page shows
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def settings_text(settings: dict[str, Any]) -> str:
+    """A trial's settings as a designer reads them: "first_seat_bonus = 0.1, hand_size = 6"
+    (lists as [1, 0, 0], true/false in lower case)."""
+    def shown(value: Any) -> str:
+        return json.dumps(value) if isinstance(value, (bool, list, dict)) or value is None else str(value)
+    return ", ".join(f"{name} = {shown(value)}" for name, value in settings.items()) or "the printed rules"
 
 
 def _short(value: Any) -> Any:

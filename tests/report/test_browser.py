@@ -3,6 +3,7 @@ non-zero size, the summary visible, and no chart text (tick labels, titles, lege
 other text or data, measured with the browser's own bounding boxes. Needs the system chromium,
 which `.ci/run` installs; in CI (CI=true) a missing browser is a failure, not a skip."""
 
+import math
 import os
 import shutil
 
@@ -71,7 +72,8 @@ def _run(run_dir, document):
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
-    """A report with a two-knob sweep, a tournament and a Katz sample game; a compare page."""
+    """A report with a two-knob sweep, a tournament, a Katz sample game, and a strength ladder of
+    five rungs at 2 and 5 players; a compare page."""
     base = tmp_path_factory.mktemp("browser-run")
     studies = [
         {"name": "sweep", "game": "coin", "rules": {"first_seat_bonus": 0.2},
@@ -79,6 +81,8 @@ def pages(tmp_path_factory):
         {"name": "pool", "game": "coin", "rules": {"players": 2},
          "pool": ["fair", "lucky", {"policy": "lucky", "params": {"luck": 2}}]},
         {"name": "katz", "game": "katz", "games": 20, "rules": {"players": 2}},
+        {"name": "ladder", "game": "coin", "sweep": {"players": [2, 5]},
+         "ladder": ["fair", *({"policy": "lucky", "params": {"luck": luck}} for luck in (0.25, 0.5, 2, 3))]},
     ]
     before = _run(base / "before", {"name": "browser", "seed": 2, "games": 600, "chunk_games": 300, "studies": studies})
     after = _run(base / "after", {"name": "browser", "seed": 3, "games": 600, "chunk_games": 300, "studies": studies})
@@ -111,7 +115,7 @@ def test_report_renders_in_chromium_without_errors(browser, pages):
     assert summary.is_visible()
     assert "players=4" in summary.inner_text()
     assert page.locator("svg.final-position").count() == 1  # the Katz study's sample game
-    assert "is strongest" in page.locator("p.strongest").inner_text()
+    assert "is strongest" in page.locator("p.strongest").first.inner_text()
     # Sorting by clicking a heading works and keeps every row.
     table = page.locator("#seats-cell-4")
     rows_before = table.locator("tbody tr").count()
@@ -146,4 +150,26 @@ def test_the_overlap_check_catches_a_legend_on_data_and_crowded_ticks(browser, t
     found = page.eval_on_selector_all(".chart svg", OVERLAPS_JS)
     assert any("covers data" in problem for problem in found["problems"])
     assert any("overlaps 'long label" in problem for problem in found["problems"])
+    page.close()
+
+
+# Per matplotlib chart (an SVG with axes): the height of its smallest plot area (the axes'
+# background patch), in pixels.
+PLOT_HEIGHTS_JS = """
+svgs => svgs.filter(svg => svg.querySelector("g[id^=axes_]")).map(svg => Math.min(
+  ...[...svg.querySelectorAll("g[id^=axes_] > g[id^=patch_]:first-child path")].map(path => path.getBoundingClientRect().height)))
+"""
+READABLE_PLOT_PIXELS = 60
+
+
+def test_every_chart_has_a_plot_area_of_a_readable_height(browser, pages):
+    """#21 finding 3: the ladder heatmap was a strip a few pixels high."""
+    page, problems = _open(browser, pages["report"])
+    assert problems == []
+    heights = page.eval_on_selector_all(".chart svg:not(.final-position)", PLOT_HEIGHTS_JS)
+    assert len(heights) >= 10 and all(math.isfinite(height) for height in heights), heights  # every chart measured
+    assert min(heights) >= READABLE_PLOT_PIXELS, heights
+    titles = page.locator(".chart svg").evaluate_all("svgs => svgs.map(svg => svg.textContent)")
+    assert sum("against rung strength" in title for title in titles) == 2  # one ladder chart per player count
+    assert sum("head-to-heads" in title for title in titles) == 2
     page.close()

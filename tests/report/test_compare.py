@@ -8,7 +8,8 @@ import numpy as np
 from click.testing import CliRunner
 
 from simulator.cli import main
-from simulator.report.compare import change_sentence, compare_runs, match_cells, render_comparison
+from simulator.report.compare import change_sentence, compare_runs, render_comparison
+from simulator.report.matching import match_cells
 
 
 def _run(tmp_path, write_experiment, name, text):
@@ -31,16 +32,21 @@ def test_compare_leads_with_a_verdict_per_cell_and_names_the_rule_change(tmp_pat
     cell = comparison.cells.iloc[0]
     assert cell["verdict_b"] == "unbalanced" and cell["size_change_low"] > 0
     assert cell["deviation_b"] > 5  # signed: seat 0 wins more often than fair
-    assert "larger: a real worsening; now unbalanced" in cell["sentence"]
+    assert cell["sentence"].startswith(f"seat 0 {first['change_points']:+.1f} points [")
+    assert "seat 0 moved further from fair; seat 0 is now the strongest" in cell["sentence"]
+    assert "Verdict balanced → unbalanced (fair in every seat)" in cell["sentence"] or \
+        "Verdict inconclusive → unbalanced (fair in every seat)" in cell["sentence"]
+    assert "larger: a real worsening." in cell["sentence"]
     assert comparison.differences == ["every cell: first_seat_bonus: 0.0 → 0.4"]
+    assert comparison.only_a == comparison.only_b == []
 
     result = CliRunner().invoke(main, ["compare", str(runs["before"]), str(runs["after"])])
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert lines[0].startswith("  coin: largest seat deviation ")  # the answer comes first
+    assert lines[0].startswith("  coin: seat 0 +")  # the answer comes first
     assert "first_seat_bonus: 0.0 → 0.4" in lines[1]
     page = (runs["after"] / "compare.html").read_text()
-    assert page.index("largest seat deviation") < page.index("What differs") < page.index("<svg")
+    assert page.index("Largest seat deviation") < page.index("What differs") < page.index("<svg")
     assert "30,000" in page and not re.search(r"\de[+-]\d", re.sub(r"<svg.*?</svg>", "", page, flags=re.S))
 
 
@@ -57,28 +63,60 @@ def test_cells_are_matched_by_what_they_play_not_by_position(tmp_path, write_exp
     assert comparison.cells["games_a"].tolist() == comparison.cells["games_b"].tolist() == [600, 600]
 
 
-def test_matching_prefers_the_same_seating_and_label_and_skips_other_games():
-    def cell(index, label, seats, params, game="coin", players=2, sweep=None):
-        return {"index": index, "label": label, "seats": seats, "params": params, "game": game,
-                "players": players, "sweep_values": sweep or {}}
+def _cell(index, label, seats, params, game="coin", players=2, sweep=None):
+    return {"index": index, "label": label, "seats": seats, "params": params, "game": game,
+            "players": players, "sweep_values": sweep or {}}
 
-    a = [cell(0, "x", ["fair"], {"b": 0}), cell(1, "y", ["lucky"], {"b": 0}), cell(2, "z", ["fair"], {}, game="nyz")]
-    b = [cell(0, "y", ["lucky"], {"b": 1}), cell(1, "x", ["fair"], {"b": 1}), cell(2, "w", ["fair"], {}, players=3)]
+
+def test_matching_prefers_the_same_seating_and_label_and_skips_other_games():
+    a = [_cell(0, "x", ["fair"], {"b": 0}), _cell(1, "y", ["lucky"], {"b": 0}), _cell(2, "z", ["fair"], {}, game="nyz")]
+    b = [_cell(0, "y", ["lucky"], {"b": 1}), _cell(1, "x", ["fair"], {"b": 1}), _cell(2, "w", ["fair"], {}, players=3)]
     pairs = [(left["index"], right["index"]) for left, right in match_cells(a, b)]
     assert pairs == [(0, 1), (1, 0)]
 
 
+def test_matching_pairs_the_closest_rules_first_whatever_the_order():
+    """A sweep [5, 6, 7] against one case {hand: 7}: the case meets the cell with the same rules,
+    not the first cell of A; the other two are left unpaired."""
+    a = [_cell(index, f"s · hand={hand}", ["fair"], {"hand": hand}, sweep={"hand": hand})
+         for index, hand in enumerate((5, 6, 7))]
+    b = [_cell(0, "t · hand=7, other=1", ["fair"], {"hand": 7}, sweep={"hand": 7, "other": 1})]
+    assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(2, 0)]
+
+
+OPEN_QUESTION = {
+    "size_change": -0.20, "size_change_low": -0.6, "size_change_high": 0.2, "deviation_a": -1.71,
+    "deviation_b": 1.51, "seat_a": 2, "seat_b": 0, "verdict_a": "inconclusive", "verdict_b": "inconclusive",
+    "games_to_tell_change": 40_000.0, "games_to_decide_b": 123_456.0, "same_games": False,
+    "players_a": "greedy in every seat", "players_b": "greedy in every seat", "margin": 1.0,
+    "moved_seat": 2, "moved_points": 1.2, "moved_low": -0.3, "moved_high": 2.7, "moved_from": -1.71,
+    "moved_to": -0.51, "moved_rank": None,
+}
+
+
 def test_change_sentence_for_an_open_question_says_how_many_games_would_tell():
-    row = {"size_change": -0.20, "size_change_low": -0.6, "size_change_high": 0.2, "deviation_a": -1.71,
-           "deviation_b": 1.51, "seat_a": 2, "seat_b": 0, "verdict_a": "inconclusive", "verdict_b": "inconclusive",
-           "games_to_tell_change": 40_000.0, "games_to_decide_b": 123_456.0, "same_games": False}
-    assert change_sentence(row) == (
-        "largest seat deviation -1.71 (seat 2) → +1.51 (seat 0) points (size change -0.20, 95% -0.6 to +0.2): "
-        "no detectable improvement; still inconclusive. About 40,000 games per run would tell whether a change "
+    assert change_sentence(OPEN_QUESTION) == (
+        "seat 2 +1.2 points [-0.3, +2.7] (from -1.7 to -0.5 points from fair): no seat changed detectably. "
+        "Verdict inconclusive → inconclusive (greedy in every seat). "
+        "Largest seat deviation -1.71 (seat 2) → +1.51 (seat 0) points (size change -0.20, 95% -0.6 to +0.2): "
+        "no detectable improvement. About 40,000 games per run would tell whether a change "
         "this size is real; about 130,000 games in B would decide its verdict (if the rates hold)."
     )
-    decided = {**row, "size_change_high": -0.1, "verdict_b": "balanced"}
-    assert change_sentence(decided).endswith("smaller: a real improvement; now balanced (was inconclusive).")
+    decided = {**OPEN_QUESTION, "size_change_high": -0.1, "verdict_b": "balanced", "moved_low": 0.4}
+    assert "seat 2 is now within 1 points of fair" in change_sentence(decided)
+    assert change_sentence(decided).endswith("smaller: a real improvement.")
+
+
+def test_change_sentence_says_when_a_change_overcorrected_and_names_the_new_weakest_seat():
+    """#21 finding 2: seat 0 went from +2.9 to -3.3 points, and the sentence read as "the rule did
+    nothing" (its largest deviation hardly changed in size)."""
+    row = {**OPEN_QUESTION, "moved_seat": 0, "moved_points": -6.2, "moved_low": -6.9, "moved_high": -5.5,
+           "moved_from": 2.9, "moved_to": -3.3, "moved_rank": "weakest", "verdict_a": "unbalanced",
+           "verdict_b": "unbalanced", "players_b": "greedy, random, greedy, random, greedy"}
+    sentence = change_sentence(row)
+    assert sentence.startswith("seat 0 -6.2 points [-6.9, -5.5] (from +2.9 to -3.3 points from fair): "
+                               "the change overcorrected; seat 0 is now the weakest. ")
+    assert "Verdict unbalanced (greedy in every seat) → unbalanced (greedy, random, greedy, random, greedy)." in sentence
 
 
 def test_a_cell_both_runs_played_with_the_same_seeds_is_called_unchanged(tmp_path, write_experiment):
@@ -88,7 +126,7 @@ def test_a_cell_both_runs_played_with_the_same_seeds_is_called_unchanged(tmp_pat
     after = _run(tmp_path, write_experiment, "after", text.format(bonus=0.3))
     comparison = compare_runs(before, after)
     sentences = dict(zip(comparison.cells["label"], comparison.cells["sentence"]))
-    assert "B replays A's games of this cell" in sentences["b"] and "B replays" not in sentences["a"]
+    assert sentences["b"].startswith("no change: B replays A's games of this cell") and "B replays" not in sentences["a"]
     assert comparison.differences == ["first_seat_bonus: 0.0 → 0.3 (in a)"]
     page = render_comparison(before, after, tmp_path / "compare.html")[0].read_text()
     forest = re.search(r"<svg.*?</svg>", page, flags=re.S).group(0)
@@ -125,3 +163,64 @@ def test_an_output_that_is_a_device_or_pipe_is_refused_and_left_as_it_is(tmp_pat
     assert result.stderr.startswith(f"zoosim: error: {pipe}: ") and "not a regular file" in result.stderr
     assert stat.S_ISFIFO(pipe.lstat().st_mode)
     assert not list(tmp_path.glob(".pipe.*"))
+
+
+def test_cells_pair_by_the_games_they_play_however_the_knobs_were_written(tmp_path, write_experiment):
+    """#21 finding 2 / #22 finding 3: a 4-player cell set in `rules:` against the cases a tune's
+    best.yaml writes (`cases: [{players: 4, ...}]`) gave "the runs share no cell"; cells only one
+    run played were dropped without a word."""
+    before = _run(tmp_path, write_experiment, "before",
+                  "seed: 5\ngames: 2000\nstudies: [{name: base, game: coin, rules: {players: 4}}]\n")
+    after = _run(tmp_path, write_experiment, "after",
+                 "seed: 5\ngames: 2000\nstudies: [{name: best, game: coin, cases: "
+                 "[{players: 3, first_seat_bonus: 0.2}, {players: 4, first_seat_bonus: 0.3}]}]\n")
+    comparison = compare_runs(before, after)
+    assert comparison.cells["label"].tolist() == ["base → best · players=4, first_seat_bonus=0.3"]
+    assert comparison.only_a == [] and comparison.only_b == ["best · players=3, first_seat_bonus=0.2"]
+    result = CliRunner().invoke(main, ["compare", str(before), str(after)])
+    assert result.exit_code == 0, result.output
+    assert "  best · players=3, first_seat_bonus=0.2: only in B" in result.output.splitlines()
+    assert "only in B" in (after / "compare.html").read_text()
+
+    same = _run(tmp_path, write_experiment, "same",
+                "seed: 5\ngames: 2000\nstudies: [{name: again, game: coin, sweep: {players: [4]}, "
+                "rules: {first_seat_bonus: 0.0}}]\n")
+    replayed = compare_runs(before, same).cells.iloc[0]
+    assert replayed["same_games"] and replayed["sentence"].startswith("no change: B replays A's games")
+
+
+def test_compare_pairs_a_run_with_a_tunes_confirmation(tmp_path, write_experiment):
+    """#22 finding 3: `zoosim compare BEFORE TUNE/confirm` said "the runs share no cell" (the
+    confirmation writes each player count as a case of best.yaml's study)."""
+    before = _run(tmp_path, write_experiment, "before",
+                  "seed: 1\ngames: 300\nstudies: [{name: base, game: coin, rules: {players: 3}}]\n")
+    tune = write_experiment("name: cointune\nseed: 1\ntune:\n  game: coin\n  players: [3]\n"
+                            "  search: {first_seat_bonus: [0.0, 0.3]}\n"
+                            "  budget: {trials: 2, games: {start: 200, max: 200}, batch: 2}\n"
+                            "  confirm: {games: 300}\n", "tune.yaml")
+    result = CliRunner().invoke(main, ["tune", str(tune), "--out", str(tmp_path / "tune"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "(players: fair in every seat)" in result.output  # the confirmation's verdict names its players
+    result = CliRunner().invoke(main, ["compare", str(before), str(tmp_path / "tune" / "confirm")])
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith("  base → cointune: trial ") and "only in" not in result.output
+
+
+def test_rules_written_as_auto_match_the_rules_it_resolves_to():
+    """Cells match by the rules they play: Katz's `grid.rows: auto` at 4 players is the row count
+    it resolves to, so a cell that spells that count out is no rule difference."""
+    from simulator.games import get_game
+    from simulator.games.base import played_rules
+
+    katz = get_game("katz")
+    auto = katz.make_params({"players": 4})
+    spelled = katz.make_params({"players": 4, "grid.rows": auto.grid_rows})
+    assert auto.model_dump(mode="json") != spelled.model_dump(mode="json")
+    assert played_rules(auto) == played_rules(spelled)
+    a = [{**_cell(0, "auto", ["greedy"], auto.model_dump(mode="json"), game="katz", players=4),
+          "played_rules": played_rules(auto)}]
+    b = [{**_cell(0, "rows", ["greedy"], spelled.model_dump(mode="json"), game="katz", players=4),
+          "played_rules": played_rules(spelled)},
+         {**_cell(1, "rows+1", ["greedy"], {}, game="katz", players=4),
+          "played_rules": {**played_rules(spelled), "grid": {**played_rules(spelled)["grid"], "rows": auto.grid_rows + 1}}}]
+    assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(0, 0)]

@@ -1,6 +1,7 @@
 """The HTML report: self-contained, and every number it shows is the analysis' number."""
 
 import re
+import shlex
 from html.parser import HTMLParser
 
 import numpy as np
@@ -326,6 +327,15 @@ def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path,
     assert "<li>games: 900 → 600</li>" in changes and "<li>seed: 1 → 5</li>" in changes
     assert "<li>studies.s.rules.first_seat_bonus: default → 0.1</li>" in changes
     assert f"zoosim compare {folders / 'one'} {folders / 'two'}" in changes
+    suggested = re.search(r"<code>(zoosim compare [^<]*)</code>", changes).group(1)
+    assert CliRunner().invoke(main, shlex.split(suggested)[1:]).exit_code == 0  # one compare accepts
+
+    path.write_text("name: same\nseed: 1\ngames: 900\nstudies: [{name: s, game: coin, rules: {players: 3}}]\n")
+    third = CliRunner().invoke(main, ["run", str(path), "--out", str(folders / "three"), "--jobs", "1", "--quiet"])
+    assert third.exit_code == 0, third.output
+    changes = re.search(r'<div id="previous-run">(.*?)</div>', (folders / "three" / "report.html").read_text(),
+                        flags=re.S).group(1)
+    assert "zoosim compare" not in changes and "cannot be compared" in changes
 
 
 def test_a_balanced_cell_with_a_significant_test_is_explained(tmp_path):
@@ -352,3 +362,18 @@ def test_overrides_are_found_for_precision_mode_and_per_study_game_counts():
     assert command_line_overrides(text, parse_experiment(document).model_dump(mode="json")) == [
         "--games 700 (the file asks for 500 / precision mode per cell)", "--seed 9 (the file's seed is 3)"
     ]
+
+
+def test_cases_that_set_different_knobs_and_a_baseline_case_are_reported(tmp_path, write_experiment):
+    """#21 finding 1: a later case leaving out a knob an earlier one sets (KeyError in the sweep
+    charts after every game was played), and `{}` as the baseline case (refused)."""
+    path = write_experiment(
+        "games: 300\nstudies: [{name: c, game: coin, cases: "
+        "[{players: 4, first_seat_bonus: 0.2}, {players: 4}, {}]}]\n"
+    )
+    for command in (["run", str(path), "--out", str(tmp_path / "run"), "--jobs", "1", "--quiet"],
+                    ["report", str(tmp_path / "run")]):
+        result = CliRunner().invoke(main, command)
+        assert result.exit_code == 0, result.output
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "c · baseline" in page and "c · players=4, first_seat_bonus=0.2" in page

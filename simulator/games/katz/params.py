@@ -8,7 +8,7 @@ them through `base.knob_table`. Defaults are the spec's defaults (rules spec §5
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, field_validator, model_validator
@@ -339,6 +339,13 @@ class Params(StrictModel):
         if self.grid.rows == "auto":
             return (self.deck.size - sum(self.seat_hand_sizes)) // self.grid.cols
         return self.grid.rows
+
+    def resolved_rules(self) -> dict[str, Any]:
+        """The rules as the games play them (`base.played_rules`): `grid.rows: auto` replaced by
+        the row count it resolves to."""
+        rules = self.model_dump(mode="json")
+        rules["grid"]["rows"] = self.grid_rows
+        return rules
 
 
 def kind_codes(deck: Deck) -> list[str]:

@@ -39,9 +39,25 @@ def legend(params) -> str:
 
 def render_board(position: step_api.Position, seat: int) -> str:
     """Grid (# barn, . empty, letter = enclosure, + attraction), then enclosures and houses."""
+    st = position.state
+    lines = [f"seat {seat}: {-step_api.scores(position)[seat]} empty squares", *board_grid(position, seat)]
+    for e in range(st.seat[seat, S.P_ENCLOSURES]):
+        tile = _SHAPE_NAMES[st.enc[seat, e, S.E_TILE]]
+        count, capacity = st.enc[seat, e, S.E_COUNT], st.enc[seat, e, S.E_CAPACITY]
+        lines.append(
+            f"  {_ENCLOSURE_LETTERS[e]}: {tile:4s} {species_name(st.enc[seat, e, S.E_SPECIES])}"
+            f" {count}/{capacity}"
+        )
+    houses = [species_name(st.house[seat, h]) for h in range(st.seat[seat, S.P_HOUSES])]
+    lines.append("  houses: " + ", ".join(h if h != "-" else "_" for h in houses))
+    return "\n".join(lines)
+
+
+def board_grid(position: step_api.Position, seat: int) -> list[str]:
+    """A seat's board, one line a row: # barn, . empty, letter = enclosure, + attraction."""
     st, tab = position.state, position.tables
     width, height = int(tab.width[seat]), int(tab.height[seat])
-    lines = [f"seat {seat}: {-step_api.scores(position)[seat]} empty squares"]
+    lines = []
     for row in range(height):
         text = ""
         for col in range(width):
@@ -55,16 +71,7 @@ def render_board(position: step_api.Position, seat: int) -> str:
             else:
                 text += _ENCLOSURE_LETTERS[code]
         lines.append("  " + text)
-    for e in range(st.seat[seat, S.P_ENCLOSURES]):
-        tile = _SHAPE_NAMES[st.enc[seat, e, S.E_TILE]]
-        count, capacity = st.enc[seat, e, S.E_COUNT], st.enc[seat, e, S.E_CAPACITY]
-        lines.append(
-            f"  {_ENCLOSURE_LETTERS[e]}: {tile:4s} {species_name(st.enc[seat, e, S.E_SPECIES])}"
-            f" {count}/{capacity}"
-        )
-    houses = [species_name(st.house[seat, h]) for h in range(st.seat[seat, S.P_HOUSES])]
-    lines.append("  houses: " + ", ".join(h if h != "-" else "_" for h in houses))
-    return "\n".join(lines)
+    return lines
 
 
 def render_strip(position: step_api.Position) -> str:
@@ -98,11 +105,11 @@ def describe_move(position: step_api.Position, move: int) -> str:
         )
         return f"elephant to {space}{marker}"
     if decision in (S.D_PLACE, S.D_ATTRACTION_PLACE):
-        width = int(position.tables.width[seat])
-        bits = position.tables.place_bits[move]
-        mask = int(bits[0]) | (int(bits[1]) << 64)
-        cells = [divmod(i, width) for i in range(128) if mask >> i & 1]
-        return f"place {_SHAPE_NAMES[st.sc[S.SC_TILE]]} on {cells}"
+        shape = _SHAPE_NAMES[st.sc[S.SC_TILE]]
+        if decision == S.D_ATTRACTION_PLACE:
+            return f"place attraction {shape} (+ on the board below)"
+        letter = _ENCLOSURE_LETTERS[st.seat[seat, S.P_ENCLOSURES]]  # the next enclosure's letter
+        return f"place {shape} as enclosure {letter} (on the board below)"
     if decision == S.D_POPULATE:
         if move == S.POP_STOP:
             return "populate: stop"
@@ -145,12 +152,15 @@ def trace(params, seat_policies, seed, rotation=0) -> str:
             lines.append(f"\nturn {turn}, seat {position.scalar(S.SC_ACTIVE)} | {render_strip(position)}")
         move = step_api.policy_move(position)
         who = position.decider
+        placing = position.decision in (S.D_PLACE, S.D_ATTRACTION_PLACE)
         text = describe_move(position, move)
         try:
             step_api.apply(position, move)
         except InvariantViolation as violation:  # an engine bug: show it and play on
             text += f" [{violation}]"
         lines.append(f"  seat {who}: {text}")
+        if placing:  # the board as the placement left it, drawn under the move
+            lines += ["  " + line for line in board_grid(position, who)]
     reason = S.END_REASONS[position.scalar(S.SC_END_REASON)]
     lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns")
     if step_api.violations(position):
@@ -221,4 +231,35 @@ def _board_svg(position: step_api.Position, seat: int, left: int, top: int) -> t
                 count, capacity = int(st.enc[seat, code, S.E_COUNT]), int(st.enc[seat, code, S.E_CAPACITY])
                 parts.append(f'<text class="text" x="{x + 1}" y="{y + 13}" font-size="7">'
                              f'{letter}{count}/{capacity}</text>')
+    codes = [[int(st.cells[seat, row * width + col]) for col in range(width)] for row in range(height)]
+    for (x1, y1), (x2, y2) in region_borders(codes):
+        parts.append(f'<line x1="{left + x1 * SVG_SQUARE}" y1="{top + y1 * SVG_SQUARE}" x2="{left + x2 * SVG_SQUARE}" '
+                     f'y2="{top + y2 * SVG_SQUARE}" stroke="#222222" stroke-width="{BORDER_WIDTH}"/>')
     return "".join(parts), width * SVG_SQUARE, height * SVG_SQUARE + top
+
+
+BORDER_WIDTH = 2  # pixels: the outline of each enclosure, so two of one colour side by side stay two
+
+
+def region_borders(codes: list[list[int]]) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The unit segments (in square coordinates: corner (col, row)) between orthogonal
+    neighbours of a board whose square codes differ, plus the board's own edge next to an
+    enclosure: every enclosure (code >= 0 and below CELL_ATTRACTION) gets its whole outline."""
+    height, width = len(codes), len(codes[0]) if codes else 0
+
+    def enclosure(row: int, col: int) -> bool:
+        return 0 <= row < height and 0 <= col < width and 0 <= codes[row][col] < S.CELL_ATTRACTION
+
+    def code(row: int, col: int) -> int | None:
+        return codes[row][col] if 0 <= row < height and 0 <= col < width else None
+
+    segments = []
+    for row in range(height + 1):  # horizontal segments: the top edge of square (row, col)
+        for col in range(width):
+            if code(row - 1, col) != code(row, col) and (enclosure(row - 1, col) or enclosure(row, col)):
+                segments.append(((col, row), (col + 1, row)))
+    for row in range(height):  # vertical segments: the left edge of square (row, col)
+        for col in range(width + 1):
+            if code(row, col - 1) != code(row, col) and (enclosure(row, col - 1) or enclosure(row, col)):
+                segments.append(((col, row), (col, row + 1)))
+    return segments
