@@ -22,7 +22,7 @@ studies:
   - {name: plain, game: coin, rules: {players: 2, first_seat_bonus: 0.2}}
 """
 CHUNK = "logs/cell=0000/chunk-000001.parquet"
-SIDECAR = "logs/cell=0000/chunk-000001.json"
+SIDECAR = "logs/cell=0000/_chunk-000001.json"
 FILES = ["manifest.json", "run.json", "samples.json", "experiment.yaml", SIDECAR, CHUNK]
 
 

@@ -202,7 +202,7 @@ def _empty(path: Path) -> None:
 
 
 TUNE_FILES = ["tune.json", "trials.csv", "experiment.yaml", "best.yaml", "trials/batch-00000/manifest.json",
-              "trials/batch-00002/logs/cell=0000/chunk-000000.json"]
+              "trials/batch-00002/logs/cell=0000/_chunk-000000.json"]
 FILE_DAMAGE = {"cut": _cut, "binary": _binary, "empty": _empty, "folder": _folder}
 
 
