@@ -434,9 +434,11 @@ def verdict_sentence(
             f" If the rates are as estimated, a fresh run of {count_text(games)} games would "
             f"decide it with {power} probability."
         )
+    # "in all" beside what was played, never beside a rounded difference: "about 11,000,000 more
+    # games (11,000,000 in all)" read as a contradiction (issue #21, finding 8).
     return sentence + (
-        f" If the rates are as estimated, about {count_text(needed)} games in all "
-        f"({count_text(needed - games)} more) would decide it with {power} probability."
+        f" If the rates are as estimated, about {count_text(needed)} games in all (this run "
+        f"played {count_text(games)}) would decide it with {power} probability."
     )
 
 

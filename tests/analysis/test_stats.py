@@ -331,7 +331,21 @@ def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_gam
     assert "seat 2 wins 32.30%" in sentence  # two decimals: the rate and the edge 32.33% differ
     assert "straddles the lower edge of the fair band 32.33% to 34.33%" in sentence
     needed = games_to_decide(rates, games, n_seats=3)
-    assert f"about {count_text(needed)} games in all ({count_text(needed - games)} more) would decide it with 80% probability" in sentence
+    assert (f"about {count_text(needed)} games in all (this run played {count_text(games)}) would decide it "
+            "with 80% probability") in sentence
+
+
+def test_games_to_decide_never_reads_as_a_contradiction_when_far_more_are_needed():
+    # Issue #21, finding 8: "about 11,000,000 more games (11,000,000 in all)": both numbers
+    # rounded to the same text. The sentence now sets the total beside the games played.
+    games = 2_000
+    rates = np.array([0.2505, 0.2495, 0.25, 0.25])
+    low, high = simultaneous_wilson(rates * games, games)
+    sentence = verdict_sentence(rates, low, high, n_seats=4, games=games)
+    needed = games_to_decide(rates, games, n_seats=4)
+    assert needed > 10 * games
+    assert "more)" not in sentence
+    assert f"this run played {count_text(games)}" in sentence
 
 
 @pytest.mark.parametrize("rates", [[0.262, 0.246, 0.246, 0.246], [0.252, 0.248, 0.25, 0.25]])
