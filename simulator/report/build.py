@@ -28,7 +28,7 @@ from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.report.matching import match_cells, played
 from simulator.rundir import (
-    MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
+    LOGS_DIR, MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
 )
 from simulator.samples import samples_of_run
@@ -42,12 +42,18 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     the logs themselves (the same numbers, slower)."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir, Experiment)
+    out = Path(out) if out else run_dir / REPORT
     with charts.library_warnings_quiet():
         analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
+        if out.exists() and not any(totals.games for totals in analysis.totals.values()):
+            # A report with games is never replaced by one without (issue #22, finding 8): the
+            # chunks were removed or all failed verification, which the warnings above named.
+            raise ZoosimError(f"no finished game in {run_dir / LOGS_DIR}; {out.name} is kept as it was. "
+                              f"Resume the run to play its games: {resume_command(manifest.get('experiment_file'), run_dir)}",
+                              file=str(run_dir))
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
                            samples_of_run(run_dir, manifest))
-    out = Path(out) if out else run_dir / REPORT
     write_text_atomic(out, page)
     return out, analysis
 

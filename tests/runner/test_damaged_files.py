@@ -205,6 +205,20 @@ def test_a_logs_folder_without_permission_is_one_line_and_the_report_is_kept(fin
     monkeypatch.undo()
     assert (out / "report.html").read_bytes() == report
 
+def test_a_report_of_a_run_whose_chunks_are_all_gone_keeps_the_good_report(finished, tmp_path):
+    """A readable logs/ without a finished chunk (deleted by hand, or every chunk set aside) would
+    have given a "No finished games yet" page over a report with games (issue #22, finding 8)."""
+    out = copy_of(finished, tmp_path)
+    report = (out / "report.html").read_bytes()
+    for chunk in (out / "logs" / "cell=0000").iterdir():
+        chunk.unlink()
+    result = CliRunner().invoke(main, ["report", str(out)])
+    assert result.exit_code == 2, result.output + result.stderr
+    assert result.stderr.startswith(f"zoosim: error: {out}: no finished game in {out / 'logs'}; report.html is kept")
+    assert len(result.stderr.splitlines()) == 1, result.stderr
+    assert (out / "report.html").read_bytes() == report
+
+
 # ---- finding 9: no library warning reaches the terminal --------------------------------------
 
 def test_library_warnings_of_the_report_build_stay_off_the_terminal_and_zoosims_own_do_not(finished, tmp_path, monkeypatch):
