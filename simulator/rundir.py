@@ -339,6 +339,7 @@ class _Session(pydantic.BaseModel):
 
     started: str
     seconds: float = pydantic.Field(ge=0)
+    compile_seconds: float = pydantic.Field(default=0.0, ge=0)  # of `seconds`; absent before 2026-12-01
     games_played: int = pydantic.Field(ge=0)
     jobs: int = pydantic.Field(ge=1)
     backend: str
@@ -365,12 +366,16 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
     return {**info, "sessions": sessions}
 
 
-def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str) -> None:
+def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str,
+                   compile_seconds: float = 0.0) -> None:
+    """Add a session to run.json: its wall-clock `seconds`, of which `compile_seconds` numba spent
+    compiling kernels that were not in its cache yet (the report's run time leaves them out)."""
     info = read_run_info(run_dir)
     info["sessions"].append(
         {
             "started": started_at,
             "seconds": round(seconds, 3),
+            "compile_seconds": round(compile_seconds, 3),
             "games_played": games,
             "jobs": jobs,
             "backend": backend,

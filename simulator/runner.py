@@ -325,7 +325,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
         _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
         raise
     bar.close()
-    record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
+    record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend, compile_seconds)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped, compile_seconds)
 
 

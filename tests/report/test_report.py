@@ -377,3 +377,22 @@ def test_cases_that_set_different_knobs_and_a_baseline_case_are_reported(tmp_pat
         assert result.exit_code == 0, result.output
     page = (tmp_path / "run" / "report.html").read_text()
     assert "c · baseline" in page and "c · players=4, first_seat_bonus=0.2" in page
+
+
+def test_the_run_time_shown_leaves_out_compiling_and_says_it_apart(tmp_path):
+    # Issue #21, finding 8: the provenance run time included numba's compile time.
+    import json
+
+    from simulator.rundir import RUN_INFO, record_session
+
+    run_dir = tmp_path / "run"
+    plan = build_plan(parse_experiment({"name": "timed", "seed": 1, "games": 200,
+                                        "studies": [{"name": "s", "game": "coin", "rules": {"players": 2}}]}))
+    run_plan(plan, run_dir, "name: timed\n", jobs=1, progress=False)
+    info = json.loads((run_dir / RUN_INFO).read_text())
+    info["sessions"] = []
+    (run_dir / RUN_INFO).write_text(json.dumps(info))
+    record_session(run_dir, "2026-12-01T00:00:00Z", 100.0, 200, 1, "threading", compile_seconds=70.0)
+    text = build_report(run_dir)[0].read_text()
+    assert "30.0 s over 1 session(s) (plus 70.0 s compiling the engines)" in text
+    assert "games in 100.0 s (70.0 s of it compiling)" in text
