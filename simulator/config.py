@@ -209,8 +209,6 @@ def _refuse_knobs_at_study_level(document: dict[str, Any], file: str | None) -> 
     """A rule knob written beside `game:` (`players: 3`) belongs under `rules:` or `sweep:`; said
     so rather than as an unknown study key with a look-alike suggestion. A study whose game is
     not known is left to the schema, which names the game."""
-    from simulator.games import get_game
-
     studies = document.get("studies")
     for index, study in enumerate(studies if isinstance(studies, list) else []):
         if not isinstance(study, dict) or not isinstance(study.get("game"), str):
@@ -218,6 +216,8 @@ def _refuse_knobs_at_study_level(document: dict[str, Any], file: str | None) -> 
         misplaced = [key for key in study if isinstance(key, str) and key not in Study.model_fields]
         if not misplaced:
             continue
+        from simulator.games import get_game  # only on this error path: the schema knows no game
+
         try:
             knobs = get_game(study["game"]).params_model.model_fields
         except ZoosimError:

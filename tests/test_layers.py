@@ -96,8 +96,9 @@ def test_each_layer_imports_only_its_own_group_and_the_layers_below(graph):
 
 
 # Sharper than the order (docs/design.md, "Layers"): the run folder takes the plan's seeds and the
-# experiment's schema as arguments, and the experiment schema knows no game.
-BELOW_ONLY = {"rundir": "logs", "config": "logs"}  # may import only this layer and those below
+# experiment's schema as arguments; the experiment schema asks the game registry only for a game's
+# knob names, to say that a knob written at study level belongs under rules: or sweep:.
+BELOW_ONLY = {"rundir": "logs", "config": "games"}  # may import only this layer and those below
 
 
 def test_the_run_folder_and_the_experiment_schema_stand_on_the_base_layers_only(graph):

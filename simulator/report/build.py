@@ -31,7 +31,7 @@ from simulator.rundir import (
     LOGS_DIR, MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
 )
-from simulator.samples import samples_of_run
+from simulator.samples import read_samples
 from simulator.version import __version__
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
@@ -53,7 +53,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
                               file=str(run_dir))
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                           samples_of_run(run_dir, manifest))
+                           read_samples(run_dir, manifest["run_hash"]))
     write_text_atomic(out, page)
     return out, analysis
 
@@ -70,6 +70,7 @@ def render_html(
     """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
+    samples_pending = sample_games is None  # the run has not drawn them yet (it does at its end)
     sample_games = sample_games or {}
     studies = []
     ladders = ladder_studies(experiment)
@@ -85,6 +86,7 @@ def render_html(
                 # a ladder's cells are rungs and head-to-heads, drawn by its own charts
                 "sweep_charts": [] if study_name in ladders else _sweep_charts(study_cells, analysis, margin),
                 "sample_game": sample_games.get(study_name),
+                "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis),
                 "ladder": _ladder_view(study_name, study_cells, analysis),
             }

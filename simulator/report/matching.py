@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from simulator.games.base import flatten_dotted
+from simulator.plan import flatten_dotted
 
 
 def played(cell: dict[str, Any]) -> dict[str, Any]:

@@ -41,8 +41,9 @@ def test_katz_drawing_has_one_square_per_grid_cell():
 
 def test_a_run_keeps_its_sample_games_and_the_report_uses_them(tmp_path, monkeypatch):
     """Issue 11 (speed): a run's worker draws the sample games (samples.json, under the run
-    hash) so that a report never loads a game's kernels; without the file (an older or
-    interrupted run) the report draws the same pictures itself."""
+    hash) so that a report never loads a game's kernels; without the file (an interrupted run)
+    the report draws nothing either (issue #18: the report never builds a plan or touches an
+    engine) and says that the run's end draws it."""
     from simulator import samples
     from simulator.config import parse_experiment
     from simulator.plan import build_plan
@@ -55,14 +56,13 @@ def test_a_run_keeps_its_sample_games_and_the_report_uses_them(tmp_path, monkeyp
     kept = samples.read_samples(tmp_path, plan.run_hash)
     assert list(kept) == [plan.cells[0].study] and kept == samples.draw_samples(plan.cells)
     assert samples.read_samples(tmp_path, "another run") is None
-    with monkeypatch.context() as patched:
-        patched.setattr(samples, "draw_samples", lambda cells: pytest.fail("the report drew a kept sample"))
-        page, _ = build_report(tmp_path)
-    with_kept = page.read_text()
-    assert kept[plan.cells[0].study]["svg"] in with_kept
+    monkeypatch.setattr(samples, "draw_samples", lambda cells: pytest.fail("the report drew a sample"))
+    with_kept = build_report(tmp_path)[0].read_text()
+    assert kept[plan.cells[0].study]["svg"] in with_kept and "No sample game yet" not in with_kept
     (tmp_path / samples.SAMPLES).unlink()
-    page, _ = build_report(tmp_path)
-    assert page.read_text() == with_kept
+    without = build_report(tmp_path)[0].read_text()
+    assert kept[plan.cells[0].study]["svg"] not in without
+    assert "No sample game yet: a run draws it when its last chunk is played" in without
 
 
 def test_the_report_of_a_finished_run_imports_no_numba(tmp_path):
