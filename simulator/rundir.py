@@ -298,7 +298,8 @@ class _Session(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
     started: str
-    seconds: float = pydantic.Field(ge=0)
+    seconds: float = pydantic.Field(ge=0)  # playing, without compile_seconds
+    compile_seconds: float = pydantic.Field(0.0, ge=0)  # compiling kernels before playing
     games_played: int = pydantic.Field(ge=0)
     jobs: int = pydantic.Field(ge=1)
     backend: str
@@ -323,12 +324,16 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
     return {**info, "sessions": sessions}
 
 
-def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str) -> None:
+def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str,
+                   compile_seconds: float = 0.0) -> None:
+    """Append a session to the run record: `seconds` of playing, after `compile_seconds` of
+    compiling the kernels (the run's time does not depend on a cold compile cache)."""
     info = read_run_info(run_dir)
     info["sessions"].append(
         {
             "started": started_at,
             "seconds": round(seconds, 3),
+            "compile_seconds": round(compile_seconds, 3),
             "games_played": games,
             "jobs": jobs,
             "backend": backend,
