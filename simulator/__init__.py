@@ -2,7 +2,7 @@
 
 import sys
 
-__version__ = "0.1.0"
+from simulator.version import __version__  # noqa: F401  the package's version, `simulator.__version__`
 
 
 def console() -> None:

@@ -7,21 +7,17 @@ stderr with exit status 2.
 
 from __future__ import annotations
 
-import atexit
-import contextlib
 import importlib
 import math
-import multiprocessing
 import os
-import signal
 import sys
-import threading
 from pathlib import Path
 
 import click
 
-from simulator import __version__
 from simulator.errors import Terminated, ZoosimError
+from simulator.processes import run_console
+from simulator.version import __version__
 
 DEFAULT_REPORTS_DIR = Path("reports")
 
@@ -408,74 +404,8 @@ def bench(game, players, policy, seconds):
 
 def console() -> None:
     """The `zoosim` process (the console script and `python -m simulator.cli`): `main`, then a
-    quick exit. Python's exit handlers still run (joblib's process pool and temporary folders are
-    cleaned up by them); what the interpreter would do after them, freeing every module (numba,
-    pandas, matplotlib, pyarrow's thread pools), takes seconds and changes nothing, so the
-    process ends there. The idle workers of the process pool are killed first: letting each tear
-    down its own interpreter would take as long again."""
-    atexit.register(_end_process)  # registered first, so it runs after every other exit handler
-    signal.signal(signal.SIGTERM, _raise_terminated)  # SIGTERM ends any command as Ctrl-C does
-    threading.excepthook = _quiet_pool_threads(threading.excepthook)
-    try:
-        main()
-    except SystemExit as stop:
-        if stop.code is None or isinstance(stop.code, int):
-            _EXIT_STATUS.append(stop.code or 0)
-        raise
-    finally:
-        # The command is over and its status decided: a late Ctrl-C or SIGTERM must not turn
-        # the end (stopping workers, exit handlers) into a traceback.
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        _stop_idle_workers()
-
-
-def _raise_terminated(signum, frame) -> None:
-    raise Terminated()
-
-
-def _quiet_pool_threads(print_exception):
-    """`threading.excepthook` that prints nothing for the worker pool's own threads (joblib's and
-    loky's): the pool hands every failure to the command as its error, which says it in one line,
-    and when a command is interrupted those threads can trip over the work it cancels (loky's
-    manager thread raised a KeyError traceback into the 'interrupted' message)."""
-
-    def hook(args) -> None:
-        if not type(args.thread).__module__.startswith("joblib."):
-            print_exception(args)
-
-    return hook
-
-
-_EXIT_STATUS: list[int] = []
-
-
-def _stop_idle_workers() -> None:
-    """Kill the workers joblib keeps for reuse, and any worker process still starting (every
-    chunk is finished or abandoned by now). A worker that a Ctrl-C caught while it started, before
-    the pool registered it, waits for its orders for good, and Python's exit handlers would wait
-    for it just as long."""
-    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
-    executor = getattr(reusable, "_executor", None)
-    if executor is not None:
-        executor.shutdown(wait=True, kill_workers=True)
-    for worker in multiprocessing.active_children():
-        worker.join(timeout=2)  # one that is ending ends cleanly (a kill would leak its semaphores)
-        if worker.is_alive():
-            with contextlib.suppress(ProcessLookupError):  # loky's processes have no kill()
-                os.kill(worker.pid, signal.SIGKILL)
-            worker.join(timeout=10)  # reaped here, so none is left a zombie
-
-
-def _end_process() -> None:
-    """The last exit handler: end the process with `console`'s exit status, skipping the
-    interpreter's teardown (an unexpected error keeps Python's own ending)."""
-    if _EXIT_STATUS:
-        for stream in (sys.stdout, sys.stderr):  # None when the process was started with it closed
-            if stream is not None:
-                with contextlib.suppress(OSError, ValueError):  # a full or closed output changes no status
-                    stream.flush()
-        os._exit(_EXIT_STATUS[0])
+    quick exit (processes.run_console)."""
+    run_console(main)
 
 
 if __name__ == "__main__":

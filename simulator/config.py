@@ -19,7 +19,7 @@ import pydantic
 from pydantic import Field, field_validator
 
 from simulator.errors import ZoosimError
-from simulator.games.base import StrictModel, explain_validation_error, key_path
+from simulator.schema import StrictModel, explain_validation_error, key_path
 from simulator.safe_yaml import load_yaml, read_text_file
 
 MAX_GAMES_PER_CELL = 10_000_000_000

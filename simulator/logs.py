@@ -1,7 +1,7 @@
 """Game records: the per-game row schema of the chunk files (their place in the run folder, and
 how they are written and verified, is rundir.py's).
 
-A chunk file holds one row per game (DESIGN.md, "Records"): identifiers (`cell`, `game_index`,
+A chunk file holds one row per game (docs/design.md, "Records"): identifiers (`cell`, `game_index`,
 `deal`, `seed`, `rotation`, `players`), the game's per-game columns (`turns`, `rounds`,
 `end_reason`, counters) and, for every seat s in turn order, `slot_s` (which seating slot, and
 so which policy, sat there), `score_s`, `rank_s` (1 = best; the game's own ranking if it returns

@@ -5,7 +5,7 @@ sweep). A cell's games come in *deals*: with seat rotation, deal d is played onc
 r = 0..n-1 as games d*n + r (common random numbers); without it, every game is its own deal.
 Deals are split into fixed-size *chunks*, the unit of work and of logging (one Parquet file each).
 
-Seeds (DESIGN.md, "Randomness"): the seeds of chunk c of a cell are
+Seeds (docs/design.md, "Randomness"): the seeds of chunk c of a cell are
 `SeedSequence(entropy=(experiment seed, cell key), spawn_key=(c,)).generate_state(deals)`, where
 the cell key hashes what the cell plays (game, rules version, knobs, seating, rotation, chunk size).
 Nothing depends on the worker, the backend or the clock, so every game is the same for any

@@ -46,14 +46,15 @@ import stat
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any, Iterator, Mapping
+from typing import Annotated, Any, Callable, Iterator, Mapping
 
 import numpy as np
 import pydantic
 
-from simulator import __version__
 from simulator.digest import json_digest
 from simulator.errors import ZoosimError
+from simulator.schema import explain_validation_error, key_path
+from simulator.version import __version__
 
 MANIFEST = "manifest.json"
 RUN_INFO = "run.json"
@@ -161,9 +162,12 @@ def remove_unfinished_chunks(run_dir: Path) -> None:
 
 # ---- manifest and run record ------------------------------------------------------------------
 
-def read_manifest(run_dir: Path) -> dict[str, Any]:
-    """The manifest of a run folder to read (report, compare, tune)."""
-    manifest = _read_manifest_file(Path(run_dir) / MANIFEST, remedy="run the experiment again into a new folder")
+def read_manifest(run_dir: Path, experiment_schema: type = dict) -> dict[str, Any]:
+    """The manifest of a run folder to read (report, compare, tune). Its experiment is checked
+    against `experiment_schema` (the experiment files' own schema, `config.Experiment`, for a
+    reader that relies on it), else only as a mapping."""
+    manifest = _read_manifest_file(Path(run_dir) / MANIFEST, experiment_schema,
+                                   remedy="run the experiment again into a new folder")
     if manifest is None:
         raise ZoosimError("not a zoosim run folder (no manifest.json)", file=str(run_dir))
     return manifest
@@ -214,15 +218,14 @@ class _ManifestCell(pydantic.BaseModel):
         return self
 
 
-def _manifest_model():
-    """The manifest's schema; its experiment is checked by the experiment files' own schema."""
-    from simulator.config import Experiment
+def _manifest_model(experiment_schema: type):
+    """The manifest's schema; its experiment is checked by `experiment_schema`."""
 
     class Manifest(pydantic.BaseModel):
         model_config = pydantic.ConfigDict(strict=True, extra="allow")
 
         run_hash: str
-        experiment: Experiment
+        experiment: experiment_schema  # type: ignore[valid-type]
         experiment_file: str | None = None
         cells: list[_ManifestCell]
 
@@ -238,18 +241,17 @@ def _manifest_model():
     return Manifest
 
 
-def _read_manifest_file(path: Path, remedy: str = "pass --force to start over") -> dict[str, Any] | None:
+def _read_manifest_file(path: Path, experiment_schema: type,
+                        remedy: str = "pass --force to start over") -> dict[str, Any] | None:
     """The manifest, checked against its schema (`_ManifestCell`, `_manifest_model`); None when
     there is none. `remedy` ends the message of a broken one."""
-    from simulator.games.base import explain_validation_error, key_path
-
     if not path.exists():
         return None
     try:
         manifest = read_json(path)
     except ValueError as error:
         raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
-    model = _manifest_model()
+    model = _manifest_model(experiment_schema)
     try:
         model.model_validate(manifest)
     except pydantic.ValidationError as error:
@@ -355,7 +357,8 @@ def prepare_run_dir(run_dir: Path, plan, *, resume: bool, force: bool) -> int:
     run_dir = Path(run_dir)
     if run_dir.exists() and not run_dir.is_dir():
         raise ZoosimError("output path exists and is not a folder", file=str(run_dir))
-    existing = _read_manifest_file(run_dir / MANIFEST) if not force else _manifest_or_none(run_dir)
+    schema = type(plan.experiment)
+    existing = _read_manifest_file(run_dir / MANIFEST, schema) if not force else _manifest_or_none(run_dir, schema)
     done = 0
     if existing is None and _holds_foreign_files(run_dir):
         raise ZoosimError(
@@ -380,10 +383,10 @@ def prepare_run_dir(run_dir: Path, plan, *, resume: bool, force: bool) -> int:
     return 0 if force else done
 
 
-def _manifest_or_none(run_dir: Path) -> dict[str, Any] | None:
+def _manifest_or_none(run_dir: Path, experiment_schema: type) -> dict[str, Any] | None:
     """With --force a broken manifest still marks a zoosim run (which is replaced)."""
     try:
-        return _read_manifest_file(run_dir / MANIFEST)
+        return _read_manifest_file(run_dir / MANIFEST, experiment_schema)
     except ZoosimError:
         return {}
 
@@ -476,11 +479,12 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(seeds, dtype="<u8").tobytes()).hexdigest()[:16]
 
 
-def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool = True,
-                   seeds: np.ndarray | None = None) -> dict[str, Any]:
+def chunk_identity(cell: Mapping[str, Any], chunk_index: int, seeds: np.ndarray | None = None,
+                   deal_seeds: Callable[[Any, int, int], np.ndarray] | None = None) -> dict[str, Any]:
     """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
-    entropy and (`with_seeds`) a digest of the chunk's deal seeds: of `seeds` when the caller
-    has them (the worker that played them), else generated again from the seed entropy."""
+    entropy and a digest of the chunk's deal seeds: of `seeds` when the caller has them (the
+    worker that played them), else generated again by `deal_seeds(seed_entropy, chunk_index,
+    deals)` (the plan's `deal_seeds`); without either, no digest."""
     games_per_deal = cell["players"] if cell["rotate"] else 1
     first_deal = chunk_index * cell["chunk_deals"]
     deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
@@ -491,11 +495,9 @@ def chunk_identity(cell: Mapping[str, Any], chunk_index: int, with_seeds: bool =
         "games": deals * games_per_deal,
         "seed_entropy": list(cell["seed_entropy"]),
     }
-    if with_seeds and seeds is None:
-        from simulator.plan import deal_seeds
-
+    if seeds is None and deal_seeds is not None:
         seeds = deal_seeds(cell["seed_entropy"], chunk_index, deals)
-    if with_seeds:
+    if seeds is not None:
         identity["seeds"] = deal_seeds_digest(seeds)
     return identity
 
@@ -527,14 +529,15 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
         raise
 
 
-def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
-                    read_logs: bool = True) -> dict[int, dict[str, Any]]:
+def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, read_logs: bool = True,
+                    deal_seeds: Callable[[Any, int, int], np.ndarray] | None = None) -> dict[int, dict[str, Any]]:
     """Chunk index -> sidecar of every finished chunk of a manifest cell that verifies.
 
     A chunk that fails gets one warning. With `set_aside` (a run, which holds the lock) it is
-    moved to `rejected/`, to be played again, and its deal seeds are generated again to check
-    their digest; a report checks everything else (the seeds follow from the cell's seed
-    entropy, which it checks, and generating them would cost more than the whole report).
+    moved to `rejected/`, to be played again. With `deal_seeds` (a run: the plan's `deal_seeds`,
+    see `chunk_identity`) its deal seeds are generated again to check their digest; a report
+    checks everything else (the seeds follow from the cell's seed entropy, which it checks, and
+    generating them would cost more than the whole report).
     `read_logs` says the caller reads the Parquet files, which are then hashed; without it only
     their size is checked (the module docstring says why). A Parquet file without a sidecar is
     a chunk still being written (a report leaves it alone) or one whose run was killed (a run
@@ -547,7 +550,7 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
         return {}
     indices = sorted({chunk_index_of(path) for path in folder.iterdir()} - {None})
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, set_aside, read_logs or set_aside),
+        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside),
                                 indices))
     good: dict[int, dict[str, Any]] = {}
     for index, (problem, sidecar) in zip(indices, checked):
@@ -562,7 +565,8 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool,
     return good
 
 
-def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seeds: bool,
+def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int,
+                   deal_seeds: Callable[[Any, int, int], np.ndarray] | None,
                    with_content: bool) -> tuple[str | None, dict[str, Any] | None]:
     """(why the chunk cannot be used, or None; its sidecar). `with_content`: hash the file too."""
     path = chunk_path(run_dir, cell["index"], index)
@@ -576,7 +580,7 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int, with_seed
         return "unreadable sidecar", None
     if _missing_keys(sidecar, SIDECAR_KEYS) or sidecar["format"] != SIDECAR_FORMAT or not isinstance(sidecar["identity"], dict):
         return "sidecar of another format", None
-    expected = chunk_identity(cell, index, with_seeds)
+    expected = chunk_identity(cell, index, deal_seeds=deal_seeds)
     if {key: sidecar["identity"].get(key) for key in expected} != expected:
         return f"its sidecar describes another chunk ({_identity_text(sidecar['identity'])})", None
     if sidecar["rows"] != expected["games"]:

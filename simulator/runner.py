@@ -36,12 +36,15 @@ import numpy as np
 
 from simulator.analysis.summary import summarize_columns
 from simulator.config import PrecisionGames
-from simulator.errors import Terminated, WriteFailed, ZoosimError
+from simulator.errors import WriteFailed, ZoosimError
 from simulator.games import get_game
 from simulator.games.base import source_module
 from simulator.logs import record_columns, records_table
-from simulator.plan import Chunk, Plan
-from simulator.progress import CellWork, ProgressBar, cost_weight, play_in_sub_batches
+from simulator.plan import Chunk, Plan, deal_seeds
+from simulator.processes import (
+    ctrl_c_deferred, follow_parent, quiet_resource_tracker, terminate_on_sigterm, workers_block_ctrl_c,
+)
+from simulator.progress import CellWork, ProgressBar, cost_weight
 from simulator.samples import draw_samples, read_samples, write_samples
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
@@ -65,6 +68,50 @@ class RunSummary:
     compile_seconds: float = 0.0  # of `seconds`: numba compiling kernels not yet in its cache
 
 
+# A worker plays its chunk in sub-batches sized to take about SUB_BATCH_SECONDS each and notes
+# its progress after each (progress.py shows it). Sub-batches play exactly the games one batch
+# would (each game depends only on its seed and rotation, and the pieces are concatenated in
+# order), so the logs do not depend on them.
+SUB_BATCH_SECONDS = 0.5
+FIRST_SUB_BATCH_GAMES = 64
+
+
+def play_in_sub_batches(
+    play: Callable[[np.ndarray, np.ndarray], dict[str, np.ndarray]],
+    seeds: np.ndarray,
+    rotations: np.ndarray,
+    granule: int,
+    progress_file: Path,
+    between: Callable[[], None] = lambda: None,
+) -> dict[str, np.ndarray]:
+    """`play(seeds, rotations)` over all games in sub-batches of whole deals (`granule` games),
+    noting progress after each and calling `between()` (e.g. a check that the parent lives)."""
+    parts, done, total = [], 0, len(seeds)
+    size = granule * max(1, FIRST_SUB_BATCH_GAMES // granule)
+    while done < total:
+        started = time.perf_counter()
+        stop = min(total, done + size)
+        parts.append(play(seeds[done:stop], rotations[done:stop]))
+        done = stop
+        if done < total:
+            _note(progress_file, done)
+            between()
+            grow = SUB_BATCH_SECONDS / max(time.perf_counter() - started, 1e-4)
+            size = granule * max(1, round(size * min(grow, 8.0) / granule))
+    progress_file.unlink(missing_ok=True)
+    if len(parts) == 1:
+        return parts[0]
+    return {name: np.concatenate([part[name] for part in parts]) for name in parts[0]}
+
+
+def _note(progress_file: Path, games: int) -> None:
+    try:
+        progress_file.parent.mkdir(parents=True, exist_ok=True)  # a cell's first chunks come before its folder
+        progress_file.write_text(str(games))
+    except OSError:
+        pass  # progress is informative; a full disk is reported by the chunk's own write
+
+
 def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int | None = None) -> tuple[int, int, int, float]:
     """Play one chunk, summarize it and write its file and sidecar. Runs in a worker; with
     `parent_pid` (a local process pool) the worker ends when that parent dies.
@@ -75,7 +122,7 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
 
 def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None) -> tuple[int, int, int, float]:
     started = time.perf_counter()
-    _follow_parent(parent_pid)
+    follow_parent(parent_pid)
     cell = chunk.cell
     seeds, rotations = chunk.game_seeds_and_rotations()
     columns = play_in_sub_batches(
@@ -99,7 +146,6 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
 
 
-_PARENT_DEATH_SIGNAL_SET = False
 # Set while a run of this process ends early (Ctrl-C, SIGTERM, a failed chunk): its worker
 # threads, which cannot be killed, abandon their chunks at the next sub-batch; the run waits for
 # them (`_IN_PLAY` counts the chunks in play in this process) before it lets go of the folder.
@@ -126,26 +172,9 @@ def _chunk_in_play():
 
 
 def _between_sub_batches(parent_pid: int | None) -> None:
-    _follow_parent(parent_pid)
+    follow_parent(parent_pid)
     if _RUN_ENDING.is_set():
         raise _Abandoned()
-
-
-def _follow_parent(parent_pid: int | None) -> None:
-    """In a worker process started by `parent_pid`: have the kernel kill it when the parent
-    dies (Linux PR_SET_PDEATHSIG), and exit now if the parent is already gone. Threads of the
-    parent itself and dask workers (parent_pid None) are left alone."""
-    global _PARENT_DEATH_SIGNAL_SET
-    if parent_pid is None or os.getpid() == parent_pid:
-        return
-    if not _PARENT_DEATH_SIGNAL_SET and sys.platform.startswith("linux"):
-        import ctypes
-
-        PR_SET_PDEATHSIG = 1
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        _PARENT_DEATH_SIGNAL_SET = True
-    if os.getppid() != parent_pid:
-        os._exit(70)  # orphaned: nobody will use this chunk, and a new run may own the folder
 
 
 def _play_games(chunk: Chunk, seeds, rotations, check: bool) -> dict:
@@ -277,7 +306,7 @@ def run_plan(
     with _backend_context(backend, scheduler):
         skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
         try:
-            with RunLock(run_dir), _terminate_on_sigterm():
+            with RunLock(run_dir), terminate_on_sigterm():
                 return _play_plan(plan, run_dir, experiment_text, source, jobs, backend, force, check, progress, skipped,
                                   meanwhile)
         except OSError as error:
@@ -294,7 +323,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     remove_temporaries(run_dir)
     todo: list[Chunk] = []
     for cell in plan.cells:
-        done = verified_chunks(run_dir, cell.describe(), set_aside=True)
+        done = verified_chunks(run_dir, cell.describe(), set_aside=True, deal_seeds=deal_seeds)
         todo += [chunk for chunk in cell.all_chunks() if chunk.index not in done]
     games_todo = sum(chunk.games for chunk in todo)
     if progress:
@@ -307,15 +336,15 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     samples_needed, samples = bool(todo) and read_samples(run_dir, plan.run_hash) is None, {}
     _RUN_ENDING.clear()
     if backend == "loky":
-        _quiet_resource_tracker()
+        quiet_resource_tracker()
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with _ctrl_c_deferred(), _workers_block_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
+                with ctrl_c_deferred(), workers_block_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
-                with _ctrl_c_deferred():
+                with ctrl_c_deferred():
                     compiling = time.perf_counter()
                     samples = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [])
                     compile_seconds = time.perf_counter() - compiling
@@ -365,19 +394,6 @@ def _cell_work(plan: Plan, todo: list[Chunk]) -> dict[int, CellWork]:
 warnings.filterwarnings("ignore", message=r"\d+ tasks (have been successfully executed|which were still being processed)",
                         category=UserWarning, module=r"joblib\.parallel")
 
-# loky's resource tracker, a process of its own, counts the semaphores its workers register and,
-# when it ends, warns about any a stopped worker left registered (and cleans it up itself): after
-# a failed or interrupted run those lines followed the run's one-line message. The tracker reads
-# its warning filters from the environment it is started with.
-RESOURCE_TRACKER_QUIET = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
-
-
-def _quiet_resource_tracker() -> None:
-    """Have the loky resource tracker (and workers) this process starts ignore that warning."""
-    filters = os.environ.get("PYTHONWARNINGS", "")
-    if RESOURCE_TRACKER_QUIET not in filters.split(","):
-        os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [filters, RESOURCE_TRACKER_QUIET]))
-
 
 @contextlib.contextmanager
 def _threads_stop_on_error():
@@ -424,64 +440,6 @@ def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, playe
         record_session(run_dir, started_at, seconds, played, jobs, backend, compile_seconds)
     except OSError:
         pass
-
-
-@contextlib.contextmanager
-def _signal_handled(signum: int, handler):
-    """`handler` answers `signum` for the block, then the previous handler again. Only the main
-    thread can set handlers; elsewhere the block runs with the handlers as they are."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signum, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signum, previous)
-
-
-@contextlib.contextmanager
-def _workers_block_ctrl_c(starts_processes: bool):
-    """Start worker processes with SIGINT blocked: Ctrl-C reaches the whole terminal group, and
-    only this process should answer it (it then stops the workers), not a worker still importing
-    its modules, with a traceback. The signal mask is inherited through fork and exec and Python
-    keeps it, so a worker holds a Ctrl-C pending for good. This process keeps its handler: a
-    Ctrl-C meanwhile is taken by another of its threads or waits until the block ends, and is
-    raised either way. (Ignoring SIGINT here, which workers inherit as well, lost such a Ctrl-C.)
-    The standard library's resource tracker unblocks the signals of the thread that starts it,
-    so it is started before."""
-    if not starts_processes or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    from multiprocessing import resource_tracker
-
-    resource_tracker.ensure_running()
-    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
-
-
-@contextlib.contextmanager
-def _ctrl_c_deferred():
-    """Hold Ctrl-C until the block ends, then raise it: numba's compiler calls back into Python
-    through ctypes, where a KeyboardInterrupt would be printed as ignored and lost."""
-    received = []
-    with _signal_handled(signal.SIGINT, lambda signum, frame: received.append(signum)):
-        yield
-    if received:
-        raise KeyboardInterrupt
-
-
-def _terminate_on_sigterm():
-    """While a run plays, SIGTERM raises Terminated in the main thread, so joblib stops the
-    workers and the run ends as after Ctrl-C."""
-
-    def on_sigterm(signum, frame):
-        raise Terminated()
-
-    return _signal_handled(signal.SIGTERM, on_sigterm)
 
 
 def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: Any) -> RunSummary:

@@ -5,9 +5,10 @@ move.
 Drawing replays a game, which needs the game's compiled kernels, and loading them costs a
 process about a second of CPU (numba's start-up). A run's workers have them loaded, so the first of
 them to run out of chunks draws the samples (runner.py) and the run keeps them in
-`RUN_DIR/samples.json` under the run hash; a report reads them there and draws them itself only
-when the file is missing or belongs to another run (an interrupted run, a folder written by an
-older zoosim). Either way the drawings are the same: a game is fixed by its seed.
+`RUN_DIR/samples.json` under the run hash; a report takes them from `samples_of_run`, which reads
+them there and draws them again only when the file is missing or belongs to another run (an
+interrupted run, a folder written by an older zoosim). Either way the drawings are the same: a
+game is fixed by its seed.
 """
 
 from __future__ import annotations
@@ -15,7 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from simulator.config import parse_experiment
+from simulator.errors import ZoosimError
 from simulator.games import get_game
+from simulator.plan import build_plan
 from simulator.rundir import SAMPLES, read_json, write_json_atomic
 
 SAMPLE_KEYS = ("label", "svg", "command")
@@ -57,3 +61,17 @@ def read_samples(run_dir: Path, run_hash: str) -> dict[str, dict[str, str]] | No
                for sample in samples.values()):
         return None
     return samples
+
+
+def samples_of_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
+    """Per study with a drawable game: its sample game, as the run kept it, else drawn again from
+    the run's experiment (the module docstring says when); the report asks here, so that it never
+    builds a plan or loads a game itself."""
+    kept = read_samples(run_dir, manifest["run_hash"])
+    if kept is not None:
+        return kept
+    try:
+        plan = build_plan(parse_experiment(manifest["experiment"]))
+    except ZoosimError:
+        return {}
+    return draw_samples(plan.cells)

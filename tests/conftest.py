@@ -13,7 +13,8 @@ import pydantic
 import pytest
 
 from simulator.games import GAME_MODULES
-from simulator.games.base import Game, PolicySpec, StrictModel
+from simulator.games.base import Game, PolicySpec
+from simulator.schema import StrictModel
 
 REPO = Path(__file__).resolve().parent.parent
 

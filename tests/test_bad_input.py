@@ -20,7 +20,7 @@ from simulator.cli import main
 from simulator.config import MAX_CELLS, MAX_CHUNKS, load_experiment
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import StrictModel
+from simulator.schema import StrictModel
 from simulator.safe_yaml import MAX_ALIAS_VALUES, MAX_DEPTH, MAX_FILE_BYTES, load_yaml
 
 

@@ -260,8 +260,8 @@ def test_sigterm_before_anything_is_played_is_one_line_with_status_143(tmp_path,
 @pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_while_the_process_ends_changes_neither_its_status_nor_its_output(how):
     """Ctrl-C or SIGTERM while the finished command stops its workers ended in a traceback."""
-    script = ("import os, signal, sys, time\nimport simulator.cli as cli\n"
-              f"cli._stop_idle_workers = lambda: (os.kill(os.getpid(), {int(how)}), time.sleep(0.2))\n"
+    script = ("import os, signal, sys, time\nimport simulator.cli as cli, simulator.processes as processes\n"
+              f"processes.stop_idle_workers = lambda: (os.kill(os.getpid(), {int(how)}), time.sleep(0.2))\n"
               "sys.argv = ['zoosim', 'rules']\ncli.console()\n")
     ended = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert ended.returncode == 0 and ended.stderr == "", ended.stderr

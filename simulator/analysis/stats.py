@@ -1,4 +1,4 @@
-"""Statistics the balance reports stand on (DESIGN.md, "Statistics the reports stand on").
+"""Statistics the balance reports stand on (docs/design.md, "Statistics the reports stand on").
 
 This module owns every interval, test, effect size and verdict the reports quote:
 

@@ -35,9 +35,10 @@ Rule arrays as data. Each knob is declared once, as a pydantic field in the game
 module (`base.knob(..., encode=Flag("P_X"))`): name, type, default, rule id, description and how
 it becomes an integer of the kernels' rule array. Quantities that are not one knob (a derived
 count, a per-seat table) are `Derived` entries. `RuleLayout(model, derived)` numbers every entry
-in declaration order, and `layout.constants()` gives the module-level index constants (`P_X`,
-`R_X`) kernels read - plain ints fixed at import, so numba compiles them as constants and speed
-is that of hand-numbered indices. `Choice(name, prefix)` also defines one constant per allowed
+in declaration order, and `layout.constants()` gives the index constants (`P_X`, `R_X`)
+kernels read. A game's state.py writes them out as plain ints, where grep finds them, and
+tests/games/test_constants.py checks them against `layout.constants()`; numba compiles them as
+constants, so speed is that of hand-numbered indices. `Choice(name, prefix)` also defines one constant per allowed
 value (`prefix + VALUE`), its index in the knob's `Literal`. `layout.array(params)` fills the
 array.
 

@@ -17,7 +17,8 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 import pydantic
 
-from simulator.games.base import ParamRange, _literal_values, _model_in
+from simulator.games.base import ParamRange
+from simulator.schema import literal_values, model_in
 
 
 # The shared tree search's `rollout` parameter (simulator/games/search.py): its value reaches the
@@ -136,7 +137,7 @@ class Choice(Encoding):
         if not self.prefix:
             return {}
         return {self.prefix + re.sub(r"\W", "_", str(choice)).upper(): index
-                for index, choice in enumerate(_literal_values(annotation))}
+                for index, choice in enumerate(literal_values(annotation))}
 
 
 @dataclass(frozen=True)
@@ -171,7 +172,7 @@ class RuleLayout:
         self._value_constants: dict[str, int] = {}
         for path, info in _encoded_fields(model, ()):
             encoding = info.json_schema_extra["encode"]
-            choices = _literal_values(info.annotation) if isinstance(encoding, Choice) else ()
+            choices = literal_values(info.annotation) if isinstance(encoding, Choice) else ()
             self._add(path, encoding, choices)
             for name, value in encoding.value_constants(info.annotation).items():
                 self._define(self._value_constants, name, value)
@@ -229,7 +230,7 @@ def _encoded_fields(model: type[pydantic.BaseModel], prefix: tuple[str, ...]):
         if "encode" in extra:
             yield prefix + (name,), info
             continue
-        nested = _model_in(info.annotation)
+        nested = model_in(info.annotation)
         if nested is not None:
             yield from _encoded_fields(nested, prefix + (name,))
 

@@ -19,18 +19,18 @@ import pandas as pd
 
 import yaml
 
-from simulator import __version__
 from simulator.analysis import stats
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
-from simulator.config import parse_experiment
+from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
-from simulator.plan import build_plan, flatten_dotted
+from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.rundir import (
     MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
 )
-from simulator.samples import draw_samples, read_samples
+from simulator.samples import samples_of_run
+from simulator.version import __version__
 
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
 
@@ -39,11 +39,11 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
     """Write the report; the numbers come from the chunks' summaries, or with `from_logs` from
     the logs themselves (the same numbers, slower)."""
     run_dir = Path(run_dir)
-    manifest = read_manifest(run_dir)
+    manifest = read_manifest(run_dir, Experiment)
     analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
     page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                        previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                       _sample_games(run_dir, manifest))
+                       samples_of_run(run_dir, manifest))
     out = Path(out) if out else run_dir / REPORT
     write_text_atomic(out, page)
     return out, analysis
@@ -150,7 +150,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         if other_time >= this_time:
             continue  # not an earlier run: no need to read its manifest
         try:
-            candidate = read_manifest(folder)
+            candidate = read_manifest(folder, Experiment)
         except ZoosimError:
             continue
         same_name = candidate.get("experiment", {}).get("name") == manifest["experiment"].get("name")
@@ -176,19 +176,6 @@ def _comparable(experiment: dict[str, Any]) -> dict[str, Any]:
     studies = experiment.get("studies", [])
     return {**experiment_settings(experiment),
             "studies": {study.get("name") or f"#{index}": study for index, study in enumerate(studies)}}
-
-
-def _sample_games(run_dir: Path, manifest: dict[str, Any]) -> dict[str, dict[str, str]]:
-    """Per study with a drawable game: its sample game (samples.py), as the run kept it, else
-    drawn here."""
-    kept = read_samples(run_dir, manifest["run_hash"])
-    if kept is not None:
-        return kept
-    try:
-        plan = build_plan(parse_experiment(manifest["experiment"]))
-    except ZoosimError:
-        return {}
-    return draw_samples(plan.cells)
 
 
 def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:

@@ -28,6 +28,7 @@ import pandas as pd
 
 from simulator.analysis import stats
 from simulator.analysis.tables import analyze_run
+from simulator.config import Experiment
 from simulator.errors import ZoosimError
 from simulator.report import charts
 from simulator.report.build import experiment_settings, flat_differences, table_view
@@ -67,7 +68,7 @@ class Comparison:
 
 
 def compare_runs(run_a: Path, run_b: Path) -> Comparison:
-    manifest_a, manifest_b = read_manifest(run_a), read_manifest(run_b)
+    manifest_a, manifest_b = read_manifest(run_a, Experiment), read_manifest(run_b, Experiment)
     a, b = analyze_run(run_a, manifest_a), analyze_run(run_b, manifest_b)
     finished_a = _finished_cells(manifest_a, a)
     finished_b = _finished_cells(manifest_b, b)

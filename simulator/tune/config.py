@@ -22,7 +22,7 @@ from simulator.config import (
     checked_name, name_from_file, parse_document, read_yaml_mapping,
 )
 from simulator.errors import ZoosimError
-from simulator.games.base import StrictModel
+from simulator.schema import StrictModel
 
 # Objectives, all minimised; each is the worst (largest) value over the tune's player counts.
 OBJECTIVES = {

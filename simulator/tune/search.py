@@ -43,7 +43,6 @@ from typing import Any
 
 import optuna
 
-from simulator import __version__
 from simulator.config import Experiment, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
@@ -51,6 +50,7 @@ from simulator.rundir import LOCK, read_json, write_json_atomic, write_text_atom
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.space import Parameter, changes, game_of, knob_values
+from simulator.version import __version__
 
 TUNE_INFO = "tune.json"
 JOURNAL = "optuna.journal"
@@ -402,7 +402,7 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
     from simulator.analysis.tables import analyze_run
     from simulator.rundir import read_manifest
 
-    manifest = read_manifest(run_dir)
+    manifest = read_manifest(run_dir, Experiment)
     analysis = analyze_run(run_dir, manifest)
     study_of = {cell["index"]: cell["study"] for cell in manifest["cells"]}
     measured: dict[str, dict[int, dict[str, float]]] = {}

@@ -110,7 +110,7 @@ def test_the_warm_marker_lies_in_the_games_cache_folder_and_names_numba_and_pyth
     folder keyed by the sources; a module outside simulator/games/ (a plugin) has none."""
     import numba
 
-    engine = REPO / "simulator" / "games" / "katz" / "engine.py"
+    engine = REPO / "simulator" / "games" / "katz" / "moves.py"
     marker = kernel_cache.warm_marker(engine, "heuristic")
     assert marker.parent == kernel_cache.kernel_folder(engine)
     assert marker.parent.name.startswith("katz-")

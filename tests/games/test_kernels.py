@@ -9,7 +9,8 @@ import pytest
 from numba import njit, types
 from numba.core.errors import TypingError
 
-from simulator.games.base import StrictModel, knob
+from simulator.games.base import knob
+from simulator.schema import StrictModel
 from simulator.games.kernels import KernelDispatcher, allocating, by_ref, jit_with, kernel, kernel_options, slot_of_seat
 from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RecordColumns, RuleLayout
 
@@ -76,9 +77,9 @@ def test_a_kernel_called_with_constants_compiles_once_per_type_not_per_value():
 
 
 def test_kernels_in_a_game_module_are_compiled_by_the_toolkits_dispatcher():
-    from simulator.games.katz import engine
+    from simulator.games.katz import play
 
-    assert isinstance(engine.play_one_game, KernelDispatcher) and isinstance(engine.play_games, KernelDispatcher)
+    assert isinstance(play.play_one_game, KernelDispatcher) and isinstance(play.play_games, KernelDispatcher)
 
 
 def _search(workspace, value):
@@ -134,7 +135,7 @@ def test_a_heuristic_seating_plays_kernels_specialised_without_the_search(name):
     from simulator.games import get_game
 
     game = get_game(name)
-    engine = importlib.import_module(f"simulator.games.{name}.engine")
+    engine = importlib.import_module(f"simulator.games.{name}.play")
     params = game.make_params({"players": 2})
     game.play_batch(params, game.seat_policies([("greedy", {})] * 2), np.arange(2, dtype=np.uint64), np.zeros(2, np.int64))
     position = list(inspect.signature(engine.play_games.py_func).parameters).index("search_workspace")

@@ -55,10 +55,8 @@ def test_a_run_keeps_its_sample_games_and_the_report_uses_them(tmp_path, monkeyp
     kept = samples.read_samples(tmp_path, plan.run_hash)
     assert list(kept) == [plan.cells[0].study] and kept == samples.draw_samples(plan.cells)
     assert samples.read_samples(tmp_path, "another run") is None
-    from simulator.report import build
-
     with monkeypatch.context() as patched:
-        patched.setattr(build, "draw_samples", lambda cells: pytest.fail("the report drew a kept sample"))
+        patched.setattr(samples, "draw_samples", lambda cells: pytest.fail("the report drew a kept sample"))
         page, _ = build_report(tmp_path)
     with_kept = page.read_text()
     assert kept[plan.cells[0].study]["svg"] in with_kept

@@ -118,10 +118,10 @@ def test_a_finished_run_ends_at_once_with_its_status_and_leaves_no_worker(tmp_pa
 
 WORKER_STARTED_WHILE_CTRL_C = """
 import os, signal, subprocess, sys, time
-from simulator.runner import _workers_block_ctrl_c
+from simulator.processes import workers_block_ctrl_c
 worker = None
 try:
-    with _workers_block_ctrl_c(starts_processes=True):
+    with workers_block_ctrl_c(starts_processes=True):
         worker = subprocess.Popen([sys.executable, "-c", "print(open('/proc/self/status').read())"],
                                   stdout=subprocess.PIPE, text=True)
         os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C while the workers start
@@ -183,12 +183,12 @@ def test_the_end_of_a_command_stops_a_worker_process_the_pool_never_took_on():
     interrupted run hung instead of ending. The command's end kills every child process left."""
     import multiprocessing
 
-    from simulator.cli import _stop_idle_workers
+    from simulator.processes import stop_idle_workers
 
     stranded = multiprocessing.get_context("spawn").Process(target=_wait_for_orders_forever)
     stranded.start()
     started = time.monotonic()
-    _stop_idle_workers()
+    stop_idle_workers()
     assert not stranded.is_alive() and time.monotonic() - started < 10
     assert multiprocessing.active_children() == []
 
@@ -200,10 +200,10 @@ def test_an_exception_in_a_thread_of_the_worker_pool_is_not_printed(capsys):
     import threading
     import types
 
-    from simulator.cli import _quiet_pool_threads
+    from simulator.processes import quiet_pool_threads
 
     printed = []
-    hook = _quiet_pool_threads(printed.append)
+    hook = quiet_pool_threads(printed.append)
     pool_thread = type("_ExecutorManagerThread", (threading.Thread,), {"__module__": "joblib.externals.loky.process_executor"})()
     own_thread = threading.Thread()
     for thread in (pool_thread, own_thread):
@@ -215,12 +215,12 @@ def test_the_loky_resource_tracker_says_nothing_of_semaphores_it_cleans_up_itsel
     """After a failed or interrupted run with worker processes, loky's resource tracker warned
     about a semaphore a stopped worker left registered, after the run's one-line message. The
     run starts the tracker with that warning filtered out (and only that one)."""
-    from simulator import runner
+    from simulator import processes
 
     monkeypatch.delenv("PYTHONWARNINGS", raising=False)
-    runner._quiet_resource_tracker()
-    runner._quiet_resource_tracker()  # once is enough
-    assert os.environ["PYTHONWARNINGS"] == runner.RESOURCE_TRACKER_QUIET
+    processes.quiet_resource_tracker()
+    processes.quiet_resource_tracker()  # once is enough
+    assert os.environ["PYTHONWARNINGS"] == processes.RESOURCE_TRACKER_QUIET
     warn = ("import warnings; warnings.warn_explicit('leaked semlock', UserWarning, 'resource_tracker.py', 1, "
             "module='{}')")
     for module, printed in (("joblib.externals.loky.backend.resource_tracker", ""), ("simulator.runner", "leaked")):

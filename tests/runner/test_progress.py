@@ -1,14 +1,14 @@
-"""Progress while chunks are in play (progress.py): sub-batches play the very games one batch
-plays, workers note their progress, and the parent's bar counts it."""
+"""Progress while chunks are in play (runner.py, progress.py): sub-batches play the very games
+one batch plays, workers note their progress, and the parent's bar counts it."""
 
 import numpy as np
 import pytest
 
-from simulator import progress
+from simulator import progress, runner
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.progress import CellWork, ProgressBar, cost_weight, play_in_sub_batches
-from simulator.runner import run_plan
+from simulator.progress import CellWork, ProgressBar, cost_weight
+from simulator.runner import play_in_sub_batches, run_plan
 from tests_support import log_digests
 
 DOCUMENT = {
@@ -21,17 +21,17 @@ DOCUMENT = {
 
 def test_sub_batches_of_one_deal_write_the_same_logs_as_one_batch(tmp_path, monkeypatch):
     plan = build_plan(parse_experiment(DOCUMENT))
-    monkeypatch.setattr(progress, "FIRST_SUB_BATCH_GAMES", 10**9)
+    monkeypatch.setattr(runner, "FIRST_SUB_BATCH_GAMES", 10**9)
     run_plan(plan, tmp_path / "whole", "", jobs=1, progress=False)
-    monkeypatch.setattr(progress, "FIRST_SUB_BATCH_GAMES", 1)
-    monkeypatch.setattr(progress, "SUB_BATCH_SECONDS", 0.0)  # never grows: one deal at a time
+    monkeypatch.setattr(runner, "FIRST_SUB_BATCH_GAMES", 1)
+    monkeypatch.setattr(runner, "SUB_BATCH_SECONDS", 0.0)  # never grows: one deal at a time
     run_plan(plan, tmp_path / "pieces", "", jobs=2, backend="threading", progress=False)
     assert log_digests(tmp_path / "pieces") == log_digests(tmp_path / "whole")
     assert len(log_digests(tmp_path / "whole")) == len(plan.chunks()) == 6
 
 
 def test_a_worker_notes_its_progress_after_every_sub_batch_and_removes_the_note(tmp_path, monkeypatch):
-    monkeypatch.setattr(progress, "SUB_BATCH_SECONDS", 0.0)
+    monkeypatch.setattr(runner, "SUB_BATCH_SECONDS", 0.0)
     note = tmp_path / ".chunk-000000.progress"
     seen = []
 

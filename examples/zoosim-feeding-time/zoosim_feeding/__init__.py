@@ -19,15 +19,8 @@ from typing import Literal
 import numpy as np
 import pydantic
 
-from simulator.games.base import (
-    Game,
-    InvariantViolation,
-    PolicySpec,
-    SeatPolicies,
-    StrictModel,
-    knob,
-    outcome_lines,
-)
+from simulator.games.base import Game, InvariantViolation, PolicySpec, SeatPolicies, knob, outcome_lines
+from simulator.schema import StrictModel
 
 RULES_VERSION = 1
 KINDS = ("meat", "fish", "fruit")

@@ -13,7 +13,8 @@ from typing import Literal
 import numpy as np
 from pydantic import Field, field_validator, model_validator
 
-from simulator.games.base import StrictModel, knob
+from simulator.games.base import knob
+from simulator.schema import StrictModel
 from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RuleLayout
 
 RULES_VERSION = 1

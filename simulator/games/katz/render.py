@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from simulator.games.base import SeatPolicies, outcome_lines
-from simulator.games.katz import engine
+from simulator.games.katz import step_api
 from simulator.games.katz import state as S
 from simulator.games.katz.params import Params, kind_codes
 
@@ -33,7 +33,7 @@ def parse_card(params: Params, text: str) -> int:
     return codes.index(match.group(1)) * len(values) + values.index(int(match.group(2)))
 
 
-def cell_text(state: engine.KatzState, cell: int) -> str:
+def cell_text(state: step_api.KatzState, cell: int) -> str:
     kind = int(state.cells[S.CELL_STATE, cell])
     card = int(state.cells[S.CELL_CARD, cell])
     if kind == S.FACE_DOWN:
@@ -47,7 +47,7 @@ def cell_text(state: engine.KatzState, cell: int) -> str:
     return card_text(state.params, card)
 
 
-def grid_text(state: engine.KatzState) -> str:
+def grid_text(state: step_api.KatzState) -> str:
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
     header = "     " + "".join(f"{column:<{CELL_WIDTH}}" for column in range(cols))
     lines = [header.rstrip()]
@@ -57,11 +57,11 @@ def grid_text(state: engine.KatzState) -> str:
     return "\n".join(lines)
 
 
-def hand_text(state: engine.KatzState, seat: int) -> str:
+def hand_text(state: step_api.KatzState, seat: int) -> str:
     return " ".join(card_text(state.params, card) for card in sorted(state.hand(seat))) or "(empty)"
 
 
-def render_state(state: engine.KatzState) -> str:
+def render_state(state: step_api.KatzState) -> str:
     """The zoo, supply, face-down count, every hand with its current score, and pending skips."""
     scalars = state.scalars
     keepers = state.params.keepers
@@ -73,7 +73,7 @@ def render_state(state: engine.KatzState) -> str:
         f"supply {supply}, face-down {int(scalars[S.S_FACE_DOWN])}",
         grid_text(state),
     ]
-    current = engine.scores(state)
+    current = step_api.scores(state)
     for seat in range(state.params.players):
         skip = "  [skips next turn]" if state.seats[seat, S.SEAT_SKIP_PENDING] else ""
         lines.append(f"seat {seat} ({state.policy_of_seat(seat)}), score {current[seat]:g}: "
@@ -81,12 +81,12 @@ def render_state(state: engine.KatzState) -> str:
     return "\n".join(lines)
 
 
-def position(state: engine.KatzState, cell: int) -> str:
+def position(state: step_api.KatzState, cell: int) -> str:
     cols = int(state.rules[S.P_COLS])
     return f"({cell // cols},{cell % cols})"
 
 
-def event_text(state: engine.KatzState, event: tuple[int, int, int, int]) -> str:
+def event_text(state: step_api.KatzState, event: tuple[int, int, int, int]) -> str:
     code, seat, cell, card = event
     who = f"seat {seat} ({state.policy_of_seat(seat)})"
     if code == S.EV_DEAL:
@@ -122,24 +122,24 @@ def event_text(state: engine.KatzState, event: tuple[int, int, int, int]) -> str
 
 def trace(params: Params, seat_policies: SeatPolicies, seed: int, rotation: int = 0) -> str:
     """One whole game, turn by turn, reproducible from (params, seating, seed, rotation)."""
-    state = engine.new_game(params, seat_policies, seed, rotation)
+    state = step_api.new_game(params, seat_policies, seed, rotation)
     seating = ", ".join(f"seat {seat}: {state.policy_of_seat(seat)}" for seat in range(params.players))
     out = [f"Alles für die Katz, {params.players} players, seed {seed}, rotation {rotation % params.players}",
            f"rules: preset {params.preset}, edition {params.edition}, blocked_cell_rule {params.blocked_cell_rule}; {seating}"]
     out += [event_text(state, event) for event in state.last_events()]
     out.append(render_state(state))
-    while not engine.is_over(state):
-        move = engine.policy_move(state)
+    while not step_api.is_over(state):
+        move = step_api.policy_move(state)
         deal_before = int(state.scalars[S.S_DEAL])
-        engine.apply(state, move)
+        step_api.apply(state, move)
         out += ["  " + event_text(state, event) for event in state.last_events()]
         if state.phase != S.PHASE_PLACE:
-            if int(state.scalars[S.S_DEAL]) == deal_before or engine.is_over(state):
+            if int(state.scalars[S.S_DEAL]) == deal_before or step_api.is_over(state):
                 out.append(grid_text(state))
             else:
                 out.append(render_state(state))
     out.append(render_state(state))
-    out += outcome_lines(engine.scores(state), engine.winners(state),
+    out += outcome_lines(step_api.scores(state), step_api.winners(state),
                          [state.policy_of_seat(seat) for seat in range(params.players)])
     return "\n".join(out) + "\n"
 
@@ -170,11 +170,11 @@ def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, r
     card's code under the disc), face-down cells grey (`##`); below, each seat's policy, final
     score and whether it won. The game is played through the step API from (seed, rotation),
     exactly as `trace` plays it."""
-    state = engine.new_game(params, seat_policies, seed, rotation)
-    while not engine.is_over(state):
-        engine.apply(state, engine.policy_move(state))
+    state = step_api.new_game(params, seat_policies, seed, rotation)
+    while not step_api.is_over(state):
+        step_api.apply(state, step_api.policy_move(state))
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
-    final, won = engine.scores(state), engine.winners(state)
+    final, won = step_api.scores(state), step_api.winners(state)
     seat_lines = [
         f"seat {seat} ({state.policy_of_seat(seat)}): score {int(final[seat])}" + (" · winner" if seat in won else "")
         for seat in range(params.players)
@@ -195,7 +195,7 @@ def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, r
     return "".join(parts)
 
 
-def _cell_svg(state: engine.KatzState, cell: int, x: int, y: int) -> str:
+def _cell_svg(state: step_api.KatzState, cell: int, x: int, y: int) -> str:
     kind = int(state.cells[S.CELL_STATE, cell])
     card = int(state.cells[S.CELL_CARD, cell])
     size = SVG_CELL - 4

@@ -42,7 +42,7 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
-from simulator.games.katz import engine as E
+from simulator.games.katz import moves as M
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
@@ -121,12 +121,12 @@ def determinize(game, ctx, observer, rng):
 @kernel
 def legal_moves(game, ctx, out):
     scalars, cells, hidden, lines, hands, seats, events = game
-    return E.legal_moves_into(ctx[0], ctx[1], scalars, cells, lines, hands, seats, out)
+    return M.legal_moves_into(ctx[0], ctx[1], scalars, cells, lines, hands, seats, out)
 
 
 @kernel
 def apply_move(game, ctx, rng, move):
-    E.apply_move(ctx[0], ctx[1], ctx[2], game, rng, move)
+    M.apply_move(ctx[0], ctx[1], ctx[2], game, rng, move)
 
 
 @kernel
@@ -166,7 +166,7 @@ def scores(game, ctx, out):
         for seat in range(players):
             out[seat] = share_of(estimates, players, seat, scale)
         return
-    E.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
+    M.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
     winners = 0
     for seat in range(players):
         winners += win[seat]
@@ -176,7 +176,7 @@ def scores(game, ctx, out):
 
 @kernel
 def estimated_half_points(rules, cards, hands, seats, seat):
-    return E.final_half_points(rules, seats, seat) + 2 * R.hand_score(
+    return M.final_half_points(rules, seats, seat) + 2 * R.hand_score(
         rules, cards, hands[seat], seats[seat, S.SEAT_HAND_LEN])
 
 
@@ -245,13 +245,13 @@ def allocate_search(rules, cards, deck, policy_ids, policy_params):
             iterations = max(iterations, int(policy_params[slot, ITERATIONS]))
     return (
         deck,
-        E.allocate_game(rules, 0),
+        M.allocate_game(rules, 0),
         np.zeros(rules[S.P_CARD_IDS], dtype=np.int64),
         np.zeros(rules[S.P_DECK_SIZE], dtype=np.int16),
         np.zeros(rules[S.P_PLAYERS], dtype=np.bool_),
-        E.step_limit(rules),
+        M.step_limit(rules),
         np.zeros(rules[S.P_PLAYERS], dtype=np.float64),
-        tree_search.allocate_tree(iterations + 1, E.max_moves(rules), rules[S.P_PLAYERS]),
+        tree_search.allocate_tree(iterations + 1, M.max_moves(rules), rules[S.P_PLAYERS]),
     )
 
 

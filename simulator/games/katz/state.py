@@ -1,6 +1,6 @@
 """Array layout, dtypes and constants of the Katz kernels. Nothing here computes anything.
 
-A game in progress is held in seven NumPy arrays (all created by `engine.allocate_state`):
+A game in progress is held in seven NumPy arrays (all created by `moves.allocate_game`):
 
   scalars  int64 (S_SIZE,)            game-wide scalars and counters, indices `S_*`
   cells    int16 (2, cells)           public zoo: cells[CELL_STATE, i] is a cell state
@@ -19,7 +19,7 @@ A game in progress is held in seven NumPy arrays (all created by `engine.allocat
   events   int64 (capacity, EVENT_FIELDS) optional log for traces (capacity 0 = off).
 
 Cards. A card id is `kind * value_count + value_index` where kinds are numbered zoo kinds
-first, then penalty kinds (K-1.2); the card table (`engine.card_table`) gives each id's kind,
+first, then penalty kinds (K-1.2); the card table (`moves.card_table`) gives each id's kind,
 value and flags. With `copies_per_card > 1` several physical cards share one id.
 
 Moves are int64 codes: `type * MOVE_TYPE_UNIT + cell * MOVE_CELL_UNIT + card`, with cell and
@@ -36,16 +36,78 @@ NO_CARD = -1
 # The index constants P_* (rules[P_PLAYERS], ...) and the constants of each choice knob's values
 # (RULE_* for blocked_cell_rule, SCORE_* for scoring.other_of_kind_penalty, PENALTY_* for
 # scoring.penalty_kind_card, TIE_* for tie_break, FIRST_TURN_* for first_turn_limit; each the
-# value's index in the knob's Literal) are derived from the knob declarations in params.py
-# (`encode=` of each knob, then params.RULES' derived entries); `params.RULES.constants()` lists
-# them. The fixed part has P_SIZE entries; then the per-cell table:
+# value's index in the knob's Literal) follow from the knob declarations in params.py (`encode=`
+# of each knob, then params.RULES' derived entries), the one declaration: they are written out
+# here so grep finds them, and tests/games/test_constants.py checks them against
+# `params.RULES.constants()` (a new knob's line is that test's expected value). The fixed part
+# has P_SIZE entries; then the per-cell table:
 # rules[P_CELL_LINES + 2 * cell] is the cell's row line (row), rules[P_CELL_LINES + 2 * cell + 1]
 # its column line (rows + column), so the hot loops need no division to find a cell's lines.
-globals().update(RULES.constants())
+P_PLAYERS = 0  # players
+P_COPIES = 1  # deck.copies_per_card
+P_COLS = 2  # grid.cols
+P_KEEPERS = 3  # keepers
+P_FIRST_PLAYER_RANDOM = 4  # first_player
+P_MUST_PLACE_IF_ABLE = 5  # must_place_if_able
+P_ALLOW_PASS = 6  # allow_pass
+P_ALLOW_REPLACEMENT = 7  # allow_keeper_replacement
+P_BLOCKED_CELL_RULE = 8  # blocked_cell_rule
+P_LINE_COMPLETION_NEEDS_NO_FIT = 9  # line_completion_needs_no_fit
+P_BLOCKED_CELL_OPTIONAL = 10  # blocked_cell_optional
+P_LINE_COMPLETE_COUNTS_KEEPERS = 11  # line_complete_counts_keepers
+P_COVERED_CARDS_BLOCK = 12  # covered_cards_block
+P_CHAIN_EXTRA_TURNS = 13  # chain_extra_turns
+P_EFFECTS_ON_PLACE = 14  # value_effects_on.place
+P_EFFECTS_ON_REPLACE = 15  # value_effects_on.replace
+P_EFFECTS_ON_COVERED = 16  # value_effects_on.covered
+P_FIRST_TURN_LIMIT = 17  # first_turn_limit
+P_END_WHEN_NO_FACE_DOWN = 18  # end_when_no_face_down
+P_END_COMPLETE_ROUND = 19  # end_timing
+P_LOST_EXTRA_TURN_IN_PASS_STREAK = 20  # lost_extra_turn_in_pass_streak
+P_OTHER_OF_KIND_PENALTY = 21  # scoring.other_of_kind_penalty
+P_PENALTY_KIND_CARD = 22  # scoring.penalty_kind_card
+P_TIE_BREAK = 23  # tie_break
+P_ROUNDS = 24  # rounds
+P_HAND_BASE = 25  # derived
+P_HAND_EXTRA_CARDS = 26  # derived
+P_ROWS = 27  # derived
+P_CELLS = 28  # derived
+P_KINDS = 29  # derived
+P_VALUES = 30  # derived
+P_CARD_IDS = 31  # derived
+P_DECK_SIZE = 32  # derived
+P_ALL_KINDS = 33  # derived
+P_BLOCKING_KINDS = 34  # derived
+P_EXTRA_TURN_CARDS = 35  # derived
+P_SKIP_CARDS = 36  # derived
+P_BONUS_HALF_POINTS = 37  # derived
+P_SEAT_HAND_SIZES = 38  # derived, 16 entries
+P_SEAT_BONUS_HALVES = 54  # derived, 16 entries
+# values of blocked_cell_rule (their index in its Literal)
+RULE_LINE_COMPLETION = 0  # 'line_completion'
+RULE_DEAD_CELL = 1  # 'dead_cell'
+RULE_EITHER = 2  # 'either'
+RULE_OFF = 3  # 'off'
+# values of first_turn_limit (their index in its Literal)
+FIRST_TURN_NONE = 0  # 'none'
+FIRST_TURN_NO_EXTRA_TURN = 1  # 'no_extra_turn'
+FIRST_TURN_RETURN_DRAWN_CARD = 2  # 'return_drawn_card'
+# values of scoring.other_of_kind_penalty (their index in its Literal)
+SCORE_MINUS_FACE = 0  # 'minus_face'
+SCORE_ZERO = 1  # 'zero'
+SCORE_MINUS_ONE = 2  # 'minus_one'
+# values of scoring.penalty_kind_card (their index in its Literal)
+PENALTY_MINUS_FACE = 0  # 'minus_face'
+PENALTY_MINUS_ONE = 1  # 'minus_one'
+# values of tie_break (their index in its Literal)
+TIE_SHARED = 0  # 'shared'
+TIE_FEWEST_HAND_CARDS = 1  # 'fewest_hand_cards'
+TIE_FEWEST_CATS = 2  # 'fewest_cats'
+TIE_LATER_SEAT = 3  # 'later_seat'
 P_SIZE = RULES.size
 P_CELL_LINES = P_SIZE
 
-# ---- card table (engine.card_table), one row per card id ---------------------------------------
+# ---- card table (moves.card_table), one row per card id ---------------------------------------
 CARD_KIND = 0
 CARD_VALUE = 1
 CARD_KIND_BIT = 2
@@ -188,7 +250,7 @@ VIOLATION_NAMES = (
 COUNT_DTYPE = np.int16
 SCORE_DTYPE = np.int16
 
-# ---- record columns (engine.RECORDS, in kernel output order) ----------------------------------
+# ---- record columns (play.RECORDS, in kernel output order) ------------------------------------
 # Per-game record columns (beyond the contract's turns, rounds, end_reason) and per-seat ones.
 GAME_COLUMNS = (
     "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",

@@ -15,7 +15,8 @@ import numpy as np
 import pydantic
 from pydantic import model_validator
 
-from simulator.games.base import StrictModel, knob
+from simulator.games.base import knob
+from simulator.schema import StrictModel
 from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RuleLayout
 from simulator.games.nyz import components as comp
 

@@ -9,23 +9,13 @@ or animals. These heuristics only read top tiles of bays; the search policies `m
 `mcts_duel` (search.py) rank their moves with option_value and greedy_tuned's or greedy_duel's
 weights.
 
-Greedy weights (policy parameter row, in this order):
-  tile_value      value per square of an enclosure or attraction taken
-  animal_value    value of an animal entering an enclosure, times its fill ratio afterwards
-  fill_bonus      extra value when the animal fills the enclosure (scoring, attraction)
-  breeding_value  value per own enclosure that may breed on a line the move crosses
-  house_value     value of an animal kept in a house (free choice later)
-  contact_weight  value per edge of a placed tile touching a covered square or the border
-  hole_weight     penalty per empty square left with no empty neighbour (only a 1x1 fills it)
-  dead_end_weight penalty per empty square left with exactly one empty neighbour
-  pair_value      value of an enclosure holding enough animals to breed (N-6.2): a move that
-                  makes one gains it, a populate move that takes the last breeder away loses it
-  ahead_spaces    strip spaces after the destination that a destination move looks ahead over
-                  (0: no look-ahead); breeding lines there are crossed soon by someone (N-6.1)
-  breeding_ahead  value per own breeding enclosure (after the move) of a species whose line lies
-                  within ahead_spaces after the destination
-  opponent_breeding  penalty per opponent breeding enclosure of a species whose line lies within
-                  the next player's reach (rules range) after the destination
+Greedy weights: their names, their order in the policy parameter row and their help are
+declared once, in specs.GREEDY_WEIGHTS (`zoosim rules nyz` lists them); the kernels read them
+through the W_* constants there. What the help leaves out: a square with no empty neighbour
+(hole_weight) only a 1x1 tile fills; pair_value is gained by a move that makes an enclosure able
+to breed (N-6.2) and lost by a populate move that takes its last breeder away; the lines within
+ahead_spaces of the destination are crossed soon by someone (N-6.1); opponent_breeding counts the
+lines within the next player's reach (rules range).
 
 The last four weights default to 0, which plays exactly the games of the first eight alone
 (every added term is then +0.0), so `greedy`, `greedy_builder` and `greedy_breeder` keep their
@@ -45,8 +35,9 @@ from simulator.games.nyz.state import (
     SC_PLAYERS, SC_POP_COUNT, SPACE_ANIMALS, SRC_ENCLOSURE, TARGET_HOUSE,
 )
 from simulator.games.nyz.specs import (
-    RANDOM, W_AHEAD, W_AHEAD_SPACES, W_ANIMAL, W_BREED, W_CONTACT, W_DEAD_END, W_FILL,
-    W_HOLE, W_HOUSE, W_OPPONENT, W_PAIR, W_TILE,
+    RANDOM, W_AHEAD_SPACES, W_ANIMAL_VALUE, W_BREEDING_AHEAD, W_BREEDING_VALUE, W_CONTACT_WEIGHT,
+    W_DEAD_END_WEIGHT, W_FILL_BONUS, W_HOLE_WEIGHT, W_HOUSE_VALUE, W_OPPONENT_BREEDING,
+    W_PAIR_VALUE, W_TILE_VALUE,
 )
 
 
@@ -69,8 +60,8 @@ def animal_gain(st, tab, seat, e, w):
     count = st.enc[seat, e, E_COUNT] + 1
     capacity = st.enc[seat, e, E_CAPACITY]
     if count >= capacity:
-        return w[W_ANIMAL] + w[W_FILL]
-    return w[W_ANIMAL] * count / capacity + (w[W_PAIR] if count == tab.rules[R_BREED_MIN] else 0.0)
+        return w[W_ANIMAL_VALUE] + w[W_FILL_BONUS]
+    return w[W_ANIMAL_VALUE] * count / capacity + (w[W_PAIR_VALUE] if count == tab.rules[R_BREED_MIN] else 0.0)
 
 
 @kernel
@@ -115,13 +106,13 @@ def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
             own = breeders(st, tab, seat, species)
             if species == gained_a or species == gained_b:
                 own += becomes_breeder(st, tab, seat, species)
-            value += w[W_AHEAD] * min(own, limit)
+            value += w[W_BREEDING_AHEAD] * min(own, limit)
     for k in range(1, tab.rules[R_RANGE] + 1):
         species = line_at(tab, space, k)
         if species >= 0:
             for other in range(st.sc[SC_PLAYERS]):
                 if other != seat:
-                    value -= w[W_OPPONENT] * min(breeders(st, tab, other, species), limit)
+                    value -= w[W_OPPONENT_BREEDING] * min(breeders(st, tab, other, species), limit)
     return value
 
 
@@ -131,7 +122,7 @@ def best_target(st, tab, seat, species, w):
     best = -1.0
     for h in range(st.seat[seat, P_HOUSES]):
         if st.house[seat, h] == NO_SPECIES:
-            best = w[W_HOUSE]
+            best = w[W_HOUSE_VALUE]
             break
     for e in range(st.seat[seat, P_ENCLOSURES]):
         count = st.enc[seat, e, E_COUNT]
@@ -156,17 +147,17 @@ def destination_value(st, tab, seat, move, crossed, w):
             value = max(value, best_target(st, tab, seat, species, w))
     else:
         tile = st.bay_tiles[space, st.bay_count[space] - 1]
-        value = w[W_TILE] * tab.shape_squares[tile]
+        value = w[W_TILE_VALUE] * tab.shape_squares[tile]
     for species in range(N_SPECIES):
         if crossed & (1 << species):
             own = breeders(st, tab, seat, species)
-            value += w[W_BREED] * (min(own, tab.rules[R_BREED_ENCLOSURES])
+            value += w[W_BREEDING_VALUE] * (min(own, tab.rules[R_BREED_ENCLOSURES])
                                    + (tab.rules[R_BONUS_ENABLED] if own else 0))
-    if w[W_AHEAD_SPACES] > 0 or w[W_OPPONENT] != 0:
+    if w[W_AHEAD_SPACES] > 0 or w[W_OPPONENT_BREEDING] != 0:
         value += lookahead_value(st, tab, seat, space, gained_a, gained_b, w)
     if tab.rules[R_SOLO] != 0:  # laps are limited: a long move costs time
         distance = (space - st.sc[SC_ELEPHANT]) % 25
-        value -= 0.2 * w[W_TILE] * distance
+        value -= 0.2 * w[W_TILE_VALUE] * distance
     return value
 
 
@@ -181,7 +172,7 @@ def hole_penalty(tab, seat, empty_lo, empty_hi, w):
     two1 = (a1 & b1) | (a1 & c1) | (a1 & d1) | (b1 & c1) | (b1 & d1) | (c1 & d1)
     holes = popcount(empty_lo & ~any0, empty_hi & ~any1)
     dead_ends = popcount(empty_lo & any0 & ~two0, empty_hi & any1 & ~two1)
-    return w[W_HOLE] * holes + w[W_DEAD_END] * dead_ends
+    return w[W_HOLE_WEIGHT] * holes + w[W_DEAD_END_WEIGHT] * dead_ends
 
 
 @kernel
@@ -195,7 +186,7 @@ def placement_value(st, tab, seat, placement, covered_nb, w):
         contact += popcount(lo & tab.edge_bits[seat, d, 0], hi & tab.edge_bits[seat, d, 1])
     empty_lo = tab.board_bits[seat, 0] & ~(st.grid[seat, 0] | lo)
     empty_hi = tab.board_bits[seat, 1] & ~(st.grid[seat, 1] | hi)
-    return (w[W_CONTACT] * contact + w[W_TILE] * popcount(lo, hi)
+    return (w[W_CONTACT_WEIGHT] * contact + w[W_TILE_VALUE] * popcount(lo, hi)
             - hole_penalty(tab, seat, empty_lo, empty_hi, w))
 
 
@@ -227,18 +218,18 @@ def populate_value(st, tab, seat, move, w):
         return 0.0
     new = st.sc[SC_NEW_ENCLOSURE]
     count = st.sc[SC_POP_COUNT] + 1
-    value = w[W_ANIMAL] * count / st.enc[seat, new, E_CAPACITY]
+    value = w[W_ANIMAL_VALUE] * count / st.enc[seat, new, E_CAPACITY]
     if count == tab.rules[R_BREED_MIN] and count < st.enc[seat, new, E_CAPACITY]:
-        value += w[W_PAIR]
+        value += w[W_PAIR_VALUE]
     if move >= SRC_ENCLOSURE:
         source = move - SRC_ENCLOSURE
         species = st.enc[seat, source, E_SPECIES]
-        value -= w[W_ANIMAL] / st.enc[seat, source, E_CAPACITY]
+        value -= w[W_ANIMAL_VALUE] / st.enc[seat, source, E_CAPACITY]
         if st.enc[seat, source, E_COUNT] == tab.rules[R_BREED_MIN]:
-            value -= w[W_PAIR]
+            value -= w[W_PAIR_VALUE]
     else:
         species = st.house[seat, move]
-        value += 0.5 * w[W_HOUSE]
+        value += 0.5 * w[W_HOUSE_VALUE]
     # prefer a species with more movable animals, so a second one can follow
     for h in range(st.seat[seat, P_HOUSES]):
         if st.house[seat, h] == species:
@@ -271,16 +262,16 @@ def option_value(st, tab, seat, decision, i, covered_nb, w):
         if move == DECLINE:
             value = 0.0
         elif move % 64 == TARGET_HOUSE:
-            value = w[W_HOUSE]
+            value = w[W_HOUSE_VALUE]
         else:
             value = animal_gain(st, tab, seat, move % 64, w)
     elif decision == D_HOUSE_ADD or decision == D_KEEP_ONE:
         value = 0.0
         if move == 1:
-            value = w[W_HOUSE]
+            value = w[W_HOUSE_VALUE]
             if decision == D_HOUSE_ADD:
                 enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
-                value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE]
+                value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE_VALUE]
     elif decision == D_ATTRACTION:
         # against the board as it is: an attraction that fills holes gains their penalty
         value = 0.0

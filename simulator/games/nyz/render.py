@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from simulator.games.base import InvariantViolation, outcome_lines
 from simulator.games.nyz import components as comp
-from simulator.games.nyz import engine
+from simulator.games.nyz import moves, step_api
 from simulator.games.nyz import state as S
 
 _ENCLOSURE_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEF"
@@ -37,11 +37,11 @@ def legend(params) -> str:
     )
 
 
-def render_board(position: engine.Position, seat: int) -> str:
+def render_board(position: step_api.Position, seat: int) -> str:
     """Grid (# barn, . empty, letter = enclosure, + attraction), then enclosures and houses."""
     st, tab = position.state, position.tables
     width, height = int(tab.width[seat]), int(tab.height[seat])
-    lines = [f"seat {seat}: {-engine.scores(position)[seat]} empty squares"]
+    lines = [f"seat {seat}: {-step_api.scores(position)[seat]} empty squares"]
     for row in range(height):
         text = ""
         for col in range(width):
@@ -67,7 +67,7 @@ def render_board(position: engine.Position, seat: int) -> str:
     return "\n".join(lines)
 
 
-def render_strip(position: engine.Position) -> str:
+def render_strip(position: step_api.Position) -> str:
     """One line per space: bay top tile and stack size, or the animal pair; * = elephant."""
     st, tab = position.state, position.tables
     parts = []
@@ -80,14 +80,14 @@ def render_strip(position: engine.Position) -> str:
             a, b = (comp.SPECIES[i] for i in tab.strip_pair[space])
             parts.append(f"{mark}{space}:{_SPECIES_SHORT[a]}{_SPECIES_SHORT[b]}")
         elif st.bay_count[space] > 0:
-            top = _SHAPE_NAMES[engine.top_tile(st, space)]
+            top = _SHAPE_NAMES[moves.top_tile(st, space)]
             parts.append(f"{mark}{space}:{top}x{st.bay_count[space]}")
         else:
             parts.append(f"{mark}{space}:--")
     return " ".join(parts)
 
 
-def describe_move(position: engine.Position, move: int) -> str:
+def describe_move(position: step_api.Position, move: int) -> str:
     """A readable line for a legal move of the current decision."""
     st, decision = position.state, position.decision
     seat = position.decider
@@ -134,29 +134,29 @@ def describe_move(position: engine.Position, move: int) -> str:
 
 def trace(params, seat_policies, seed, rotation=0) -> str:
     """Play one game turn by turn through the step API and return it as text."""
-    position = engine.new_game(params, seat_policies, seed, rotation, check=True)
+    position = step_api.new_game(params, seat_policies, seed, rotation, check=True)
     names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]
     lines = [f"New York Zoo, {params.players} player(s), seed {seed}, rotation {rotation}"]
     lines += [f"seat {seat}: {name}" for seat, name in enumerate(names)]
     turn = 0
-    while not engine.is_over(position):
+    while not step_api.is_over(position):
         if position.scalar(S.SC_TURNS) != turn:
             turn = position.scalar(S.SC_TURNS)
             lines.append(f"\nturn {turn}, seat {position.scalar(S.SC_ACTIVE)} | {render_strip(position)}")
-        move = engine.policy_move(position)
+        move = step_api.policy_move(position)
         who = position.decider
         text = describe_move(position, move)
         try:
-            engine.apply(position, move)
+            step_api.apply(position, move)
         except InvariantViolation as violation:  # an engine bug: show it and play on
             text += f" [{violation}]"
         lines.append(f"  seat {who}: {text}")
     reason = S.END_REASONS[position.scalar(S.SC_END_REASON)]
     lines.append(f"\nend: {reason} after {position.scalar(S.SC_TURNS)} turns")
-    if engine.violations(position):
-        lines.append(f"INVARIANT VIOLATIONS: {engine.violations(position)}")
+    if step_api.violations(position):
+        lines.append(f"INVARIANT VIOLATIONS: {step_api.violations(position)}")
     lines += [render_board(position, seat) for seat in range(params.players)]
-    lines += outcome_lines(engine.scores(position), engine.winners(position), names)
+    lines += outcome_lines(step_api.scores(position), step_api.winners(position), names)
     return "\n".join(lines) + "\n"
 
 
@@ -172,16 +172,16 @@ def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
     squares dark, empty squares white, enclosures in their species' colour (pale while empty)
     with the species letter and animals/capacity at their first square, attractions hatched
     grey (`+`). The game is played through the step API from (seed, rotation), as `trace` is."""
-    position = engine.new_game(params, seat_policies, seed, rotation)
-    while not engine.is_over(position):
-        engine.apply(position, engine.policy_move(position))
+    position = step_api.new_game(params, seat_policies, seed, rotation)
+    while not step_api.is_over(position):
+        step_api.apply(position, step_api.policy_move(position))
     names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]
-    winners = set(engine.winners(position))
+    winners = set(step_api.winners(position))
     boards, x = [], 4
     height = 0
     for seat in range(params.players):
         board, board_width, board_height = _board_svg(position, seat, x, 20)
-        empty = -int(engine.scores(position)[seat])
+        empty = -int(step_api.scores(position)[seat])
         title = f"seat {seat} ({names[seat]}): {empty} empty" + (" · winner" if seat in winners else "")
         boards.append(f'<text class="text" x="{x}" y="13">{title}</text>{board}')
         x += max(board_width, 7 * len(title)) + 16
@@ -194,7 +194,7 @@ def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
             f'font-size="11">{"".join(boards)}<text class="text" x="4" y="{total_height - 6}">{key}</text></svg>')
 
 
-def _board_svg(position: engine.Position, seat: int, left: int, top: int) -> tuple[str, int, int]:
+def _board_svg(position: step_api.Position, seat: int, left: int, top: int) -> tuple[str, int, int]:
     st, tab = position.state, position.tables
     width, height = int(tab.width[seat]), int(tab.height[seat])
     parts, labelled = [], set()

@@ -59,7 +59,7 @@ from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
 from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
-from simulator.games.nyz import engine as E
+from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, POLICIES, ROLLOUT,
@@ -177,7 +177,7 @@ def legal_moves(st, ctx, out):
 @kernel
 def apply_move(st, ctx, rng, move):
     """New York Zoo draws no random number after setup (N-12.6): `rng` is not needed."""
-    E.apply_move(st, ctx[CTX_TABLES], move)
+    M.apply_move(st, ctx[CTX_TABLES], move)
 
 
 @kernel
@@ -203,7 +203,7 @@ def rollout_move(st, ctx, moves, count, rng, rollout_policy):
 @kernel
 def remaining_squares(st, tab, seat):
     """Empty squares minus FILL_SQUARES per enclosure times its filled share (module docstring)."""
-    remaining = float(E.empty_squares(st, tab, seat))
+    remaining = float(M.empty_squares(st, tab, seat))
     for e in range(st.seat[seat, P_ENCLOSURES]):
         remaining -= FILL_SQUARES * st.enc[seat, e, E_COUNT] / st.enc[seat, e, E_CAPACITY]
     return remaining
@@ -225,7 +225,7 @@ def scores(st, ctx, out):
     over = st.sc[SC_OVER] != 0
     if tab.rules[R_SOLO] != 0:
         if over:
-            empty = E.empty_squares(st, tab, 0)
+            empty = M.empty_squares(st, tab, 0)
             out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(empty / scale))
         else:
             to_fill = tab.to_fill[0]
@@ -278,7 +278,7 @@ def allocate_search(tab, policy_id, policy_params):
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] >= FIRST_SEARCH_POLICY:
             iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
-    scratch = E.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
+    scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
         tree_search.allocate_tree(iterations + 1, MAX_OPTIONS, policy_id.shape[0]),
         np.zeros(MAX_OPTIONS, dtype=np.float64),

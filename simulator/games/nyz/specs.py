@@ -8,10 +8,10 @@ from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RAN
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
 
 RANDOM, GREEDY = 0, 1
-(W_TILE, W_ANIMAL, W_FILL, W_BREED, W_HOUSE, W_CONTACT, W_HOLE, W_DEAD_END, W_PAIR, W_AHEAD_SPACES,
- W_AHEAD, W_OPPONENT) = range(12)
 
-_GREEDY_HELP = {
+# The greedy weights, in the order of their policy parameter row (the one declaration of it):
+# name -> help. Every greedy policy gives all of them (`_greedy` puts them in this order).
+GREEDY_WEIGHTS = {
     "tile_value": "value per square of an enclosure or attraction taken",
     "animal_value": "value of an animal entering an enclosure, times its fill ratio",
     "fill_bonus": "extra value when an animal fills an enclosure (scoring + attraction)",
@@ -25,6 +25,21 @@ _GREEDY_HELP = {
     "breeding_ahead": "value per own breeding enclosure on a line within ahead_spaces",
     "opponent_breeding": "penalty per opponent breeding enclosure on a line the next player can reach",
 }
+
+# Their places in the row, as the kernels read them (policies.py); written out for grep,
+# tests/games/test_constants.py checks them against GREEDY_WEIGHTS.
+W_TILE_VALUE = 0
+W_ANIMAL_VALUE = 1
+W_FILL_BONUS = 2
+W_BREEDING_VALUE = 3
+W_HOUSE_VALUE = 4
+W_CONTACT_WEIGHT = 5
+W_HOLE_WEIGHT = 6
+W_DEAD_END_WEIGHT = 7
+W_PAIR_VALUE = 8
+W_AHEAD_SPACES = 9
+W_BREEDING_AHEAD = 10
+W_OPPONENT_BREEDING = 11
 
 # the new weights off: the games of the eight-weight greedy (see the module docstring)
 _NO_LOOKAHEAD = dict(pair_value=0.0, ahead_spaces=0.0, breeding_ahead=0.0, opponent_breeding=0.0)
@@ -41,8 +56,10 @@ _GREEDY_RANGES = {
 
 
 def _greedy(name, description, **weights):
-    return PolicySpec(name, GREEDY, description, params=weights, param_help=_GREEDY_HELP,
-                      ranges=_GREEDY_RANGES)
+    if set(weights) != set(GREEDY_WEIGHTS):
+        raise ValueError(f"{name}: the greedy weights are {', '.join(GREEDY_WEIGHTS)}")
+    return PolicySpec(name, GREEDY, description, params={w: weights[w] for w in GREEDY_WEIGHTS},
+                      param_help=GREEDY_WEIGHTS, ranges=_GREEDY_RANGES)
 
 
 POLICIES = {

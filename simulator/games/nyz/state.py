@@ -41,10 +41,46 @@ SPACE_BAY, SPACE_ANIMALS = 0, 1
 CELL_EMPTY, CELL_BARN, CELL_ATTRACTION = -1, -2, 64
 
 # Tables.rules: rule knobs as integers (tables.kernel_tables fills them). The index constants
-# R_* (tab.rules[R_PLAYERS], ...) and SINGLE_* (the values of single_animal_rule, N-4.3, E3) are
-# derived from the knob declarations in params.py (`encode=` of each knob, then params.RULES'
-# derived entries); `params.RULES.constants()` lists them.
-globals().update(RULES.constants())
+# R_* (tab.rules[R_PLAYERS], ...) and SINGLE_* (the values of single_animal_rule, N-4.3, E3)
+# follow from the knob declarations in params.py (`encode=` of each knob, then params.RULES'
+# derived entries), the one declaration: they are written out here so grep finds them, and
+# tests/games/test_constants.py checks them against `params.RULES.constants()`.
+R_PLAYERS = 0  # players
+R_SUPPLY_LIMITED = 1  # animal_supply
+R_ATTRACTION_OPTIONAL = 2  # attraction_optional
+R_SINGLE_RULE = 3  # single_animal_rule
+R_PARTIAL_PAIR = 4  # allow_partial_pair
+R_FRENCH_LIMIT = 5  # french_two_per_turn_limit
+R_HOUSE_ADD = 6  # house_add
+R_BREED_HOUSE_ONE = 7  # breeding_house_adds
+R_KEEP_ONE = 8  # keep_one
+R_POPULATE_MAX = 9  # populate_max
+R_BREED_AUTOMATIC = 10  # breeding_choice
+R_BONUS_ANY = 11  # bonus_breeding_target
+R_BREED_ENCLOSURES = 12  # breeding.enclosures_per_event
+R_BREED_MIN = 13  # breeding.min_animals
+R_BREED_YOUNG = 14  # breeding.young_per_enclosure
+R_BGA_ORDER = 15  # breeding_order
+R_MAX_EVENTS = 16  # max_events_per_move
+R_BONUS_PER_EVENT = 17  # bonus_per_event
+R_END_SKIPS_BREEDING = 18  # end_skips_breeding
+R_SOLO_LAP_AWARE = 19  # solo_score
+R_SOLO_LAST_TURN_BREEDING = 20  # solo_last_turn_breeding
+R_SOLO_LAPS = 21  # solo_laps
+R_SHORT_GAME = 22  # short_game_2p
+R_D1_BUG = 23  # replicate_bga_fastgame_d1_bug
+R_NO_MOVE_ENDS_GAME = 24  # no_legal_move
+R_SEES_FULL_STACKS = 25  # ai_sees_full_stacks
+R_START_SPACE = 26  # strip.start_space
+R_SOLO = 27  # derived
+R_BONUS_ENABLED = 28  # derived
+R_MAX_TURNS = 29  # derived
+R_RANGE = 30  # derived
+R_TILES_PER_BAY = 31  # derived
+# values of single_animal_rule (their index in its Literal)
+SINGLE_ANY_TIME = 0  # 'any_time'
+SINGLE_WHEN_NO_PICTURED_FITS = 1  # 'when_no_pictured_fits'
+SINGLE_WHEN_PAIR_DOES_NOT_FIT = 2  # 'when_pair_does_not_fit'
 N_RULES = RULES.size
 
 # State.sc: scalars of the game
@@ -86,7 +122,7 @@ SC_ROUNDS = 34
 SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal move
 N_SCALARS = 36
 
-# stages of the turn machine (engine.advance)
+# stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0
 ST_TURN_START = 1
 ST_PLACE_ENCLOSURE = 2
@@ -167,7 +203,7 @@ P_HOUSE_ADDS = 15  # animals moved from a house by add-from-house (N-5.4)
 P_EVENT_HOUSE_ADDS = 16  # house adds in the current breeding event (breeding_house_adds)
 N_SEAT_FIELDS = 17
 
-# invariant codes (engine.check_invariants, N-11 T18)
+# invariant codes (invariants.check_invariants, N-11 T18)
 INV_OVERLAP = 1
 INV_OUTSIDE = 2
 INV_SPECIES = 3

@@ -10,7 +10,7 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games.base import SeatPolicies
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, moves, render, step_api
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz.params import Params
@@ -48,8 +48,8 @@ def outcomes(state) -> set[tuple]:
     ('replace', (r, c), 'Li7'), ('draw', (r, c)), ('pass',)."""
     cols = int(state.rules[S.P_COLS])
     readable = set()
-    for move in engine.legal_moves(state):
-        name, where, card_id = engine.decode_move(move)
+    for move in step_api.legal_moves(state):
+        name, where, card_id = step_api.decode_move(move)
         if name in ("place", "cover"):
             readable.add((name, render.card_text(state.params, card_id)))
         elif name == "replace":
@@ -71,11 +71,11 @@ def do(state, name: str, where: tuple[int, int] | None = None, card_text: str | 
     card_id = card(state, card_text) if card_text is not None else 0
     if name in ("place", "cover", "keeper"):
         target = int(state.scalars[S.S_GAP])
-    engine.apply(state, make_move(name, target, card_id))
+    step_api.apply(state, make_move(name, target, card_id))
 
 
 def seat_score(state, seat: int = 0) -> int:
-    return int(engine.scores(state)[seat])
+    return int(step_api.scores(state)[seat])
 
 
 def supply(state) -> int:
@@ -102,12 +102,12 @@ def state_from_text(
     seat_policies: SeatPolicies | None = None,
     seed: int = 0,
     check: bool = False,
-) -> engine.KatzState:
+) -> step_api.KatzState:
     """A scripted position in the spec's notation (§7): rows of tokens, optionally prefixed `r0:`;
     `hands` one string per seat (after the draw when the grid has a gap `__`). Face-down cells
     hold the cards given in `face_down`, the others the unused cards in id order; cards left
     over are set aside. Seat `seat` is to decide."""
-    state = engine.empty_state(params, seat_policies, check=check)
+    state = step_api.empty_state(params, seat_policies, check=check)
     state.rng = random_stream.new_state(np.uint64(seed))
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
     tokens = [re.sub(r"^r\d+:", "", line.strip()).split() for line in grid.strip().splitlines()]
@@ -174,7 +174,7 @@ def state_from_text(
     scalars[S.S_END_REASON] = -1
     scalars[S.S_INITIAL_KEEPERS] = int(np.sum(states == S.KEEPER))
     scalars[S.S_BARE_KEEPERS] = scalars[S.S_INITIAL_KEEPERS]
-    engine.recount_lines(state.rules, state.cards, cells, state.lines)
+    moves.recount_lines(state.rules, state.cards, cells, state.lines)
     return state
 
 
@@ -184,6 +184,6 @@ def make_move(name: str, cell: int = 0, card: int = 0) -> int:
 
 
 def win_flags(state) -> list[bool]:
-    """Per seat: did it win (engine.winners lists the winning seats)."""
-    winners = engine.winners(state)
+    """Per seat: did it win (step_api.winners lists the winning seats)."""
+    winners = step_api.winners(state)
     return [seat in winners for seat in range(state.params.players)]

@@ -12,9 +12,9 @@ from katz_helpers import make_params, seeds, state_from_text
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import params_hash
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
-from simulator.games.katz.engine import card_table
+from simulator.games.katz.moves import card_table
 from simulator.games.katz.params import RULES_VERSION, rule_array
 
 # ---- params --------------------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_dotted_knobs_and_custom_grid():
     assert params.value_effects_on.replace is False and params.grid_rows == 2
     rules = rule_array(params)
     assert rules[S.P_CELLS] == 14 and rules[S.P_EFFECTS_ON_REPLACE] == 0
-    state = engine.new_game(params, seed=1)
+    state = step_api.new_game(params, seed=1)
     assert state.scalars[S.S_SET_ASIDE] == 56 - 21 - 14  # K-2.3 leftover set aside
 
 
@@ -180,14 +180,14 @@ def test_policies_never_peek(policy, policy_params):
     rng = np.random.default_rng(0)
     decisions = 0
     for seed in range(6):
-        state = engine.new_game(params, seating, seed=seed)
-        while not engine.is_over(state):
-            choice = engine.policy_move(clone(state))
+        state = step_api.new_game(params, seating, seed=seed)
+        while not step_api.is_over(state):
+            choice = step_api.policy_move(clone(state))
             for _ in range(2):
                 blind = clone(state)
                 scramble_hidden(blind, rng, keep_seat=state.seat)
-                assert engine.policy_move(blind) == choice
-            engine.apply(state, engine.policy_move(state))
+                assert step_api.policy_move(blind) == choice
+            step_api.apply(state, step_api.policy_move(state))
             decisions += 1
     assert decisions > 100
 
@@ -198,7 +198,7 @@ def seat_results(names, games, players=4, **knobs):
     seating = GAME.seat_policies([(name, {}) for name in names])
     game_seeds = np.repeat(seeds(games, 5000), players)
     rotations = np.tile(np.arange(players), games).astype(np.int8)
-    columns = engine.play_batch(params, seating, game_seeds, rotations)
+    columns = play.play_batch(params, seating, game_seeds, rotations)
     results = {}
     for name in set(names):
         score, win = [], []
@@ -231,8 +231,8 @@ def test_policy_parameters_change_play():
     plain = GAME.seat_policies([("greedy", {})] * 4)
     eager = GAME.seat_policies([("greedy", {"extra_turn_value": 100.0})] * 4)
     zeros = np.zeros(500, np.int8)
-    assert (engine.play_batch(params, eager, seeds(500), zeros)["extra_turns"].mean()
-            > engine.play_batch(params, plain, seeds(500), zeros)["extra_turns"].mean())
+    assert (play.play_batch(params, eager, seeds(500), zeros)["extra_turns"].mean()
+            > play.play_batch(params, plain, seeds(500), zeros)["extra_turns"].mean())
 
 
 # ---- render --------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from katz_helpers import make_params, seeds
 from simulator.games.base import InvariantViolation, check_columns
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
 
 VARIANTS = [
@@ -46,7 +46,7 @@ def test_t17_invariants_hold_in_checked_mode(variant, policy):
         params = make_params(players=players, **variant)
         seating = GAME.seat_policies([(policy, {})] * players)
         rotations = (np.arange(GAMES_PER_CELL) % players).astype(np.int8)
-        columns = engine.play_batch(params, seating, seeds(GAMES_PER_CELL, 1000 * players), rotations,
+        columns = play.play_batch(params, seating, seeds(GAMES_PER_CELL, 1000 * players), rotations,
                                     check=True)
         check_columns(GAME, columns, GAMES_PER_CELL, players)
         violations = columns["check_violations"]
@@ -93,12 +93,12 @@ def test_t17_final_states_checked_in_python(players):
     names = ["random", "greedy", "expectimax", "random", "greedy"][:players]
     seating = GAME.seat_policies([(name, {}) for name in names])
     game_seeds = seeds(40, 77)
-    records = engine.play_batch(params, seating, game_seeds, np.zeros(40, np.int8))
+    records = play.play_batch(params, seating, game_seeds, np.zeros(40, np.int8))
     rows, cols = params.grid_rows, params.grid.cols
     for index, seed in enumerate(game_seeds):
-        state = engine.new_game(params, seating, int(seed), check=True)
-        while not engine.is_over(state):
-            engine.apply(state, engine.policy_move(state))
+        state = step_api.new_game(params, seating, int(seed), check=True)
+        while not step_api.is_over(state):
+            step_api.apply(state, step_api.policy_move(state))
         zoo = [render.cell_text(state, c) for c in range(rows * cols)]
         hands = [[render.card_text(params, c) for c in state.hand(seat)] for seat in range(players)]
         shown = [t.removeprefix("ZK/") for t in zoo if t not in ("ZK", "##")]
@@ -111,24 +111,24 @@ def test_t17_final_states_checked_in_python(players):
             kinds = [t[:2] for t in line if t not in ("##", "ZK") and not t.startswith("ZK")]
             assert len(kinds) == len(set(kinds))
         expected = [independent_score(params, hand) for hand in hands]
-        assert engine.scores(state).tolist() == expected
+        assert step_api.scores(state).tolist() == expected
         assert records["score"][index].tolist() == expected
         assert records["hand_cards"][index].tolist() == [len(h) for h in hands]
         assert records["cats_held"][index].tolist() == [sum(t.startswith("Ca") for t in h) for h in hands]
-        assert np.flatnonzero(records["win"][index]).tolist() == engine.winners(state)
+        assert np.flatnonzero(records["win"][index]).tolist() == step_api.winners(state)
         assert int(records["turns"][index]) == int(state.scalars[S.S_TURNS])
 
 
 def test_checked_mode_detects_a_broken_invariant():
     """The checker can fail: a duplicated card (T17.2) and a changed face-up card (T17.8)."""
-    state = engine.new_game(make_params(), seed=5, check=True)
-    engine.apply(state, engine.policy_move(state))
+    state = step_api.new_game(make_params(), seed=5, check=True)
+    step_api.apply(state, step_api.policy_move(state))
     state.hands[0, 0] = state.hands[1, 0]  # two copies of one card
     with pytest.raises(InvariantViolation, match="cards"):
-        engine.apply(state, engine.policy_move(state))
+        step_api.apply(state, step_api.policy_move(state))
     params = make_params(players=2)
     seating = GAME.seat_policies([("random", {})] * 2)
-    columns = engine.play_batch(params, seating, seeds(50), np.zeros(50, np.int8), check=True)
+    columns = play.play_batch(params, seating, seeds(50), np.zeros(50, np.int8), check=True)
     assert columns["check_violations"].sum() == 0
 
 
@@ -137,15 +137,15 @@ def test_t17_10_determinism_same_seed_same_columns():
     params = make_params(players=4, first_player="random")
     seating = GAME.seat_policies([("random", {}), ("greedy", {}), ("expectimax", {}), ("random", {})])
     rotations = np.array([0, 1, 2, 3] * 50, dtype=np.int8)
-    first = engine.play_batch(params, seating, seeds(200), rotations)
-    second = engine.play_batch(params, seating, seeds(200), rotations)
+    first = play.play_batch(params, seating, seeds(200), rotations)
+    second = play.play_batch(params, seating, seeds(200), rotations)
     assert first.keys() == second.keys()
     for name in first:
         assert np.array_equal(first[name], second[name]), name
-    other = engine.play_batch(params, seating, seeds(200, 10_000), rotations)
+    other = play.play_batch(params, seating, seeds(200, 10_000), rotations)
     assert not np.array_equal(first["score"], other["score"])
     # a game's record does not depend on its batch neighbours
-    alone = engine.play_batch(params, seating, seeds(1, 7), rotations[7:8])
+    alone = play.play_batch(params, seating, seeds(1, 7), rotations[7:8])
     assert np.array_equal(alone["score"][0], first["score"][7])
 
 
@@ -155,8 +155,8 @@ def test_rotation_moves_slot_hand_and_policy_to_seat(rotation):
     the same deal; seat 0 moves first."""
     params = make_params(players=4)
     seating = GAME.seat_policies([("random", {}), ("greedy", {}), ("expectimax", {}), ("greedy", {})])
-    base = engine.new_game(params, seating, seed=99, rotation=0)
-    rotated = engine.new_game(params, seating, seed=99, rotation=rotation)
+    base = step_api.new_game(params, seating, seed=99, rotation=0)
+    rotated = step_api.new_game(params, seating, seed=99, rotation=rotation)
     assert np.array_equal(base.hidden, rotated.hidden)
     for slot in range(4):
         seat = (slot + rotation) % 4
@@ -169,10 +169,10 @@ def test_first_player_random_draws_the_start_seat_from_the_game_stream():
     """K-2.4: first_player random spreads the first seat over all seats, reproducibly."""
     params = make_params(players=4, first_player="random")
     seating = GAME.seat_policies([("greedy", {})] * 4)
-    columns = engine.play_batch(params, seating, seeds(400), np.zeros(400, np.int8))
+    columns = play.play_batch(params, seating, seeds(400), np.zeros(400, np.int8))
     counts = np.bincount(columns["first_seat"], minlength=4)
     assert (counts > 60).all()
-    default = engine.play_batch(make_params(players=4), seating, seeds(50), np.zeros(50, np.int8))
+    default = play.play_batch(make_params(players=4), seating, seeds(50), np.zeros(50, np.int8))
     assert (default["first_seat"] == 0).all()
 
 
@@ -180,21 +180,21 @@ def test_rounds_sum_independent_deals():
     """K-4.4: rounds = 3 plays three deals; scores and hand counts are summed; the first deal
     of a 3-deal game equals the 1-deal game of the same seed."""
     seating = GAME.seat_policies([("greedy", {})] * 3)
-    one = engine.play_batch(make_params(players=3), seating, seeds(30), np.zeros(30, np.int8))
-    three = engine.play_batch(make_params(players=3, rounds=3), seating, seeds(30), np.zeros(30, np.int8))
+    one = play.play_batch(make_params(players=3), seating, seeds(30), np.zeros(30, np.int8))
+    three = play.play_batch(make_params(players=3, rounds=3), seating, seeds(30), np.zeros(30, np.int8))
     assert (three["draws"] == 3 * 35).all()
     assert (three["hand_cards"].sum(axis=1) >= 3 * 21).all()
-    state = engine.new_game(make_params(players=3, rounds=3), seating, seed=4)
+    state = step_api.new_game(make_params(players=3, rounds=3), seating, seed=4)
     deals_seen, first_deal_totals = [], None
-    while not engine.is_over(state):
-        engine.apply(state, engine.policy_move(state))
+    while not step_api.is_over(state):
+        step_api.apply(state, step_api.policy_move(state))
         events = state.last_events()
         deals_seen += [cell for code, _, cell, _ in events if code == S.EV_DEAL]
         if first_deal_totals is None and any(code == S.EV_DEAL_OVER for code, *_ in events):
             first_deal_totals = state.seats[:, S.SEAT_TOTAL_SCORE].tolist()
     assert deals_seen == [1, 2]
     assert first_deal_totals == one["score"][4].tolist()
-    assert engine.scores(state).tolist() == three["score"][4].tolist()
+    assert step_api.scores(state).tolist() == three["score"][4].tolist()
     assert state.scalars[S.S_START_SEAT] == 2  # the start seat moved on each deal
 
 
@@ -204,10 +204,10 @@ def test_complete_round_gives_remaining_seats_one_turn():
     params = make_params(players=4, end_timing="complete_round")
     seating = GAME.seat_policies([("greedy", {})] * 4)
     for seed in range(20):
-        state = engine.new_game(params, seating, seed=seed)
+        state = step_api.new_game(params, seating, seed=seed)
         last_seat = None
-        while not engine.is_over(state):
-            engine.apply(state, engine.policy_move(state))
+        while not step_api.is_over(state):
+            step_api.apply(state, step_api.policy_move(state))
             for code, seat, _, _ in state.last_events():
                 if code in (S.EV_PLACE, S.EV_KEEPER, S.EV_COVER, S.EV_REPLACE, S.EV_PASS,
                             S.EV_FORCED_PASS, S.EV_SKIPPED):
@@ -219,7 +219,7 @@ def test_allow_pass_and_no_progress_end():
     """K-3.2.6/K-4.1.5: with passing allowed random players pass; n passes in a row end a deal."""
     params = make_params(players=3, allow_pass=True)
     seating = GAME.seat_policies([("random", {})] * 3)
-    columns = engine.play_batch(params, seating, seeds(500), np.zeros(500, np.int8), check=True)
+    columns = play.play_batch(params, seating, seeds(500), np.zeros(500, np.int8), check=True)
     assert columns["passes"].sum() > 0
     assert (columns["end_reason"] == S.END_NO_PROGRESS).any()
     assert columns["check_violations"].sum() == 0
@@ -234,5 +234,5 @@ def test_t17_invariants_hold_for_expectimax_and_mixed_seatings(variant):
         names = ["expectimax", "greedy", "random", "expectimax", "greedy"][:players]
         seating = GAME.seat_policies([(name, {}) for name in names])
         rotations = (np.arange(2000) % players).astype(np.int8)
-        columns = engine.play_batch(params, seating, seeds(2000, 50_000 * players), rotations, check=True)
+        columns = play.play_batch(params, seating, seeds(2000, 50_000 * players), rotations, check=True)
         assert columns["check_violations"].sum() == 0

@@ -12,7 +12,7 @@ from katz_helpers import (
     cell, counter, do, hand_texts, make_params, outcomes, scripted, state_from_text, supply,
     win_flags,
 )
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
 
 # T6's position; the draw at (0,3) completes column 3 (it shows Ca, Pe); Li and Pd fit there.
@@ -116,12 +116,12 @@ def test_k4_1_5_lost_extra_turn_is_a_forced_pass_outside_the_run():
     (forced pass 1) but the run of passes starts with seat 1 (forced pass 2); seat 0 passes once
     more (forced pass 3) and the second pass in a row ends the deal: no_progress."""
     state = play_lost_extra_turn(in_streak=False)
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_END_REASON) == S.END_NO_PROGRESS
     assert counter(state, S.S_FORCED_PASSES) == 3 and counter(state, S.S_EXTRA_TURNS) == 1
     passes = [event[1] for event in state.last_events() if event[0] == S.EV_FORCED_PASS]
     assert passes == [0, 1, 0]
-    assert [int(score) for score in engine.scores(state)] == [0, -2]
+    assert [int(score) for score in step_api.scores(state)] == [0, -2]
 
 
 def test_k4_1_5_lost_extra_turn_in_the_run_ends_one_seat_turn_earlier():
@@ -129,12 +129,12 @@ def test_k4_1_5_lost_extra_turn_in_the_run_ends_one_seat_turn_earlier():
     is the first pass of the run, seat 1's forced pass the second: the deal ends after 2 forced
     passes, with the same end reason and scores."""
     state = play_lost_extra_turn(in_streak=True)
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_END_REASON) == S.END_NO_PROGRESS
     assert counter(state, S.S_FORCED_PASSES) == 2
     passes = [event[1] for event in state.last_events() if event[0] == S.EV_FORCED_PASS]
     assert passes == [0, 1]
-    assert [int(score) for score in engine.scores(state)] == [0, -2]
+    assert [int(score) for score in step_api.scores(state)] == [0, -2]
 
 
 # ---- K-4.5: seat bonus points ----------------------------------------------------------------------
@@ -148,8 +148,8 @@ def finish_tied(bonus, tie_break="shared"):
                     seat_bonus_points=bonus, tie_break=tie_break)
     do(state, "draw", (0, 5))
     do(state, "place", card_text="Pd5")
-    assert engine.is_over(state)
-    return list(engine.scores(state)), win_flags(state)
+    assert step_api.is_over(state)
+    return list(step_api.scores(state)), win_flags(state)
 
 
 def test_k4_5_bonus_is_added_before_the_winner_and_the_tie_break():
@@ -169,9 +169,9 @@ def test_k4_5_bonus_changes_scores_ranks_and_wins_but_not_the_games():
     seats = GAME.seat_policies([("greedy", {})] * 4)
     seeds = np.arange(400, dtype=np.uint64)
     rotations = np.arange(400) % 4
-    plain = engine.play_batch(make_params(players=4), seats, seeds, rotations)
+    plain = play.play_batch(make_params(players=4), seats, seeds, rotations)
     bonus = [0, 0.5, 1, 3, 99]
-    shifted = engine.play_batch(make_params(players=4, seat_bonus_points=bonus), seats, seeds, rotations)
+    shifted = play.play_batch(make_params(players=4, seat_bonus_points=bonus), seats, seeds, rotations)
     assert shifted["score"].dtype == np.float32 and plain["score"].dtype == np.int16
     assert np.array_equal(shifted["score"], plain["score"] + np.array(bonus[:4], dtype=np.float32))
     final = shifted["score"]
@@ -180,7 +180,7 @@ def test_k4_5_bonus_changes_scores_ranks_and_wins_but_not_the_games():
     assert not np.array_equal(shifted["win"], plain["win"])
     for name in set(plain) - {"score", "win", "rank"}:
         assert np.array_equal(plain[name], shifted[name]), name
-    whole = engine.play_batch(make_params(players=4, seat_bonus_points=[2, 0, 0, 1]), seats, seeds, rotations)
+    whole = play.play_batch(make_params(players=4, seat_bonus_points=[2, 0, 0, 1]), seats, seeds, rotations)
     assert whole["score"].dtype == np.int16
     assert np.array_equal(whole["score"], plain["score"] + np.array([2, 0, 0, 1], dtype=np.int16))
 
@@ -196,7 +196,7 @@ def test_k2_5_seat_hand_sizes_and_auto_rows():
     assert params.grid_rows == 3
     hands_by_slot = []
     for rotation in range(4):
-        state = engine.new_game(params, seed=5, rotation=rotation)
+        state = step_api.new_game(params, seed=5, rotation=rotation)
         assert [len(state.hand(seat)) for seat in range(4)] == [8, 7, 6, 9]
         assert counter(state, S.S_SET_ASIDE) == 5
         cards = state.hidden[:26].tolist()  # 21 zoo cells, then the set-aside tail
@@ -211,8 +211,8 @@ def test_k2_5_zero_deltas_deal_the_box():
     """K-2.5: explicit zeros (and a short list) deal exactly the default game."""
     seats = GAME.seat_policies([("greedy", {})] * 3)
     seeds = np.arange(50, dtype=np.uint64)
-    default = engine.play_batch(make_params(players=3), seats, seeds, np.arange(50) % 3)
-    zeros = engine.play_batch(make_params(players=3, seat_hand_size_delta=[0]), seats, seeds,
+    default = play.play_batch(make_params(players=3), seats, seeds, np.arange(50) % 3)
+    zeros = play.play_batch(make_params(players=3, seat_hand_size_delta=[0]), seats, seeds,
                               np.arange(50) % 3)
     assert all(np.array_equal(default[name], zeros[name]) for name in default)
 
@@ -227,11 +227,11 @@ def first_turn(state):
 
 def test_k3_8_flag_covers_exactly_the_start_seats_first_action():
     """K-3.8: the first-turn flag is set when a deal begins and cleared by its first action."""
-    state = engine.new_game(make_params(players=3, first_turn_limit="return_drawn_card"), seed=3)
+    state = step_api.new_game(make_params(players=3, first_turn_limit="return_drawn_card"), seed=3)
     assert counter(state, S.S_FIRST_TURN) == 1
-    engine.apply(state, engine.legal_moves(state)[0])
+    step_api.apply(state, step_api.legal_moves(state)[0])
     assert counter(state, S.S_FIRST_TURN) == 1  # a draw: the placement is still to come
-    engine.apply(state, engine.legal_moves(state)[0])
+    step_api.apply(state, step_api.legal_moves(state)[0])
     assert counter(state, S.S_FIRST_TURN) == 0
 
 
@@ -276,9 +276,9 @@ def test_k3_8_first_turn_limits_change_games():
     extra turn before the second action of a deal."""
     seats = GAME.seat_policies([("greedy", {})] * 5)
     seeds = np.arange(300, dtype=np.uint64)
-    default = engine.play_batch(make_params(players=5), seats, seeds, np.arange(300) % 5)
+    default = play.play_batch(make_params(players=5), seats, seeds, np.arange(300) % 5)
     for limit in ("no_extra_turn", "return_drawn_card"):
-        limited = engine.play_batch(make_params(players=5, first_turn_limit=limit), seats, seeds,
+        limited = play.play_batch(make_params(players=5, first_turn_limit=limit), seats, seeds,
                                     np.arange(300) % 5, check=True)
         assert limited["check_violations"].sum() == 0
         assert not np.array_equal(default["score"], limited["score"]), limit

@@ -30,7 +30,7 @@ from reference_model import KEEPER_OVER as M_KEEPER_OVER
 from reference_model import FACE_DOWN as M_FACE_DOWN
 from reference_model import FACE_UP as M_FACE_UP
 from reference_model import NEED_DEAL, SEAT_COUNTS, Deal, Model, Rules
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
 
 PLAYER_COUNTS = (2, 3, 4, 5)
@@ -124,7 +124,7 @@ class Mismatch(AssertionError):
 # ---- reading the engine through its public state --------------------------------------------
 
 
-def deal_of(state: engine.KatzState) -> Deal:
+def deal_of(state: step_api.KatzState) -> Deal:
     """The only thing the model takes from the engine: what the shuffle dealt."""
     cells = int(state.rules[S.P_CELLS])
     assert all(state.cells[S.CELL_STATE, cell] == S.FACE_DOWN for cell in range(cells))
@@ -135,7 +135,7 @@ def deal_of(state: engine.KatzState) -> Deal:
     )
 
 
-def model_for(state: engine.KatzState) -> Model:
+def model_for(state: step_api.KatzState) -> Model:
     rules = Rules(state.params)
     deal = deal_of(state)
     if rules.first_player == "seat0":
@@ -168,7 +168,7 @@ def engine_cells(state) -> list[tuple]:
 
 def move_tuple(code: int) -> tuple:
     """An engine move code as the model's move tuple."""
-    name, cell, card = engine.decode_move(code)
+    name, cell, card = step_api.decode_move(code)
     if name == "pass":
         return (name,)
     if name in ("draw", "keeper"):
@@ -177,7 +177,7 @@ def move_tuple(code: int) -> tuple:
 
 
 def engine_moves(state) -> set[tuple]:
-    return {move_tuple(code) for code in engine.legal_moves(state)}
+    return {move_tuple(code) for code in step_api.legal_moves(state)}
 
 
 def engine_code(move: tuple) -> int:
@@ -195,14 +195,14 @@ def engine_snapshot(state) -> dict:
         "cells": engine_cells(state),
         "hands": [sorted(state.hand(seat)) for seat in range(n)],
         "supply": None if state.params.keepers is None else int(state.scalars[S.S_SUPPLY]),
-        "scores": [float(score) for score in engine.scores(state)],
+        "scores": [float(score) for score in step_api.scores(state)],
         "forced_passes": int(state.scalars[S.S_FORCED_PASSES]),
     }
     for name, field in ENGINE_SEAT_COUNTS.items():
         snap[name] = [int(state.seats[seat, field]) for seat in range(n)]
     if phase == "over":
         snap["end_reason"] = S.END_REASONS[int(state.scalars[S.S_END_REASON])]
-        snap["winners"] = [seat in engine.winners(state) for seat in range(n)]
+        snap["winners"] = [seat in step_api.winners(state) for seat in range(n)]
     else:
         snap["seat"] = state.seat
         snap["gap"] = int(state.scalars[S.S_GAP]) if phase == "place" else None
@@ -300,17 +300,17 @@ def compare_states(context, state, model) -> None:
 
 
 def play_compared(params, seating, seed: int, rotation: int, variant: str,
-                  chooser=None) -> tuple[engine.KatzState, Model, int]:
+                  chooser=None) -> tuple[step_api.KatzState, Model, int]:
     """One game on both implementations. `chooser(state, legal)` returns the move tuple to
     play; by default uniformly random with a Generator seeded by the game seed. Returns the
     final engine state, the model and the number of steps compared."""
-    state = engine.new_game(params, seating, seed, rotation)
+    state = step_api.new_game(params, seating, seed, rotation)
     model = model_for(state)
     generator = np.random.default_rng(seed)
     context = {"variant": variant, "seed": seed, "rotation": rotation, "step": 0, "history": []}
     compare_states(context, state, model)
     limit = 20 * (params.grid_rows * params.grid.cols + params.deck.size) * params.rounds
-    while not engine.is_over(state):
+    while not step_api.is_over(state):
         legal = compare_moves(context, state, model)
         if chooser is None:
             ordered = sorted(legal)
@@ -318,9 +318,9 @@ def play_compared(params, seating, seed: int, rotation: int, variant: str,
         else:
             move = chooser(state, legal)
         context["history"].append(move)
-        engine.apply(state, engine_code(move))
+        step_api.apply(state, engine_code(move))
         model.apply(move)
-        if model.phase == NEED_DEAL and not engine.is_over(state):
+        if model.phase == NEED_DEAL and not step_api.is_over(state):
             model.begin_deal(deal_of(state))  # K-4.4: the next shuffle comes from the engine
         context["step"] += 1
         compare_states(context, state, model)
@@ -347,7 +347,7 @@ def test_engine_matches_reference_model(variant, knobs):
 
 def policy_choice(state, legal: set[tuple]) -> tuple:
     """The move the engine's policy for the seat picks (same random stream as play_batch)."""
-    move = move_tuple(engine.policy_move(state))
+    move = move_tuple(step_api.policy_move(state))
     assert move in legal
     return move
 
@@ -365,13 +365,13 @@ def test_policy_games_step_api_matches_play_batch_and_model(players):
             seating = GAME.seat_policies([(name, {}) for name in names])
             seeds = np.arange(REPLAY_GAMES, dtype=np.uint64) + 50_000 * players
             rotations = np.arange(REPLAY_GAMES) % players
-            batch = engine.play_batch(params, seating, seeds, rotations)
+            batch = play.play_batch(params, seating, seeds, rotations)
             for game in range(REPLAY_GAMES):
                 seed, rotation = int(seeds[game]), int(rotations[game])
                 state, model, _ = play_compared(params, seating, seed, rotation,
                                                 f"policies {names} {knobs}", policy_choice)
                 where = f"seed {seed}, rotation {rotation}, seating {names}, knobs {knobs}"
-                assert list(batch["score"][game]) == list(engine.scores(state)), where
+                assert list(batch["score"][game]) == list(step_api.scores(state)), where
                 assert list(batch["score"][game]) == model.scores(), where
                 for name in SEAT_COUNTS:
                     assert list(batch[name][game]) == model.seat_counts[name], (name, where)
@@ -439,10 +439,10 @@ def explore(params, position: dict, path: tuple, depth: int, context: dict) -> i
     context["history"] = list(path)
     context["step"] = len(path)
     for move in path:
-        engine.apply(state, engine_code(move))
+        step_api.apply(state, engine_code(move))
         model.apply(move)
     compare_states(context, state, model)
-    if depth == 0 or engine.is_over(state):
+    if depth == 0 or step_api.is_over(state):
         return 1
     compared = 1
     for move in sorted(compare_moves(context, state, model)):
@@ -619,7 +619,7 @@ def test_pass_in_extra_turn_counts_towards_no_progress():
         move = {short_text(params, m): m for m in compare_moves(context, state, model)}[text]
         context["history"].append(move)
         context["step"] += 1
-        engine.apply(state, engine_code(move))
+        step_api.apply(state, engine_code(move))
         model.apply(move)
         compare_states(context, state, model)
         if text == "place Gi7":

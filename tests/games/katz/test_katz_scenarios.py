@@ -10,7 +10,7 @@ import pytest
 from katz_helpers import (cell, counter, do, hand_texts, make_params, outcomes, scripted,
                           seat_score, supply, win_flags)
 from simulator.errors import ZoosimError
-from simulator.games.katz import GAME, engine, render
+from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
 
 T2_GRID = """
@@ -41,7 +41,7 @@ r2: ##  ZK/Pa4  ##  ##  ##  ##  ##
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_t1_setup_geometry(players):
     """T1: 7-card hands, an (8 - n) x 7 zoo all face down, supply 8, 56 distinct cards."""
-    state = engine.new_game(make_params(players=players), seed=11)
+    state = step_api.new_game(make_params(players=players), seed=11)
     assert (int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])) == (8 - players, 7)
     assert all(len(state.hand(seat)) == 7 for seat in range(players))
     assert (state.cells[S.CELL_STATE] == S.FACE_DOWN).all()
@@ -59,7 +59,7 @@ def test_t1_player_count_outside_box_rejected_unless_allowed():
     for players, rows in ((6, 2), (7, 1)):
         params = make_params(players=players, allow_nonstandard_players=True)
         assert params.grid_rows == rows
-        state = engine.new_game(params, seed=3)
+        state = step_api.new_game(params, seed=3)
         assert state.cells.shape[1] == rows * 7
 
 
@@ -385,11 +385,11 @@ def test_t12_immediate_end_on_last_face_down_card():
     do(state, "draw", (2, 6))
     assert outcomes(state) == {("place", "Gi7")}
     do(state, "place", card_text="Gi7")
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_EXTRA_TURNS) == 0
     assert counter(state, S.S_END_REASON) == S.END_NO_FACE_DOWN
-    assert engine.scores(state).tolist() == [12, 0, 0, 0, 0]
-    assert engine.winners(state) == [0]
+    assert step_api.scores(state).tolist() == [12, 0, 0, 0, 0]
+    assert step_api.winners(state) == [0]
 
 
 @pytest.mark.parametrize("outcome", [("keeper", None), ("cover", "Mo7")])
@@ -400,7 +400,7 @@ def test_t12_immediate_end_also_after_keeper_or_exception(outcome):
     do(state, "draw", (2, 6))
     assert outcomes(state) == {("keeper",), ("cover", "Mo7")}
     do(state, outcome[0], card_text=outcome[1])
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_EXTRA_TURNS) == 0
 
 
@@ -424,7 +424,7 @@ def test_t13_immediate_end_on_eighth_keeper():
     assert outcomes(state) == {("keeper",)}
     do(state, "keeper")
     assert supply(state) == 0
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_END_REASON) == S.END_KEEPERS_EXHAUSTED
 
 
@@ -435,7 +435,7 @@ def test_t13_dead_cell_cat_seven_under_last_keeper_ends_without_extra_turn():
     do(state, "draw", (1, 0))
     assert ("cover", "Ca7") in outcomes(state)
     do(state, "cover", card_text="Ca7")
-    assert engine.is_over(state)
+    assert step_api.is_over(state)
     assert counter(state, S.S_EXTRA_TURNS) == 0
     assert counter(state, S.S_END_REASON) == S.END_KEEPERS_EXHAUSTED
 
@@ -519,7 +519,7 @@ def test_t16_ties_in_records():
     """play_batch marks every seat of a shared top score as a winner."""
     params = make_params(players=3)
     seat_policies = GAME.seat_policies([("random", {})] * 3)
-    columns = engine.play_batch(params, seat_policies, np.arange(3000, dtype=np.uint64), np.zeros(3000, np.int8))
+    columns = play.play_batch(params, seat_policies, np.arange(3000, dtype=np.uint64), np.zeros(3000, np.int8))
     top = columns["score"].max(axis=1, keepdims=True)
     assert (columns["win"] == (columns["score"] == top)).all()
     assert (columns["win"].sum(axis=1) > 1).any()  # ties do happen

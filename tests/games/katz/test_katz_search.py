@@ -17,7 +17,7 @@ from test_katz_params_policies_render import clone, scramble_hidden
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
-from simulator.games.katz import GAME, engine
+from simulator.games.katz import GAME, play, step_api
 from simulator.games.katz import policies as P
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
@@ -31,9 +31,9 @@ SMALL = {"iterations": 30}
 def mid_game(players=3, seed=5, moves=25):
     """A position some moves into a greedy game."""
     params = make_params(players=players)
-    state = engine.new_game(params, GAME.seat_policies([("greedy", {})] * players), seed=seed)
+    state = step_api.new_game(params, GAME.seat_policies([("greedy", {})] * players), seed=seed)
     for _ in range(moves):
-        engine.apply(state, engine.policy_move(state))
+        step_api.apply(state, step_api.policy_move(state))
     return state
 
 
@@ -100,20 +100,20 @@ def test_the_step_api_replays_play_batch(policy):
     play the same games: nothing of one decision's tree leaks into the next."""
     params = make_params(players=2)
     seating = GAME.seat_policies([(policy, SMALL), ("greedy", {})])
-    columns = engine.play_batch(params, seating, seeds(3), np.zeros(3, np.int8))
+    columns = play.play_batch(params, seating, seeds(3), np.zeros(3, np.int8))
     for game in range(3):
-        state = engine.new_game(params, seating, seed=game)
-        while not engine.is_over(state):
-            engine.apply(state, engine.policy_move(state))
-        assert np.array_equal(engine.scores(state), columns["score"][game])
+        state = step_api.new_game(params, seating, seed=game)
+        while not step_api.is_over(state):
+            step_api.apply(state, step_api.policy_move(state))
+        assert np.array_equal(step_api.scores(state), columns["score"][game])
 
 
 @pytest.mark.parametrize("policy", ["ismcts", "oracle"])
 def test_search_games_replay_for_a_seed_and_differ_between_seeds(policy):
     params = make_params(players=3)
     seating = GAME.seat_policies([(policy, SMALL)] * 3)
-    first = engine.play_batch(params, seating, seeds(4), np.arange(4, dtype=np.int8) % 3)
-    again = engine.play_batch(params, seating, seeds(4), np.arange(4, dtype=np.int8) % 3)
+    first = play.play_batch(params, seating, seeds(4), np.arange(4, dtype=np.int8) % 3)
+    again = play.play_batch(params, seating, seeds(4), np.arange(4, dtype=np.int8) % 3)
     for name in first:
         assert np.array_equal(first[name], again[name]), name
     assert len({tuple(row) for row in first["score"]}) > 1
@@ -126,7 +126,7 @@ def test_the_root_priors_read_nothing_the_seat_cannot_see(players):
     rng = np.random.default_rng(1)
     for moves_played in (0, 9, 20, 31):
         state = mid_game(players, seed=moves_played, moves=moves_played)
-        moves = np.array(engine.legal_moves(state), dtype=np.int64)
+        moves = np.array(step_api.legal_moves(state), dtype=np.int64)
         priors = []
         for scramble in (False, True, True):
             view = clone(state)
@@ -153,11 +153,11 @@ def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(player
     seating = GAME.seat_policies([("ismcts", {"iterations": 1})] * players)
     checked = 0
     for seed in range(4):
-        state = engine.new_game(params, seating, seed=seed)
+        state = step_api.new_game(params, seating, seed=seed)
         workspace = P.allocate_workspace(state.rules)
-        while not engine.is_over(state):
-            moves = np.array(engine.legal_moves(state), dtype=np.int64)
-            move = engine.policy_move(state)
+        while not step_api.is_over(state):
+            moves = np.array(step_api.legal_moves(state), dtype=np.int64)
+            move = step_api.policy_move(state)
             if len(moves) > 1:
                 seat = state.seat
                 worths = np.zeros(len(moves))
@@ -167,7 +167,7 @@ def test_at_one_iteration_the_search_plays_the_move_its_priors_rank_first(player
                                    worths)
                 assert worths[list(moves).index(move)] == worths.max()
                 checked += 1
-            engine.apply(state, move)
+            step_api.apply(state, move)
     assert checked > 50
 
 
@@ -191,7 +191,7 @@ def win_share(names, deals, players=2, **policy_params):
     seating = GAME.seat_policies([(name, policy_params.get(name, {})) for name in names])
     game_seeds = np.repeat(seeds(deals, 9000), players)
     rotations = np.tile(np.arange(players), deals).astype(np.int8)
-    columns = engine.play_batch(params, seating, game_seeds, rotations)
+    columns = play.play_batch(params, seating, game_seeds, rotations)
     seat = rotations % players
     wins = columns["win"][np.arange(len(rotations)), seat].astype(float)
     return float((wins / columns["win"].sum(axis=1)).mean())
@@ -213,7 +213,7 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
         params = make_params(players=players, **knobs)
         seating = GAME.seat_policies([(policy, {"iterations": 8}), ("greedy", {})] + [("random", {})] * (players - 2))
         count = 500
-        columns = engine.play_batch(params, seating, seeds(count, 100), np.arange(count) % players,
+        columns = play.play_batch(params, seating, seeds(count, 100), np.arange(count) % players,
                                     check=True)
         assert columns["check_violations"].sum() == 0
         games += count

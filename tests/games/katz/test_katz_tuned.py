@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from katz_helpers import make_params, seeds
 from simulator.cli import main
-from simulator.games.katz import GAME, engine
+from simulator.games.katz import GAME, play
 from simulator.games.katz import state as S
 
 
@@ -27,6 +27,6 @@ def test_tuned_preset_keeps_every_invariant(players):
     params = make_params(players=players)
     seating = GAME.seat_policies([("greedy_tuned" if i % 2 == 0 else "greedy", {}) for i in range(players)])
     rotations = (np.arange(games) % players).astype(np.int8)
-    columns = engine.play_batch(params, seating, seeds(games, 77 * players), rotations, check=True)
+    columns = play.play_batch(params, seating, seeds(games, 77 * players), rotations, check=True)
     violations = columns["check_violations"]
     assert violations.sum() == 0, S.VIOLATION_NAMES[int(columns["first_violation"][violations > 0][0])]

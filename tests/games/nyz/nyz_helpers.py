@@ -7,7 +7,8 @@ import numpy as np
 from simulator.games.kernels import allocating, by_ref
 from simulator.games.nyz import components
 from simulator.games.nyz.bits import popcount
-from simulator.games.nyz.engine import Position, advance, fits, new_enclosure
+from simulator.games.nyz.moves import advance, fits, new_enclosure
+from simulator.games.nyz.step_api import Position
 from simulator.games.nyz.state import (
     CELL_ATTRACTION, CELL_EMPTY, E_COUNT, E_SPECIES, MAX_CELLS, N_ATTRACTION_TYPES, NO_SPECIES,
     P_COVERED, P_HOUSES, SC_ACTIVE, SC_ELEPHANT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_STAGE,

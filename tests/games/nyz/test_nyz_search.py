@@ -15,7 +15,7 @@ from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
-from simulator.games.nyz import GAME, engine
+from simulator.games.nyz import GAME, step_api
 from simulator.games.nyz import search as NS
 from simulator.games.nyz.specs import MCTS
 from simulator.games.nyz.state import (
@@ -49,11 +49,11 @@ def test_the_step_api_replays_play_batch(players):
     seats = seating(("mcts", SMALL), *[("greedy", {})] * (players - 1))
     columns = play(params, seats, [7, 8])
     for game, seed in enumerate((7, 8)):
-        position = engine.new_game(params, seats, seed=seed)
-        while not engine.is_over(position):
-            engine.apply(position, engine.policy_move(position))
-        assert np.array_equal(engine.scores(position), columns["score"][game])
-        assert engine.winners(position) == list(np.flatnonzero(columns["win"][game]))
+        position = step_api.new_game(params, seats, seed=seed)
+        while not step_api.is_over(position):
+            step_api.apply(position, step_api.policy_move(position))
+        assert np.array_equal(step_api.scores(position), columns["score"][game])
+        assert step_api.winners(position) == list(np.flatnonzero(columns["win"][game]))
 
 
 def test_search_games_replay_for_a_seed_and_differ_between_seeds():
@@ -112,9 +112,9 @@ def test_mcts_wins_more_solo_games_than_greedy_tuned():
 def hidden_position(players=2, seed=3, moves=12, **knobs):
     """A game some moves in, with the tiles below the bay tops hidden from the policies."""
     params = GAME.params_model(players=players, ai_sees_full_stacks=False, **knobs)
-    position = engine.new_game(params, seating(*[("greedy", {})] * players), seed=seed)
+    position = step_api.new_game(params, seating(*[("greedy", {})] * players), seed=seed)
     for _ in range(moves):
-        engine.apply(position, engine.policy_move(position))
+        step_api.apply(position, step_api.policy_move(position))
     return position
 
 
@@ -194,7 +194,7 @@ def test_mcts_never_peeks_below_the_tops_when_stacks_are_hidden():
     state.policy_id[:] = MCTS
     state.policy_params[:] = GAME.policies["mcts"].pack({"iterations": 12, "width": 3})
     rng_before = state.rng.copy()
-    choice = engine.policy_move(position)
+    choice = step_api.policy_move(position)
     layers = hidden_layers(state)
     for draw in range(3):
         tiles = list(layers.values())
@@ -202,7 +202,7 @@ def test_mcts_never_peeks_below_the_tops_when_stacks_are_hidden():
         for (space, layer), tile in zip(layers, tiles):
             state.bay_tiles[space, layer] = tile
         state.rng[:] = rng_before
-        assert engine.policy_move(position) == choice
+        assert step_api.policy_move(position) == choice
 
 
 # ---- invariants, jobs, parameters -------------------------------------------------------------

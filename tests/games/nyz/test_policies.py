@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from nyz_helpers import add_enclosure, restart_turn, set_houses
 from simulator.cli import main
 from simulator.errors import ZoosimError
-from simulator.games.nyz import GAME, engine, policies
+from simulator.games.nyz import GAME, policies, step_api
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
 
@@ -21,18 +21,18 @@ def populate_choice(policy, params):
     """N-4.2 (3), N-6.2: seat 0 populates a new enclosure with meerkats; its sources are a
     5-square enclosure holding a breeding pair (2) and a 4-square one holding 3, no house
     animals. Returns the enclosure the seat's policy takes the first animal from."""
-    pos = engine.new_game(GAME.make_params({"players": 2}),
+    pos = step_api.new_game(GAME.make_params({"players": 2}),
                           GAME.seat_policies([(policy, params), ("greedy", {})]), seed=1)
     set_houses(pos, 0, [None, None, None])
     pos.state.seat[0, S.P_ENCLOSURES] = 0
     pair = add_enclosure(pos, 0, "B1", "meerkat", 2)
     three = add_enclosure(pos, 0, "A8", "meerkat", 3)
     restart_turn(pos, active=0, elephant=10)
-    engine.apply(pos, 11)  # the tile bay after the elephant (N-4.1)
-    engine.apply(pos, engine.legal_moves(pos)[0])  # place the tile anywhere
+    step_api.apply(pos, 11)  # the tile bay after the elephant (N-4.1)
+    step_api.apply(pos, step_api.legal_moves(pos)[0])  # place the tile anywhere
     assert pos.decision == S.D_POPULATE
-    assert sorted(engine.legal_moves(pos)) == [S.SRC_ENCLOSURE + pair, S.SRC_ENCLOSURE + three]
-    return engine.policy_move(pos) - S.SRC_ENCLOSURE, pair, three
+    assert sorted(step_api.legal_moves(pos)) == [S.SRC_ENCLOSURE + pair, S.SRC_ENCLOSURE + three]
+    return step_api.policy_move(pos) - S.SRC_ENCLOSURE, pair, three
 
 
 def test_greedy_breaks_the_pair_and_pair_value_keeps_it():
@@ -49,7 +49,7 @@ def test_greedy_breaks_the_pair_and_pair_value_keeps_it():
 
 def test_pair_value_prefers_the_animal_that_makes_a_pair():
     """N-6.2: an animal joining a lone animal of its species makes an enclosure that breeds."""
-    pos = engine.new_game(GAME.make_params({"players": 2}),
+    pos = step_api.new_game(GAME.make_params({"players": 2}),
                           GAME.seat_policies([("greedy_pairs", {}), ("greedy", {})]), seed=1)
     gains = {}
     for policy, params in (("greedy", {}), ("greedy_pairs", {})):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from simulator.games.base import check_columns
-from simulator.games.nyz import GAME, engine, render
+from simulator.games.nyz import GAME, render, step_api
 
 END = {name: i for i, name in enumerate(GAME.end_reasons)}
 
@@ -156,11 +156,11 @@ def test_step_api_replays_batch_with_policy_moves():
     params = params_for(2, "bga")
     policies = GAME.seat_policies([("greedy", {}), ("random", {})])
     cols = GAME.play_batch(params, policies, np.array([5], np.uint64), np.ones(1, np.int8))
-    pos = engine.new_game(params, policies, seed=5, rotation=1, check=True)
-    while not engine.is_over(pos):
-        engine.apply(pos, engine.policy_move(pos))
-    assert engine.scores(pos).tolist() == cols["score"][0].tolist()
-    assert engine.violations(pos) == 0
+    pos = step_api.new_game(params, policies, seed=5, rotation=1, check=True)
+    while not step_api.is_over(pos):
+        step_api.apply(pos, step_api.policy_move(pos))
+    assert step_api.scores(pos).tolist() == cols["score"][0].tolist()
+    assert step_api.violations(pos) == 0
 
 
 @pytest.mark.parametrize("preset", ["greedy", "greedy_builder", "greedy_breeder"])

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from nyz_helpers import add_enclosure, cover_squares, restart_turn, set_bay, set_houses
-from simulator.games.nyz import GAME, engine, render
+from simulator.games.nyz import GAME, moves, render, step_api
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
 
@@ -17,7 +17,7 @@ SPECIES = {name: i for i, name in enumerate(comp.SPECIES)}
 
 def game(players=2, seed=1, check=True, **knobs):
     """A new game, checked: apply raises InvariantViolation when a move breaks T18."""
-    return engine.new_game(GAME.make_params({"players": players, **knobs}), seed=seed, check=check)
+    return step_api.new_game(GAME.make_params({"players": players, **knobs}), seed=seed, check=check)
 
 
 def clear_board(pos, seat, houses):
@@ -28,23 +28,23 @@ def clear_board(pos, seat, houses):
 
 def destinations(pos):
     assert pos.decision == S.D_DEST
-    return sorted(m % 32 for m in engine.legal_moves(pos))
+    return sorted(m % 32 for m in step_api.legal_moves(pos))
 
 
 def aux_of(pos, space):
-    for i, move in enumerate(engine.legal_moves(pos)):
+    for i, move in enumerate(step_api.legal_moves(pos)):
         if move % 32 == space:
             return int(pos.state.option_aux[i])
     raise AssertionError(f"{space} not legal")
 
 
 def move_elephant(pos, space, marker_code=0):
-    engine.apply(pos, space + 32 * marker_code)
+    step_api.apply(pos, space + 32 * marker_code)
 
 
 def place_anywhere(pos):
     assert pos.decision in (S.D_PLACE, S.D_ATTRACTION_PLACE)
-    engine.apply(pos, engine.legal_moves(pos)[0])
+    step_api.apply(pos, step_api.legal_moves(pos)[0])
 
 
 def enc(pos, seat, e):
@@ -134,7 +134,7 @@ FALSE_MOVES = [(4, 8), (24, 1), (14, 18), (24, 3), (9, 12)]
 def test_t2_line_crossing_truth_table(start, dest):
     """T2: a move crosses a line iff its path (after start, up to dest) holds a trigger space."""
     pos = game(2)
-    engine.record_crossings(pos.state, pos.tables, start, dest)
+    moves.record_crossings(pos.state, pos.tables, start, dest)
     assert (pos.scalar(S.SC_N_EVENTS) > 0) == ((start, dest) in TRUE_MOVES)
 
 
@@ -145,7 +145,7 @@ def test_t2_line_crossing_truth_table(start, dest):
 def solo_options(pos):
     """{marker name or 'free': spaces}"""
     out = {}
-    for move in engine.legal_moves(pos):
+    for move in step_api.legal_moves(pos):
         code, space = divmod(move, 32)
         name = "free" if code == S.MARKER_FREE else comp.SOLO_MARKERS[code - 1]
         out.setdefault(name, set()).add(space)
@@ -208,13 +208,13 @@ def test_t15_solo_laps():
     pos.state.markers_used[:] = 0
     restart_turn(pos, active=0, elephant=8)
     move_elephant(pos, 10, 3)  # marker 2: 9, 10
-    while not engine.is_over(pos):
-        engine.apply(pos, engine.legal_moves(pos)[0])
+    while not step_api.is_over(pos):
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
     assert pos.scalar(S.SC_LAPS) == 2
     assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "solo_laps"
     assert pos.state.enc[0, e, S.E_COUNT] <= 3 + 1  # +1 at most from the main action
     assert pos.state.seat[0, S.P_YOUNG] == 0
-    assert engine.winners(pos) == []
+    assert step_api.winners(pos) == []
 
 
 def test_e17_solo_last_turn_breeding_knob():
@@ -225,8 +225,8 @@ def test_e17_solo_last_turn_breeding_knob():
     pos.state.sc[S.SC_LAPS] = 1
     restart_turn(pos, active=0, elephant=8)
     move_elephant(pos, 10, 3)
-    while not engine.is_over(pos):
-        engine.apply(pos, engine.legal_moves(pos)[0])
+    while not step_api.is_over(pos):
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
     assert pos.state.seat[0, S.P_YOUNG] >= 1
 
 
@@ -236,10 +236,10 @@ def test_e16_solo_score(solo_score, expected):
     pos = game(1, solo_score=solo_score)
     cover_squares(pos, 0, 0)
     pos.state.sc[S.SC_ELEPHANT] = 5
-    assert engine.solo_score(pos.state, pos.tables) == expected
+    assert moves.solo_score(pos.state, pos.tables) == expected
     pos2 = game(1, solo_score=solo_score)
     cover_squares(pos2, 0, 3)
-    assert engine.solo_score(pos2.state, pos2.tables) == -3
+    assert moves.solo_score(pos2.state, pos2.tables) == -3
 
 
 def test_solo_win_when_board_completed():
@@ -250,12 +250,12 @@ def test_solo_win_when_board_completed():
     cover_squares(pos, 0, 1)
     restart_turn(pos, active=0, elephant=15)
     move_elephant(pos, 17, S.MARKER_FREE)  # flamingo + meerkat
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(1, e))  # meerkat fills e
-    while not engine.is_over(pos):
-        moves = engine.legal_moves(pos)
-        engine.apply(pos, 7 if pos.decision == S.D_ATTRACTION else moves[0])
-    assert pos.scalar(S.SC_SOLO_WON) == 1 and engine.winners(pos) == [0]
+    step_api.apply(pos, S.CHOICE_PAIR)
+    step_api.apply(pos, to_place(1, e))  # meerkat fills e
+    while not step_api.is_over(pos):
+        moves = step_api.legal_moves(pos)
+        step_api.apply(pos, 7 if pos.decision == S.D_ATTRACTION else moves[0])
+    assert pos.scalar(S.SC_SOLO_WON) == 1 and step_api.winners(pos) == [0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -268,12 +268,12 @@ def test_t4_two_house_board_first_turn():
     pos = game(4)
     assert destinations(pos) == [11, 13, 14]
     for space in (11, 13, 14):
-        assert pos.tables.tile_class[engine.top_tile(pos.state, space)] == 3
+        assert pos.tables.tile_class[moves.top_tile(pos.state, space)] == 3
     move_elephant(pos, 11)
     place_anywhere(pos)
     assert pos.decision == S.D_POPULATE
-    assert sorted(engine.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_HOUSE + 1]
-    engine.apply(pos, S.SRC_HOUSE + 0)
+    assert sorted(step_api.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_HOUSE + 1]
+    step_api.apply(pos, S.SRC_HOUSE + 0)
     assert pos.state.enc[0, 0, S.E_COUNT] == 1
     assert pos.scalar(S.SC_ACTIVE) == 1  # turn over: no second animal of that species
 
@@ -287,11 +287,11 @@ def test_t5_populate_restriction(meerkats, moved):
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
-    assert sorted(engine.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_ENCLOSURE + e1]
-    engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    assert sorted(step_api.legal_moves(pos)) == [S.SRC_HOUSE + 0, S.SRC_ENCLOSURE + e1]
+    step_api.apply(pos, S.SRC_ENCLOSURE + e1)
     if meerkats == 3:
-        assert sorted(engine.legal_moves(pos)) == [S.SRC_ENCLOSURE + e1, S.POP_STOP]
-        engine.apply(pos, S.SRC_ENCLOSURE + e1)
+        assert sorted(step_api.legal_moves(pos)) == [S.SRC_ENCLOSURE + e1, S.POP_STOP]
+        step_api.apply(pos, S.SRC_ENCLOSURE + e1)
     new = pos.state.seat[0, S.P_ENCLOSURES] - 1
     assert enc(pos, 0, new) == (moved, SPECIES["meerkat"])
     assert enc(pos, 0, e1) == (meerkats - moved, SPECIES["meerkat"])
@@ -305,9 +305,9 @@ def test_e25_populate_from_house_and_enclosure():
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
-    engine.apply(pos, S.SRC_HOUSE + 0)
-    assert S.SRC_ENCLOSURE + e1 in engine.legal_moves(pos)
-    engine.apply(pos, S.SRC_ENCLOSURE + e1)
+    step_api.apply(pos, S.SRC_HOUSE + 0)
+    assert S.SRC_ENCLOSURE + e1 in step_api.legal_moves(pos)
+    step_api.apply(pos, S.SRC_ENCLOSURE + e1)
     assert enc(pos, 0, 1) == (2, SPECIES["meerkat"]) and enc(pos, 0, e1)[0] == 1
 
 
@@ -336,11 +336,11 @@ def test_t7_acquisition_with_single_empty_enclosure():
     e = add_enclosure(pos, 0, "A7")
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
-    choices = sorted(engine.legal_moves(pos))
+    choices = sorted(step_api.legal_moves(pos))
     assert choices == sorted([S.CHOICE_PAIR, SPECIES["meerkat"], SPECIES["flamingo"], SPECIES["fox"]])
-    engine.apply(pos, S.CHOICE_PAIR)
-    assert sorted(engine.legal_moves(pos)) == [to_place(0, e), to_place(1, e)]
-    engine.apply(pos, to_place(0, e))  # penguin; the kangaroo has no target: declined
+    step_api.apply(pos, S.CHOICE_PAIR)
+    assert sorted(step_api.legal_moves(pos)) == [to_place(0, e), to_place(1, e)]
+    step_api.apply(pos, to_place(0, e))  # penguin; the kangaroo has no target: declined
     assert enc(pos, 0, e) == (1, SPECIES["penguin"])
     assert pos.scalar(S.SC_ACTIVE) == 1
 
@@ -349,10 +349,10 @@ def test_t7_acquisition_with_single_empty_enclosure():
     e = add_enclosure(pos, 0, "A7")
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
-    engine.apply(pos, SPECIES["meerkat"])  # B2
-    engine.apply(pos, to_place(0, e))
+    step_api.apply(pos, SPECIES["meerkat"])  # B2
+    step_api.apply(pos, to_place(0, e))
     assert pos.decision == S.D_HOUSE_ADD
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert enc(pos, 0, e) == (2, SPECIES["meerkat"])
     assert houses(pos, 0) == ["flamingo", "meerkat"]
 
@@ -364,8 +364,8 @@ def t8_meerkat_into_enclosure(**knobs):
     e = add_enclosure(pos, 0, "C1", "meerkat", 2)
     restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(1, e))
+    step_api.apply(pos, S.CHOICE_PAIR)
+    step_api.apply(pos, to_place(1, e))
     return pos, e
 
 
@@ -373,10 +373,10 @@ def test_t8_add_from_house_once_per_enclosure():
     """T8 / E13: meerkat -> E (3), one house add (4), no second add; kangaroo -> free house."""
     pos, e = t8_meerkat_into_enclosure()
     assert pos.decision == S.D_HOUSE_ADD
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert enc(pos, 0, e) == (4, SPECIES["meerkat"])
     assert pos.decision == S.D_ANIMAL_PLACE
-    engine.apply(pos, to_place(0, S.TARGET_HOUSE))
+    step_api.apply(pos, to_place(0, S.TARGET_HOUSE))
     assert enc(pos, 0, e)[0] == 4
     assert houses(pos, 0) == ["kangaroo", "meerkat"]
 
@@ -388,8 +388,8 @@ def t9_penguin_fills_enclosure(houses, **knobs):
     e = add_enclosure(pos, 0, "A7", "penguin", 3)
     restart_turn(pos, active=0, elephant=5)
     move_elephant(pos, 7)
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(0, e))
+    step_api.apply(pos, S.CHOICE_PAIR)
+    step_api.apply(pos, to_place(0, e))
     return pos, e
 
 
@@ -399,16 +399,16 @@ def test_t9_scoring_an_enclosure():
     assert enc(pos, 0, e) == (0, S.NO_SPECIES)
     assert pos.state.seat[0, S.P_FILLED] == 1
     assert pos.decision == S.D_KEEP_ONE
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert houses(pos, 0) == ["flamingo", "meerkat", "penguin"]
     assert pos.decision == S.D_ATTRACTION
-    assert sorted(engine.legal_moves(pos)) == list(range(8)) + [S.NO_ATTRACTION]  # E1, E2
-    engine.apply(pos, 0)  # T8, 4x2
+    assert sorted(step_api.legal_moves(pos)) == list(range(8)) + [S.NO_ATTRACTION]  # E1, E2
+    step_api.apply(pos, 0)  # T8, 4x2
     place_anywhere(pos)
     assert pos.state.attraction_supply[0] == 0 and pos.state.seat[0, S.P_ATTRACTIONS] == 1
     # the fox now goes into the emptied enclosure (no free house left)
-    assert engine.legal_moves(pos) == [to_place(1, e), S.DECLINE]
-    engine.apply(pos, to_place(1, e))
+    assert step_api.legal_moves(pos) == [to_place(1, e), S.DECLINE]
+    step_api.apply(pos, to_place(1, e))
     assert enc(pos, 0, e) == (1, SPECIES["fox"])
 
 
@@ -420,7 +420,7 @@ def test_e21_no_keep_one_without_free_house():
 def test_e1_attraction_compulsory_knob():
     """E1: with attraction_optional = false the attraction cannot be declined."""
     pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", "fox"], attraction_optional=False)
-    assert S.NO_ATTRACTION not in engine.legal_moves(pos)
+    assert S.NO_ATTRACTION not in step_api.legal_moves(pos)
 
 
 def test_e3_single_animal_only_when_pair_fails_knob():
@@ -428,11 +428,11 @@ def test_e3_single_animal_only_when_pair_fails_knob():
     pos = game(2, single_animal_rule="when_no_pictured_fits")
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
-    assert engine.legal_moves(pos) == [S.CHOICE_PAIR]
+    assert step_api.legal_moves(pos) == [S.CHOICE_PAIR]
     default = game(2)
     restart_turn(default, active=0, elephant=10)
     move_elephant(default, 12)
-    assert len(engine.legal_moves(default)) == 4
+    assert len(step_api.legal_moves(default)) == 4
 
 
 @pytest.mark.parametrize("partial, declinable", [(True, True), (False, False)])
@@ -442,10 +442,10 @@ def test_e4_partial_pair(partial, declinable):
     clear_board(pos, 0, [None, None, None])
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
-    engine.apply(pos, S.CHOICE_PAIR)
-    assert S.DECLINE not in engine.legal_moves(pos)  # the first animal is mandatory
-    engine.apply(pos, to_place(0, S.TARGET_HOUSE))
-    assert (S.DECLINE in engine.legal_moves(pos)) == declinable
+    step_api.apply(pos, S.CHOICE_PAIR)
+    assert S.DECLINE not in step_api.legal_moves(pos)  # the first animal is mandatory
+    step_api.apply(pos, to_place(0, S.TARGET_HOUSE))
+    assert (S.DECLINE in step_api.legal_moves(pos)) == declinable
 
 
 # ---------------------------------------------------------------------------------------------
@@ -460,8 +460,8 @@ def breeding_position(players, **knobs):
     m1 = add_enclosure(pos, 0, "C4", "meerkat", 2)
     restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 4)  # crosses the kangaroo line
-    while pos.decider == 1 and not engine.is_over(pos):  # seat 1 places and populates
-        engine.apply(pos, engine.legal_moves(pos)[0])
+    while pos.decider == 1 and not step_api.is_over(pos):  # seat 1 places and populates
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
     return pos, ks, m1
 
 
@@ -470,21 +470,21 @@ def test_t10_breeding_limits_and_bonus():
     to the left-out K2 or to M1."""
     pos, (k1, k2, k3), m1 = breeding_position(2)
     assert pos.decision == S.D_BREED and pos.decider == 0
-    moves = engine.legal_moves(pos)
+    moves = step_api.legal_moves(pos)
     assert len(moves) == 3 * 2 + 3 + 1
     assert 64 * k3 + k1 in moves and 64 * k1 + k3 in moves
-    engine.apply(pos, 64 * k3 + k1)
+    step_api.apply(pos, 64 * k3 + k1)
     assert enc(pos, 0, k3)[0] == 4 and enc(pos, 0, k1)[0] == 3 and enc(pos, 0, k2)[0] == 2
     assert pos.decision == S.D_BONUS
-    assert sorted(engine.legal_moves(pos)) == sorted([k2, m1, S.NO_ENCLOSURE])
-    engine.apply(pos, m1)
+    assert sorted(step_api.legal_moves(pos)) == sorted([k2, m1, S.NO_ENCLOSURE])
+    step_api.apply(pos, m1)
     assert enc(pos, 0, m1)[0] == 3
 
 
 def test_e9_no_bonus_with_four_players():
     """T10 in P(4) / E9: no bonus breeding with 4 or 5 players."""
     pos, (k1, k2, k3), m1 = breeding_position(4)
-    engine.apply(pos, 64 * k3 + k1)
+    step_api.apply(pos, 64 * k3 + k1)
     assert pos.decision != S.D_BONUS
     assert enc(pos, 0, m1)[0] == 2
 
@@ -496,12 +496,12 @@ def test_t11_no_bonus_without_normal_breeding():
     f1 = add_enclosure(pos, 1, "C1", "flamingo", 3)
     restart_turn(pos, active=0, elephant=17)
     move_elephant(pos, 19)  # crosses the meerkat line
-    while not engine.is_over(pos) and pos.scalar(S.SC_TURNS) == pos.scalar(S.SC_TURNS):
+    while not step_api.is_over(pos) and pos.scalar(S.SC_TURNS) == pos.scalar(S.SC_TURNS):
         if pos.decider == 1 and pos.decision in (S.D_BREED, S.D_BONUS):
             raise AssertionError("Y must not breed")
         if pos.scalar(S.SC_ACTIVE) != 0:
             break
-        engine.apply(pos, engine.legal_moves(pos)[0])
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
     assert enc(pos, 1, f1)[0] == 3 and pos.state.seat[1, S.P_YOUNG] == 0
 
 
@@ -516,10 +516,10 @@ def test_t12_breeding_order_and_scoring_before_next_player():
     restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 5)  # 3, 4, 5: crosses the kangaroo line
     log = []
-    while pos.scalar(S.SC_ACTIVE) == 1 and not engine.is_over(pos):
+    while pos.scalar(S.SC_ACTIVE) == 1 and not step_api.is_over(pos):
         log.append((pos.decider, pos.decision))
-        moves = engine.legal_moves(pos)
-        engine.apply(pos, S.NO_ENCLOSURE if pos.decision == S.D_BONUS else moves[0])
+        moves = step_api.legal_moves(pos)
+        step_api.apply(pos, S.NO_ENCLOSURE if pos.decision == S.D_BONUS else moves[0])
     breeders = [seat for seat, d in log if d == S.D_BREED]
     # single-eligible players get a 2-option decision (the enclosure or none)
     assert breeders == [1, 2, 0]
@@ -537,13 +537,13 @@ def t13_position(end_skips_breeding=True):
     cover_squares(pos, 0, 1)
     restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)  # kangaroo + meerkat, crossing the fox line
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(1, m))  # fills m
-    engine.apply(pos, 0)  # keep none
-    engine.apply(pos, 7)  # a 1x1 attraction on the last square
-    while not engine.is_over(pos):
-        moves = engine.legal_moves(pos)
-        engine.apply(pos, S.DECLINE if S.DECLINE in moves else moves[0])
+    step_api.apply(pos, S.CHOICE_PAIR)
+    step_api.apply(pos, to_place(1, m))  # fills m
+    step_api.apply(pos, 0)  # keep none
+    step_api.apply(pos, 7)  # a 1x1 attraction on the last square
+    while not step_api.is_over(pos):
+        moves = step_api.legal_moves(pos)
+        step_api.apply(pos, S.DECLINE if S.DECLINE in moves else moves[0])
     return pos, fox
 
 
@@ -551,13 +551,13 @@ def test_t13_end_during_main_action_skips_breeding():
     """T13 / E14: the board completed in the main action ends the game; nobody breeds."""
     pos, fox = t13_position()
     assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_action"
-    assert engine.winners(pos) == [0]
+    assert step_api.winners(pos) == [0]
     assert enc(pos, 1, fox)[0] == 5
 
 
 def test_e14_knob_breeding_after_completion():
     pos, fox = t13_position(end_skips_breeding=False)
-    assert engine.is_over(pos)
+    assert step_api.is_over(pos)
     assert pos.state.seat[1, S.P_YOUNG] >= 1
 
 
@@ -574,18 +574,18 @@ def test_t14_simultaneous_completion(extra_a, winners):
     pos.state.house[0, :extra_a] = SPECIES["fox"]
     restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 5)
-    while not engine.is_over(pos):
-        moves = engine.legal_moves(pos)
+    while not step_api.is_over(pos):
+        moves = step_api.legal_moves(pos)
         if pos.decision == S.D_ATTRACTION:
-            engine.apply(pos, 7)
+            step_api.apply(pos, 7)
         elif pos.decision in (S.D_KEEP_ONE, S.D_HOUSE_ADD):
-            engine.apply(pos, 0)
+            step_api.apply(pos, 0)
         elif pos.decision == S.D_BONUS:
-            engine.apply(pos, S.NO_ENCLOSURE)
+            step_api.apply(pos, S.NO_ENCLOSURE)
         else:
-            engine.apply(pos, moves[0])
+            step_api.apply(pos, moves[0])
     assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_breeding"
-    assert engine.winners(pos) == winners
+    assert step_api.winners(pos) == winners
 
 
 def test_e11_bonus_once_per_move_knob():
@@ -601,15 +601,15 @@ def test_e11_bonus_once_per_move_knob():
         restart_turn(pos, active=0, elephant=23)
         move_elephant(pos, 4)  # flamingo + kangaroo events
         bonuses = 0
-        while pos.scalar(S.SC_ACTIVE) == 0 and not engine.is_over(pos):
+        while pos.scalar(S.SC_ACTIVE) == 0 and not step_api.is_over(pos):
             if pos.decision == S.D_BONUS:
                 bonuses += 1
-                engine.apply(pos, S.NO_ENCLOSURE)
+                step_api.apply(pos, S.NO_ENCLOSURE)
             elif pos.decision == S.D_POPULATE:
-                engine.apply(pos, S.POP_STOP if S.POP_STOP in engine.legal_moves(pos)
-                             else engine.legal_moves(pos)[-1])
+                step_api.apply(pos, S.POP_STOP if S.POP_STOP in step_api.legal_moves(pos)
+                             else step_api.legal_moves(pos)[-1])
             else:
-                engine.apply(pos, engine.legal_moves(pos)[0])
+                step_api.apply(pos, step_api.legal_moves(pos)[0])
         assert bonuses == expected
 
 
@@ -623,14 +623,14 @@ def test_e12_house_add_with_two_bred_enclosures():
     restart_turn(pos, active=1, elephant=2)
     move_elephant(pos, 4)
     while pos.decider == 1:
-        engine.apply(pos, engine.legal_moves(pos)[0])
-    engine.apply(pos, 64 * k2 + k1)
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
+    step_api.apply(pos, 64 * k2 + k1)
     assert pos.decision == S.D_HOUSE_ADD
     assert pos.state.follow[pos.scalar(S.SC_FOLLOW_HEAD)] == k2
-    engine.apply(pos, 0)
+    step_api.apply(pos, 0)
     assert pos.decision == S.D_HOUSE_ADD
     assert pos.state.follow[pos.scalar(S.SC_FOLLOW_HEAD)] == k1
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert enc(pos, 0, k1)[0] == 4 and enc(pos, 0, k2)[0] == 3
 
 
@@ -677,7 +677,7 @@ def test_t16_short_game_start_tiles():
         tiles = pos.state.enc[seat, :6, S.E_TILE]
         assert sorted(pos.tables.tile_class[tiles]) == [2, 2, 2, 3, 3, 3]
         assert (pos.state.enc[seat, :6, S.E_COUNT] == 0).all()
-        assert -engine.scores(pos)[seat] == left
+        assert -step_api.scores(pos)[seat] == left
 
 
 @pytest.mark.parametrize("bug", [False, True])
@@ -685,7 +685,7 @@ def test_e29_d1_bug_knob(bug):
     """E29: BGA never deals D1 in the short game; the default deals it sometimes."""
     dealt = 0
     for seed in range(40):
-        pos = engine.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed,
+        pos = step_api.new_game(GAME.make_params({"preset": "short_game", "replicate_bga_fastgame_d1_bug": bug}), seed=seed,
                               check=True)
         dealt += int((pos.state.start_tiles == S.TILE_D1).any())
     assert (dealt == 0) == bug
@@ -728,9 +728,9 @@ def test_physical_supply_limits_animals():
     clear_board(pos, 0, [None, None, None])
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)  # penguin + kangaroo
-    assert SPECIES["penguin"] not in engine.legal_moves(pos)
-    engine.apply(pos, S.CHOICE_PAIR)
-    assert all(m // 64 == 1 for m in engine.legal_moves(pos))  # only the kangaroo
+    assert SPECIES["penguin"] not in step_api.legal_moves(pos)
+    step_api.apply(pos, S.CHOICE_PAIR)
+    assert all(m // 64 == 1 for m in step_api.legal_moves(pos))  # only the kangaroo
 
 
 def test_t13_tile_covering_last_squares_still_populated():
@@ -750,11 +750,11 @@ def test_t13_tile_covering_last_squares_still_populated():
     restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 14)
     place_anywhere(pos)
-    engine.apply(pos, S.SRC_HOUSE + 0)
-    assert engine.is_over(pos)
+    step_api.apply(pos, S.SRC_HOUSE + 0)
+    assert step_api.is_over(pos)
     assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_action"
     assert enc(pos, 0, 0) == (1, SPECIES["meerkat"])
-    assert enc(pos, 1, fox)[0] == 3 and engine.winners(pos) == [0]
+    assert enc(pos, 1, fox)[0] == 3 and step_api.winners(pos) == [0]
 
 
 def test_e26_empty_enclosures_give_nothing_and_take_any_species():
@@ -765,10 +765,10 @@ def test_e26_empty_enclosures_give_nothing_and_take_any_species():
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 11)
     place_anywhere(pos)
-    assert engine.legal_moves(pos) == [S.SRC_HOUSE + 0]
-    engine.apply(pos, S.SRC_HOUSE + 0)
+    assert step_api.legal_moves(pos) == [S.SRC_HOUSE + 0]
+    step_api.apply(pos, S.SRC_HOUSE + 0)
     for species in range(5):
-        assert engine.can_receive(pos.state, pos.tables, 0, empty, species)
+        assert moves.can_receive(pos.state, pos.tables, 0, empty, species)
 
 
 def test_e20_french_limit_removes_targets():
@@ -778,15 +778,15 @@ def test_e20_french_limit_removes_targets():
     e = add_enclosure(pos, 0, "D2", "meerkat", 2)
     restart_turn(pos, active=0, elephant=12)
     move_elephant(pos, 15)  # kangaroo + meerkat
-    engine.apply(pos, S.CHOICE_PAIR)
-    engine.apply(pos, to_place(1, e))  # meerkat: 3, first animal this turn
-    engine.apply(pos, 1)  # house add: 4, second animal this turn
-    assert not engine.may_add(pos.state, pos.tables, 0, e)
+    step_api.apply(pos, S.CHOICE_PAIR)
+    step_api.apply(pos, to_place(1, e))  # meerkat: 3, first animal this turn
+    step_api.apply(pos, 1)  # house add: 4, second animal this turn
+    assert not moves.may_add(pos.state, pos.tables, 0, e)
     default = game(2)
     clear_board(default, 0, ["meerkat", None, None])
     e = add_enclosure(default, 0, "D2", "meerkat", 4)
     default.state.enc[0, e, S.E_ADDED_THIS_TURN] = 2
-    assert engine.may_add(default.state, default.tables, 0, e)
+    assert moves.may_add(default.state, default.tables, 0, e)
 
 
 def test_render_shows_board_and_strip():
@@ -805,8 +805,8 @@ def test_render_shows_board_and_strip():
 
 def first_moves_until(pos, stop):
     """Apply the first legal move until stop(pos) or the game ends."""
-    while not engine.is_over(pos) and not stop(pos):
-        engine.apply(pos, engine.legal_moves(pos)[0])
+    while not step_api.is_over(pos) and not stop(pos):
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
 
 
 def kangaroo_breeding(players, houses, enclosures, **knobs):
@@ -829,9 +829,9 @@ def test_e31_house_adds_during_breeding(rule, second_offered):
     pos, (k1, k2) = kangaroo_breeding(
         4, ["kangaroo", "kangaroo", None], [("D2", "kangaroo", 2), ("D5", "kangaroo", 2)],
         breeding_house_adds=rule)
-    engine.apply(pos, 64 * k2 + k1)
+    step_api.apply(pos, 64 * k2 + k1)
     assert pos.decision == S.D_HOUSE_ADD
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert (pos.decision == S.D_HOUSE_ADD and pos.decider == 0) == second_offered
     assert enc(pos, 0, k2)[0] == 4 and pos.state.seat[0, S.P_HOUSE_ADDS] == 1
 
@@ -842,10 +842,10 @@ def test_e31_one_per_event_declined_offer_moves_on():
     pos, (k1, k2) = kangaroo_breeding(
         4, ["kangaroo", None, None], [("D2", "kangaroo", 2), ("D5", "kangaroo", 2)],
         breeding_house_adds="one_per_event")
-    engine.apply(pos, 64 * k2 + k1)
-    engine.apply(pos, 0)
+    step_api.apply(pos, 64 * k2 + k1)
+    step_api.apply(pos, 0)
     assert pos.decision == S.D_HOUSE_ADD
-    engine.apply(pos, 1)
+    step_api.apply(pos, 1)
     assert enc(pos, 0, k1)[0] == 4 and enc(pos, 0, k2)[0] == 3
 
 
@@ -856,10 +856,10 @@ def test_e31_house_add_after_bonus_young(rule, offered_after_bonus):
     pos, (k1, m1) = kangaroo_breeding(
         2, ["kangaroo", "meerkat", None], [("D2", "kangaroo", 2), ("D5", "meerkat", 2)],
         breeding_house_adds=rule)
-    engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
-    engine.apply(pos, 1)  # the house kangaroo joins k1
+    step_api.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+    step_api.apply(pos, 1)  # the house kangaroo joins k1
     assert pos.decision == S.D_BONUS
-    engine.apply(pos, m1)
+    step_api.apply(pos, m1)
     assert enc(pos, 0, m1)[0] == 3 and pos.state.seat[0, S.P_BONUS_YOUNG] == 1
     assert (pos.decision == S.D_HOUSE_ADD and pos.decider == 0) == offered_after_bonus
 
@@ -869,18 +869,18 @@ def test_e10_bonus_target(target, extra):
     """E10 / N-6.3: BGA's bonus skips the enclosures that just bred; the seed summary allows
     any enclosure with at least two animals."""
     pos, (k1, k2, k3), m1 = breeding_position(2, bonus_breeding_target=target)
-    engine.apply(pos, 64 * k3 + k1)
+    step_api.apply(pos, 64 * k3 + k1)
     assert pos.decision == S.D_BONUS
     named = {"k1": k1, "k3": k3}
     expected = [k2, m1, S.NO_ENCLOSURE] + [named[name] for name in extra]
-    assert sorted(engine.legal_moves(pos)) == sorted(expected)
+    assert sorted(step_api.legal_moves(pos)) == sorted(expected)
 
 
 def test_e32_automatic_breeding_offers_no_fewer():
     """E32 / N-6.2: automatic breeding with three eligible enclosures: the player only picks
     which two (ordered pairs, E23); breeding in one or none is not offered."""
     pos, (k1, k2, k3), _ = breeding_position(2, breeding_choice="automatic")
-    moves = engine.legal_moves(pos)
+    moves = step_api.legal_moves(pos)
     assert len(moves) == 6
     assert all(m // 64 != S.NO_ENCLOSURE and m % 64 != S.NO_ENCLOSURE for m in moves)
 
@@ -892,7 +892,7 @@ def test_e32_single_eligible_enclosure(choice, none_allowed):
     pos, (k1,) = kangaroo_breeding(4, [None, None, None], [("C1", "kangaroo", 2)],
                                    breeding_choice=choice)
     assert pos.decision == S.D_BREED
-    assert sorted(engine.legal_moves(pos)) == [64 * k1 + S.NO_ENCLOSURE] + (
+    assert sorted(step_api.legal_moves(pos)) == [64 * k1 + S.NO_ENCLOSURE] + (
         [S.BREED_NONE] if none_allowed else [])
 
 
@@ -903,7 +903,7 @@ def pair_choices(houses, enclosures, **knobs):
     made = [add_enclosure(pos, 0, tile, sp, n) for tile, sp, n in enclosures]
     restart_turn(pos, active=0, elephant=10)
     move_elephant(pos, 12)
-    return pos, made, sorted(engine.legal_moves(pos))
+    return pos, made, sorted(step_api.legal_moves(pos))
 
 
 PAIR_FAILS = {"single_animal_rule": "when_pair_does_not_fit"}
@@ -945,15 +945,15 @@ def test_e4_whole_pair_leaves_room_for_the_second():
     take the place the second needs (the penguin may not use the only free house)."""
     start_houses, enclosures = ["meerkat", "flamingo", None], [("C1", "penguin", 2)]
     pos, (p,), _ = pair_choices(start_houses, enclosures, **PAIR_FAILS, allow_partial_pair=False)
-    engine.apply(pos, S.CHOICE_PAIR)
-    assert sorted(engine.legal_moves(pos)) == sorted([to_place(0, p), to_place(1, S.TARGET_HOUSE)])
-    engine.apply(pos, to_place(1, S.TARGET_HOUSE))
-    assert engine.legal_moves(pos) == [to_place(0, p)]  # and the second cannot be declined
-    engine.apply(pos, to_place(0, p))
+    step_api.apply(pos, S.CHOICE_PAIR)
+    assert sorted(step_api.legal_moves(pos)) == sorted([to_place(0, p), to_place(1, S.TARGET_HOUSE)])
+    step_api.apply(pos, to_place(1, S.TARGET_HOUSE))
+    assert step_api.legal_moves(pos) == [to_place(0, p)]  # and the second cannot be declined
+    step_api.apply(pos, to_place(0, p))
     assert enc(pos, 0, p)[0] == 3 and houses(pos, 0) == ["flamingo", "kangaroo", "meerkat"]
     pos, _, _ = pair_choices(start_houses, enclosures)
-    engine.apply(pos, S.CHOICE_PAIR)
-    assert to_place(0, S.TARGET_HOUSE) in engine.legal_moves(pos)
+    step_api.apply(pos, S.CHOICE_PAIR)
+    assert to_place(0, S.TARGET_HOUSE) in step_api.legal_moves(pos)
 
 
 def test_e3_replaced_boolean_is_a_clear_error():
@@ -968,7 +968,7 @@ def test_e3_replaced_boolean_is_a_clear_error():
 def test_e33_solo_bonus_breeding(preset, bonus):
     """E33 / N-6.3: BGA gives bonus breeding at 1 player (board icon); the seed summary names
     only 2 and 3 players."""
-    pos = engine.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1, check=True)
+    pos = step_api.new_game(GAME.make_params({"preset": preset, "players": 1}), seed=1, check=True)
     clear_board(pos, 0, ["flamingo", None, None])
     k1 = add_enclosure(pos, 0, "D2", "kangaroo", 2)
     add_enclosure(pos, 0, "D5", "meerkat", 2)
@@ -976,7 +976,7 @@ def test_e33_solo_bonus_breeding(preset, bonus):
     move_elephant(pos, 4, marker_code=3)  # marker "2": bays 3 and 4, over the kangaroo line
     first_moves_until(pos, lambda p: p.decision in (S.D_BREED, S.D_DEST))
     if pos.decision == S.D_BREED:
-        engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+        step_api.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
     assert enc(pos, 0, k1)[0] == 3
     assert (pos.decision == S.D_BONUS) == bonus
 
@@ -999,15 +999,15 @@ def test_n62_breeding_limits():
     """N-6.2 breeding.*: min_animals 3 leaves only K3 (and no bonus target); young 2 adds two
     per enclosure; one enclosure per event offers singles only."""
     pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"min_animals": 3})
-    assert sorted(engine.legal_moves(pos)) == [64 * k3 + S.NO_ENCLOSURE, S.BREED_NONE]
-    engine.apply(pos, 64 * k3 + S.NO_ENCLOSURE)
+    assert sorted(step_api.legal_moves(pos)) == [64 * k3 + S.NO_ENCLOSURE, S.BREED_NONE]
+    step_api.apply(pos, 64 * k3 + S.NO_ENCLOSURE)
     assert pos.decision != S.D_BONUS or pos.decider != 0
     pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"young_per_enclosure": 2})
-    engine.apply(pos, 64 * k3 + k1)
+    step_api.apply(pos, 64 * k3 + k1)
     assert enc(pos, 0, k3)[0] == 5 and enc(pos, 0, k1)[0] == 4
     assert pos.state.seat[0, S.P_YOUNG] == 4
     pos, (k1, k2, k3), m1 = breeding_position(2, breeding={"enclosures_per_event": 1})
-    assert sorted(engine.legal_moves(pos)) == sorted(
+    assert sorted(step_api.legal_moves(pos)) == sorted(
         [64 * k + S.NO_ENCLOSURE for k in (k1, k2, k3)] + [S.BREED_NONE])
 
 
@@ -1015,7 +1015,7 @@ def test_n62_young_never_overfill():
     """N-6.2: young beyond the free squares are not gained; the enclosure fills and scores."""
     pos, (k1,) = kangaroo_breeding(4, [None, None, None], [("A7", "kangaroo", 3)],
                                    breeding={"young_per_enclosure": 3})
-    engine.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
+    step_api.apply(pos, 64 * k1 + S.NO_ENCLOSURE)
     assert pos.state.seat[0, S.P_YOUNG] == 1 and pos.state.seat[0, S.P_FILLED] == 1
 
 
@@ -1036,8 +1036,8 @@ def test_n44_keep_one_switch_and_attraction_copies(knobs, decision, attractions)
     pos, _ = t9_penguin_fills_enclosure(["meerkat", "flamingo", None], **knobs)
     assert pos.decision == decision
     if decision == S.D_KEEP_ONE:
-        engine.apply(pos, 0)
-    assert sorted(engine.legal_moves(pos)) == attractions + [S.NO_ATTRACTION]
+        step_api.apply(pos, 0)
+    assert sorted(step_api.legal_moves(pos)) == attractions + [S.NO_ATTRACTION]
 
 
 @pytest.mark.parametrize("most, moved", [(1, 1), (2, 2), (3, 3)])
@@ -1050,7 +1050,7 @@ def test_n42_populate_max(most, moved):
     move_elephant(pos, 11)
     place_anywhere(pos)
     while pos.decision == S.D_POPULATE and pos.decider == 0:
-        engine.apply(pos, S.SRC_ENCLOSURE + e1)
+        step_api.apply(pos, S.SRC_ENCLOSURE + e1)
     assert enc(pos, 0, 1)[0] == moved and enc(pos, 0, e1)[0] == 5 - moved
 
 
@@ -1077,7 +1077,7 @@ def test_n13_tile_classes():
     swapped = {"A": comp.tiles_of_class("D") + ["A8"], "D": comp.tiles_of_class("A")[:7]}
     pos = game(2, tile_classes=swapped)
     for space in (11, 13, 14):
-        assert pos.tables.shape_squares[engine.top_tile(pos.state, space)] == 4
+        assert pos.tables.shape_squares[moves.top_tile(pos.state, space)] == 4
     with pytest.raises(ZoosimError, match="class B"):
         GAME.make_params({"tile_classes": {"B": comp.tiles_of_class("B")[:14]}})
 

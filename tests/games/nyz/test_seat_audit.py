@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from simulator import logs
-from simulator.games.nyz import GAME, engine, render
+from simulator.games.nyz import GAME, render, step_api
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
 
@@ -61,7 +61,7 @@ def test_each_seat_starts_with_the_spec_board_houses_and_animals(players, rotati
     whatever the seed and whichever policy slot the rotation puts there."""
     params = GAME.make_params({"players": players})
     for seed in (1, 12345):
-        pos = engine.new_game(params, mixed_seating(players), seed=seed, rotation=rotation,
+        pos = step_api.new_game(params, mixed_seating(players), seed=seed, rotation=rotation,
                               check=True)
         st, tab = pos.state, pos.tables
         for seat, (width, height, barn, houses, animals, to_fill) in enumerate(
@@ -74,7 +74,7 @@ def test_each_seat_starts_with_the_spec_board_houses_and_animals(players, rotati
                 row = [int(st.cells[seat, r * width + c]) for c in range(width)]
                 assert row == [S.CELL_BARN] * runs[r] + [S.CELL_EMPTY] * (width - runs[r]), (
                     f"{where} row {r}")
-            assert -engine.scores(pos)[seat] == to_fill, where
+            assert -step_api.scores(pos)[seat] == to_fill, where
             assert int(tab.to_fill[seat]) == to_fill, where
             assert st.seat[seat, S.P_HOUSES] == houses, where
             held = [int(h) for h in st.house[seat, :houses]]
@@ -94,17 +94,17 @@ def test_start_player_is_seat_zero_and_turns_go_round(players):
     seat-1 board) moves first, then seats 1..n-1 in order, round after round."""
     params = GAME.make_params({"players": players})
     seating = GAME.seat_policies([("greedy", {})] * players)
-    pos = engine.new_game(params, seating, seed=3, check=True)
+    pos = step_api.new_game(params, seating, seed=3, check=True)
     assert pos.scalar(S.SC_ELEPHANT) == comp.START_SPACE == 10
     assert pos.scalar(S.SC_ACTIVE) == 0 and pos.scalar(S.SC_TURNS) == 1
     assert pos.decision == S.D_DEST and pos.decider == 0
     movers = []
-    while not engine.is_over(pos) and len(movers) < 3 * players:
+    while not step_api.is_over(pos) and len(movers) < 3 * players:
         if pos.decision == S.D_DEST:
             assert pos.decider == pos.scalar(S.SC_ACTIVE)
             assert pos.scalar(S.SC_TURNS) == len(movers) + 1
             movers.append(pos.decider)
-        engine.apply(pos, engine.policy_move(pos))
+        step_api.apply(pos, step_api.policy_move(pos))
     assert movers == [i % players for i in range(3 * players)]
 
 

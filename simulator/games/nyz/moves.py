@@ -1,11 +1,11 @@
-"""New York Zoo rules as numba kernels: setup, the turn machine, breeding, end, play_batch.
+"""New York Zoo step rules as numba kernels: setup, the turn machine, breeding, the end.
 
-The engine owns every rule of seeds/new-york-zoo.md. A game is a `State` (state.py) advanced by
+The step rules own every rule of seeds/new-york-zoo.md. A game is a `State` (state.py) advanced by
 one machine: `advance` runs everything automatic until the next decision with at least two legal
 moves (a decision with a single legal move is applied at once), writes the legal moves to
 `State.options` and stops; `apply_move` applies one of them and calls `advance` again. The batch
-kernel (`play_games`) and the Python step API (`new_game`, `legal_moves`, `apply`, ...) both drive
-these same functions, so there is one implementation of the rules.
+play loop (play.py), the search adapter (search.py) and the Python step API (step_api.py) all
+drive these same functions, so there is one implementation of the rules.
 
 Follow-ups (N-4.4 scoring a full enclosure, N-5.4 add-from-house) are a small queue that `advance`
 drains before it continues the stage it interrupted, so they resolve "at once" wherever an animal
@@ -15,45 +15,38 @@ enters an enclosure: acquisition, house add, breeding, bonus breeding.
 import numpy as np
 
 from simulator.games import rng
-from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
-from simulator.games.kernels import allocating, by_ref, kernel, slot_of_seat
-from simulator.games.layouts import RecordColumns
-from simulator.games.nyz import policies
-from simulator.games.nyz import search as NS  # imports this module back: kernels only
+from simulator.games.kernels import allocating, by_ref, kernel
 from simulator.games.nyz.bits import has_bit, popcount, popcount64
+from simulator.games.nyz.invariants import check_invariants, violation
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, DECLINE, D_ANIMAL_CHOICE,
     D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE, D_BONUS, D_BREED, D_DEST, D_HOUSE_ADD,
     D_KEEP_ONE, D_NONE, D_PLACE, D_POPULATE, END_COMPLETE_ACTION, END_COMPLETE_BREEDING,
     END_SOLO_LAPS, END_STUCK, END_TURN_CAP, E_ADDED_THIS_TURN, E_BRED, E_CAPACITY, E_COUNT,
     E_HOUSE_ASKED, E_PLACEMENT, E_SPECIES, E_TILE, FIRST_ATTRACTION, FU_ATTRACTION,
-    FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, GAME_COLUMNS, INV_CAPACITY, INV_CONSERVATION,
-    INV_COVER_DECREASED, INV_EMPTY_BAY, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_MOVE_RANGE,
-    INV_OUTSIDE, INV_OVERLAP, INV_POPULATE, INV_SPECIES, INVARIANT_NAMES, MARKER_FREE,
-    MARKER_NONE, MAX_CELLS,
-    MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES, MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION,
-    NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES, N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS,
-    N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP, P_ACQUIRED, P_ATTRACTIONS,
-    P_ATTRACTION_SQUARES, P_BONUS_TAKEN, P_BONUS_YOUNG, P_COVERED, P_ENCLOSURES,
-    P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_START_TILES,
-    P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY, R_BONUS_ENABLED,
-    R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE, R_BREED_MIN,
-    R_BREED_YOUNG, R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_HOUSE_ADD, R_KEEP_ONE,
-    R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS, R_POPULATE_MAX,
-    R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
+    FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_EMPTY_BAY, INV_MOVE_RANGE, INV_OVERLAP,
+    INV_POPULATE, MARKER_FREE, MARKER_NONE, MAX_CELLS, MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES,
+    MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES,
+    N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS, N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP,
+    P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_TAKEN, P_BONUS_YOUNG, P_COVERED,
+    P_ENCLOSURES, P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES,
+    P_START_TILES, P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY,
+    R_BONUS_ENABLED, R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE,
+    R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_HOUSE_ADD,
+    R_KEEP_ONE, R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS,
+    R_POPULATE_MAX, R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
     R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TILES_PER_BAY, SC_ACTIVE,
     SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION, SC_ELEPHANT,
-    SC_END_REASON, SC_EVENT, SC_FIRST_VIOLATION, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER,
-    SC_FOLLOW_SPECIES, SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS,
-    SC_OVER, SC_PASSES, SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
-    SC_POP_SPECIES, SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE,
-    SC_TURNS, SC_VIOLATIONS, SEAT_COLUMNS, SINGLE_WHEN_NO_PICTURED_FITS,
-    SINGLE_WHEN_PAIR_DOES_NOT_FIT,
-    SPACE_ANIMALS, SRC_ENCLOSURE, SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED,
-    ST_BREED_NEXT, ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE,
-    ST_TURN_END, ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
+    SC_END_REASON, SC_EVENT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES,
+    SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
+    SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES,
+    SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
+    SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
+    SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
+    ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE, ST_TURN_END,
+    ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
-from simulator.games.nyz.tables import kernel_tables
+
 
 ALL_SPECIES = (1 << N_SPECIES) - 1
 
@@ -398,13 +391,6 @@ def board_complete(st, tab, seat):
 
 # ---------------------------------------------------------------------------------------------
 # changes of the state
-
-
-@kernel
-def violation(st, code):
-    st.sc[SC_VIOLATIONS] += 1
-    if st.sc[SC_FIRST_VIOLATION] == 0:
-        st.sc[SC_FIRST_VIOLATION] = code
 
 
 @kernel
@@ -1173,61 +1159,6 @@ def apply_effects(st, tab, move):
 
 
 @kernel
-def awaiting_follow_up(st, seat, e):
-    """Two young enter together (N-6.2): the second may be full while the first resolves."""
-    if st.sc[SC_FOLLOW_OWNER] != seat:
-        return False
-    for i in range(st.sc[SC_FOLLOW_HEAD], st.sc[SC_FOLLOW_LEN]):
-        if st.follow[i] == e:
-            return True
-    return False
-
-
-@kernel
-def check_invariants(st, tab):
-    """N-11 T18: the invariants checked after every move in checked mode."""
-    players = st.sc[SC_PLAYERS]
-    on_boards = st.scratch
-    on_boards[:N_SPECIES] = 0
-    for seat in range(players):
-        lo = st.grid[seat, 0]
-        hi = st.grid[seat, 1]
-        if (lo & ~tab.board_bits[seat, 0]) != 0 or (hi & ~tab.board_bits[seat, 1]) != 0:
-            violation(st, INV_OUTSIDE)
-        covered = popcount(lo, hi)
-        if covered < st.seat[seat, P_COVERED]:
-            violation(st, INV_COVER_DECREASED)
-        st.seat[seat, P_COVERED] = covered
-        painted = 0
-        for index in range(tab.width[seat] * tab.height[seat]):
-            if st.cells[seat, index] != CELL_EMPTY:
-                painted += 1
-        if painted != covered:
-            violation(st, INV_OVERLAP)
-        for h in range(MAX_HOUSES):
-            held = st.house[seat, h]
-            if h >= st.seat[seat, P_HOUSES] and held != NO_SPECIES:
-                violation(st, INV_HOUSES)
-            if held != NO_SPECIES:
-                on_boards[held] += 1
-        for e in range(st.seat[seat, P_ENCLOSURES]):
-            count = st.enc[seat, e, E_COUNT]
-            species = st.enc[seat, e, E_SPECIES]
-            if (count > 0) != (species != NO_SPECIES):
-                violation(st, INV_SPECIES)
-            if count > st.enc[seat, e, E_CAPACITY]:
-                violation(st, INV_CAPACITY)
-            elif count == st.enc[seat, e, E_CAPACITY] and not awaiting_follow_up(st, seat, e):
-                violation(st, INV_FULL_BETWEEN_ACTIONS)
-            if species != NO_SPECIES:
-                on_boards[species] += count
-    if tab.rules[R_SUPPLY_LIMITED] != 0:
-        for species in range(N_SPECIES):
-            if st.animal_supply[species] + on_boards[species] != tab.animal_caps[species]:
-                violation(st, INV_CONSERVATION)
-
-
-@kernel
 def apply_move(st, tab, move):
     """Apply a legal move of the current decision and run on to the next decision."""
     apply_effects(st, tab, move)
@@ -1250,219 +1181,3 @@ def solo_score(st, tab):
     if tab.rules[R_SOLO_LAP_AWARE] != 0:
         distance += N_SPACES * max(0, tab.rules[R_SOLO_LAPS] - 1 - st.sc[SC_LAPS])
     return distance
-
-
-@kernel
-def choose(st, tab, scratch, search_workspace):
-    """Index into st.options of the move the deciding seat's policy takes: the heuristics
-    (policies.py) or the search policy (search.py, with its workspace and a reference to its
-    scratch game)."""
-    # scratch and search_workspace are None when no seat searches (NS.search_workspace): numba
-    # then prunes this branch before typing, and the search is not compiled into the caller
-    if search_workspace is not None and st.policy_id[st.sc[SC_DECIDER]] >= NS.FIRST_SEARCH_POLICY:
-        return NS.choose_move(st, tab, scratch, search_workspace)
-    return policies.choose(st, tab)
-
-
-@kernel
-def play_out(st, tab, scratch, search_workspace):
-    """Play a set-up game to its end with the seats' policies.
-
-    A kernel of its own: calls from here pass the state without reference counting (kernels.kernel).
-    """
-    if st.sc[SC_CHECKED] != 0:
-        check_invariants(st, tab)
-    while st.sc[SC_OVER] == 0:
-        apply_move(st, tab, st.options[choose(st, tab, scratch, search_workspace)])
-
-
-@allocating
-def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspace, seeds, rotations,
-               checked, game_out, seat_out):
-    """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
-    SEAT_COLUMNS in state.py). `scratch`, `search_workspace`: NS.search_workspace's (None when
-    no seat searches: this specialisation compiles without the search)."""
-    players = tab.rules[R_PLAYERS]
-    policy_id = np.empty(players, dtype=np.int8)
-    # as wide as the rows given (base.MAX_POLICY_PARAMS): a constant of base.py compiled in here
-    # would outlive an edit of it in the kernel cache, which does not key on base.py
-    policy_params = np.empty((players, slot_policy_params.shape[1]), dtype=np.float64)
-    for g in range(seeds.shape[0]):
-        for seat in range(players):
-            slot = slot_of_seat(seat, rotations[g], players)
-            policy_id[seat] = slot_policy_ids[slot]
-            policy_params[seat] = slot_policy_params[slot]
-        st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
-        play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
-        game_out[g, 0] = st.sc[SC_TURNS]
-        game_out[g, 1] = st.sc[SC_ROUNDS]
-        game_out[g, 2] = st.sc[SC_END_REASON]
-        game_out[g, 3] = st.sc[SC_BREEDING_EVENTS]
-        game_out[g, 4] = st.sc[SC_SOLO_WON]
-        game_out[g, 5] = solo_score(st, tab) if tab.rules[R_SOLO] != 0 else 0
-        game_out[g, 6] = st.sc[SC_VIOLATIONS]
-        game_out[g, 7] = st.sc[SC_FIRST_VIOLATION]
-        game_out[g, 8] = st.sc[SC_LAPS]
-        for seat in range(players):
-            empty = empty_squares(st, tab, seat)
-            seat_out[g, seat, 0] = -empty
-            seat_out[g, seat, 1] = st.seat[seat, P_WIN]
-            seat_out[g, seat, 2] = st.seat[seat, P_ENCLOSURES]
-            seat_out[g, seat, 3] = st.seat[seat, P_FILLED]
-            seat_out[g, seat, 4] = st.seat[seat, P_ATTRACTIONS]
-            seat_out[g, seat, 5] = empty
-            seat_out[g, seat, 6] = animals_of(st, seat)
-            seat_out[g, seat, 7] = st.seat[seat, P_YOUNG]
-            seat_out[g, seat, 8] = st.seat[seat, P_ACQUIRED]
-            seat_out[g, seat, 9] = st.seat[seat, P_PASSES]
-            seat_out[g, seat, 10] = st.seat[seat, P_TURNS]
-            seat_out[g, seat, 11] = st.seat[seat, P_ATTRACTION_SQUARES]
-            seat_out[g, seat, 12] = st.seat[seat, P_BONUS_YOUNG]
-            seat_out[g, seat, 13] = st.seat[seat, P_KEPT]
-            seat_out[g, seat, 14] = st.seat[seat, P_HOUSE_ADDS]
-
-
-# ---------------------------------------------------------------------------------------------
-# play_batch (base.Game): whole batches in one kernel call
-
-RECORDS = RecordColumns(
-    game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
-    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
-)
-
-
-_TABLES_CACHE: dict[str, object] = {}
-_TABLES_CACHE_SIZE = 32
-
-
-def _kernel_tables(params):
-    """`kernel_tables(params)`, built once per distinct rule setting: a chunk is played in many
-    sub-batches (simulator.progress) and a tune plays the same settings rung after rung, and
-    building the tables costs as much as playing dozens of games. The kernels only read them."""
-    key = params.model_dump_json()
-    tables = _TABLES_CACHE.get(key)
-    if tables is None:
-        if len(_TABLES_CACHE) >= _TABLES_CACHE_SIZE:
-            _TABLES_CACHE.clear()
-        tables = _TABLES_CACHE[key] = kernel_tables(params)
-    return tables
-
-
-def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=False):
-    """Play len(seeds) games in one numba call; returns the record columns (base.py).
-
-    `score` = minus the empty squares left (0 for a complete board; higher is better).
-    `check=True` runs the invariants after every move and counts violations in
-    `check_violations` (`first_violation` = state.INVARIANT_NAMES index).
-    """
-    tables = _kernel_tables(params)
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
-    games, players = len(seeds), params.players
-    if seat_policies.players != players:
-        raise ValueError(f"{seat_policies.players} policies for {players} players")
-    game_out, seat_out = RECORDS.allocate(games, players)
-    scratch, search_workspace = NS.search_workspace(tables, seat_policies.policy_ids, seat_policies.policy_params)
-    play_games(
-        tables, seat_policies.policy_ids, seat_policies.policy_params, scratch, search_workspace,
-        seeds, rotations, bool(check), game_out, seat_out,
-    )
-    return RECORDS.unpack(game_out, seat_out)
-
-
-# ---------------------------------------------------------------------------------------------
-# Python step API: the same kernels, one decision at a time (tests, traces, notebooks)
-
-
-class Position:
-    """A game in progress for the step API: the kernel state, its tables and params."""
-
-    def __init__(self, params, state, tables):
-        self.params = params
-        self.state = state
-        self.tables = tables
-
-    @property
-    def decision(self) -> int:
-        return int(self.state.sc[SC_DECISION])
-
-    @property
-    def decider(self) -> int:
-        return int(self.state.sc[SC_DECIDER])
-
-    def scalar(self, index: int) -> int:
-        return int(self.state.sc[index])
-
-
-@allocating
-def _choose(st, tab, scratch, search_workspace):
-    return choose(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
-
-
-@allocating
-def _apply_move(st, tab, move):
-    apply_move(by_ref(st), by_ref(tab), move)
-
-
-
-def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, rotation: int = 0,
-             check: bool = False, *, stop_at_forced: bool = True) -> Position:
-    """A new game stopped at its first decision (base.StepAPI). Policies are only needed for
-    `policy_move`. With `check` the invariants (N-11 T18) run after every move and `apply`
-    raises InvariantViolation on the first one broken.
-
-    With stop_at_forced the game also stops at decisions with one legal move (play_batch applies
-    those at once; policies never draw random numbers for them, so the game is the same)."""
-    tables = kernel_tables(params)
-    players = params.players
-    ids = np.zeros(players, dtype=np.int8)
-    rows = np.zeros((players, MAX_POLICY_PARAMS), dtype=np.float64)
-    if seat_policies is not None:
-        for seat in range(players):
-            slot = slot_of_seat(seat, rotation, players)
-            ids[seat] = seat_policies.policy_ids[slot]
-            rows[seat] = seat_policies.policy_params[slot]
-    state = new_state(tables, np.uint64(seed), ids, rows, bool(check), bool(stop_at_forced))
-    return Position(params, state, tables)
-
-
-def legal_moves(position: Position) -> list[int]:
-    n = position.scalar(SC_N_OPTIONS)
-    return [int(m) for m in position.state.options[:n]]
-
-
-def apply(position: Position, move: int) -> None:
-    """Apply a legal move (ValueError otherwise) and run on to the next decision; in checked
-    mode raise InvariantViolation if an invariant broke on the way."""
-    if move not in legal_moves(position):
-        raise ValueError(f"move {move} is not legal here (legal: {legal_moves(position)})")
-    before = violations(position)
-    _apply_move(position.state, position.tables, np.int64(move))
-    if violations(position) > before:
-        code = position.scalar(SC_FIRST_VIOLATION)
-        raise InvariantViolation(f"T18 invariant broken: {INVARIANT_NAMES[code]}")
-
-
-def policy_move(position: Position) -> int:
-    """The move the deciding seat's policy takes (draws from the game's RNG like play_batch)."""
-    st, tab = position.state, position.tables
-    return legal_moves(position)[_choose(st, tab, *NS.search_workspace(tab, st.policy_id, st.policy_params))]
-
-
-def is_over(position: Position) -> bool:
-    return bool(position.state.sc[SC_OVER])
-
-
-def scores(position: Position) -> np.ndarray:
-    """Per seat: minus the empty squares (higher is better; 0 = complete board)."""
-    st, tab = position.state, position.tables
-    return np.array([-empty_squares(st, tab, seat) for seat in range(st.sc[SC_PLAYERS])])
-
-
-def winners(position: Position) -> list[int]:
-    """Winning seats of a finished game (several on a shared win)."""
-    return [s for s in range(position.scalar(SC_PLAYERS)) if position.state.seat[s, P_WIN]]
-
-
-def violations(position: Position) -> int:
-    return position.scalar(SC_VIOLATIONS)

@@ -1,0 +1,184 @@
+"""The Katz batch play loop: one kernel call plays a whole batch (`play_batch`, base.Game) and
+writes its record columns. It hands each decision to the seat's policy (policies.py) or search
+policy (search.py) and applies it with the step rules (moves.py); it sits above both, so search
+needs only the step rules.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from simulator.games import rng as random_stream
+from simulator.games.base import SeatPolicies
+from simulator.games.katz import policies as P
+from simulator.games.katz import search as KS
+from simulator.games.katz import state as S
+from simulator.games.katz.invariants import find_violation, record_violation
+from simulator.games.katz.moves import (
+    allocate_game, apply_move, card_table, final_half_points, legal_moves_into, max_moves,
+    start_game, step_limit, winners_into,
+)
+from simulator.games.katz.params import Params, deck_cards, rule_array
+from simulator.games.kernels import allocating, inline_kernel, kernel
+from simulator.games.layouts import RecordColumns
+
+
+# Record columns (their names and kernel output order: state.GAME_COLUMNS, SEAT_COLUMNS).
+# The scalar each per-game column copies, by name; in GAME_COLUMNS' order for the kernel.
+GAME_COLUMN_SCALAR = {
+    "turns": S.S_TURNS, "rounds": S.S_TABLE_ROUNDS, "end_reason": S.S_END_REASON,
+    "first_seat": S.S_FIRST_SEAT, "draws": S.S_DRAWS, "replacements": S.S_REPLACEMENTS,
+    "keepers_placed": S.S_KEEPERS_PLACED, "covered_keepers": S.S_COVERED_KEEPERS,
+    "extra_turns": S.S_EXTRA_TURNS, "skips": S.S_SKIPPED_TURNS, "skips_earned": S.S_SKIPS_EARNED,
+    "passes": S.S_PASSES, "forced_passes": S.S_FORCED_PASSES, "no_fit_draws": S.S_NO_FIT_DRAWS,
+    "dead_cell_draws": S.S_DEAD_CELL_DRAWS, "check_violations": S.S_VIOLATIONS,
+    "first_violation": S.S_FIRST_VIOLATION,
+}
+GAME_COLUMN_SCALARS = tuple(GAME_COLUMN_SCALAR[name] for name in S.GAME_COLUMNS)
+SEAT_COLUMN_SCORE = S.SEAT_COLUMNS.index("score")
+SEAT_COLUMN_WIN = S.SEAT_COLUMNS.index("win")
+SEAT_COLUMN_RANK = S.SEAT_COLUMNS.index("rank")
+SEAT_COLUMN_HAND_CARDS = S.SEAT_COLUMNS.index("hand_cards")
+SEAT_COLUMN_CATS_HELD = S.SEAT_COLUMNS.index("cats_held")
+# per-seat counters copied from the seats array: (column index, SEAT_* field)
+SEAT_COUNTER_FIELDS = tuple((S.SEAT_COLUMNS.index(column), field) for column, field in (
+    ("cards_drawn", S.SEAT_CARDS_DRAWN), ("keepers_replaced", S.SEAT_KEEPERS_REPLACED),
+    ("zookeepers_placed", S.SEAT_ZOOKEEPERS_PLACED), ("extra_turns_taken", S.SEAT_EXTRA_TURNS),
+    ("turns_skipped", S.SEAT_TURNS_SKIPPED),
+))
+RECORDS = RecordColumns(
+    game=S.GAME_COLUMNS, seat=S.SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
+    columns_first=True,
+    dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
+            "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
+            "rank": np.int8},
+)
+
+
+# ---- whole games ---------------------------------------------------------------------------------
+
+
+@inline_kernel
+def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count, rng, workspace,
+                    search_workspace):
+    """Index into moves[:count] chosen by the policy of the slot in the seat to decide. The
+    policy receives public state and its own hand only (never `hidden` or other hands); the
+    search policies (search.py) receive the game and sample what `ismcts` may not see."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    seat = scalars[S.S_SEAT]
+    slot = seats[seat, S.SEAT_SLOT]
+    # search_workspace is None when no seat searches (KS.search_workspace): numba then prunes
+    # this branch before typing, and the search is not compiled into the caller
+    if search_workspace is not None and policy_ids[slot] >= KS.FIRST_SEARCH_POLICY:
+        return KS.choose_move(policy_ids[slot], policy_params[slot], rules, cards, game, moves,
+                              count, rng, workspace, search_workspace)
+    return P.choose_move(
+        policy_ids[slot], policy_params[slot], rules, cards, scalars, cells, lines,
+        hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, rng, workspace,
+    )
+
+
+@allocating  # allocates buffers and one generator per game
+def play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds, rotations,
+               check, column_scalars, game_out, seat_out):
+    """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
+    S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
+    contiguous block for play_batch). `search_workspace`: KS.search_workspace's (None when no
+    seat searches: this specialisation compiles without the search)."""
+    game = allocate_game(rules, 0)
+    scalars, cells, hidden, lines, hands, seats, events = game
+    moves = np.empty(max_moves(rules), dtype=np.int64)
+    workspace = P.allocate_workspace(rules)
+    cells_before = np.empty_like(cells)
+    lines_scratch = np.empty_like(lines)
+    counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
+    win = np.empty(rules[S.P_PLAYERS], dtype=np.bool_)
+    limit = step_limit(rules)
+    rng = random_stream.new_state(0)
+    for g in range(seeds.shape[0]):
+        rng[0] = seeds[g]  # what random_stream.new_state(seeds[g]) holds, without allocating
+        play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotations[g],
+                      check, limit, moves, workspace, search_workspace, cells_before, lines_scratch,
+                      counts)
+        write_records(rules, scalars, seats, win, column_scalars, game_out[g], seat_out, g)
+
+
+@kernel
+def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
+                  limit, moves, workspace, search_workspace, cells_before, lines_scratch, counts):
+    """One game from its first deal to the end. A kernel of its own (no reference counting), so
+    the per-decision calls and the helpers inlined into it run without numba's refcounts."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    start_game(rules, cards, deck, game, rng, rotation)
+    while scalars[S.S_PHASE] != S.PHASE_OVER:
+        count = legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
+        if count == 0 or scalars[S.S_STEPS] >= limit:
+            record_violation(scalars, S.VIOLATION_NO_TERMINATION)
+            break
+        index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
+                                rng, workspace, search_workspace)
+        deal_before = scalars[S.S_DEAL]
+        if check:
+            for field in range(cells.shape[0]):  # a slice copy would need the NRT
+                for cell in range(cells.shape[1]):
+                    cells_before[field, cell] = cells[field, cell]
+        apply_move(rules, cards, deck, game, rng, moves[index])
+        if check:
+            record_violation(scalars, find_violation(rules, cards, game, deal_before,
+                                                     cells_before, lines_scratch, counts, moves))
+
+
+@kernel
+def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out, g):
+    for index in range(column_scalars.shape[0]):
+        game_row[index] = scalars[column_scalars[index]]
+    winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
+    players = rules[S.P_PLAYERS]
+    for seat in range(players):
+        score = final_half_points(rules, seats, seat)
+        better = 0
+        for other in range(players):
+            better += final_half_points(rules, seats, other) > score
+        seat_out[SEAT_COLUMN_SCORE, g, seat] = score  # half points; play_batch converts
+        seat_out[SEAT_COLUMN_WIN, g, seat] = win[seat]
+        seat_out[SEAT_COLUMN_RANK, g, seat] = better + 1
+        seat_out[SEAT_COLUMN_HAND_CARDS, g, seat] = seats[seat, S.SEAT_TOTAL_HAND_CARDS]
+        seat_out[SEAT_COLUMN_CATS_HELD, g, seat] = seats[seat, S.SEAT_TOTAL_PENALTY_CARDS]
+        for column, field in SEAT_COUNTER_FIELDS:
+            seat_out[column, g, seat] = seats[seat, field]
+
+
+# ---- Python side: batches and the step API -------------------------------------------------------
+
+
+def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, check: bool = False):
+    """Play one game per seed (rotation per game, K-8.1) in one kernel call; returns the record
+    columns of base.py. With `check`, the T17 invariants run after every action and violations
+    are counted in `check_violations` / `first_violation`."""
+    players = params.players
+    if seat_policies.players != players:
+        raise ValueError(f"{seat_policies.players} seat policies for {players} players")
+    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
+    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
+    games = seeds.shape[0]
+    game_out, seat_out = RECORDS.allocate(games, players)
+    rules, cards, deck = rule_array(params), card_table(params), deck_cards(params)
+    policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
+    policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
+    play_games(
+        rules, cards, deck, policy_ids, policy_params,
+        KS.search_workspace(rules, cards, deck, policy_ids, policy_params),
+        seeds, rotations, bool(check), np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64),
+        game_out, seat_out,
+    )
+    columns = RECORDS.unpack(game_out, seat_out)
+    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_COLUMN_SCORE))
+    return columns
+
+
+def points_from_halves(params: Params, halves: np.ndarray) -> np.ndarray:
+    """Scores from half points (K-4.5): int16 whole points, or float32 when some seat bonus is
+    a half point (then scores can end in .5)."""
+    if any(bonus % 2 for bonus in params.seat_bonus_halves):
+        return (halves / 2).astype(np.float32)
+    return (halves // 2).astype(S.SCORE_DTYPE)
