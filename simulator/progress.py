@@ -1,62 +1,169 @@
-"""Progress of a run in games, updated while chunks are in play, for every backend.
+"""Progress of a run, updated while chunks are in play, for every backend.
 
 A worker plays its chunk in sub-batches (runner.play_in_sub_batches) and after each writes how
 many games it has played to the chunk's progress file (`rundir.progress_path`). The parent's
 `ProgressBar` polls those files (local processes, threads and dask workers all share the run
 folder) and shows finished plus in-play games, so the bar moves and its estimate holds even when
-one chunk takes many seconds.
+one chunk takes many seconds. It fills by work, not games, and estimates the time left from each
+cell's measured speed.
 """
 
 from __future__ import annotations
 
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
-
+from simulator.games import get_game
 from simulator.rundir import LOGS_DIR
 
 POLL_SECONDS = 0.5
 
 
+@dataclass
+class CellWork:
+    """What the bar knows of one cell before it plays: its games, those already played (an
+    earlier session of the run) and `weight`, the expected cost of one of its games relative to
+    the run's other cells (`cost_weight`) until its own chunks have measured it."""
+
+    games: int
+    finished: int
+    weight: float
+
+
+# Relative cost of one game per search iteration a seat runs, against 1 for a seat playing a
+# heuristic (a rollout costs about as much as a heuristic's game); a cell's measured speed
+# replaces the estimate as soon as one of its chunks is done.
+SEARCH_ITERATION_WEIGHT = 1.0
+DEFAULT_ITERATIONS = 100.0  # for a search policy without an `iterations` parameter
+
+
+def cost_weight(cell) -> float:
+    """Expected cost of one game of a plan cell relative to a heuristic-only game: the mean over
+    its seats of 1 for a heuristic and 1 + iterations for a search policy (Game.search_policies)."""
+    game = get_game(cell.game)
+    weights = []
+    for name, overrides in cell.seats:
+        if name in game.search_policies:
+            iterations = overrides.get("iterations", game.policies[name].params.get("iterations", DEFAULT_ITERATIONS))
+            weights.append(1.0 + SEARCH_ITERATION_WEIGHT * float(iterations))
+        else:
+            weights.append(1.0)
+    return sum(weights) / len(weights)
+
+
 class ProgressBar:
-    """A tqdm bar over a run's games: finished chunks (`chunk_done`) plus in-play progress files,
-    refreshed every POLL_SECONDS by a background thread."""
+    """A tqdm bar over a run's work: finished chunks (`chunk_done`) plus in-play progress files,
+    refreshed every POLL_SECONDS by a background thread. It fills by work, not games (a game of
+    a cell costs its measured seconds per game, or its `CellWork.weight` until measured), and
+    the time left is the time this session has played so far scaled by the work left over the
+    work done, so a cell of search games ahead weighs as much as it will take. The clock starts
+    with the bar, after the kernels are compiled."""
 
-    def __init__(self, run_dir: Path, total: int, finished: int, description: str, enabled: bool):
-        from tqdm import tqdm
+    WORK_STEPS = 1000  # the bar's resolution
 
+    def __init__(self, run_dir: Path, cells: dict[int, CellWork], description: str, enabled: bool,
+                 clock: Callable[[], float] = time.perf_counter):
         self.run_dir = Path(run_dir)
-        self.finished = finished
-        self.bar = tqdm(total=total, initial=finished, unit="game", unit_scale=True, disable=not enabled,
-                        desc=description, smoothing=0.1)
+        self.cells = cells
+        self.finished = {index: work.finished for index, work in cells.items()}
+        self.measured: dict[int, tuple[int, float]] = {}  # cell -> (games, seconds) of its done chunks
+        self.clock = clock
+        self.started = clock()
+        self.bar = _work_bar(self.WORK_STEPS, description, enabled)
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True) if enabled else None
+        self._show({})
         if self.thread:
             self.thread.start()
 
-    def chunk_done(self, games: int) -> None:
-        self.finished += games
+    def chunk_done(self, cell: int, games: int, seconds: float) -> None:
+        """A chunk of `cell` is written: `games` games played in `seconds` (by its worker)."""
+        self.finished[cell] += games
+        measured_games, measured_seconds = self.measured.get(cell, (0, 0.0))
+        self.measured[cell] = (measured_games + games, measured_seconds + seconds)
 
     def close(self) -> None:
         if self.thread:
             self.stop.set()
             self.thread.join()
-        self._show(self.finished)
+        self._show({})
         self.bar.close()
+
+    def games_done(self, in_play: dict[int, int]) -> int:
+        return sum(self.finished.values()) + sum(in_play.values())
+
+    def seconds_left(self, in_play: dict[int, int]) -> float | None:
+        """Estimated seconds until every game is played; None before this session played any."""
+        costs = self._costs()
+        done = sum((self.finished[cell] - work.finished + in_play.get(cell, 0)) * costs[cell]
+                   for cell, work in self.cells.items())
+        if done <= 0:
+            return None
+        return (self.clock() - self.started) * self._work_left(costs, in_play) / done
+
+    def work_fraction(self, in_play: dict[int, int]) -> float:
+        costs = self._costs()
+        total = sum(work.games * costs[cell] for cell, work in self.cells.items())
+        return 1.0 if total <= 0 else 1.0 - self._work_left(costs, in_play) / total
+
+    def _costs(self) -> dict[int, float]:
+        """Seconds per game of each cell: measured, or its weight scaled by the measured cells'
+        seconds per unit of weight; plain weights while no cell is measured."""
+        games_weight = sum(games * self.cells[cell].weight for cell, (games, _) in self.measured.items())
+        seconds = sum(seconds for _, seconds in self.measured.values())
+        scale = seconds / games_weight if games_weight > 0 and seconds > 0 else 1.0
+        costs = {}
+        for cell, work in self.cells.items():
+            games, spent = self.measured.get(cell, (0, 0.0))
+            costs[cell] = spent / games if games and spent > 0 else work.weight * scale
+        return costs
+
+    def _work_left(self, costs: dict[int, float], in_play: dict[int, int]) -> float:
+        return sum(max(0, work.games - self.finished[cell] - in_play.get(cell, 0)) * costs[cell]
+                   for cell, work in self.cells.items())
 
     def _poll(self) -> None:
         while not self.stop.wait(POLL_SECONDS):
-            self._show(self.finished + self._in_play())
+            self._show(self._in_play())
 
-    def _in_play(self) -> int:
-        games = 0
+    def _in_play(self) -> dict[int, int]:
+        """Games played so far by the chunks in play, per cell (their progress files)."""
+        games: dict[int, int] = {}
         for path in self.run_dir.glob(f"{LOGS_DIR}/cell=*/.*.progress"):
             try:
-                games += int(path.read_text() or 0)
+                cell = int(path.parent.name.split("=", 1)[1])
+                games[cell] = games.get(cell, 0) + int(path.read_text() or 0)
             except (OSError, ValueError):
                 pass  # finished or being rewritten just now
-        return games
+        return {cell: count for cell, count in games.items() if cell in self.cells}
 
-    def _show(self, games: int) -> None:
-        if games > self.bar.n:
-            self.bar.update(games - self.bar.n)
+    def _show(self, in_play: dict[int, int]) -> None:
+        total = sum(work.games for work in self.cells.values())
+        left = self.seconds_left(in_play)
+        text = f"{min(self.games_done(in_play), total):,}/{total:,} games"
+        if self.games_done(in_play) < total:
+            text += ", estimating the time left" if left is None else f", {self.bar.format_interval(left)} left"
+        steps = round(self.WORK_STEPS * self.work_fraction(in_play))
+        self.bar.games = text
+        if steps > self.bar.n:  # never backwards, when a measurement revises the work done
+            self.bar.update(steps - self.bar.n)
+        self.bar.refresh()
+
+
+def _work_bar(steps: int, description: str, enabled: bool):
+    """A tqdm bar of `steps` steps of work that shows its `games` text after the bar (tqdm's own
+    counts and estimate would be of the steps)."""
+    from tqdm import tqdm
+
+    class WorkBar(tqdm):
+        games = ""
+
+        @property
+        def format_dict(self):
+            return {**super().format_dict, "games": self.games}
+
+    return WorkBar(total=steps, disable=not enabled, desc=description,
+                   bar_format="{desc}: {percentage:3.0f}%|{bar}| {games}")

@@ -338,8 +338,8 @@ class _Session(pydantic.BaseModel):
     model_config = pydantic.ConfigDict(strict=True, extra="allow", allow_inf_nan=False)
 
     started: str
-    seconds: float = pydantic.Field(ge=0)
-    compile_seconds: float = pydantic.Field(default=0.0, ge=0)  # of `seconds`; absent before 2026-12-01
+    seconds: float = pydantic.Field(ge=0)  # playing, without compile_seconds
+    compile_seconds: float = pydantic.Field(0.0, ge=0)  # compiling kernels before playing
     games_played: int = pydantic.Field(ge=0)
     jobs: int = pydantic.Field(ge=1)
     backend: str
@@ -368,8 +368,8 @@ def read_run_info(run_dir: Path) -> dict[str, Any]:
 
 def record_session(run_dir: Path, started_at: str, seconds: float, games: int, jobs: int, backend: str,
                    compile_seconds: float = 0.0) -> None:
-    """Add a session to run.json: its wall-clock `seconds`, of which `compile_seconds` numba spent
-    compiling kernels that were not in its cache yet (the report's run time leaves them out)."""
+    """Append a session to the run record: `seconds` of playing, after `compile_seconds` of
+    compiling the kernels (the run's time does not depend on a cold compile cache)."""
     info = read_run_info(run_dir)
     info["sessions"].append(
         {

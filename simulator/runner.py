@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import signal
 import sys
 import threading
 import time
@@ -43,7 +44,7 @@ from simulator.plan import Chunk, Plan, deal_seeds
 from simulator.processes import (
     ctrl_c_deferred, follow_parent, quiet_resource_tracker, terminate_on_sigterm, workers_block_ctrl_c,
 )
-from simulator.progress import ProgressBar
+from simulator.progress import CellWork, ProgressBar, cost_weight
 from simulator.samples import draw_samples, read_samples, write_samples
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
@@ -197,25 +198,77 @@ def _chunk_failed(chunk: Chunk, problem: str, seeds, rotations) -> ChunkFailed:
                        f"Replay its first game with: {cell.replay_command(int(seeds[0]), int(rotations[0]))}")
 
 
-def _compile_kernels(todo: list[Chunk], progress: bool) -> None:
-    """Play one game of each game's first cell here, so that numba compiles the kernels once
-    (and caches them) before the workers start, instead of once in every worker. With
-    `progress`, each kernel compiled is reported. A game whose warm marker says an earlier
-    warm-up left its kernels in the cache is skipped: the workers load them themselves, in
-    parallel, and this process never pays numba's start-up (kernel_cache.py)."""
-    from simulator.games.kernel_cache import compile_progress, warm_marker
+def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list) -> dict[str, dict[str, str]]:
+    """Play one game of the first cell of each game and kernel variant (base.Game.kernel_variant:
+    with or without a search policy) here, so that numba compiles those kernels once (and
+    caches them) before the workers start, instead of once in every worker; a game warmed up
+    also draws the report's samples of its cells among `sample_cells` (the step API's kernels
+    compile then, not after the last game), which are returned. A variant whose warm marker
+    says an earlier warm-up left its kernels in the cache is skipped: the workers load them
+    themselves, in parallel, and this process never pays numba's start-up (kernel_cache.py).
+    When several games compile and `jobs` allows, each game compiles in a process of its own at
+    once, writing the shared cache (`_warm_up_in_processes`). With `progress`, each kernel
+    compiled is reported."""
+    from simulator.games.kernel_cache import warm_marker
 
-    first_chunks = {chunk.cell.game: chunk for chunk in reversed(todo)}
-    for name, chunk in first_chunks.items():
-        marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin)
-        if marker is not None and marker.exists():
-            continue
-        seeds, rotations = chunk.game_seeds_and_rotations()
-        with compile_progress(name, enabled=progress):
+    first_chunks = {}
+    for chunk in reversed(todo):
+        game = get_game(chunk.cell.game)
+        first_chunks[chunk.cell.game, game.kernel_variant(name for name, _ in chunk.cell.seats)] = chunk
+    by_game: dict[str, list[tuple[Chunk, Path | None]]] = {}
+    for (name, variant), chunk in sorted(first_chunks.items()):
+        marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin, variant)
+        if marker is None or not marker.exists():
+            by_game.setdefault(name, []).append((chunk, marker))
+    # Games outside simulator/games/ (plugins) have no marker and may be registered only in
+    # this process: they always warm up here.
+    apart = [warm_ups for warm_ups in by_game.values() if all(marker is not None for _, marker in warm_ups)]
+    if jobs < 2 or len(apart) < 2:
+        apart = []
+    samples: dict[str, dict[str, str]] = {}
+    for name, warm_ups in by_game.items():
+        if warm_ups not in apart:
+            samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name]))
+    if apart:
+        samples.update(_warm_up_in_processes(apart, progress, jobs, sample_cells))
+    return samples
+
+
+def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
+             shared_terminal: bool = False) -> dict[str, dict[str, str]]:
+    """Play one game of each chunk (all of one game), then write its warm marker; then draw
+    the samples of `sample_cells` (of the same game) and return them."""
+    from simulator.games.kernel_cache import compile_progress
+
+    with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
+        for chunk, marker in warm_ups:
+            seeds, rotations = chunk.game_seeds_and_rotations()
             _play_games(chunk, seeds[:1], rotations[:1], check=False)
-        if marker is not None:
-            with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
-                marker.touch()
+            if marker is not None:
+                with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
+                    marker.touch()
+        return draw_samples(sample_cells) if sample_cells else {}
+
+
+def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progress: bool, jobs: int,
+                          sample_cells: list) -> dict[str, dict[str, str]]:
+    """`_warm_up` each game's chunks in a fresh process of its own, up to `jobs` at once (numba
+    compiles on one core per process; its cache files are written atomically, so processes share
+    the cache folder safely). loky's executor, as joblib's loky backend: its processes are
+    started afresh, not forked from this one, which may already run worker threads, and it
+    pickles with cloudpickle (a game's params model may be a class pickle cannot name). The
+    processes ignore Ctrl-C; this one answers it once they are done, as after compiling itself."""
+    from joblib.externals.loky import ProcessPoolExecutor
+
+    samples: dict[str, dict[str, str]] = {}
+    with ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
+                             initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
+        warming = [pool.submit(_warm_up, warm_ups, progress,
+                               [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game], True)
+                   for warm_ups in by_game]
+        for done in warming:
+            samples.update(done.result())
+    return samples
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
@@ -288,6 +341,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     parent_pid = None if backend == "dask" else os.getpid()
     played, bar, compile_seconds = 0, None, 0.0
+    samples_needed, samples = bool(todo) and read_samples(run_dir, plan.run_hash) is None, {}
     _RUN_ENDING.clear()
     if backend == "loky":
         quiet_resource_tracker()
@@ -300,33 +354,47 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with ctrl_c_deferred():
                     compiling = time.perf_counter()
-                    _compile_kernels(todo, progress)
+                    samples = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [])
                     compile_seconds = time.perf_counter() - compiling
                 for _ in warming:
                     pass
-            bar = ProgressBar(run_dir, plan.games, plan.games - games_todo, plan.experiment.name, progress)
+            bar = ProgressBar(run_dir, _cell_work(plan, todo), plan.experiment.name, progress)
             tasks = [joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid) for chunk in todo]
-            if todo and read_samples(run_dir, plan.run_hash) is None:
+            to_draw = [cell for cell in plan.cells if cell.study not in samples] if samples_needed else []
+            if to_draw:
                 # Last in the queue: the first worker out of chunks (its kernels loaded) draws the
-                # report's sample games while the others finish theirs.
-                tasks.append(joblib.delayed(_draw_samples)(plan.cells))
+                # report's sample games the warm-up did not draw while the others finish theirs.
+                tasks.append(joblib.delayed(_draw_samples)(to_draw))
+            elif samples_needed:
+                write_samples(run_dir, plan.run_hash, _in_study_order(plan, samples))
             for result in parallel(tasks):
                 if isinstance(result, _Samples):
-                    write_samples(run_dir, plan.run_hash, result.samples)
+                    write_samples(run_dir, plan.run_hash, _in_study_order(plan, {**samples, **result.samples}))
                     continue
                 if meanwhile is not None and not played:
                     threading.Thread(target=meanwhile, daemon=True).start()
-                _, _, games, _ = result
+                cell, _, games, seconds = result
                 played += games
-                bar.chunk_done(games)
+                bar.chunk_done(cell, games, seconds)
     except BaseException:
         if bar is not None:
             bar.close()
-        _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started, played, jobs, backend)
+        _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started - compile_seconds, played, jobs,
+                               backend, compile_seconds)
         raise
     bar.close()
-    record_session(run_dir, started_at, time.perf_counter() - started, played, jobs, backend, compile_seconds)
+    record_session(run_dir, started_at, time.perf_counter() - started - compile_seconds, played, jobs, backend,
+                   compile_seconds)
     return RunSummary(run_dir, played, plan.games, time.perf_counter() - started, skipped, compile_seconds)
+
+
+def _cell_work(plan: Plan, todo: list[Chunk]) -> dict[int, CellWork]:
+    """The progress bar's view of each cell: its games, those played earlier, its cost weight."""
+    to_play: dict[int, int] = {}
+    for chunk in todo:
+        to_play[chunk.cell.index] = to_play.get(chunk.cell.index, 0) + chunk.games
+    return {cell.index: CellWork(cell.games, cell.games - to_play.get(cell.index, 0), cost_weight(cell))
+            for cell in plan.cells}
 
 
 # When a run stops early (Ctrl-C, an error), joblib warns about the results it had collected
@@ -359,19 +427,25 @@ def _draw_samples(cells: list) -> _Samples:
     return _Samples(draw_samples(cells))
 
 
+def _in_study_order(plan: Plan, samples: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    """Samples drawn in pieces (warm-ups, a worker), in the order draw_samples gives them."""
+    return {study: samples[study] for study in dict.fromkeys(cell.study for cell in plan.cells) if study in samples}
+
+
 def _load_games(names: list[str]) -> None:
     """Run in a starting worker: import the game modules (compiling stays the parent's job)."""
     for name in names:
         get_game(name)
 
 
-def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str) -> None:
+def _cleanup_after_failure(run_dir: Path, started_at: str, seconds: float, played: int, jobs: int, backend: str,
+                           compile_seconds: float) -> None:
     """Record the session and remove temporaries and unfinished chunks of the stopped workers,
     never hiding the error that ended the run (on a full disk these writes fail too)."""
     try:
         remove_temporaries(run_dir)
         remove_unfinished_chunks(run_dir)
-        record_session(run_dir, started_at, seconds, played, jobs, backend)
+        record_session(run_dir, started_at, seconds, played, jobs, backend, compile_seconds)
     except OSError:
         pass
 

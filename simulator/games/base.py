@@ -28,7 +28,7 @@ import math
 import numbers
 import typing
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import numpy as np
 import pydantic
@@ -291,6 +291,15 @@ class Game:
     # final_position_svg(params, seat_policies, seed, rotation) -> a drawing (inline SVG) of the
     # game's final position, for the report; None when the game has no drawing
     final_position_svg: Callable[..., str] | None = None
+    # Policies whose kernels compile only for seatings that play them (the search): a seating
+    # without any of them compiles play kernels without them, so the runner warms each kind up
+    # that a run plays (`kernel_variant`)
+    search_policies: frozenset[str] = frozenset()
+
+    def kernel_variant(self, seat_names: Iterable[str]) -> str:
+        """Which specialisation of the play kernels a seating compiles: "search" when a seat
+        plays one of `search_policies`, else "heuristic"."""
+        return "search" if self.search_policies.intersection(seat_names) else "heuristic"
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

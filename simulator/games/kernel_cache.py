@@ -28,7 +28,9 @@ Warm marker. A process that only loads kernels from the cache still pays numba's
 target context, then every kernel's object code: about a second of CPU). The runner's parent
 process compiles a game's kernels before its workers start only when no earlier warm-up left them
 in this cache folder: `warm_marker` names a file written after a complete warm-up, keyed by the
-numba and Python versions (the folder itself is keyed by the sources). When it exists the parent
+kernels' specialisation (a seating with or without a search policy compiles different play
+kernels, base.Game.kernel_variant) and the numba and Python versions (the folder itself is
+keyed by the sources). When it exists the parent
 skips the warm-up and the workers load the kernels themselves, in parallel. A marker that lies
 (a cache file deleted by hand) costs speed, never correctness: numba then compiles in the workers.
 
@@ -123,13 +125,14 @@ def _fallback_root(root: Path, reason: str) -> Path:
     return fallback
 
 
-def warm_marker(source_file: str | os.PathLike) -> Path | None:
-    """The file that says a complete warm-up left the kernels of `source_file`'s game package in
-    its cache folder (see the module docstring); None for a module outside `simulator/games/`."""
+def warm_marker(source_file: str | os.PathLike, variant: str) -> Path | None:
+    """The file that says a complete warm-up left the kernels of `source_file`'s game package,
+    in specialisation `variant` (base.Game.kernel_variant), in its cache folder (see the module
+    docstring); None for a module outside `simulator/games/`."""
     folder = kernel_folder(source_file)
     if folder is None:
         return None
-    return folder / f"warm-numba{numba.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
+    return folder / f"warm-{variant}-numba{numba.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}"
 
 
 def _use(folder: Path) -> None:
@@ -196,10 +199,10 @@ class _CompileReporter(event.Listener):
 
     LOG_SECONDS = 10.0
 
-    def __init__(self, name: str, stream: TextIO):
+    def __init__(self, name: str, stream: TextIO, live: bool):
         self.name = name
         self.stream = stream
-        self.live = stream.isatty()
+        self.live = live
         self.started: float | None = None
         self.last_line = 0.0
         self.kernels = 0
@@ -236,13 +239,14 @@ class _CompileReporter(event.Listener):
 
 
 @contextlib.contextmanager
-def compile_progress(name: str, enabled: bool = True) -> Iterator[None]:
+def compile_progress(name: str, enabled: bool = True, shared_terminal: bool = False) -> Iterator[None]:
     """While the block runs, report on stderr the kernels numba compiles for game `name`, then
-    a summary; print nothing when every kernel comes from the cache."""
+    a summary; print nothing when every kernel comes from the cache. With `shared_terminal`
+    (several processes compiling at once) the lines are never rewritten in place."""
     if not enabled:
         yield
         return
-    reporter = _CompileReporter(name, sys.stderr)
+    reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal)
     with event.install_listener("numba:compile", reporter):
         yield
     reporter.summary()

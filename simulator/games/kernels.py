@@ -15,6 +15,9 @@ Decorators. A game's hot code runs in numba kernels:
 * `allocating`: the few functions that allocate (`np.empty`, a game's buffers, the batch loop
   that owns them). They call kernels; kernels never call them.
 
+All three compile through `KernelDispatcher`, which compiles a kernel called with constants
+(`violation(st, V_X)`) once for their types instead of once per value, as numba's own does.
+
 `_nrt=False` is private numba API and appears in this module only; tests/games/test_kernels.py
 fails loudly if a numba upgrade stops accepting or honouring it.
 
@@ -63,8 +66,9 @@ from __future__ import annotations
 from typing import Any
 
 from llvmlite import ir
-from numba import njit, types
+from numba import types
 from numba.core import cgutils
+from numba.core.registry import CPUDispatcher
 from numba.core.imputils import impl_ret_borrowed
 from numba.core.typing.templates import AttributeTemplate
 from numba.extending import (
@@ -87,9 +91,35 @@ def kernel_options(allocates: bool = False, inline: bool = False, cache: bool = 
     return options
 
 
-kernel = njit(**kernel_options())
-inline_kernel = njit(**kernel_options(inline=True))
-allocating = njit(**kernel_options(allocates=True))
+class KernelDispatcher(CPUDispatcher):
+    """numba's CPU dispatcher, except that a call from compiled code passing constants compiles
+    the callee for the constants' types, not their values. numba's own compiles (and caches) one
+    copy of a function per literal it is called with: `violation(st, V_X)` for each of eleven
+    invariants was eleven full compiles of the same kernel. Calls from Python never pass
+    literals, so what they compile is unchanged."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(types.unliteral(arg) for arg in args),
+                                         {name: types.unliteral(arg) for name, arg in kws.items()})
+
+
+def jit_with(options: dict):
+    """A decorator compiling with `options` (kernel_options) through KernelDispatcher."""
+    options = dict(options)
+    cache = options.pop("cache")
+
+    def decorate(function):
+        dispatcher = KernelDispatcher(py_func=function, locals={}, targetoptions=options)
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
+
+    return decorate
+
+
+kernel = jit_with(kernel_options())
+inline_kernel = jit_with(kernel_options(inline=True))
+allocating = jit_with(kernel_options(allocates=True))
 
 
 # ---- state by reference -----------------------------------------------------------------------
@@ -135,7 +165,10 @@ def _ref_getattr(context, builder, typ, value, attr):
 
 @intrinsic
 def by_ref(typingctx, tup):
-    """A Ref to a namedtuple, valid while the calling function runs."""
+    """A Ref to a namedtuple, valid while the calling function runs; None for None (a state a
+    batch does without, such as the search's scratch game when no seat searches)."""
+    if isinstance(tup, types.NoneType):
+        return types.none(tup), lambda context, builder, signature, args: context.get_dummy_value()
     if not isinstance(tup, types.BaseNamedTuple):
         return None
 

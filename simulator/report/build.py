@@ -112,7 +112,7 @@ def render_html(
         games_played=int(analysis.cells["games"].sum()) if len(analysis.cells) else 0,
         # playing time: numba's compiling of kernels not yet cached is said apart
         compile_seconds=sum(s.get("compile_seconds", 0.0) for s in sessions),
-        run_seconds=sum(s["seconds"] - s.get("compile_seconds", 0.0) for s in sessions),
+        run_seconds=sum(s["seconds"] for s in sessions),
         sessions=sessions,
         experiment_text=experiment_text,
         experiment_json=json.dumps(experiment, indent=2),

@@ -111,11 +111,12 @@ def test_the_warm_marker_lies_in_the_games_cache_folder_and_names_numba_and_pyth
     import numba
 
     engine = REPO / "simulator" / "games" / "katz" / "moves.py"
-    marker = kernel_cache.warm_marker(engine)
+    marker = kernel_cache.warm_marker(engine, "heuristic")
     assert marker.parent == kernel_cache.kernel_folder(engine)
     assert marker.parent.name.startswith("katz-")
     assert numba.__version__ in marker.name and f"py{sys.version_info[0]}.{sys.version_info[1]}" in marker.name
-    assert kernel_cache.warm_marker(REPO / "tests" / "conftest.py") is None
+    assert kernel_cache.warm_marker(engine, "search") != marker  # the variants compile different kernels
+    assert kernel_cache.warm_marker(REPO / "tests" / "conftest.py", "heuristic") is None
 
 
 IMPORT_EVERY_GAME_MODULE = """

@@ -6,12 +6,12 @@ from typing import Literal
 
 import numpy as np
 import pytest
-from numba import njit
+from numba import njit, types
 from numba.core.errors import TypingError
 
 from simulator.games.base import knob
 from simulator.schema import StrictModel
-from simulator.games.kernels import allocating, by_ref, kernel, kernel_options, slot_of_seat
+from simulator.games.kernels import KernelDispatcher, allocating, by_ref, jit_with, kernel, kernel_options, slot_of_seat
 from simulator.games.layouts import Choice, Derived, Equals, Flag, Int, RecordColumns, RuleLayout
 
 
@@ -54,6 +54,92 @@ def test_a_kernel_cannot_allocate():
     loudly at its first call instead of leaking or crashing."""
     with pytest.raises(TypingError):
         njit(**kernel_options(cache=False))(_allocate)(3)
+
+
+def _add(value, step):
+    return value + step
+
+
+def _add_constants(value):
+    return _add_uncached(value, 1) + _add_uncached(value, 2) + _add_uncached(value, 2.5)
+
+
+_add_uncached = jit_with(kernel_options(cache=False))(_add)
+_add_constants_uncached = jit_with(kernel_options(cache=False))(_add_constants)
+
+
+def test_a_kernel_called_with_constants_compiles_once_per_type_not_per_value():
+    """Issue 21 finding 4: numba compiles a function once per literal it is called with; the
+    toolkit's kernels compile once per argument type."""
+    assert _add_constants_uncached(1) == 1 + 1 + 1 + 2 + 1 + 2.5
+    assert [tuple(str(arg) for arg in signature) for signature in _add_uncached.signatures] == [
+        ("int64", "int64"), ("int64", "float64")]
+
+
+def test_kernels_in_a_game_module_are_compiled_by_the_toolkits_dispatcher():
+    from simulator.games.katz import play
+
+    assert isinstance(play.play_one_game, KernelDispatcher) and isinstance(play.play_games, KernelDispatcher)
+
+
+def _search(workspace, value):
+    return workspace[0] + value
+
+
+def _choose(value, workspace):
+    if workspace is not None and value > 0:  # as the engines' choose_for_seat / choose
+        return _search_uncached(workspace, value)
+    return value
+
+
+def _play(values, workspace):
+    total = 0.0
+    for index in range(values.shape[0]):
+        total += _choose_uncached(values[index], workspace)
+    return total
+
+
+_search_uncached = jit_with(kernel_options(cache=False))(_search)
+_choose_uncached = jit_with(kernel_options(inline=True, cache=False))(_choose)
+_play_uncached = jit_with(kernel_options(cache=False))(_play)
+
+
+def test_a_none_workspace_leaves_the_search_out_of_the_compiled_play_loop():
+    """Issue 21 finding 4: the engines pass the search workspace as None when no seat searches,
+    and numba prunes the search branch before typing, so the search is never compiled for such a
+    run (seen in numba's compile events). A numba upgrade that stops pruning fails here."""
+    from numba.core import event
+
+    compiled = []
+
+    class Compiled(event.Listener):
+        def on_start(self, ev):
+            compiled.append(ev.data["dispatcher"].py_func.__name__)
+
+        def on_end(self, ev):
+            pass
+
+    values = np.arange(3, dtype=np.float64)
+    with event.install_listener("numba:compile", Compiled()):
+        assert _play_uncached(values, None) == 3.0
+        assert compiled == ["_play"]
+        assert _play_uncached(values, np.ones(1)) == 0.0 + 2.0 + 3.0
+    assert compiled == ["_play", "_play", "_search"]
+
+
+@pytest.mark.parametrize("name", ["katz", "nyz"])
+def test_a_heuristic_seating_plays_kernels_specialised_without_the_search(name):
+    import importlib
+    import inspect
+
+    from simulator.games import get_game
+
+    game = get_game(name)
+    engine = importlib.import_module(f"simulator.games.{name}.play")
+    params = game.make_params({"players": 2})
+    game.play_batch(params, game.seat_policies([("greedy", {})] * 2), np.arange(2, dtype=np.uint64), np.zeros(2, np.int64))
+    position = list(inspect.signature(engine.play_games.py_func).parameters).index("search_workspace")
+    assert any(isinstance(signature[position], types.NoneType) for signature in engine.play_games.signatures)
 
 
 State = namedtuple("State", ["counts", "weights"])

@@ -7,7 +7,7 @@ import pytest
 from simulator import progress, runner
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
-from simulator.progress import ProgressBar
+from simulator.progress import CellWork, ProgressBar, cost_weight
 from simulator.runner import play_in_sub_batches, run_plan
 from tests_support import log_digests
 
@@ -51,16 +51,57 @@ def test_the_bar_counts_finished_chunks_and_games_in_play(tmp_path, monkeypatch)
     monkeypatch.setattr(progress, "POLL_SECONDS", 0.01)
     folder = tmp_path / "logs" / "cell=0002"
     folder.mkdir(parents=True)
-    bar = ProgressBar(tmp_path, total=10_000, finished=1_000, description="t", enabled=True)
+    bar = ProgressBar(tmp_path, {2: CellWork(games=10_000, finished=1_000, weight=1.0)}, description="t", enabled=True)
     (folder / ".chunk-000001.progress").write_text("1500")
     (folder / ".chunk-000004.progress").write_text("")  # being rewritten right now
-    bar.chunk_done(2_000)
+    bar.chunk_done(2, 2_000, seconds=1.0)
     import time
 
     deadline = time.monotonic() + 5
-    while bar.bar.n != 4_500:
-        assert time.monotonic() < deadline, bar.bar.n
+    while "4,500/10,000 games" not in bar.bar.games:
+        assert time.monotonic() < deadline, bar.bar.games
         time.sleep(0.01)
+    assert bar.bar.n == 450  # the work done: one cell, so the share of its games
     (folder / ".chunk-000001.progress").unlink()
     bar.close()
-    assert bar.bar.n == 4_500  # never counts backwards
+    assert bar.bar.n == 450  # never counts backwards
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_the_time_left_weighs_each_cell_by_its_measured_speed_not_its_games(tmp_path):
+    """Issue 21 finding 4: a ladder's bar showed 11 s left with minutes to go. A cell of search
+    games ahead counts by its cost weight until measured, then by its measured speed."""
+    clock = FakeClock()
+    cells = {0: CellWork(games=1_000, finished=0, weight=1.0), 1: CellWork(games=1_000, finished=0, weight=101.0)}
+    bar = ProgressBar(tmp_path, cells, description="ladder", enabled=False, clock=clock)
+    assert bar.seconds_left({}) is None  # nothing played yet: no estimate
+    clock.now = 10.0
+    bar.chunk_done(0, 1_000, seconds=10.0)  # the greedy cell: 0.01 s a game
+    assert bar.seconds_left({}) == pytest.approx(10.0 * 101)  # counting games would say 10 s
+    assert bar.work_fraction({}) == pytest.approx(1 / 102)
+    clock.now = 210.0
+    bar.chunk_done(1, 100, seconds=200.0)  # the search cell is slower than its weight said: 2 s a game
+    assert bar.seconds_left({}) == pytest.approx(210.0 * (900 * 2.0) / (1_000 * 0.01 + 100 * 2.0))
+    assert bar.seconds_left({1: 450}) == pytest.approx(210.0 * (450 * 2.0) / (1_000 * 0.01 + 550 * 2.0))
+
+
+def test_games_played_in_an_earlier_session_count_as_done_but_not_as_this_sessions_speed(tmp_path):
+    clock = FakeClock()
+    bar = ProgressBar(tmp_path, {0: CellWork(games=1_000, finished=900, weight=1.0)}, "resumed", enabled=False, clock=clock)
+    assert bar.work_fraction({}) == pytest.approx(0.9)
+    clock.now = 5.0
+    assert bar.seconds_left({0: 50}) == pytest.approx(5.0)  # 50 games in 5 s, 50 to go
+
+
+def test_a_search_cell_weighs_its_iterations():
+    plan = build_plan(parse_experiment({
+        "games": 10, "studies": [{"game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 40}}]}],
+    }))
+    assert cost_weight(plan.cells[0]) == pytest.approx((1 + 41) / 2)

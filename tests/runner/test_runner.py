@@ -3,6 +3,7 @@
 import json
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -11,6 +12,7 @@ from simulator.errors import ZoosimError
 from simulator.plan import build_plan
 from simulator.rundir import MANIFEST, chunk_path, verified_chunks
 from simulator.runner import run_plan
+from simulator.samples import read_samples
 from tests_support import log_digests
 
 DOCUMENT = {
@@ -134,14 +136,76 @@ def test_the_parent_warms_kernels_up_once_then_leaves_loading_them_to_the_worker
     from simulator.games import kernel_cache
 
     marker = tmp_path / "warm"
-    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file: marker)
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: marker)
     played = []
     monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(len(seeds)))
     todo = make_plan().cells[0].all_chunks()
-    runner._compile_kernels(todo, progress=False)
+    runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
     assert played == [1] and marker.exists()
-    runner._compile_kernels(todo, progress=False)
+    runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
     assert played == [1]
+
+
+def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypatch):
+    """A seating with a search policy compiles other play kernels than one without (base.Game
+    .kernel_variant): each variant a run plays is warmed up once, with its own marker."""
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / variant)
+    played = []
+    monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(chunk.cell.label))
+    plan = build_plan(parse_experiment({"games": 10, "studies": [
+        {"name": "h", "game": "katz", "rules": {"players": 2}, "pool": ["greedy", "random"]},
+        {"name": "s", "game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 2}}]},
+    ]}))
+    todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
+    runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
+    assert len(played) == 2 and sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "search"]
+
+
+def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games(tmp_path, monkeypatch):
+    """Issue 21 finding 4: with several games to compile and --jobs above 1, each game's kernels
+    compile in a process of its own at the same time, writing the shared cache; the games are
+    those of a run that compiled nothing."""
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setattr(kernel_cache, "warm_marker",
+                        lambda source_file, variant: markers / f"{Path(source_file).parent.name}-{variant}")
+    in_processes = []
+    warm_up_in_processes = runner._warm_up_in_processes
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells: (
+        in_processes.append(sorted(chunk.cell.game for warm_ups in by_game for chunk, _ in warm_ups)),
+        warm_up_in_processes(by_game, progress, jobs, sample_cells))[1])
+    plan = build_plan(parse_experiment({"seed": 3, "games": 40, "chunk_games": 20, "studies": [
+        {"name": "k", "game": "katz", "rules": {"players": 2}},
+        {"name": "n", "game": "nyz", "rules": {"players": 2}},
+    ]}))
+    run(plan, tmp_path / "parallel", jobs=2)
+    assert in_processes == [["katz", "nyz"]]
+    assert sorted(path.name for path in markers.iterdir()) == ["katz-heuristic", "nyz-heuristic"]
+    run(plan, tmp_path / "warm", jobs=1)  # the markers exist: nothing warms up
+    assert in_processes == [["katz", "nyz"]]
+    assert log_digests(tmp_path / "parallel") == log_digests(tmp_path / "warm") != {}
+    # the warm-ups drew the report's samples, the warm run's first idle worker the same ones
+    samples = read_samples(tmp_path / "parallel", plan.run_hash)
+    assert list(samples) == ["k", "n"] and samples == read_samples(tmp_path / "warm", plan.run_hash)
+
+
+def test_a_sessions_recorded_time_leaves_out_compiling(tmp_path, monkeypatch):
+    """Issue 21 finding 8: the run time in the record (the report's provenance) included the
+    compile of a cold kernel cache; it is recorded apart."""
+    from simulator import runner
+    from simulator.rundir import read_run_info
+
+    monkeypatch.setattr(runner, "_compile_kernels", lambda todo, progress, jobs, sample_cells: time.sleep(0.5) or {})
+    summary = run(make_plan(), tmp_path / "out", jobs=1)
+    session = read_run_info(tmp_path / "out")["sessions"][0]
+    assert session["compile_seconds"] >= 0.5 and summary.compile_seconds >= 0.5
+    assert session["seconds"] == pytest.approx(summary.seconds - summary.compile_seconds, abs=0.1)
 
 
 def test_worker_threads_stop_before_a_failed_run_lets_go_of_its_folder(tmp_path):

@@ -23,6 +23,7 @@ GAME = Game(
         "seed_summary": {"blocked_cell_rule": "line_completion", "line_completion_needs_no_fit": False},
     },
     policies={**POLICIES, **SEARCH_POLICIES},
+    search_policies=frozenset(SEARCH_POLICIES),
     default_policy="greedy",
     end_reasons=state.END_REASONS,
     violation_names=state.VIOLATION_NAMES,

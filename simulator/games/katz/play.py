@@ -67,7 +67,9 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
     slot = seats[seat, S.SEAT_SLOT]
-    if policy_ids[slot] >= KS.FIRST_SEARCH_POLICY:
+    # search_workspace is None when no seat searches (KS.search_workspace): numba then prunes
+    # this branch before typing, and the search is not compiled into the caller
+    if search_workspace is not None and policy_ids[slot] >= KS.FIRST_SEARCH_POLICY:
         return KS.choose_move(policy_ids[slot], policy_params[slot], rules, cards, game, moves,
                               count, rng, workspace, search_workspace)
     return P.choose_move(
@@ -77,16 +79,16 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
 
 
 @allocating  # allocates buffers and one generator per game
-def play_games(rules, cards, deck, policy_ids, policy_params, seeds, rotations, check,
-               column_scalars, game_out, seat_out):
+def play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds, rotations,
+               check, column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
     S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
-    contiguous block for play_batch)."""
+    contiguous block for play_batch). `search_workspace`: KS.search_workspace's (None when no
+    seat searches: this specialisation compiles without the search)."""
     game = allocate_game(rules, 0)
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
     workspace = P.allocate_workspace(rules)
-    search_workspace = KS.allocate_search(rules, cards, deck, policy_ids, policy_params)
     cells_before = np.empty_like(cells)
     lines_scratch = np.empty_like(lines)
     counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
@@ -160,10 +162,12 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games = seeds.shape[0]
     game_out, seat_out = RECORDS.allocate(games, players)
+    rules, cards, deck = rule_array(params), card_table(params), deck_cards(params)
+    policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
+    policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
     play_games(
-        rule_array(params), card_table(params), deck_cards(params),
-        np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64),
-        np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64),
+        rules, cards, deck, policy_ids, policy_params,
+        KS.search_workspace(rules, cards, deck, policy_ids, policy_params),
         seeds, rotations, bool(check), np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64),
         game_out, seat_out,
     )

@@ -224,12 +224,21 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 # ---- workspace and dispatch ---------------------------------------------------------------------
 
 
+def search_workspace(rules, cards, deck, policy_ids, policy_params):
+    """The search workspace of one batch or step (allocate_search), or None when no seat plays
+    a search policy: the play kernels compiled for a None workspace leave the search out (numba
+    prunes their `search_workspace is not None` branch before typing), so a run without a search
+    policy never compiles it."""
+    if not np.any(policy_ids >= FIRST_SEARCH_POLICY):
+        return None
+    return allocate_search(rules, cards, deck, policy_ids, policy_params)
+
+
 @allocating
 def allocate_search(rules, cards, deck, policy_ids, policy_params):
     """Workspace of the search policies of one batch: the deck (the caller's, params.deck_cards),
     a scratch game, unseen counts, a card pool, winner flags, the step bound, per-seat estimated
-    half points and a tree sized for the largest `iterations` among the seats (1 node if no seat
-    searches)."""
+    half points and a tree sized for the largest `iterations` among the seats."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
         if policy_ids[slot] >= FIRST_SEARCH_POLICY:

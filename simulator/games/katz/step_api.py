@@ -155,8 +155,8 @@ def policy_move(state: KatzState) -> int:
     index = choose_for_seat(state.rules, state.cards, state.game, state.policy_ids,
                             state.policy_params, buffer, count, state.rng,
                             P.allocate_workspace(state.rules),
-                            KS.allocate_search(state.rules, state.cards, state.deck,
-                                               state.policy_ids, state.policy_params))
+                            KS.search_workspace(state.rules, state.cards, state.deck,
+                                                state.policy_ids, state.policy_params))
     return int(buffer[index])
 
 

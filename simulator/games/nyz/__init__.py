@@ -21,6 +21,7 @@ GAME = Game(
     params_model=nyz_params.Params,
     presets=nyz_params.PRESETS,
     policies={**POLICIES, **SEARCH_POLICIES},
+    search_policies=frozenset(SEARCH_POLICIES),
     default_policy="greedy",
     end_reasons=END_REASONS,
     violation_names=("none",) + INVARIANT_NAMES[1:],

@@ -54,7 +54,9 @@ def choose(st, tab, scratch, search_workspace):
     """Index into st.options of the move the deciding seat's policy takes: the heuristics
     (policies.py) or the search policy (search.py, with its workspace and a reference to its
     scratch game)."""
-    if st.policy_id[st.sc[SC_DECIDER]] >= NS.FIRST_SEARCH_POLICY:
+    # scratch and search_workspace are None when no seat searches (NS.search_workspace): numba
+    # then prunes this branch before typing, and the search is not compiled into the caller
+    if search_workspace is not None and st.policy_id[st.sc[SC_DECIDER]] >= NS.FIRST_SEARCH_POLICY:
         return NS.choose_move(st, tab, scratch, search_workspace)
     return policies.choose(st, tab)
 
@@ -72,16 +74,16 @@ def play_out(st, tab, scratch, search_workspace):
 
 
 @allocating
-def play_games(tab, slot_policy_ids, slot_policy_params, seeds, rotations, checked,
-               game_out, seat_out):
+def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspace, seeds, rotations,
+               checked, game_out, seat_out):
     """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
-    SEAT_COLUMNS in state.py)."""
+    SEAT_COLUMNS in state.py). `scratch`, `search_workspace`: NS.search_workspace's (None when
+    no seat searches: this specialisation compiles without the search)."""
     players = tab.rules[R_PLAYERS]
     policy_id = np.empty(players, dtype=np.int8)
     # as wide as the rows given (base.MAX_POLICY_PARAMS): a constant of base.py compiled in here
     # would outlive an edit of it in the kernel cache, which does not key on base.py
     policy_params = np.empty((players, slot_policy_params.shape[1]), dtype=np.float64)
-    scratch, search_workspace = NS.allocate_search(tab, slot_policy_ids, slot_policy_params)
     for g in range(seeds.shape[0]):
         for seat in range(players):
             slot = slot_of_seat(seat, rotations[g], players)
@@ -157,8 +159,9 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     if seat_policies.players != players:
         raise ValueError(f"{seat_policies.players} policies for {players} players")
     game_out, seat_out = RECORDS.allocate(games, players)
+    scratch, search_workspace = NS.search_workspace(tables, seat_policies.policy_ids, seat_policies.policy_params)
     play_games(
-        tables, seat_policies.policy_ids, seat_policies.policy_params, seeds, rotations,
-        bool(check), game_out, seat_out,
+        tables, seat_policies.policy_ids, seat_policies.policy_params, scratch, search_workspace,
+        seeds, rotations, bool(check), game_out, seat_out,
     )
     return RECORDS.unpack(game_out, seat_out)

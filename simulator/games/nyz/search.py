@@ -258,12 +258,22 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 # ---- workspace and dispatch ---------------------------------------------------------------------
 
 
+def search_workspace(tab, policy_id, policy_params):
+    """allocate_search's (scratch game, workspace) for one batch or step, or (None, None) when
+    no seat plays the search policy: the play kernels compiled for a None workspace leave the
+    search out (numba prunes their `search_workspace is not None` branch before typing), so a
+    run without a search policy never compiles it."""
+    if not np.any(np.asarray(policy_id) >= FIRST_SEARCH_POLICY):
+        return None, None
+    return allocate_search(tab, policy_id, policy_params)
+
+
 @allocating
 def allocate_search(tab, policy_id, policy_params):
     """(scratch game, workspace) of the search policy of one game or batch: the scratch game
     (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
-    workspace: a tree sized for the largest `iterations` among the seats (1 node if no seat
-    searches), option values, seen flags, a tile pool and the ranked root moves."""
+    workspace: a tree sized for the largest `iterations` among the seats, option values, seen
+    flags, a tile pool and the ranked root moves."""
     iterations = 0
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] >= FIRST_SEARCH_POLICY:

@@ -37,8 +37,7 @@ class Position:
 
 
 @allocating
-def _choose(st, tab):
-    scratch, search_workspace = NS.allocate_search(tab, st.policy_id, st.policy_params)
+def _choose(st, tab, scratch, search_workspace):
     return choose(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
 
 
@@ -87,7 +86,8 @@ def apply(position: Position, move: int) -> None:
 
 def policy_move(position: Position) -> int:
     """The move the deciding seat's policy takes (draws from the game's RNG like play_batch)."""
-    return legal_moves(position)[_choose(position.state, position.tables)]
+    st, tab = position.state, position.tables
+    return legal_moves(position)[_choose(st, tab, *NS.search_workspace(tab, st.policy_id, st.policy_params))]
 
 
 def is_over(position: Position) -> bool:
