@@ -20,8 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "analysis"))
 
 import numpy as np  # noqa: E402
-from calibration_game import REGIMES, precision_run, replicate  # noqa: E402
-from test_calibration import hoeffding_sequence_games  # noqa: E402
+from calibration_game import REGIMES, hoeffding_sequence_games, precision_run, replicate  # noqa: E402
 
 PRECISION_TARGET = 0.005  # half-width asked of precision mode, at 4 seats
 

@@ -12,8 +12,6 @@ from scipy import stats
 from simulator.analysis.stats import (
     bonferroni_confidence,
     bradley_terry,
-    confidence_sequence,
-    confidence_sequence_halfwidth,
     count_text,
     crn_variance_reduction,
     crn_variance_reduction_from_deal_sums,
@@ -158,6 +156,16 @@ def test_mean_interval_from_chunk_moments_equals_interval_from_all_values():
     np.testing.assert_allclose(
         mean_interval_from_moments(count, total, total_sq), mean_interval(values), rtol=1e-12
     )
+
+
+def test_mean_interval_on_deals_uses_t_on_deals_minus_one_degrees_of_freedom():
+    # Brief stats2, item 2: the deal is the unit, so t has deals - 1 degrees of freedom.
+    count, total, total_sq, effect = 40, 100.0, 400.0, 1.5
+    low, high = mean_interval_from_moments(count, total, total_sq, 0.95, effect, units=10)
+    variance = (total_sq - total**2 / count) / (count - 1)
+    half = stats.t.ppf(0.975, 9) * math.sqrt(variance * effect / count)
+    assert (low, high) == pytest.approx((total / count - half, total / count + half), rel=1e-12)
+    assert np.isnan(mean_interval_from_moments(4, total, total_sq, 0.95, effect, units=1)).all()
 
 
 def test_mean_interval_covers_the_mean_share_when_ties_are_common():
@@ -481,45 +489,6 @@ def test_holm_adjustment_agrees_with_the_step_down_procedure(p_values, alpha):
     np.testing.assert_array_equal(holm_reject(p_values, alpha), _holm_step_down(p_values, alpha))
 
 
-# --- Confidence sequences ------------------------------------------------------------------------
-
-
-def test_confidence_sequence_is_wider_than_the_fixed_n_interval():
-    trials = np.unique(np.logspace(1, 7, 200).astype(int))
-    wilson_low, wilson_high = wilson_interval(trials / 2, trials)  # widest Wilson: rate 1/2
-    cs_half_width = confidence_sequence_halfwidth(trials)
-    assert np.all(cs_half_width > (wilson_high - wilson_low) / 2)
-
-
-def test_confidence_sequence_is_tightest_near_its_tuned_trial_count():
-    trials = np.unique(np.logspace(2, 6, 401).astype(int))
-    scaled_half_width = confidence_sequence_halfwidth(trials, tuned_trials=10_000) * np.sqrt(trials)
-    tightest = trials[np.argmin(scaled_half_width)]
-    assert 8_000 <= tightest <= 12_500
-
-
-@pytest.mark.parametrize("rate", [0.25, 0.5])
-def test_confidence_sequence_covers_uniformly_over_time_where_peeking_does_not(rate):
-    rng = np.random.default_rng(99)
-    paths, steps = 500, 5_000
-    successes = np.cumsum(rng.random((paths, steps)) < rate, axis=1)
-    trials = np.arange(1, steps + 1)
-
-    low, high = confidence_sequence(successes, trials, 0.95, tuned_trials=2_000)
-    crossing_rate = np.mean(np.any((low > rate) | (high < rate), axis=1))
-    peek_low, peek_high = wilson_interval(successes, trials)
-    peeking_crossing_rate = np.mean(np.any((peek_low > rate) | (peek_high < rate), axis=1))
-
-    assert crossing_rate <= 0.05 + 0.02
-    assert peeking_crossing_rate > 0.3
-
-
-def test_confidence_sequence_stays_in_the_unit_interval():
-    low, high = confidence_sequence([0, 10, 5], [10, 10, 10])
-    assert np.all(low >= 0) and np.all(high <= 1)
-    assert low[0] == 0.0 and high[1] == 1.0
-
-
 # --- Common random numbers ---------------------------------------------------------------------
 
 
@@ -624,7 +593,6 @@ def test_bradley_terry_recovers_known_strengths():
     true_elo = np.array([-200.0, 0.0, 100.0, 300.0])
     true_elo -= true_elo.mean()
     fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 3_000))
-    assert np.all(np.abs(fit.elo - true_elo) < 4 * fit.elo_standard_error)
     assert np.all(np.abs(fit.elo - true_elo) < 25)
     assert fit.elo.mean() == pytest.approx(0.0, abs=1e-9)
     np.testing.assert_allclose(fit.strengths, 10 ** (fit.elo / 400))
@@ -639,17 +607,6 @@ def test_bradley_terry_solves_the_likelihood_equations():
     gamma = fit.strengths
     expected_wins = (comparisons * gamma[:, None] / (gamma[:, None] + gamma[None, :])).sum(axis=1)
     np.testing.assert_allclose(expected_wins, wins_off_diagonal.sum(axis=1), rtol=1e-7)
-
-
-def test_bradley_terry_fisher_intervals_cover_at_close_to_nominal_rate():
-    rng = np.random.default_rng(33)
-    true_elo = np.array([-150.0, -20.0, 60.0, 110.0])
-    true_elo -= true_elo.mean()
-    covered = []
-    for _ in range(300):
-        fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 150))
-        covered.append((fit.elo_low <= true_elo) & (true_elo <= fit.elo_high))
-    assert 0.925 <= np.mean(covered) <= 0.975
 
 
 def test_pairwise_wins_from_ranks_counts_ties_as_halves_and_skips_same_policy_pairs():
@@ -667,25 +624,10 @@ def test_pairwise_wins_from_ranks_counts_ties_as_halves_and_skips_same_policy_pa
     np.testing.assert_allclose(wins, expected)
 
 
-def test_bradley_terry_from_multiplayer_rankings_and_the_documented_interval_caveat():
+def test_bradley_terry_from_multiplayer_rankings():
     # Plackett-Luce rankings (sort by log-strength + Gumbel noise) order any two players by
-    # Bradley-Terry with the same strengths, so pairwise counts recover them. The six comparisons
-    # of one 4-player game are correlated, so the spread of the estimates exceeds the Fisher
-    # standard error by about sqrt((4 + 1) / 3) at equal strengths, as the docstring says.
-    rng = np.random.default_rng(34)
-    games, seats = 400, 4
-    log_strength = np.zeros(seats)
-    estimates, standard_errors = [], []
-    for _ in range(300):
-        policies = np.argsort(rng.random((games, seats)), axis=1)
-        noisy = log_strength[policies] + rng.gumbel(size=(games, seats))
-        ranks = np.argsort(np.argsort(-noisy, axis=1), axis=1)
-        fit = bradley_terry(pairwise_wins_from_ranks(ranks, policies, seats))
-        estimates.append(fit.elo)
-        standard_errors.append(fit.elo_standard_error)
-    spread_over_reported = np.std(estimates, axis=0).mean() / np.mean(standard_errors)
-    assert spread_over_reported == pytest.approx(math.sqrt(5 / 3), rel=0.1)
-
+    # Bradley-Terry with the same strengths, so pairwise counts recover them.
+    seats = 4
     rng = np.random.default_rng(35)
     true_elo = np.array([-100.0, 0.0, 40.0, 60.0])
     policies = np.argsort(rng.random((20_000, seats)), axis=1)
