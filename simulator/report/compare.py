@@ -191,7 +191,7 @@ def change_sentence(row: dict[str, Any]) -> str:
     """One cell's before/after in words, e.g. "largest seat deviation +1.71 (seat 0) -> +1.51
     (seat 0) points (size change -0.20, 95% -0.6 to +0.2): no detectable improvement; still
     inconclusive. About 40,000 games per run would tell whether a change this size is real (80%
-    power) (if the rates hold)."""
+    power, if the rates hold)."""
     change, low, high = row["size_change"], row["size_change_low"], row["size_change_high"]
     if row.get("same_games"):
         return (
@@ -216,16 +216,15 @@ def change_sentence(row: dict[str, Any]) -> str:
         tell = row["games_to_tell_change"]
         open_questions.append(
             "no number of games would show a change as small as this one" if not np.isfinite(tell) else
-            f"about {stats.count_text(tell)} games per run would tell whether a change this size is real "
-            f"(80% power)"
+            f"about {stats.count_text(tell)} games per run would tell whether a change this size is real"
         )
     if row["verdict_b"] == "inconclusive" and np.isfinite(row["games_to_decide_b"]):
         open_questions.append(
-            f"about {stats.count_text(row['games_to_decide_b'])} games in B would decide its verdict (80% power)"
+            f"about {stats.count_text(row['games_to_decide_b'])} games in B would decide its verdict"
         )
     if open_questions:
         text = "; ".join(open_questions)
-        sentence += f" {text[0].upper()}{text[1:]} (if the rates hold)."
+        sentence += f" {text[0].upper()}{text[1:]} (80% power, if the rates hold)."
     return sentence
 
 

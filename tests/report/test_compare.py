@@ -75,7 +75,7 @@ def test_change_sentence_for_an_open_question_says_how_many_games_would_tell():
     assert change_sentence(row) == (
         "largest seat deviation -1.71 (seat 2) → +1.51 (seat 0) points (size change -0.20, 95% -0.6 to +0.2): "
         "no detectable improvement; still inconclusive. About 40,000 games per run would tell whether a change "
-        "this size is real; about 130,000 games in B would decide its verdict (if the rates hold)."
+        "this size is real; about 130,000 games in B would decide its verdict (80% power, if the rates hold)."
     )
     decided = {**row, "size_change_high": -0.1, "verdict_b": "balanced"}
     assert change_sentence(decided).endswith("smaller: a real improvement; now balanced (was inconclusive).")
