@@ -14,7 +14,7 @@ import pytest
 
 from calibration_game import REGIMES, hoeffding_sequence_games, hoeffding_sequence_halfwidth, precision_run, replicate
 
-from simulator.analysis.stats import wilson_interval
+from simulator.analysis.stats import bonferroni_confidence, two_sided_z, wilson_interval
 from simulator.analysis.summary import precision_halfwidth
 
 FAIR = [0.25] * 4
@@ -97,6 +97,11 @@ def test_precision_mode_plays_far_fewer_games_and_its_shown_intervals_cover(regi
     assert np.mean([covered for _, covered in runs]) >= 0.88  # 25 runs: nominal 95%
     if regime != "seat":  # luck that stays with the seat needs more games, and gets them
         assert games * 2.5 <= hoeffding_sequence_games(0.005, 4)
+    # No honest gain is left: the fewest games any fixed-count interval of ±0.005 needs at 95%
+    # true simultaneous coverage is z^2 p (1 - p) d / h^2 at the seats' design effect d.
+    effect = np.mean([totals.seat_design_effects().max() for totals, _ in runs])
+    fewest = two_sided_z(bonferroni_confidence(0.95, 4)) ** 2 * 0.25 * 0.75 * effect / 0.005**2
+    assert fewest <= games <= 1.06 * fewest
 
 
 def test_a_summary_without_the_per_deal_score_moments_still_reads_and_hides_only_those_intervals():
