@@ -12,8 +12,6 @@ This module owns every interval, test, effect size and verdict the reports quote
 - the equivalence verdict against a designer-set margin (an intersection-union test), its
   plain-English sentence, its power and the games that decide it with 80% probability;
 - Holm's step-down adjustment across many cells;
-- the variance reduction bought by replaying each deal in every seat rotation (common random
-  numbers);
 - Bradley-Terry strength ratings of policies on the Elo scale.
 
 Everything is a pure function of NumPy arrays or scalars; nothing here reads logs or knows about
@@ -593,83 +591,6 @@ def holm_reject(p_values, alpha: float = 0.05) -> np.ndarray:
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must lie strictly between 0 and 1, got {alpha}")
     return holm_adjust(p_values) <= alpha
-
-
-class CrnVarianceReduction(NamedTuple):
-    """How much replaying deals in every seat rotation sharpens a mean over games."""
-
-    paired_variance: float  # variance of the mean under the deal-grouped design
-    independent_variance: float  # variance if every game had its own independent deal
-    reduction_factor: float  # independent_variance / paired_variance (> 1: the design helps)
-    equivalent_independent_games: float  # games * reduction_factor
-
-
-def crn_variance_reduction(values, deal_ids) -> CrnVarianceReduction:
-    """Variance reduction from common random numbers, from per-game values and their deal ids.
-
-    `values` holds one number per game for the quantity being estimated, e.g. one seat's win
-    share (`seat_win_shares(...)[:, seat]`); the seat advantage share - 1/n, or a seat's share
-    against the mean of the others, (n * share - 1) / (n - 1), are affine in it and have the same
-    reduction factor. `deal_ids` says which games replay the same deal. Aggregates per deal and
-    calls `crn_variance_reduction_from_deal_sums`, which documents the estimator.
-    """
-    values = np.asarray(values, dtype=float)
-    deal_ids = np.asarray(deal_ids)
-    if values.ndim != 1 or values.shape != deal_ids.shape:
-        raise ValueError("values and deal_ids must be 1-D arrays of the same length")
-    _, deal_index = np.unique(deal_ids, return_inverse=True)
-    return crn_variance_reduction_from_deal_sums(
-        np.bincount(deal_index),
-        np.bincount(deal_index, weights=values),
-        np.bincount(deal_index, weights=np.square(values)),
-    )
-
-
-def crn_variance_reduction_from_deal_sums(
-    deal_games, deal_sums, deal_sums_sq
-) -> CrnVarianceReduction:
-    """Variance reduction from common random numbers, from per-deal game counts, sums and sums of
-    squares of the per-game values (these add across chunks, so no game need be kept).
-
-    Method: treat deals as independent clusters of games. With r_d games and value sum S_d in
-    deal d, G = sum r_d games, D deals and the mean theta = sum S_d / G:
-    - paired design: the cluster (ratio-estimator) variance
-      D / (D - 1) * sum_d (S_d - r_d theta)^2 / G^2;
-    - independent deals: s^2 / G, with s^2 the per-game sample variance over all games;
-    - reduction factor = independent / paired, the inverse of Kish's design effect;
-      equivalent independent games = G * factor.
-    When a deal's luck follows the hand rather than the seat (a strong deal is strong for whoever
-    holds it, i.e. outcomes of the same hand are positively correlated across rotations), a
-    seat's outcomes across rotations are negatively correlated, deal luck cancels within the
-    deal, and the factor exceeds 1. Luck that follows the seat makes it fall below 1;
-    independent games give about 1.
-    References: Kish, L. (1965), Survey Sampling, Wiley (design effect); Cochran, W. G. (1977),
-    Sampling Techniques, 3rd ed., Wiley (ratio estimators in cluster sampling); Law, A. M. (2015),
-    Simulation Modeling and Analysis, 5th ed. (common random numbers).
-    """
-    deal_games = np.asarray(deal_games, dtype=float)
-    deal_sums = np.asarray(deal_sums, dtype=float)
-    deal_sums_sq = np.asarray(deal_sums_sq, dtype=float)
-    if deal_games.ndim != 1 or not deal_games.shape == deal_sums.shape == deal_sums_sq.shape:
-        raise ValueError("per-deal counts, sums and sums of squares must be 1-D and aligned")
-    deal_count = deal_games.size
-    if deal_count < 2 or np.any(deal_games < 1):
-        raise ValueError("need at least 2 deals, each with at least one game")
-    game_count = deal_games.sum()
-    mean = deal_sums.sum() / game_count
-    per_game_variance = max((deal_sums_sq.sum() - game_count * mean * mean) / (game_count - 1), 0.0)
-    independent_variance = per_game_variance / game_count
-    deal_residuals = deal_sums - deal_games * mean
-    paired_variance = (
-        deal_count / (deal_count - 1) * np.sum(np.square(deal_residuals)) / game_count**2
-    )
-    reduction_factor = independent_variance / paired_variance if paired_variance > 0 else math.inf
-    return CrnVarianceReduction(
-        paired_variance=float(paired_variance),
-        independent_variance=float(independent_variance),
-        reduction_factor=float(reduction_factor),
-        equivalent_independent_games=float(game_count * reduction_factor),
-    )
 
 
 def pairwise_wins_from_ranks(ranks, policies, n_policies: int, groups=None, n_groups: int = 1) -> np.ndarray:

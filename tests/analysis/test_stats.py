@@ -13,8 +13,7 @@ from simulator.analysis.stats import (
     bonferroni_confidence,
     bradley_terry,
     count_text,
-    crn_variance_reduction,
-    crn_variance_reduction_from_deal_sums,
+    design_effects,
     difference_interval,
     equivalence_verdict,
     games_to_decide,
@@ -510,67 +509,44 @@ def _seat0_wins_in_rotations(rng, deals, hand_luck, seat_luck):
     return (winning_seat == 0).astype(float)
 
 
-def test_crn_reduction_is_about_one_for_independent_games():
+def _design_effect(values):
+    """The design effect (`design_effects`, unfloored) of the mean of a (deals, games per deal)
+    array of per-game values: the inverse of the variance reduction that replaying deals buys."""
+    deal_means = values.mean(axis=1)
+    return float(design_effects(values.size, len(values), values.sum(), np.square(values).sum(),
+                                deal_means.sum(), np.square(deal_means).sum(), floor=0.0))
+
+
+def test_design_effect_is_about_one_for_independent_games():
     rng = np.random.default_rng(21)
-    values = (rng.random(80_000) < 0.25).astype(float)
-    result = crn_variance_reduction(values, np.arange(values.size) // 4)
-    assert 0.93 <= result.reduction_factor <= 1.07
-    assert result.equivalent_independent_games == pytest.approx(
-        values.size * result.reduction_factor
-    )
+    values = (rng.random((20_000, 4)) < 0.25).astype(float)
+    assert 0.93 <= _design_effect(values) <= 1.07
 
 
-def test_crn_reduction_exceeds_one_when_luck_follows_the_hand_and_matches_the_real_gain():
+def test_design_effect_falls_below_one_when_luck_follows_the_hand_and_matches_the_real_gain():
     rng = np.random.default_rng(22)
     repetitions, deals = 1000, 200
-    paired_means, independent_means = [], []
-    estimated_paired_variances, estimated_factors = [], []
+    paired_means, independent_means, estimated_effects = [], [], []
     for _ in range(repetitions):
         hand_luck = rng.gamma(0.5, size=(deals, 4))
         paired = _seat0_wins_in_rotations(rng, deals, hand_luck, np.ones((deals, 4)))
-        result = crn_variance_reduction(paired.ravel(), np.repeat(np.arange(deals), 4))
-        estimated_paired_variances.append(result.paired_variance)
-        estimated_factors.append(result.reduction_factor)
+        estimated_effects.append(_design_effect(paired))
         paired_means.append(paired.mean())
         # The same number of games, each with its own deal: first rotation of 4x as many deals.
         fresh_luck = rng.gamma(0.5, size=(4 * deals, 4))
         independent = _seat0_wins_in_rotations(rng, 4 * deals, fresh_luck, np.ones((4 * deals, 4)))
         independent_means.append(independent[:, 0].mean())
 
-    true_factor = np.var(independent_means) / np.var(paired_means)
-    assert true_factor > 1.3
-    assert np.mean(estimated_paired_variances) == pytest.approx(np.var(paired_means), rel=0.15)
-    assert np.mean(estimated_factors) == pytest.approx(true_factor, rel=0.2)
+    true_effect = np.var(paired_means) / np.var(independent_means)
+    assert true_effect < 1 / 1.3
+    assert np.mean(estimated_effects) == pytest.approx(true_effect, rel=0.2)
 
 
-def test_crn_reduction_falls_below_one_when_luck_follows_the_seat():
+def test_design_effect_exceeds_one_when_luck_follows_the_seat():
     rng = np.random.default_rng(23)
     deals = 20_000
     seat_luck = rng.gamma(0.5, size=(deals, 4))
-    values = _seat0_wins_in_rotations(rng, deals, np.ones((deals, 4)), seat_luck)
-    result = crn_variance_reduction(values.ravel(), np.repeat(np.arange(deals), 4))
-    assert result.reduction_factor < 0.8
-
-
-def test_crn_reduction_from_chunked_deal_sums_equals_the_per_game_version():
-    rng = np.random.default_rng(24)
-    values = rng.random(4_000)
-    deal_ids = rng.integers(0, 900, size=values.size)  # unequal deal sizes, some deals empty
-    per_game = crn_variance_reduction(values, deal_ids)
-
-    deal_games = np.zeros(900)
-    deal_sums = np.zeros(900)
-    deal_sums_sq = np.zeros(900)
-    for chunk_values, chunk_deals in zip(np.array_split(values, 5), np.array_split(deal_ids, 5)):
-        np.add.at(deal_games, chunk_deals, 1)
-        np.add.at(deal_sums, chunk_deals, chunk_values)
-        np.add.at(deal_sums_sq, chunk_deals, chunk_values**2)
-    played = deal_games > 0
-    from_sums = crn_variance_reduction_from_deal_sums(
-        deal_games[played], deal_sums[played], deal_sums_sq[played]
-    )
-    for field in per_game._fields:
-        assert getattr(from_sums, field) == pytest.approx(getattr(per_game, field), rel=1e-10)
+    assert _design_effect(_seat0_wins_in_rotations(rng, deals, np.ones((deals, 4)), seat_luck)) > 1.25
 
 
 # --- Bradley-Terry -------------------------------------------------------------------------------
