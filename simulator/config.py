@@ -67,7 +67,8 @@ class PrecisionTarget(StrictModel):
 
 
 class PrecisionGames(StrictModel):
-    """Precision mode: add chunks until every seat's anytime-valid interval is this narrow."""
+    """Precision mode: after a pilot of `start` games, play the games projected to make every
+    seat's shown simultaneous interval this narrow (analysis/summary.py, docs/statistics.md)."""
 
     until: PrecisionTarget
     max: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="stop at this many games per cell regardless")
@@ -143,7 +144,7 @@ class Experiment(StrictModel):
         True, description="replay every deal in every rotation of the seating (common random numbers)"
     )
     margin_points: float = Field(
-        1.0, gt=0, le=50, description="equivalence margin: a seat is fair within ±this many points"
+        1.0, gt=0, le=50, description="equivalence margin: a seat within ±this many points of 1/n counts as balanced"
     )
     studies: list[Study] = Field(min_length=1)
 

@@ -12,10 +12,6 @@ This module owns every interval, test, effect size and verdict the reports quote
 - the equivalence verdict against a designer-set margin (an intersection-union test), its
   plain-English sentence, its power and the games that decide it with 80% probability;
 - Holm's step-down adjustment across many cells;
-- an anytime-valid (Hoeffding) confidence sequence, precision mode's former stopping rule, kept
-  as the reference the calibration suite measures the current one against;
-- the variance reduction bought by replaying each deal in every seat rotation (common random
-  numbers);
 - Bradley-Terry strength ratings of policies on the Elo scale.
 
 Everything is a pure function of NumPy arrays or scalars; nothing here reads logs or knows about
@@ -23,9 +19,8 @@ games. Rates are fractions in [0, 1]; "points" are percentage points (0.01 of a 
 numbered as in the records: seat 0 moves first.
 
 Distribution functions come from `scipy.special` (the functions scipy.stats itself evaluates, so
-the numbers are identical); scipy.stats, scipy.optimize and scipy.sparse would cost a report
-process about a second of imports, so the two rarer methods that need the latter import them
-where they are used.
+the numbers are identical); scipy.stats and scipy.sparse would cost a report process about a
+second of imports, so the two rarer methods that need the latter import it where they are used.
 """
 
 from __future__ import annotations
@@ -37,8 +32,6 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
-# Hoeffding's lemma: a variable in [0, 1] is sub-Gaussian with variance proxy 1/4.
-BOUNDED_VARIANCE_PROXY = 0.25
 # Elo points per natural-log unit of Bradley-Terry strength: Elo = 400 * log10(strength).
 ELO_PER_LOG_STRENGTH = 400.0 / math.log(10.0)
 
@@ -237,7 +230,7 @@ def mean_interval(values, confidence: float = 0.95) -> tuple[np.ndarray, np.ndar
 
 
 def mean_interval_from_moments(
-    count, total, total_sq, confidence: float = 0.95, effects=1.0
+    count, total, total_sq, confidence: float = 0.95, effects=1.0, units=None
 ) -> tuple[np.ndarray, np.ndarray]:
     """t interval (low, high) for a mean from its count, sum and sum of squares, elementwise.
 
@@ -245,9 +238,12 @@ def mean_interval_from_moments(
     (floored at 0 against rounding), interval mean +- t_{count-1} * s / sqrt(count). The three
     moments add across chunks, so analysis can stream games without holding them. For 0/1 values
     this is the Wald interval with the n / (n - 1) variance correction; prefer Wilson there when a
-    rate is near 0 or 1. `effects` (`design_effects`) scales the variance when the values come in
-    correlated deals, making the interval cluster-robust.
-    Reference: Student (1908), Biometrika 6:1-25.
+    rate is near 0 or 1. When the values come in correlated deals, `effects` (`design_effects`)
+    scales the variance, making it cluster-robust, and `units` (the number of deals, the
+    independent sampling units) gives t its units - 1 degrees of freedom instead of count - 1;
+    fewer than 2 units give no interval (NaN).
+    References: Student (1908), Biometrika 6:1-25; Cochran, W. G. (1977), Sampling Techniques,
+    3rd ed., ch. 9 (a cluster sample's mean has clusters - 1 degrees of freedom).
     """
     count = np.asarray(count, dtype=float)
     total = np.asarray(total, dtype=float)
@@ -256,10 +252,24 @@ def mean_interval_from_moments(
         raise ValueError("a mean interval needs at least 2 values")
     _require_confidence(confidence)
     mean = total / count
-    variance = np.maximum((total_sq - total * mean) / (count - 1.0), 0.0)
-    t_quantile = -special.stdtrit(count - 1.0, (1.0 - confidence) / 2.0)  # = scipy.stats.t.isf, elementwise
-    half_width = t_quantile * np.sqrt(variance * np.asarray(effects, dtype=float) / count)
+    freedom = count - 1.0 if units is None else np.asarray(units, dtype=float) - 1.0
+    with np.errstate(invalid="ignore"):
+        t_quantile = np.where(freedom >= 1.0, -special.stdtrit(np.maximum(freedom, 1.0), (1.0 - confidence) / 2.0),
+                              np.nan)  # = scipy.stats.t.isf, elementwise
+    half_width = t_quantile * mean_standard_error(count, total, total_sq, effects)
     return mean - half_width, mean + half_width
+
+
+def mean_standard_error(count, total, total_sq, effects=1.0):
+    """Standard error of a mean over `count` values from their sum and sum of squares: the
+    sample variance s^2 = (total_sq - total * mean) / (count - 1) (floored at 0 against
+    rounding) times the design effect `effects` (`design_effects`; 1 for independent values),
+    over count; elementwise (a plain float for scalar inputs)."""
+    count = np.asarray(count, dtype=float)
+    total = np.asarray(total, dtype=float)
+    variance = np.maximum((np.asarray(total_sq, dtype=float) - total * total / count) / (count - 1.0), 0.0)
+    error = np.sqrt(variance * np.asarray(effects, dtype=float) / count)
+    return float(error) if error.ndim == 0 else error
 
 
 class SeatUniformity(NamedTuple):
@@ -585,152 +595,6 @@ def holm_reject(p_values, alpha: float = 0.05) -> np.ndarray:
     return holm_adjust(p_values) <= alpha
 
 
-def _normal_mixture_rho(tuned_trials: float, confidence: float) -> float:
-    """Mixture precision rho that makes the two-sided normal-mixture boundary tightest at
-    `tuned_trials` (in intrinsic time V = trials / 4).
-
-    Minimising (V + rho) log((V + rho) / (rho alpha^2)) over rho at V = v gives rho = v / u where
-    u solves u - log(1 + u) = 2 log(1 / alpha).
-    """
-    if tuned_trials <= 0:
-        raise ValueError(f"tuned_trials must be positive, got {tuned_trials}")
-    from scipy import optimize
-
-    log_term = 2.0 * math.log(1.0 / (1.0 - confidence))
-    u = optimize.brentq(lambda u: u - math.log1p(u) - log_term, log_term, 2.0 * log_term + 10.0)
-    return tuned_trials * BOUNDED_VARIANCE_PROXY / u
-
-
-def confidence_sequence_halfwidth(
-    trials, confidence: float = 0.95, tuned_trials: float = 100_000
-) -> np.ndarray:
-    """Half-width of an anytime-valid confidence sequence for the mean of values in [0, 1].
-
-    Method: Robbins' two-sided normal-mixture boundary. A value in [0, 1] is sub-Gaussian with
-    variance proxy 1/4 (Hoeffding's lemma), so S_t = sum_{i<=t} (X_i - mu) has intrinsic time
-    V_t = t / 4, and mixing exp(lambda S_t - lambda^2 V_t / 2) over lambda ~ N(0, 1/rho) gives the
-    nonnegative supermartingale sqrt(rho / (V_t + rho)) exp(S_t^2 / (2 (V_t + rho))). Ville's
-    inequality then gives, with alpha = 1 - confidence,
-        P(exists t: |S_t| >= sqrt((V_t + rho) log((V_t + rho) / (rho alpha^2)))) <= alpha,
-    so mean +- that boundary / t covers mu at every t simultaneously: one may look after every
-    chunk and stop whenever one likes. rho must be fixed in advance; it is chosen to make the
-    sequence tightest at `tuned_trials` (set it near the expected stopping point). The price of
-    anytime validity and of the distribution-free variance bound is width: at the tuned point the
-    half-width is about 1.5 / sqrt(t) at 95%, against Wilson's 0.85 / sqrt(t) for a rate of 25%.
-    The half-width depends on t only, not on the data. For k seats jointly, pass
-    `bonferroni_confidence(confidence, k)`.
-    References: Robbins, H. (1970), Statistical methods related to the law of the iterated
-    logarithm, Ann. Math. Statist. 41:1397-1409; Howard, S. R., Ramdas, A., McAuliffe, J. and
-    Sekhon, J. (2021), Time-uniform, nonparametric, nonasymptotic confidence sequences, Ann.
-    Statist. 49:1055-1080 (two-sided normal mixture boundary).
-    """
-    trials = np.asarray(trials, dtype=float)
-    if np.any(trials <= 0):
-        raise ValueError("trials must be positive")
-    _require_confidence(confidence)
-    alpha = 1.0 - confidence
-    rho = _normal_mixture_rho(tuned_trials, confidence)
-    intrinsic_time = trials * BOUNDED_VARIANCE_PROXY
-    boundary = np.sqrt(
-        (intrinsic_time + rho) * np.log((intrinsic_time + rho) / (rho * alpha * alpha))
-    )
-    return boundary / trials
-
-
-def confidence_sequence(
-    successes, trials, confidence: float = 0.95, tuned_trials: float = 100_000
-) -> tuple[np.ndarray, np.ndarray]:
-    """Anytime-valid interval (low, high) for a rate, clipped to [0, 1]; elementwise.
-
-    The rate successes / trials +- `confidence_sequence_halfwidth(trials, ...)`; see there for
-    the method and references. Successes may be fractional (win shares summed over games).
-    """
-    successes = np.asarray(successes, dtype=float)
-    trials = np.asarray(trials, dtype=float)
-    if np.any((successes < 0) | (successes > trials)):
-        raise ValueError("successes must lie between 0 and trials")
-    half_width = confidence_sequence_halfwidth(trials, confidence, tuned_trials)
-    rate = successes / trials
-    return np.clip(rate - half_width, 0.0, 1.0), np.clip(rate + half_width, 0.0, 1.0)
-
-
-class CrnVarianceReduction(NamedTuple):
-    """How much replaying deals in every seat rotation sharpens a mean over games."""
-
-    paired_variance: float  # variance of the mean under the deal-grouped design
-    independent_variance: float  # variance if every game had its own independent deal
-    reduction_factor: float  # independent_variance / paired_variance (> 1: the design helps)
-    equivalent_independent_games: float  # games * reduction_factor
-
-
-def crn_variance_reduction(values, deal_ids) -> CrnVarianceReduction:
-    """Variance reduction from common random numbers, from per-game values and their deal ids.
-
-    `values` holds one number per game for the quantity being estimated, e.g. one seat's win
-    share (`seat_win_shares(...)[:, seat]`); the seat advantage share - 1/n, or a seat's share
-    against the mean of the others, (n * share - 1) / (n - 1), are affine in it and have the same
-    reduction factor. `deal_ids` says which games replay the same deal. Aggregates per deal and
-    calls `crn_variance_reduction_from_deal_sums`, which documents the estimator.
-    """
-    values = np.asarray(values, dtype=float)
-    deal_ids = np.asarray(deal_ids)
-    if values.ndim != 1 or values.shape != deal_ids.shape:
-        raise ValueError("values and deal_ids must be 1-D arrays of the same length")
-    _, deal_index = np.unique(deal_ids, return_inverse=True)
-    return crn_variance_reduction_from_deal_sums(
-        np.bincount(deal_index),
-        np.bincount(deal_index, weights=values),
-        np.bincount(deal_index, weights=np.square(values)),
-    )
-
-
-def crn_variance_reduction_from_deal_sums(
-    deal_games, deal_sums, deal_sums_sq
-) -> CrnVarianceReduction:
-    """Variance reduction from common random numbers, from per-deal game counts, sums and sums of
-    squares of the per-game values (these add across chunks, so no game need be kept).
-
-    Method: treat deals as independent clusters of games. With r_d games and value sum S_d in
-    deal d, G = sum r_d games, D deals and the mean theta = sum S_d / G:
-    - paired design: the cluster (ratio-estimator) variance
-      D / (D - 1) * sum_d (S_d - r_d theta)^2 / G^2;
-    - independent deals: s^2 / G, with s^2 the per-game sample variance over all games;
-    - reduction factor = independent / paired, the inverse of Kish's design effect;
-      equivalent independent games = G * factor.
-    When a deal's luck follows the hand rather than the seat (a strong deal is strong for whoever
-    holds it, i.e. outcomes of the same hand are positively correlated across rotations), a
-    seat's outcomes across rotations are negatively correlated, deal luck cancels within the
-    deal, and the factor exceeds 1. Luck that follows the seat makes it fall below 1;
-    independent games give about 1.
-    References: Kish, L. (1965), Survey Sampling, Wiley (design effect); Cochran, W. G. (1977),
-    Sampling Techniques, 3rd ed., Wiley (ratio estimators in cluster sampling); Law, A. M. (2015),
-    Simulation Modeling and Analysis, 5th ed. (common random numbers).
-    """
-    deal_games = np.asarray(deal_games, dtype=float)
-    deal_sums = np.asarray(deal_sums, dtype=float)
-    deal_sums_sq = np.asarray(deal_sums_sq, dtype=float)
-    if deal_games.ndim != 1 or not deal_games.shape == deal_sums.shape == deal_sums_sq.shape:
-        raise ValueError("per-deal counts, sums and sums of squares must be 1-D and aligned")
-    deal_count = deal_games.size
-    if deal_count < 2 or np.any(deal_games < 1):
-        raise ValueError("need at least 2 deals, each with at least one game")
-    game_count = deal_games.sum()
-    mean = deal_sums.sum() / game_count
-    per_game_variance = max((deal_sums_sq.sum() - game_count * mean * mean) / (game_count - 1), 0.0)
-    independent_variance = per_game_variance / game_count
-    deal_residuals = deal_sums - deal_games * mean
-    paired_variance = (
-        deal_count / (deal_count - 1) * np.sum(np.square(deal_residuals)) / game_count**2
-    )
-    reduction_factor = independent_variance / paired_variance if paired_variance > 0 else math.inf
-    return CrnVarianceReduction(
-        paired_variance=float(paired_variance),
-        independent_variance=float(independent_variance),
-        reduction_factor=float(reduction_factor),
-        equivalent_independent_games=float(game_count * reduction_factor),
-    )
-
-
 def pairwise_wins_from_ranks(ranks, policies, n_policies: int, groups=None, n_groups: int = 1) -> np.ndarray:
     """(n_policies, n_policies) matrix whose [i, j] counts how often policy i beat policy j.
 
@@ -763,19 +627,15 @@ def pairwise_wins_from_ranks(ranks, policies, n_policies: int, groups=None, n_gr
 
 
 class BradleyTerryFit(NamedTuple):
-    """Bradley-Terry strengths of policies and their Elo-scale ratings with intervals."""
+    """Bradley-Terry strengths of policies and their Elo-scale ratings."""
 
     strengths: np.ndarray  # gamma_i, geometric mean 1; P(i beats j) = gamma_i / (gamma_i + gamma_j)
     elo: np.ndarray  # 400 * log10(gamma_i), mean 0
-    elo_standard_error: np.ndarray
-    elo_low: np.ndarray
-    elo_high: np.ndarray
     iterations: int
 
 
 def bradley_terry(
     wins_matrix,
-    confidence: float = 0.95,
     tolerance: float = 1e-10,
     max_iterations: int = 100_000,
 ) -> BradleyTerryFit:
@@ -789,13 +649,10 @@ def bradley_terry(
     gamma_i <- W_i / sum_{j != i} N_ij / (gamma_i + gamma_j), with W_i the wins of i and N_ij the
     comparisons between i and j, renormalised to geometric mean 1, until no log-strength moves by
     more than `tolerance`. Elo = 400 log10(gamma), so a 400-point gap means 10:1 odds.
-    Intervals: Fisher information (not bootstrap). With p_ij = gamma_i / (gamma_i + gamma_j) the
-    information for log-strengths is I_ii = sum_j N_ij p_ij p_ji, I_ij = -N_ij p_ij p_ji; its
-    Moore-Penrose inverse is the covariance under the mean-zero constraint, giving Wald intervals
-    elo +- z * se (pointwise, not simultaneous). They treat comparisons as independent. The
-    comparisons one multiplayer game yields are positively correlated, so for n-player games
-    between distinct policies of similar strength they are too narrow by about sqrt((n + 1) / 3)
-    (1.29 for 4 players); scale the standard error accordingly if that matters.
+    No intervals: Fisher information would treat every comparison as independent, but the
+    comparisons of one multiplayer game, and the games of one deal's seat rotations, are
+    correlated. The report's intervals are a delete-one-batch jackknife over batches of deals
+    (tables.py), with the deal as the unit.
     References: Bradley, R. A. and Terry, M. E. (1952), Biometrika 39:324-345; Hunter, D. R.
     (2004), MM algorithms for generalized Bradley-Terry models, Ann. Statist. 32:384-406.
     """
@@ -820,23 +677,7 @@ def bradley_terry(
             break
     else:
         raise RuntimeError(f"Bradley-Terry MM did not converge in {max_iterations} iterations")
-
-    strength = np.exp(log_strength)
-    win_probability = strength[:, np.newaxis] / (strength[:, np.newaxis] + strength[np.newaxis, :])
-    pair_information = comparisons * win_probability * win_probability.T
-    information = np.diag(pair_information.sum(axis=1)) - pair_information
-    log_strength_se = np.sqrt(np.diag(np.linalg.pinv(information)))
-    elo = ELO_PER_LOG_STRENGTH * log_strength
-    elo_se = ELO_PER_LOG_STRENGTH * log_strength_se
-    z = two_sided_z(confidence)
-    return BradleyTerryFit(
-        strengths=strength,
-        elo=elo,
-        elo_standard_error=elo_se,
-        elo_low=elo - z * elo_se,
-        elo_high=elo + z * elo_se,
-        iterations=iteration,
-    )
+    return BradleyTerryFit(strengths=np.exp(log_strength), elo=ELO_PER_LOG_STRENGTH * log_strength, iterations=iteration)
 
 
 def estimable_policies(wins_matrix) -> np.ndarray:

@@ -11,8 +11,9 @@ Generic over the record columns: every per-game column `c` and per-seat column `
 non-negative values a histogram (a per-seat column: of its total over the seats in each game).
 A column a game adds to its records is therefore summarized without a change here. On top come
 what the seat statistics need (tables.py's conventions): win shares (a win shared by k players
-counts 1/k), score margins, per-deal mean shares, scores and margins (the deal is the sampling
-unit under seat rotation: stats.design_effects), shares by seat x slot,
+counts 1/k), score margins, per-deal mean shares, scores and margins, and the per-deal means'
+squares of every column and of the tie indicator (the deal is the sampling unit under seat
+rotation: stats.design_effects), shares by seat x slot,
 and, where different policies meet, placements between slots by batch of deals (jackknife).
 
 Merging adds sums and pads histograms, so it is associative: any grouping of chunks gives the
@@ -46,6 +47,9 @@ SEAT_FIELDS = ("share_sum", "share_sq_sum", "outright_wins", "shared_wins", "mar
 LATER_SEAT_FIELDS = ("deal_score_sum", "deal_score_sq_sum", "deal_margin_sum", "deal_margin_sq_sum",
                      "slot_total_sq_sum", "deal_slot_sum", "deal_slot_sq_sum")
 COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
+# Sums over deals of a squared per-deal mean kept as plain numbers (the tie indicator's), added
+# after the first summaries were written: NaN when a summary lacks them, like LATER_SEAT_FIELDS.
+LATER_SCALAR_FIELDS = ("deal_tied_sq_sum",)
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
 
 
@@ -59,6 +63,7 @@ class CellTotals:
     deals: int = 0
     tied_games: int = 0
     no_winner_games: int = 0
+    deal_tied_sq_sum: float = 0.0  # per-deal share of tied games, squared, summed over deals
     share_sum: np.ndarray = field(default=None)  # (n,) win share per seat
     share_sq_sum: np.ndarray = field(default=None)
     outright_wins: np.ndarray = field(default=None)  # (n,) sole winner
@@ -84,6 +89,11 @@ class CellTotals:
     slot_pairwise_wins: np.ndarray = field(default=None)
     column_sums: dict[str, np.ndarray] = field(default_factory=dict)  # per seat (n,), per game (1,)
     column_squares: dict[str, np.ndarray] = field(default_factory=dict)
+    # per column, over deals: the per-deal mean's square summed, per seat (n,) or per game (1,),
+    # and the same of the per-game total over the seats (a number); NaN in a summary written
+    # before they were kept
+    deal_column_squares: dict[str, np.ndarray] = field(default_factory=dict)
+    deal_total_squares: dict[str, float] = field(default_factory=dict)
     histograms: dict[str, np.ndarray | None] = field(default_factory=dict)  # None: values too wide
 
     def __post_init__(self) -> None:
@@ -142,17 +152,44 @@ class CellTotals:
         return stats.design_effects(self.games, self.deals, self.slot_share_sum.sum(axis=0), self.slot_total_sq_sum,
                                     self.deal_slot_sum, self.deal_slot_sq_sum)
 
+    def column_design_effects(self, column: str) -> np.ndarray:
+        """The design effects of a record column's per-game mean, per seat ((1,) for a per-game
+        column): 1 without rotation; NaN for a summary written before the moments were kept."""
+        from simulator.analysis import stats
+
+        total = self.column_sums[column].astype(np.float64)
+        return stats.design_effects(self.games, self.deals, total, self.column_squares[column],
+                                    total * self.deals / max(self.games, 1), self.deal_column_squares[column])
+
+    def total_design_effect(self, column: str) -> float:
+        """The design effect of the mean per game of an integer column's total over the seats
+        (`moments`), as for `column_design_effects`."""
+        from simulator.analysis import stats
+
+        total, total_sq = self.moments(column)
+        return float(stats.design_effects(self.games, self.deals, total, total_sq, total * self.deals / max(self.games, 1),
+                                          self.deal_total_squares[column]))
+
+    def tie_design_effect(self) -> float:
+        """The design effect of the share of tied games (a game's tie indicator is 0 or 1, so
+        its sum of squares is its sum), as for `column_design_effects`."""
+        from simulator.analysis import stats
+
+        tied = float(self.tied_games)
+        return float(stats.design_effects(self.games, self.deals, tied, tied, tied * self.deals / max(self.games, 1),
+                                          self.deal_tied_sq_sum))
+
     # ---- merging and storing ----
 
     def merge(self, other: "CellTotals") -> "CellTotals":
         """Add another set of games of the same cell to these totals (in place)."""
-        for name in COUNT_FIELDS:
+        for name in COUNT_FIELDS + LATER_SCALAR_FIELDS + ARRAY_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        for name in ARRAY_FIELDS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for mine, theirs in ((self.column_sums, other.column_sums), (self.column_squares, other.column_squares)):
+        for mine, theirs in ((self.column_sums, other.column_sums), (self.column_squares, other.column_squares),
+                             (self.deal_column_squares, other.deal_column_squares),
+                             (self.deal_total_squares, other.deal_total_squares)):
             for column, values in theirs.items():
-                mine[column] = mine[column] + values if column in mine else values.copy()
+                mine[column] = mine[column] + values if column in mine else np.copy(values)
         for column, counts in other.histograms.items():
             if column not in self.histograms:
                 self.histograms[column] = None if counts is None else counts.copy()
@@ -162,23 +199,32 @@ class CellTotals:
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"players": self.players, "mixed": self.mixed}
-        data.update({name: getattr(self, name) for name in COUNT_FIELDS})
+        data.update({name: getattr(self, name) for name in COUNT_FIELDS + LATER_SCALAR_FIELDS})
         data.update({name: getattr(self, name).tolist() for name in ARRAY_FIELDS})
         data["column_sums"] = {c: v.tolist() for c, v in self.column_sums.items()}
         data["column_squares"] = {c: v.tolist() for c, v in self.column_squares.items()}
+        data["deal_column_squares"] = {c: v.tolist() for c, v in self.deal_column_squares.items()}
+        data["deal_total_squares"] = dict(self.deal_total_squares)
         data["histograms"] = {c: None if v is None else v.tolist() for c, v in self.histograms.items()}
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CellTotals":
+        nan = float("nan")
+        column_sums = {c: np.asarray(v) for c, v in data["column_sums"].items()}
         return cls(
             players=data["players"],
             mixed=data["mixed"],
             **{name: int(data[name]) for name in COUNT_FIELDS},
             **{name: np.asarray(data[name], dtype=np.float64) for name in ARRAY_FIELDS if name in data},
             **{name: np.full(data["players"], np.nan) for name in LATER_SEAT_FIELDS if name not in data},
-            column_sums={c: np.asarray(v) for c, v in data["column_sums"].items()},
+            **{name: float(data.get(name, nan)) for name in LATER_SCALAR_FIELDS},
+            column_sums=column_sums,
             column_squares={c: np.asarray(v) for c, v in data["column_squares"].items()},
+            deal_column_squares={c: np.asarray(data["deal_column_squares"][c], dtype=np.float64) if "deal_column_squares" in data
+                                 else np.full(len(v), nan) for c, v in column_sums.items()},
+            deal_total_squares={c: float(data["deal_total_squares"][c]) if "deal_total_squares" in data else nan
+                                for c in column_sums},
             histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
         )
 
@@ -195,8 +241,12 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     winners = wins.sum(axis=0)
     shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
     margins = scores - _best_other(scores)
-    def per_deal(values: np.ndarray) -> np.ndarray:  # (players, games) -> (players, deals) means
-        return values.reshape(n, -1, games_per_deal).mean(axis=2)
+    def per_deal(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows, deals) means
+        return values.reshape(len(values), -1, games_per_deal).mean(axis=2)
+
+    def deal_squares(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows,)
+        means = per_deal(values)
+        return (means * means).sum(axis=1)
 
     deal_shares, deal_scores, deal_margins = per_deal(shares), per_deal(scores), per_deal(margins)
     slots = seat["slot"].astype(np.int64)
@@ -208,6 +258,7 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         games=len(winners),
         deals=deal_shares.shape[1],
         tied_games=int(np.count_nonzero(winners > 1)),
+        deal_tied_sq_sum=float(deal_squares((winners > 1)[None, :].astype(np.float64))[0]),
         no_winner_games=int(np.count_nonzero(winners == 0)),
         share_sum=shares.sum(axis=1),
         share_sq_sum=(shares * shares).sum(axis=1),
@@ -241,6 +292,8 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         wide = values.astype(np.int64) if values.dtype.kind in "biu" else values.astype(np.float64)
         totals.column_sums[name] = wide.sum(axis=1)
         totals.column_squares[name] = (wide * wide).sum(axis=1)
+        totals.deal_column_squares[name] = deal_squares(wide.astype(np.float64))
+        totals.deal_total_squares[name] = float(deal_squares(wide.sum(axis=0, keepdims=True).astype(np.float64))[0])
         totals.histograms[name] = _histogram(wide.sum(axis=0)) if wide.dtype.kind == "i" else None
     return totals
 

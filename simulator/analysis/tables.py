@@ -96,15 +96,13 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             "no_winner_rate": totals.no_winner_games / totals.games,
             **balance,
             "tie_rate": totals.tied_games / totals.games,
+            "tie_rate_se": stats.mean_standard_error(totals.games, totals.tied_games, totals.tied_games,
+                                                     totals.tie_design_effect()),
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
         }
         for column in cell["length_columns"]:
-            total, total_sq = totals.moments(column)
-            low, high = stats.mean_interval_from_moments(totals.games, total, total_sq, confidence)
-            row[f"mean_{column}"] = total / totals.games
-            row[f"mean_{column}_low"] = float(low)
-            row[f"mean_{column}_high"] = float(high)
+            row.update(length_mean_columns(totals, column, confidence))
             histogram = totals.histogram(column)
             for value in np.flatnonzero(histogram):
                 length_rows.append(
@@ -193,6 +191,21 @@ def _balance_columns(
     }
 
 
+def length_mean_columns(totals: CellTotals, column: str, confidence: float) -> dict[str, float]:
+    """A game-length column's mean per game (its total over the seats, for a per-seat column)
+    with its t interval and standard error, the deal as the unit (design effect from the
+    per-deal means, deals - 1 degrees of freedom): `mean_<column>`, `_low`, `_high`, `_se`."""
+    total, total_sq = totals.moments(column)
+    effect = totals.total_design_effect(column)
+    low, high = stats.mean_interval_from_moments(totals.games, total, total_sq, confidence, effect, totals.deals)
+    return {
+        f"mean_{column}": total / totals.games,
+        f"mean_{column}_low": float(low),
+        f"mean_{column}_high": float(high),
+        f"mean_{column}_se": stats.mean_standard_error(totals.games, total, total_sq, effect),
+    }
+
+
 def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, float]:
     if not isinstance(games_setting, dict):
         return {}
@@ -211,9 +224,9 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
     margin_effects = stats.design_effects(games, deals, totals.margin_sum, totals.margin_sq_sum,
                                           totals.deal_margin_sum, totals.deal_margin_sq_sum)
     score_low, score_high = stats.mean_interval_from_moments(
-        games, totals.score_sum, totals.score_sq_sum, confidence, score_effects)
+        games, totals.score_sum, totals.score_sq_sum, confidence, score_effects, deals)
     margin_low, margin_high = stats.mean_interval_from_moments(
-        games, totals.margin_sum, totals.margin_sq_sum, confidence, margin_effects)
+        games, totals.margin_sum, totals.margin_sq_sum, confidence, margin_effects, deals)
     rate = totals.share_sum / rated
     solo = n == 1  # nothing to compare a lone seat with: no deviation from fair, no margin
     mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
@@ -250,12 +263,14 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
 
 def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
     """Mean per game of each of the game's seat measures (`Game.seat_measures`) at each seat,
-    with a t interval from the per-seat sums and sums of squares over all games of the cell."""
+    with a t interval from the per-seat sums and sums of squares over all games of the cell, the
+    deal as the unit (design effect and deals - 1 degrees of freedom)."""
     n, games = cell["players"], totals.games
     frames = []
     for column, name in cell["seat_measures"]:
         total, total_sq = totals.column_sums[column], totals.column_squares[column]
-        low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence)
+        low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence,
+                                                     totals.column_design_effects(column), totals.deals)
         frames.append(pd.DataFrame({
             "cell": cell["index"], "label": cell["label"], "column": column, "measure": name,
             "seat": np.arange(n), "games": games, "mean": total / games, "ci_low": low, "ci_high": high,
@@ -487,8 +502,8 @@ def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarra
     prior = 0.5 * ((total + total.T) > 0)
     nan = np.full(k, np.nan)
     try:
-        elo = stats.bradley_terry(total + prior, confidence).elo
-        leave_one_out = np.array([stats.bradley_terry(total - batch + prior, confidence).elo for batch in batch_wins])
+        elo = stats.bradley_terry(total + prior).elo
+        leave_one_out = np.array([stats.bradley_terry(total - batch + prior).elo for batch in batch_wins])
     except ValueError:
         return nan, nan, nan
     estimable = stats.estimable_policies(total)

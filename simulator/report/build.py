@@ -536,7 +536,7 @@ CELL_COLUMNS = [
     ("verdict", "verdict", "text"),
     ("most_deviant_seat", "most deviant seat", "int"),
     ("max_signed_deviation_points", "its points from fair", "signed"),
-    ("games_to_decide", "games to decide", "approx"),
+    ("games_to_decide", "games to decide (80% power)", "approx"),
     ("chi2", "χ²", "num"),
     ("p_value", "p", "p"),
     ("p_holm", "p (Holm)", "p"),

@@ -246,7 +246,7 @@ def change_sentence(row: dict[str, Any]) -> str:
         )
     if open_questions:
         text = "; ".join(open_questions)
-        sentence += f" {text[0].upper()}{text[1:]} (if the rates hold)."
+        sentence += f" {text[0].upper()}{text[1:]} (80% power, if the rates hold)."
     return sentence
 
 

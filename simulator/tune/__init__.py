@@ -1,4 +1,4 @@
-"""`zoosim tune`: search a game's rule knobs for the fairest setting and prove the result.
+"""`zoosim tune`: search a game's rule knobs for the fairest setting and confirm it on fresh deals.
 
 config.py   the tune file's schema (`tune:` section), loading with one-line errors
 space.py    search entries -> optimiser parameters (per-seat expansion), knobs of a trial

@@ -4,8 +4,9 @@ Which trial is best. Only trials that reached the highest rung any feasible tria
 compete (they played the most games, on the same deals). Their Pareto front over the objectives
 is reported; the best is the one with the lowest first objective. With `prefer: fewer_changes`,
 every competitor whose first objective is within noise of the best's, meaning the difference is
-less than twice its standard error (sqrt(se_a^2 + se_b^2), each from the seat's 95% interval, so
-ignoring the extra precision that shared deals give, which makes the test generous), is as good,
+less than twice its standard error (sqrt(se_a^2 + se_b^2), each the objective's standard error
+with the deal as the unit (search.py), ignoring the extra precision that trials sharing deals
+give, which makes the test generous), is as good,
 and among those the one setting the fewest knobs away from the printed rules wins (then the
 lower objective).
 

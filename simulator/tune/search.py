@@ -423,7 +423,6 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
         seats = analysis.seats[analysis.seats["cell"] == row["cell"]]
         worst = seats.loc[seats["deviation_points"].abs().idxmax()]
         games = int(row["games"])
-        tie = float(row["tie_rate"])
         measured.setdefault(study_of[row["cell"]], {})[int(row["players"])] = {
             "games": games,
             "seat_fairness": float(row["max_deviation_points"]),
@@ -436,9 +435,10 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
             "seat_deviation_points": [float(v) for v in seats["deviation_points"]],
             "seat_design_effects": [float(v) for v in seats["design_effect"]],
             "game_length": float(row["mean_turns"]),
-            "game_length_se": float(row["mean_turns_high"] - row["mean_turns_low"]) / 3.92,
-            "tie_rate": tie * 100,
-            "tie_rate_se": math.sqrt(tie * (1 - tie) / games) * 100,
+            # standard errors with the deal as the unit (tables.py: design effects from per-deal moments)
+            "game_length_se": float(row["mean_turns_se"]),
+            "tie_rate": float(row["tie_rate"]) * 100,
+            "tie_rate_se": float(row["tie_rate_se"]) * 100,
         }
     return measured
 

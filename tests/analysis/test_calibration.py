@@ -12,9 +12,9 @@ import math
 import numpy as np
 import pytest
 
-from calibration_game import REGIMES, precision_run, replicate
+from calibration_game import REGIMES, hoeffding_sequence_games, hoeffding_sequence_halfwidth, precision_run, replicate
 
-from simulator.analysis.stats import bonferroni_confidence, confidence_sequence_halfwidth
+from simulator.analysis.stats import bonferroni_confidence, two_sided_z, wilson_interval
 from simulator.analysis.summary import precision_halfwidth
 
 FAIR = [0.25] * 4
@@ -68,15 +68,23 @@ def test_calibration_holds_with_many_replications(regime):
     assert at_most(edge["balanced"], 0.05, 2000)
 
 
-def hoeffding_sequence_games(target: float, seats: int, start: int = 1000) -> int:
-    """The games the former precision mode played for `target` (finding 4): it doubled from
-    `start` until its data-blind Hoeffding confidence sequence (Bonferroni over the seats, tuned
-    to 1.5 / sqrt(t)) was narrow enough."""
-    games = start
-    tuned = (1.5 / target) ** 2
-    while confidence_sequence_halfwidth(games, bonferroni_confidence(0.95, seats), tuned_trials=tuned) > target:
-        games *= 2
-    return games
+def test_the_former_sequence_is_wider_than_the_fixed_count_interval_and_tightest_where_tuned():
+    trials = np.unique(np.logspace(2, 6, 401).astype(int))
+    wilson_low, wilson_high = wilson_interval(trials / 2, trials)  # widest Wilson: rate 1/2
+    assert np.all(hoeffding_sequence_halfwidth(trials) > (wilson_high - wilson_low) / 2)
+    scaled = hoeffding_sequence_halfwidth(trials, tuned_trials=10_000) * np.sqrt(trials)
+    assert 8_000 <= trials[np.argmin(scaled)] <= 12_500
+
+
+def test_the_former_sequence_covers_uniformly_over_time_where_peeking_does_not():
+    rng = np.random.default_rng(99)
+    rate, paths, steps = 0.25, 500, 5_000
+    successes = np.cumsum(rng.random((paths, steps)) < rate, axis=1)
+    trials = np.arange(1, steps + 1)
+    half_width = hoeffding_sequence_halfwidth(trials, 0.95, tuned_trials=2_000)
+    assert np.mean(np.any(np.abs(successes / trials - rate) >= half_width, axis=1)) <= 0.05 + 0.02
+    peek_low, peek_high = wilson_interval(successes, trials)
+    assert np.mean(np.any((peek_low > rate) | (peek_high < rate), axis=1)) > 0.3
 
 
 @pytest.mark.parametrize("regime", REGIMES)
@@ -89,6 +97,11 @@ def test_precision_mode_plays_far_fewer_games_and_its_shown_intervals_cover(regi
     assert np.mean([covered for _, covered in runs]) >= 0.88  # 25 runs: nominal 95%
     if regime != "seat":  # luck that stays with the seat needs more games, and gets them
         assert games * 2.5 <= hoeffding_sequence_games(0.005, 4)
+    # No honest gain is left: the fewest games any fixed-count interval of ±0.005 needs at 95%
+    # true simultaneous coverage is z^2 p (1 - p) d / h^2 at the seats' design effect d.
+    effect = np.mean([totals.seat_design_effects().max() for totals, _ in runs])
+    fewest = two_sided_z(bonferroni_confidence(0.95, 4)) ** 2 * 0.25 * 0.75 * effect / 0.005**2
+    assert fewest <= games <= 1.06 * fewest
 
 
 def test_a_summary_without_the_per_deal_score_moments_still_reads_and_hides_only_those_intervals():
@@ -124,3 +137,30 @@ def test_policy_win_rate_intervals_cover_with_the_deal_as_the_unit(regime):
         rows = _policy_rows(cell, totals, 0.95)
         covered.extend((rows["ci_low"] <= 0.25) & (0.25 <= rows["ci_high"]))
     assert np.mean(covered) >= 0.93
+
+
+@pytest.mark.parametrize("regime", REGIMES)
+def test_game_length_score_and_seat_measure_intervals_cover_with_the_deal_as_the_unit(regime):
+    # Brief stats2, items 1-2: game-length means and seat measures counted games as independent
+    # (a deal's length is shared by its rotations: coverage about 71% here), and score intervals
+    # used games - 1 degrees of freedom. The seat measure is the score column declared as one.
+    from calibration_game import MEAN_TURNS, expected_scores, play_records
+
+    from simulator.analysis.summary import summarize_columns
+    from simulator.analysis.tables import _measure_rows, _seat_rows, length_mean_columns
+
+    rng = np.random.default_rng(11)
+    cell = {"index": 0, "label": "lengths", "players": 4, "rotate": True, "seats": ["p"] * 4,
+            "seat_measures": [["score", "score"]]}
+    true_scores = expected_scores(FAIR)
+    turns, scores, measures = [], [], []
+    for _ in range(200):
+        totals = summarize_columns(play_records(rng, FAIR, 100, regime, lengths=True), 4, mixed=False, games_per_deal=4)
+        length = length_mean_columns(totals, "turns", 0.95)
+        turns.append(length["mean_turns_low"] <= MEAN_TURNS <= length["mean_turns_high"])
+        seats = _seat_rows(cell, totals, 0.95)
+        scores.extend((seats["score_low"] <= true_scores) & (true_scores <= seats["score_high"]))
+        rows = _measure_rows(cell, totals, 0.95)
+        measures.extend((rows["ci_low"] <= true_scores) & (true_scores <= rows["ci_high"]))
+    assert np.mean(turns) >= 0.93
+    assert np.mean(scores) >= 0.93 and np.mean(measures) >= 0.93

@@ -12,11 +12,8 @@ from scipy import stats
 from simulator.analysis.stats import (
     bonferroni_confidence,
     bradley_terry,
-    confidence_sequence,
-    confidence_sequence_halfwidth,
     count_text,
-    crn_variance_reduction,
-    crn_variance_reduction_from_deal_sums,
+    design_effects,
     difference_interval,
     equivalence_verdict,
     games_to_decide,
@@ -158,6 +155,16 @@ def test_mean_interval_from_chunk_moments_equals_interval_from_all_values():
     np.testing.assert_allclose(
         mean_interval_from_moments(count, total, total_sq), mean_interval(values), rtol=1e-12
     )
+
+
+def test_mean_interval_on_deals_uses_t_on_deals_minus_one_degrees_of_freedom():
+    # Brief stats2, item 2: the deal is the unit, so t has deals - 1 degrees of freedom.
+    count, total, total_sq, effect = 40, 100.0, 400.0, 1.5
+    low, high = mean_interval_from_moments(count, total, total_sq, 0.95, effect, units=10)
+    variance = (total_sq - total**2 / count) / (count - 1)
+    half = stats.t.ppf(0.975, 9) * math.sqrt(variance * effect / count)
+    assert (low, high) == pytest.approx((total / count - half, total / count + half), rel=1e-12)
+    assert np.isnan(mean_interval_from_moments(4, total, total_sq, 0.95, effect, units=1)).all()
 
 
 def test_mean_interval_covers_the_mean_share_when_ties_are_common():
@@ -495,45 +502,6 @@ def test_holm_adjustment_agrees_with_the_step_down_procedure(p_values, alpha):
     np.testing.assert_array_equal(holm_reject(p_values, alpha), _holm_step_down(p_values, alpha))
 
 
-# --- Confidence sequences ------------------------------------------------------------------------
-
-
-def test_confidence_sequence_is_wider_than_the_fixed_n_interval():
-    trials = np.unique(np.logspace(1, 7, 200).astype(int))
-    wilson_low, wilson_high = wilson_interval(trials / 2, trials)  # widest Wilson: rate 1/2
-    cs_half_width = confidence_sequence_halfwidth(trials)
-    assert np.all(cs_half_width > (wilson_high - wilson_low) / 2)
-
-
-def test_confidence_sequence_is_tightest_near_its_tuned_trial_count():
-    trials = np.unique(np.logspace(2, 6, 401).astype(int))
-    scaled_half_width = confidence_sequence_halfwidth(trials, tuned_trials=10_000) * np.sqrt(trials)
-    tightest = trials[np.argmin(scaled_half_width)]
-    assert 8_000 <= tightest <= 12_500
-
-
-@pytest.mark.parametrize("rate", [0.25, 0.5])
-def test_confidence_sequence_covers_uniformly_over_time_where_peeking_does_not(rate):
-    rng = np.random.default_rng(99)
-    paths, steps = 500, 5_000
-    successes = np.cumsum(rng.random((paths, steps)) < rate, axis=1)
-    trials = np.arange(1, steps + 1)
-
-    low, high = confidence_sequence(successes, trials, 0.95, tuned_trials=2_000)
-    crossing_rate = np.mean(np.any((low > rate) | (high < rate), axis=1))
-    peek_low, peek_high = wilson_interval(successes, trials)
-    peeking_crossing_rate = np.mean(np.any((peek_low > rate) | (peek_high < rate), axis=1))
-
-    assert crossing_rate <= 0.05 + 0.02
-    assert peeking_crossing_rate > 0.3
-
-
-def test_confidence_sequence_stays_in_the_unit_interval():
-    low, high = confidence_sequence([0, 10, 5], [10, 10, 10])
-    assert np.all(low >= 0) and np.all(high <= 1)
-    assert low[0] == 0.0 and high[1] == 1.0
-
-
 # --- Common random numbers ---------------------------------------------------------------------
 
 
@@ -555,67 +523,44 @@ def _seat0_wins_in_rotations(rng, deals, hand_luck, seat_luck):
     return (winning_seat == 0).astype(float)
 
 
-def test_crn_reduction_is_about_one_for_independent_games():
+def _design_effect(values):
+    """The design effect (`design_effects`, unfloored) of the mean of a (deals, games per deal)
+    array of per-game values: the inverse of the variance reduction that replaying deals buys."""
+    deal_means = values.mean(axis=1)
+    return float(design_effects(values.size, len(values), values.sum(), np.square(values).sum(),
+                                deal_means.sum(), np.square(deal_means).sum(), floor=0.0))
+
+
+def test_design_effect_is_about_one_for_independent_games():
     rng = np.random.default_rng(21)
-    values = (rng.random(80_000) < 0.25).astype(float)
-    result = crn_variance_reduction(values, np.arange(values.size) // 4)
-    assert 0.93 <= result.reduction_factor <= 1.07
-    assert result.equivalent_independent_games == pytest.approx(
-        values.size * result.reduction_factor
-    )
+    values = (rng.random((20_000, 4)) < 0.25).astype(float)
+    assert 0.93 <= _design_effect(values) <= 1.07
 
 
-def test_crn_reduction_exceeds_one_when_luck_follows_the_hand_and_matches_the_real_gain():
+def test_design_effect_falls_below_one_when_luck_follows_the_hand_and_matches_the_real_gain():
     rng = np.random.default_rng(22)
     repetitions, deals = 1000, 200
-    paired_means, independent_means = [], []
-    estimated_paired_variances, estimated_factors = [], []
+    paired_means, independent_means, estimated_effects = [], [], []
     for _ in range(repetitions):
         hand_luck = rng.gamma(0.5, size=(deals, 4))
         paired = _seat0_wins_in_rotations(rng, deals, hand_luck, np.ones((deals, 4)))
-        result = crn_variance_reduction(paired.ravel(), np.repeat(np.arange(deals), 4))
-        estimated_paired_variances.append(result.paired_variance)
-        estimated_factors.append(result.reduction_factor)
+        estimated_effects.append(_design_effect(paired))
         paired_means.append(paired.mean())
         # The same number of games, each with its own deal: first rotation of 4x as many deals.
         fresh_luck = rng.gamma(0.5, size=(4 * deals, 4))
         independent = _seat0_wins_in_rotations(rng, 4 * deals, fresh_luck, np.ones((4 * deals, 4)))
         independent_means.append(independent[:, 0].mean())
 
-    true_factor = np.var(independent_means) / np.var(paired_means)
-    assert true_factor > 1.3
-    assert np.mean(estimated_paired_variances) == pytest.approx(np.var(paired_means), rel=0.15)
-    assert np.mean(estimated_factors) == pytest.approx(true_factor, rel=0.2)
+    true_effect = np.var(paired_means) / np.var(independent_means)
+    assert true_effect < 1 / 1.3
+    assert np.mean(estimated_effects) == pytest.approx(true_effect, rel=0.2)
 
 
-def test_crn_reduction_falls_below_one_when_luck_follows_the_seat():
+def test_design_effect_exceeds_one_when_luck_follows_the_seat():
     rng = np.random.default_rng(23)
     deals = 20_000
     seat_luck = rng.gamma(0.5, size=(deals, 4))
-    values = _seat0_wins_in_rotations(rng, deals, np.ones((deals, 4)), seat_luck)
-    result = crn_variance_reduction(values.ravel(), np.repeat(np.arange(deals), 4))
-    assert result.reduction_factor < 0.8
-
-
-def test_crn_reduction_from_chunked_deal_sums_equals_the_per_game_version():
-    rng = np.random.default_rng(24)
-    values = rng.random(4_000)
-    deal_ids = rng.integers(0, 900, size=values.size)  # unequal deal sizes, some deals empty
-    per_game = crn_variance_reduction(values, deal_ids)
-
-    deal_games = np.zeros(900)
-    deal_sums = np.zeros(900)
-    deal_sums_sq = np.zeros(900)
-    for chunk_values, chunk_deals in zip(np.array_split(values, 5), np.array_split(deal_ids, 5)):
-        np.add.at(deal_games, chunk_deals, 1)
-        np.add.at(deal_sums, chunk_deals, chunk_values)
-        np.add.at(deal_sums_sq, chunk_deals, chunk_values**2)
-    played = deal_games > 0
-    from_sums = crn_variance_reduction_from_deal_sums(
-        deal_games[played], deal_sums[played], deal_sums_sq[played]
-    )
-    for field in per_game._fields:
-        assert getattr(from_sums, field) == pytest.approx(getattr(per_game, field), rel=1e-10)
+    assert _design_effect(_seat0_wins_in_rotations(rng, deals, np.ones((deals, 4)), seat_luck)) > 1.25
 
 
 # --- Bradley-Terry -------------------------------------------------------------------------------
@@ -638,7 +583,6 @@ def test_bradley_terry_recovers_known_strengths():
     true_elo = np.array([-200.0, 0.0, 100.0, 300.0])
     true_elo -= true_elo.mean()
     fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 3_000))
-    assert np.all(np.abs(fit.elo - true_elo) < 4 * fit.elo_standard_error)
     assert np.all(np.abs(fit.elo - true_elo) < 25)
     assert fit.elo.mean() == pytest.approx(0.0, abs=1e-9)
     np.testing.assert_allclose(fit.strengths, 10 ** (fit.elo / 400))
@@ -653,17 +597,6 @@ def test_bradley_terry_solves_the_likelihood_equations():
     gamma = fit.strengths
     expected_wins = (comparisons * gamma[:, None] / (gamma[:, None] + gamma[None, :])).sum(axis=1)
     np.testing.assert_allclose(expected_wins, wins_off_diagonal.sum(axis=1), rtol=1e-7)
-
-
-def test_bradley_terry_fisher_intervals_cover_at_close_to_nominal_rate():
-    rng = np.random.default_rng(33)
-    true_elo = np.array([-150.0, -20.0, 60.0, 110.0])
-    true_elo -= true_elo.mean()
-    covered = []
-    for _ in range(300):
-        fit = bradley_terry(_simulated_pairwise_wins(rng, true_elo, 150))
-        covered.append((fit.elo_low <= true_elo) & (true_elo <= fit.elo_high))
-    assert 0.925 <= np.mean(covered) <= 0.975
 
 
 def test_pairwise_wins_from_ranks_counts_ties_as_halves_and_skips_same_policy_pairs():
@@ -681,25 +614,10 @@ def test_pairwise_wins_from_ranks_counts_ties_as_halves_and_skips_same_policy_pa
     np.testing.assert_allclose(wins, expected)
 
 
-def test_bradley_terry_from_multiplayer_rankings_and_the_documented_interval_caveat():
+def test_bradley_terry_from_multiplayer_rankings():
     # Plackett-Luce rankings (sort by log-strength + Gumbel noise) order any two players by
-    # Bradley-Terry with the same strengths, so pairwise counts recover them. The six comparisons
-    # of one 4-player game are correlated, so the spread of the estimates exceeds the Fisher
-    # standard error by about sqrt((4 + 1) / 3) at equal strengths, as the docstring says.
-    rng = np.random.default_rng(34)
-    games, seats = 400, 4
-    log_strength = np.zeros(seats)
-    estimates, standard_errors = [], []
-    for _ in range(300):
-        policies = np.argsort(rng.random((games, seats)), axis=1)
-        noisy = log_strength[policies] + rng.gumbel(size=(games, seats))
-        ranks = np.argsort(np.argsort(-noisy, axis=1), axis=1)
-        fit = bradley_terry(pairwise_wins_from_ranks(ranks, policies, seats))
-        estimates.append(fit.elo)
-        standard_errors.append(fit.elo_standard_error)
-    spread_over_reported = np.std(estimates, axis=0).mean() / np.mean(standard_errors)
-    assert spread_over_reported == pytest.approx(math.sqrt(5 / 3), rel=0.1)
-
+    # Bradley-Terry with the same strengths, so pairwise counts recover them.
+    seats = 4
     rng = np.random.default_rng(35)
     true_elo = np.array([-100.0, 0.0, 40.0, 60.0])
     policies = np.argsort(rng.random((20_000, seats)), axis=1)

@@ -10,6 +10,7 @@ import pyarrow.parquet as pq
 import pytest
 from scipy import stats as scipy_stats
 
+from simulator.analysis.stats import DESIGN_EFFECT_FLOOR
 from simulator.analysis.summary import CellTotals, summarize_columns
 from simulator.analysis.tables import analyze_run, summarize_cell
 from simulator.config import parse_experiment
@@ -80,7 +81,9 @@ def test_summaries_agree_with_a_direct_computation_over_all_logs(run_dir):
 
 def test_seat_measures_per_seat_agree_with_pandas_over_the_logs_and_the_report_shows_them(run_dir):
     """Issue #13: every measure a game declares (Game.seat_measures), per seat, as its mean per
-    game with a 95% t interval, computed here straight from the logs."""
+    game with a 95% t interval, computed here straight from the logs with the deal as the unit
+    (issue #20): the design effect from the spread of the per-deal means (floored as the report
+    floors it), t on deals - 1 degrees of freedom."""
     manifest = read_manifest(run_dir)
     path, analysis = build_report(run_dir)
     page = path.read_text()
@@ -92,8 +95,13 @@ def test_seat_measures_per_seat_agree_with_pandas_over_the_logs_and_the_report_s
         rows = analysis.measures[analysis.measures["cell"] == cell["index"]]
         assert rows["measure"].tolist() == [name for name in declared.values() for _ in range(n)]
         values = games[[f"{column}_{s}" for column in declared for s in range(n)]].astype(float)
-        mean, sd = values.mean().to_numpy(), values.std(ddof=1).to_numpy()
-        half = scipy_stats.t.ppf(0.975, len(games) - 1) * sd / np.sqrt(len(games))
+        deal_means = values.groupby(games["deal"]).mean()
+        deals = len(deal_means)
+        assert deals == (len(games) // n if cell["rotate"] else len(games))
+        mean, game_var = values.mean().to_numpy(), values.var(ddof=1).to_numpy()
+        deal_var = deal_means.var(ddof=1).to_numpy()
+        effect = np.maximum(np.where(game_var > 0, (deal_var / deals) / (game_var / len(games)), 1.0), DESIGN_EFFECT_FLOOR)
+        half = scipy_stats.t.ppf(0.975, deals - 1) * np.sqrt(game_var * effect / len(games))
         assert np.allclose(rows["mean"], mean, rtol=1e-12)
         assert np.allclose(rows["ci_low"], mean - half, rtol=1e-9, atol=1e-12)
         assert np.allclose(rows["ci_high"], mean + half, rtol=1e-9, atol=1e-12)
@@ -143,5 +151,54 @@ def test_merging_is_associative_and_equals_summarizing_all_games_at_once():
         assert np.array_equal(left.column_sums[column], whole.column_sums[column])
         assert np.array_equal(right.column_squares[column], whole.column_squares[column])
         assert np.array_equal(left.histogram(column), whole.histogram(column))
+    for column in ("cards_drawn", "score", "turns", "bonus"):  # per-deal moments (the deal as the unit)
+        assert np.allclose(left.deal_column_squares[column], whole.deal_column_squares[column])
+        assert np.isclose(right.deal_total_squares[column], whole.deal_total_squares[column])
+    assert np.isclose(left.deal_tied_sq_sum, whole.deal_tied_sq_sum)
     assert left.histograms["score"] is None  # negative values: sums only
     assert np.allclose(left.column_sums["bonus"], whole.column_sums["bonus"]) and left.histograms["bonus"] is None
+
+
+def whole_deal_ties(rng, deals, players=2):
+    """Columns in which a deal is tied (every seat wins) in all its rotations or in none, and
+    each game's turns are its deal's: tie indicators and lengths are perfectly correlated within
+    a deal, so their design effect is the games per deal."""
+    tied = np.repeat(rng.random(deals) < 0.3, players)
+    games = deals * players
+    columns = {"deal": np.repeat(np.arange(deals), players), "turns": np.repeat(rng.integers(5, 30, deals), players)}
+    for s in range(players):
+        columns[f"win_{s}"] = tied | (s == 0)
+        columns[f"score_{s}"] = rng.integers(0, 9, games)
+        columns[f"slot_{s}"] = (np.full(games, s) + np.arange(games)) % players
+    return columns
+
+
+def test_the_tie_rate_and_game_length_count_the_deal_as_the_unit():
+    # Brief stats2, item 1: tune's tie-rate standard error counted games as independent.
+    from simulator.analysis.stats import mean_standard_error
+    from simulator.analysis.tables import length_mean_columns
+
+    totals = summarize_columns(whole_deal_ties(np.random.default_rng(5), 400), 2, False, 2)
+    assert totals.tie_design_effect() == pytest.approx(2.0, rel=0.01)
+    assert totals.total_design_effect("turns") == pytest.approx(2.0, rel=0.01)
+    tie = totals.tied_games / totals.games
+    naive = np.sqrt(tie * (1 - tie) / totals.games)
+    assert mean_standard_error(totals.games, totals.tied_games, totals.tied_games, totals.tie_design_effect()) == (
+        pytest.approx(naive * np.sqrt(2.0), rel=0.01))
+    length = length_mean_columns(totals, "turns", 0.95)
+    assert length["mean_turns_low"] < length["mean_turns"] < length["mean_turns_high"]
+
+
+def test_a_summary_without_the_per_deal_column_moments_reads_as_unknown_under_rotation():
+    # Older summaries (before the per-deal column and tie moments were kept) still read; merged
+    # with newer chunks the design effects stay unknown rather than counting half the deals.
+    rng = np.random.default_rng(6)
+    old = summarize_columns(whole_deal_ties(rng, 50), 2, False, 2).to_json()
+    for key in ("deal_column_squares", "deal_total_squares", "deal_tied_sq_sum"):
+        del old[key]
+    merged = CellTotals.from_json(old).merge(summarize_columns(whole_deal_ties(rng, 50), 2, False, 2))
+    assert np.isnan(merged.tie_design_effect()) and np.isnan(merged.total_design_effect("turns"))
+    assert np.isnan(merged.column_design_effects("score")).all()
+    unrotated = summarize_columns(whole_deal_ties(rng, 50), 2, False, 1).to_json()
+    del unrotated["deal_tied_sq_sum"]
+    assert CellTotals.from_json(unrotated).tie_design_effect() == 1.0  # every deal is one game

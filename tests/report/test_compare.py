@@ -100,7 +100,7 @@ def test_change_sentence_for_an_open_question_says_how_many_games_would_tell():
         "Verdict inconclusive → inconclusive (greedy in every seat). "
         "Largest seat deviation -1.71 (seat 2) → +1.51 (seat 0) points (size change -0.20, 95% -0.6 to +0.2): "
         "no detectable improvement. About 40,000 games per run would tell whether a change "
-        "this size is real; about 130,000 games in B would decide its verdict (if the rates hold)."
+        "this size is real; about 130,000 games in B would decide its verdict (80% power, if the rates hold)."
     )
     decided = {**OPEN_QUESTION, "size_change_high": -0.1, "verdict_b": "balanced", "moved_low": 0.4}
     assert "seat 2 is now within 1 points of fair" in change_sentence(decided)

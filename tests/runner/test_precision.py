@@ -1,4 +1,5 @@
-"""Precision mode: chunks are added until every seat's anytime-valid interval is narrow enough."""
+"""Precision mode: after a pilot, games are added until every seat's shown simultaneous
+interval is narrow enough."""
 
 import numpy as np
 
