@@ -3,6 +3,8 @@
 #   - Debian's chromium for the report's browser test (apt-get, as root or through sudo);
 #   - a virtual environment in .venv with zoosim and its test extras, and the example game
 #     plugin examples/zoosim-feeding-time;
+#   - one game of each engine variant of both games (tests/warm_kernels.yaml), so that an empty
+#     kernel cache is filled by both cores at once;
 #   - the whole pytest suite (extra arguments are passed to pytest), which also builds the
 #     documentation site strictly (mkdocs.yml) and executes the example notebook (tests/test_docs.py).
 set -euo pipefail
@@ -30,4 +32,8 @@ SITE="$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib
 if [ -d "$SITE/simulator" ] && [ ! -e "$SITE/simulator/__init__.py" ]; then
   rm -rf "$SITE/simulator"
 fi
+# Compile both games' kernels at once, one per core (a no-op when they are cached already).
+WARM="$(mktemp -d)"
+.venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/run" --jobs 2 --no-report --quiet >/dev/null
+rm -rf "$WARM"
 exec .venv/bin/python -m pytest "$@"
