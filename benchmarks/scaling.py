@@ -26,6 +26,7 @@ from joblib import Parallel, delayed
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simulator.analysis.stats import mean_interval  # noqa: E402
+from simulator.errors import ZoosimError  # noqa: E402
 from simulator.games.katz import GAME as KATZ  # noqa: E402
 from simulator.games.nyz import GAME as NYZ  # noqa: E402
 
@@ -68,6 +69,8 @@ def main() -> None:
         overrides = json.loads(args.params)
     except json.JSONDecodeError as error:
         parser.exit(2, f"scaling.py: --params is not JSON ({error})\n")
+    if not isinstance(overrides, dict):
+        parser.exit(2, "scaling.py: --params must be a JSON object of parameter names and values\n")
     if policy is None or BUDGET not in policy.params:
         searches = sorted(name for name, spec in game.policies.items() if BUDGET in spec.params)
         parser.exit(2, f"scaling.py: policy {args.policy!r} of {args.game} has no {BUDGET!r}; "
@@ -77,7 +80,7 @@ def main() -> None:
     shipped = int(overrides.get(BUDGET, policy.params[BUDGET]))
     try:
         game.seat_policies([(args.policy, {**overrides, BUDGET: shipped})])
-    except ValueError as error:
+    except (ValueError, ZoosimError) as error:
         parser.exit(2, f"scaling.py: --params: {error}\n")
 
     seeds = deal_seeds(args.seed, args.deals)
