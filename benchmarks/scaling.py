@@ -23,33 +23,16 @@ from pathlib import Path
 import numpy as np
 from joblib import Parallel, delayed
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tune_heuristics import GAMES, deal_seeds, deal_shares  # noqa: E402
 
 from simulator.analysis.stats import mean_interval  # noqa: E402
 from simulator.errors import ZoosimError  # noqa: E402
-from simulator.games.katz import GAME as KATZ  # noqa: E402
-from simulator.games.nyz import GAME as NYZ  # noqa: E402
 
-GAMES = {"katz": KATZ, "nyz": NYZ}
 BUDGET = "iterations"  # the budget parameter of every shipped search policy
 CONFIDENCE = 0.95
-
-
-def deal_seeds(seed: int, deals: int) -> np.ndarray:
-    """Deal seeds of one --seed (a Weyl sequence, as benchmarks/tune_heuristics.py's)."""
-    return (np.arange(deals, dtype=np.uint64) + np.uint64(seed * 1_000_003 + 1)) * np.uint64(2654435761)
-
-
-def deal_shares(game, larger: tuple[str, dict], smaller: tuple[str, dict], seeds) -> np.ndarray:
-    """`larger`'s mean win share per deal over the deal's two seat orders (slot 0 = larger)."""
-    params = game.make_params({"players": 2})
-    seating = game.seat_policies([larger, smaller])
-    both = np.concatenate([seeds, seeds])
-    rotations = np.repeat(np.arange(2, dtype=np.int64), len(seeds))  # rotation r: slot 0 in seat r
-    win = game.play_batch(params, seating, both, rotations)["win"].astype(float)
-    share = win / np.maximum(win.sum(axis=1, keepdims=True), 1)
-    larger_share = share[np.arange(len(both)), rotations]
-    return larger_share.reshape(2, len(seeds)).mean(axis=0)
 
 
 def main() -> None:
