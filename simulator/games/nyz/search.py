@@ -21,14 +21,18 @@ The root's other moves are never chosen. Moves are expanded best first and kept 
 so ties in UCB and in the final choice go to the heuristic's move: with width 1 the search
 plays the heuristic's games exactly.
 
-Why finished games reward the margin. New York Zoo has no chance after the setup, so a greedy
-rollout is one deterministic line. With the win share alone as a finished 2-5 player game's
-reward, a line lost by one square was worth as little as one lost by twenty: one rollout's
-result flipped with small changes, and a search with more iterations (or a wider one) spread its
-visits over lines whose 0/1 results were that noise and played worse than a smaller one (16
-iterations won 36% against 8 on the same deals). Half the reward is now the margin in empty
-squares, and doubling the iterations no longer loses (docs/players.md, "Why more thought used
-to play worse"; benchmarks/scaling.py).
+Why more iterations used to play worse (issue #19). New York Zoo has no chance after the setup,
+so a greedy rollout is one deterministic line. Two defects made a larger budget lose to a
+smaller one in 2-5 player games: (1) a finished game rewarded only the win, so a line lost by
+one square counted as little as one lost by twenty and the means were averages of 0/1 flips;
+(2) an unvisited move scored infinity, so every node tried its second-ranked move at its second
+visit, and a subtree the search looked at more collected more of the seat's own worse
+deviations in its mean (the backup averages), making the heuristic's move look worse the longer
+it was examined. Now half a finished game's reward is the margin in empty squares (WIN_WEIGHT),
+and every move starts with PRIOR_WEIGHT virtual visits of reward 1/2 (search.py's prior_weight,
+every prior even), so a second-ranked move is tried where the first one's line scores poorly.
+Solo keeps its reward and no virtual visits. docs/players.md ("Why more thought used to play
+worse") and docs/benchmarks.md ("Budget scaling", benchmarks/scaling.py) have the measurements.
 
 Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
 itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A
@@ -83,6 +87,11 @@ FILL_SQUARES = 3.0
 # Share of a finished 2-5 player game's reward that is the win share; the rest rewards the
 # margin in empty squares (module docstring, "Rewards").
 WIN_WEIGHT = 0.5
+
+# Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
+# prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
+# second visit only where the first move's line scored below about 0.62, instead of always.
+PRIOR_WEIGHT = 1.0
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
@@ -310,7 +319,8 @@ def choose_move(st, tab, scratch, workspace):
     count = legal_moves(st, ctx, ranked)
     move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
                          int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
-                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0)]
+                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0,
+                         0.0 if tab.rules[R_SOLO] != 0 else PRIOR_WEIGHT)]
     for index in range(n):
         if st.options[index] == move:
             return index
