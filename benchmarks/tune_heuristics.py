@@ -53,8 +53,9 @@ def deal_seeds(seed: int, deals: int) -> np.ndarray:
     return (np.arange(deals, dtype=np.uint64) + np.uint64(seed * 1_000_003 + 1)) * np.uint64(2654435761)
 
 
-def head_to_head(game, candidate: tuple[str, dict], opponent: tuple[str, dict], seeds) -> float:
-    """Candidate's win share over every deal in both seat orders (slot 0 is the candidate)."""
+def deal_shares(game, candidate: tuple[str, dict], opponent: tuple[str, dict], seeds) -> np.ndarray:
+    """Candidate's win share per deal, the mean over the deal's two seat orders (slot 0 is the
+    candidate)."""
     params = game.make_params({"players": 2})
     seating = game.seat_policies([candidate, opponent])
     both = np.concatenate([seeds, seeds])
@@ -62,8 +63,13 @@ def head_to_head(game, candidate: tuple[str, dict], opponent: tuple[str, dict], 
     win = game.play_batch(params, seating, both, rotations)["win"].astype(float)
     # rotation r puts slot 0 in seat r; a shared win counts 1 / (number of winners)
     share = win / np.maximum(win.sum(axis=1, keepdims=True), 1)
-    candidate_seat = rotations
-    return float(share[np.arange(len(both)), candidate_seat].mean())
+    candidate_share = share[np.arange(len(both)), rotations]
+    return candidate_share.reshape(2, len(seeds)).mean(axis=0)
+
+
+def head_to_head(game, candidate: tuple[str, dict], opponent: tuple[str, dict], seeds) -> float:
+    """Candidate's win share over every deal in both seat orders (slot 0 is the candidate)."""
+    return float(deal_shares(game, candidate, opponent, seeds).mean())
 
 
 def solo_rate(game, candidate: tuple[str, dict], seeds) -> float:

@@ -21,14 +21,18 @@ The root's other moves are never chosen. Moves are expanded best first and kept 
 so ties in UCB and in the final choice go to the heuristic's move: with width 1 the search
 plays the heuristic's games exactly.
 
-Why the shipped search is narrow and short (width 2, 4 iterations, rollouts to the end). New York
-Zoo has no chance after the setup, so a greedy rollout is one deterministic line. In solo play it
-is the line the seat itself will follow, and the search finds and keeps lines that complete the
-board in time (94.5% of solo games against greedy_tuned's 40%). In 2-player games one rollout's
-result flips with small changes, and a wider or deeper tree picks the third- to fifth-ranked
-moves on that noise: width 3 won 55% of 60 games against greedy where width 2 won 93%, and more
-iterations did not help (width 2: 93% at 4 iterations, 83% at 20). docs/benchmarks.md ("Search
-players") has the measurements.
+Why more iterations used to play worse (issue #19). New York Zoo has no chance after the setup,
+so a greedy rollout is one deterministic line. Two defects made a larger budget lose to a
+smaller one in 2-5 player games: (1) a finished game rewarded only the win, so a line lost by
+one square counted as little as one lost by twenty and the means were averages of 0/1 flips;
+(2) an unvisited move scored infinity, so every node tried its second-ranked move at its second
+visit, and a subtree the search looked at more collected more of the seat's own worse
+deviations in its mean (the backup averages), making the heuristic's move look worse the longer
+it was examined. Now half a finished game's reward is the margin in empty squares (WIN_WEIGHT),
+and every move starts with PRIOR_WEIGHT virtual visits of reward 1/2 (search.py's prior_weight,
+every prior even), so a second-ranked move is tried where the first one's line scores poorly.
+Solo keeps its reward and no virtual visits. docs/players.md ("Why more thought used to play
+worse") and docs/benchmarks.md ("Budget scaling", benchmarks/scaling.py) have the measurements.
 
 Rollouts. `greedy` plays the heuristic (the best of the ranked moves, the move the heuristic
 itself takes) for every seat, `random` a uniform choice among the `width` ranked moves. A
@@ -36,7 +40,9 @@ rollout stops at the end of the game or after `rollout_depth` decisions (0 = to 
 rollouts are weak, see docs/benchmarks.md).
 
 Rewards (in [0, 1], the seat's value of the position):
-- 2-5 players, game over: the win share (1/k for k winners, N-7.2; 0 for all at the turn cap).
+- 2-5 players, game over: WIN_WEIGHT (1/2) times the win share (1/k for k winners, N-7.2; 0 for
+  all at the turn cap) plus the rest times the softmax over seats of minus each seat's empty
+  squares divided by `score_scale` (the margin: a narrow loss is worth more than a wide one).
 - 2-5 players, cut off: the softmax over seats of minus each seat's estimated remaining squares
   divided by `score_scale` squares. Remaining squares = empty squares minus FILL_SQUARES per
   enclosure times the share of it filled (a full enclosure brings an attraction, N-4.4).
@@ -77,6 +83,15 @@ HEURISTIC_WEIGHTS = np.stack([POLICIES[name].pack() for name in HEURISTICS])
 
 # Squares one full enclosure is worth in a cut-off position: the attraction it brings (N-4.4).
 FILL_SQUARES = 3.0
+
+# Share of a finished 2-5 player game's reward that is the win share; the rest rewards the
+# margin in empty squares (module docstring, "Rewards").
+WIN_WEIGHT = 0.5
+
+# Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
+# prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
+# second visit only where the first move's line scored below about 0.62, instead of always.
+PRIOR_WEIGHT = 1.0
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
@@ -218,6 +233,20 @@ def solo_time_used(st, tab):
 
 
 @kernel
+def softmax_of_minus(out, players, scale):
+    """out[:players] = the softmax over seats of minus out / scale (fewer squares left: more)."""
+    best = math.inf
+    for seat in range(players):
+        best = min(best, out[seat])
+    total = 0.0
+    for seat in range(players):  # shifted by the best so that no exponent overflows
+        out[seat] = math.exp((best - out[seat]) / scale)
+        total += out[seat]
+    for seat in range(players):
+        out[seat] /= total
+
+
+@kernel
 def scores(st, ctx, out):
     """Each seat's reward (module docstring)."""
     tab, scale = ctx[CTX_TABLES], ctx[CTX_SCALE]
@@ -232,23 +261,19 @@ def scores(st, ctx, out):
             projected = (to_fill - remaining_squares(st, tab, 0)) / solo_time_used(st, tab)
             out[0] = 1.0 / (1.0 + math.exp(min((to_fill - projected) / scale, 700.0)))
         return
-    if over:
-        winners = 0
+    if not over:
         for seat in range(players):
-            winners += st.seat[seat, P_WIN] != 0
-        for seat in range(players):
-            out[seat] = (st.seat[seat, P_WIN] != 0) / winners if winners > 0 else 0.0
+            out[seat] = remaining_squares(st, tab, seat)
+        softmax_of_minus(out, players, scale)
         return
-    best = math.inf
+    winners = 0
     for seat in range(players):
-        out[seat] = remaining_squares(st, tab, seat)
-        best = min(best, out[seat])
-    total = 0.0
-    for seat in range(players):  # softmax, shifted by the best so that no exponent overflows
-        out[seat] = math.exp((best - out[seat]) / scale)
-        total += out[seat]
-    for seat in range(players):
-        out[seat] /= total
+        winners += st.seat[seat, P_WIN] != 0
+        out[seat] = M.empty_squares(st, tab, seat)
+    softmax_of_minus(out, players, scale)
+    for seat in range(players):  # WIN_WEIGHT of the win share, the rest by the margin
+        share = (st.seat[seat, P_WIN] != 0) / winners if winners > 0 else 0.0
+        out[seat] = WIN_WEIGHT * share + (1.0 - WIN_WEIGHT) * out[seat]
 
 
 search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
@@ -304,7 +329,8 @@ def choose_move(st, tab, scratch, workspace):
     count = legal_moves(st, ctx, ranked)
     move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
                          int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
-                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0)]
+                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0,
+                         0.0 if tab.rules[R_SOLO] != 0 else PRIOR_WEIGHT)]
     for index in range(n):
         if st.options[index] == move:
             return index

@@ -17,9 +17,10 @@ from simulator.errors import ZoosimError
 from simulator.games import rng as random_stream
 from simulator.games.nyz import GAME, step_api
 from simulator.games.nyz import search as NS
+from simulator.games.nyz.moves import empty_squares
 from simulator.games.nyz.specs import MCTS
 from simulator.games.nyz.state import (
-    E_TILE, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES, P_START_TILES, SC_CHECKED, SC_PLAYERS,
+    E_TILE, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES, P_START_TILES, P_WIN, SC_CHECKED, SC_PLAYERS,
     SC_STOP_AT_FORCED, SC_TILE,
 )
 from simulator.plan import build_plan
@@ -264,3 +265,40 @@ def test_rules_lists_mcts_with_its_parameters():
         assert parameters == ["iterations", "exploration", "rollout", "rollout_depth", "width", "score_scale",
                               "heuristic"], lines[start:start + 8]
         assert lines[start + 7].startswith(f"    heuristic = {heuristic} ")
+
+
+# ---- rewards -------------------------------------------------------------------------------------
+
+
+def finished_rewards(seed, scale=3.0):
+    """(empty squares per seat, P_WIN per seat, the search's rewards) at the end of a 2-player
+    greedy game."""
+    position = step_api.new_game(GAME.params_model(players=2), seating(*[("greedy", {})] * 2), seed=seed)
+    while not step_api.is_over(position):
+        step_api.apply(position, step_api.policy_move(position))
+    tab, state = position.tables, position.state
+    _, (tree, values, seen, pool, ranked) = NS.allocate_search(tab, state.policy_id, state.policy_params)
+    rewards = np.zeros(2)
+    NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, scale), rewards)
+    empty = [int(empty_squares(state, tab, seat)) for seat in range(2)]
+    return empty, [int(state.seat[seat, P_WIN]) for seat in range(2)], rewards
+
+
+def test_a_finished_game_rewards_the_winner_and_a_narrow_loss_more_than_a_wide_one():
+    """The reward of a finished 2-player game grows with the win and with the margin in empty
+    squares: with win/loss alone a rollout lost by one square told the search as little as one
+    lost by twenty, and deeper searches chased that noise (docs/players.md, "Why more thought
+    used to play worse")."""
+    losses = []
+    for seed in range(6):
+        empty, win, rewards = finished_rewards(seed)
+        assert rewards.sum() == pytest.approx(1.0)
+        if sum(win) == 1:
+            winner = win.index(1)
+            assert rewards[winner] > 0.5 > rewards[1 - winner]
+            losses.append((empty[1 - winner] - empty[winner], rewards[1 - winner]))
+    assert len({margin for margin, _ in losses}) >= 2, losses
+    for margin, reward in losses:
+        for other_margin, other_reward in losses:
+            if margin < other_margin:
+                assert reward > other_reward, losses
