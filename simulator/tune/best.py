@@ -114,6 +114,12 @@ def pareto_front(trials: list[optuna.trial.FrozenTrial]) -> list[optuna.trial.Fr
                   key=lambda t: (t.user_attrs["objectives"], t.number))
 
 
+def _played(game, rules: dict[str, Any], case: dict[str, Any]) -> dict[str, Any]:
+    """The rules a case of a study plays, defaults filled in (as plan.py builds a cell's): a
+    trial that set a knob to its printed value plays the printed rules."""
+    return game.make_params({**rules, **case}).model_dump(mode="json")
+
+
 def confirm_seed(experiment: TuneExperiment) -> int:
     """Fresh seeds for the confirmation: a master seed derived from, and unlike, the tune's."""
     return int(json_digest(["confirm", experiment.seed], SHORT), 16) % 2**63
@@ -132,7 +138,10 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
     # out when the best setting is the printed rules.
     printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
                "cases": [{"players": players} for players in section.players]}
-    studies = [study] if (study["rules"], study["cases"]) == (printed["rules"], printed["cases"]) else [study, printed]
+    game = game_of(section, None)
+    same = all(_played(game, study["rules"], best) == _played(game, printed["rules"], plain)
+               for best, plain in zip(study["cases"], printed["cases"]))
+    studies = [study] if same else [study, printed]
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
