@@ -364,9 +364,13 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
         x, y, xerr=[x - ratings["elo_low"].to_numpy(), ratings["elo_high"].to_numpy() - x],
         fmt="o", color=POINT_COLOUR, capsize=2, gid=DATA,
     )
-    for number, (name, px, py) in enumerate(zip(ratings["policy"], x, y)):
-        # alternate above/below so the names of close policies do not overlap
-        axes.annotate(name, (px, py), textcoords="offset points", xytext=(4, 6 if number % 2 == 0 else -12), fontsize=7)
+    # Names in rows above and below their points, cycling in order of strength, so that the names
+    # of up to four neighbours on the strength axis never share a row (a ladder's rungs may sit close).
+    rows = (6, -12, 16, -22)
+    for rank, index in enumerate(np.argsort(x, kind="stable")):
+        axes.annotate(ratings["policy"].iloc[index], (x[index], y[index]), textcoords="offset points",
+                      xytext=(4, rows[rank % len(rows)]), fontsize=7)
+    axes.margins(y=0.35)  # room for the outer rows of names inside the plot, clear of the title
     spread = max(float(np.nanmax(ratings["elo_high"]) - np.nanmin(ratings["elo_low"])), 1.0)
     axes.set_xlim(np.nanmin(ratings["elo_low"]) - 0.08 * spread, np.nanmax(ratings["elo_high"]) + 0.25 * spread)
     axes.set_xlabel("strength (Elo, Bradley-Terry)")
