@@ -178,12 +178,16 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
-    from simulator.report.build import build_report, summary
+    from simulator.report.build import summary, write_report
     from simulator.rundir import read_manifest
 
-    path, analysis = build_report(run_dir, from_logs=from_logs)
+    path, analysis, explained = write_report(run_dir, from_logs=from_logs)
     for line in summary(read_manifest(run_dir), analysis):
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
+    if explained:
+        click.echo("where the seat edge comes from:")
+    for line in explained:
+        click.echo(f"  {line['label']}: {line['sentence']}")
     click.echo(f"report: {path}")
 
 

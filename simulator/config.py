@@ -77,6 +77,50 @@ class PrecisionGames(StrictModel):
     )
 
 
+# Shapley shares play every subset of the mechanisms (2^k settings per cell): at most this many.
+MAX_SHAPLEY_MECHANISMS = 6
+MECHANISM_NAME_LENGTH = 60
+
+
+class Mechanism(StrictModel):
+    """One cause of seat advantage an explain study switches off: its name in the report and the
+    rule knob(s) with the value(s) that switch it off (`simulator.plan` checks them against the
+    game and takes the rule ids from the knobs)."""
+
+    name: str = Field(min_length=1, max_length=MECHANISM_NAME_LENGTH,
+                      description="what the report calls it, e.g. 'extra turn on a 7'")
+    knobs: dict[str, Any] = Field(
+        min_length=1, description="rule knob -> the value that switches the mechanism off (dotted names allowed)"
+    )
+
+
+class Explain(StrictModel):
+    """Where a cell's seat edge comes from: every cell of the study is played again, on the same
+    deals, with mechanisms switched off (analysis/explain.py, docs/statistics.md)."""
+
+    method: Literal["shapley", "one_at_a_time"] = Field(
+        "shapley",
+        description=f"shapley: every subset of the mechanisms is played (2^k settings, at most "
+        f"{MAX_SHAPLEY_MECHANISMS} mechanisms) and each gets its Shapley share; one_at_a_time: each "
+        "mechanism alone, and all of them together",
+    )
+    mechanisms: list[Mechanism] = Field(min_length=1, description="the mechanisms to switch off, one at a time or in every subset")
+
+    @field_validator("mechanisms")
+    @classmethod
+    def _shapley_size_and_names(cls, mechanisms: list[Mechanism], info) -> list[Mechanism]:
+        if info.data.get("method", "shapley") == "shapley" and len(mechanisms) > MAX_SHAPLEY_MECHANISMS:
+            raise ValueError(
+                f"{len(mechanisms)} mechanisms: Shapley shares play every subset (2^k settings), at most "
+                f"{MAX_SHAPLEY_MECHANISMS} mechanisms; list fewer, or set method: one_at_a_time"
+            )
+        names = [mechanism.name for mechanism in mechanisms]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(f"the mechanism name '{repeated[0]}' is used twice; give each mechanism its own name")
+        return mechanisms
+
+
 class Study(StrictModel):
     """One game under one set of rules, seatings and sweeps. Each sweep combination is a cell."""
 
@@ -109,6 +153,11 @@ class Study(StrictModel):
         None, min_length=1, description="listed knob combinations, one cell each (instead of a grid)"
     )
     games: int | None = Field(None, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
+    explain: Explain | None = Field(
+        None,
+        description="explain each cell's largest seat deviation: replay its deals with mechanisms "
+        "switched off (Shapley shares or one at a time); with `seats`, not a pool or ladder",
+    )
 
     @pydantic.model_validator(mode="after")
     def _sweep_xor_cases(self) -> "Study":

@@ -30,7 +30,9 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, played_rules, player_count
+from simulator.games.base import (
+    SeatPolicies, expand_dotted, flatten_dotted, knob_table, params_hash, played_rules, player_count,
+)
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -54,6 +56,10 @@ class Cell:
     max_deals: int | None  # precision mode: the cap; None for a fixed number of games
     chunk_deals: int
     seed_entropy: tuple[int, int]
+    # An explain study's setting (see `_explain_cells`): {"group": index of the cell's setting as
+    # written, "off": names of the mechanisms switched off, "method": ..., "mechanisms": [{"name",
+    # "knobs" (dotted knob -> the value that switches it off), "rules" (their rule ids)}]}; None for every other cell.
+    explain: dict[str, Any] | None = None
 
     @property
     def games_per_deal(self) -> int:
@@ -124,6 +130,7 @@ class Cell:
             # [per-seat record column, what the report calls it] pairs in display order (a list:
             # the manifest's JSON has its keys sorted)
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
+            **({"explain": self.explain} if self.explain is not None else {}),
         }
 
 
@@ -199,17 +206,27 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     for study_index, study in enumerate(experiment.studies):
         where = f"studies[{study_index}]"
         _refuse_repeated_entries(study, where, file)
+        if study.explain is not None:
+            _refuse_unexplainable(study, experiment, where, file)
         first_cell = len(cells)
         for sweep_values in _combinations(study, where, file, used=len(cells)):
             game, params = _cell_params(study, sweep_values, where, file)
             for seating in _seatings(study, player_count(game, params), where, file, used=len(cells)):
-                cells.append(
-                    _make_cell(experiment, study, where, sweep_values, game, params, seating, len(cells), file)
-                )
+                cell = _make_cell(experiment, study, where, sweep_values, game, params, seating, len(cells), file)
+                if study.explain is None:
+                    cells.append(cell)
+                    continue
+                settings = len(explain_settings(len(study.explain.mechanisms), study.explain.method))
+                _refuse_too_many_cells(settings, len(cells), "the explain settings of a cell", f"{where}.explain", file)
+                cells.extend(_explain_cells(cell, study, where, game, file))
         _refuse_repeated_cells(cells[first_cell:], where, file)
     _check_chunk_count(cells, file)
+    dumped = experiment.model_dump(mode="json", exclude={"name", "description"})
+    for study in dumped["studies"]:  # a study without explain hashes as it did before explain existed
+        if study.get("explain") is None:
+            study.pop("explain", None)
     run_key = {
-        "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
+        "experiment": dumped,
         "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
     }
     return Plan(experiment=experiment, run_hash=json_digest(run_key, SHORT), cells=cells)
@@ -228,6 +245,108 @@ def _combinations(study: Study, where: str, file: str | None, used: int) -> list
     _refuse_too_many_cells(count, used, "the sweep grid (the product of its value counts)", f"{where}.sweep", file)
     names = list(study.sweep)
     return [dict(zip(names, values)) for values in itertools.product(*study.sweep.values())]
+
+
+def explain_settings(mechanisms: int, method: str) -> list[tuple[int, ...]]:
+    """The mechanism subsets an explain study switches off, each a setting (a cell): the rules as
+    written first (the empty subset), then for Shapley every subset by size (2^k), for
+    one-at-a-time each mechanism alone and then all of them together."""
+    everything = tuple(range(mechanisms))
+    if method == "shapley":
+        return [subset for size in range(mechanisms + 1) for subset in itertools.combinations(everything, size)]
+    return [()] + [(index,) for index in everything] + ([everything] if mechanisms > 1 else [])
+
+
+def _refuse_unexplainable(study: Study, experiment: Experiment, where: str, file: str | None) -> None:
+    """An explain study explains one seating's seat edge over a fixed set of deals: not a
+    tournament or ladder, and not precision mode (whose cells grow apart)."""
+    key = f"{where}.explain"
+    if study.pool is not None or study.ladder is not None:
+        kind = "a tournament pool" if study.pool is not None else "a strength ladder"
+        raise ZoosimError(f"an explain study explains one seating's seat edge: give 'seats', not {kind}",
+                          file=file, key=key)
+    if isinstance(study.games or experiment.games, PrecisionGames):
+        raise ZoosimError("an explain study plays the same deals in every setting: give the study a fixed "
+                          "number of games (games: N), not precision mode", file=file, key=key)
+
+
+def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None) -> list[Cell]:
+    """An explain study's settings of one cell: the cell as written and the cell with each subset
+    of the mechanisms switched off. Every setting keeps the cell's seeds (its `seed_entropy`, from
+    the rules as written), so all settings play the same deals in the same rotations (common random
+    numbers) and their per-deal differences are the rules' effects, not deal luck."""
+    key = f"{where}.explain"
+    written = {**study.rules, **cell.sweep_values}
+    mechanisms = _checked_mechanisms(study, where, written, game, cell, file)
+    described = [{"name": name, "knobs": knobs, "rules": rules} for name, knobs, rules in mechanisms]
+    names = [name for name, _, _ in mechanisms]
+    settings = []
+    for offset, switched in enumerate(explain_settings(len(mechanisms), study.explain.method)):
+        knobs = dict(written)
+        for index in switched:
+            knobs.update(mechanisms[index][1])
+        params = _setting_params(game, knobs, [names[index] for index in switched], cell.label, key, file)
+        label = f"{cell.label} · " + (f"without {', '.join(names[index] for index in switched)}" if switched else "as written")
+        settings.append(dataclasses.replace(
+            cell, index=cell.index + offset, label=label, params=params,
+            params_hash=params_hash(params, game.rules_version),
+            explain={"group": cell.index, "off": [names[index] for index in switched],
+                     "method": study.explain.method, "mechanisms": described},
+        ))
+    return settings
+
+
+# Knobs that change what is played rather than a rule of it: never a mechanism.
+NOT_MECHANISM_KNOBS = ("players", "preset")
+
+
+def _checked_mechanisms(study: Study, where: str, written: dict[str, Any], game, cell: Cell,
+                        file: str | None) -> list[tuple[str, dict[str, Any], list[str]]]:
+    """(name, dotted knob -> value, rule ids) per mechanism, each checked: its knobs exist, are
+    rules (not the player count or preset), are not set by the study's sweep or cases, belong to no
+    other mechanism, and switching the mechanism off changes the cell's rules."""
+    rows = {row.name: row for row in knob_table(game.params_model)}
+    swept = {name for name in flatten_dotted(expand_dotted(dict(cell.sweep_values)))}
+    owner: dict[str, str] = {}
+    mechanisms = []
+    for position, mechanism in enumerate(study.explain.mechanisms):
+        key = f"{where}.explain.mechanisms[{position}].knobs"
+        off = flatten_dotted(expand_dotted(dict(mechanism.knobs)))
+        for name in off:
+            if name not in rows:
+                import difflib
+
+                hint = difflib.get_close_matches(name, list(rows), n=1)
+                suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
+                raise ZoosimError(f"'{name}' is not a rule knob of {study.game}{suggestion} "
+                                  f"(`zoosim rules {study.game}` lists them)", file=file, key=f"{key}.{name}")
+            if name in NOT_MECHANISM_KNOBS:
+                raise ZoosimError(f"'{name}' changes the game played, not one of its rules; a mechanism "
+                                  "switches a rule knob", file=file, key=f"{key}.{name}")
+            if name in swept:
+                raise ZoosimError(f"'{name}' is set by the study's sweep or cases; a mechanism's knob must "
+                                  "keep its value in every cell", file=file, key=f"{key}.{name}")
+            if name in owner:
+                raise ZoosimError(f"'{name}' is already switched by the mechanism '{owner[name]}'; give "
+                                  "each knob to one mechanism", file=file, key=f"{key}.{name}")
+            owner[name] = mechanism.name
+        params = _setting_params(game, {**written, **off}, [mechanism.name], cell.label, key, file)
+        if played_rules(params) == played_rules(cell.params):
+            raise ZoosimError(f"switching off '{mechanism.name}' leaves the rules of the cell '{cell.label}' "
+                              "as they are (its rules already have these values)", file=file, key=key)
+        rules = list(dict.fromkeys(rows[name].rule for name in off if rows[name].rule))
+        mechanisms.append((mechanism.name, off, rules))
+    return mechanisms
+
+
+def _setting_params(game, knobs: dict[str, Any], switched: list[str], label: str, key: str, file: str | None):
+    """The validated params of an explain setting; invalid rules name the mechanisms switched off."""
+    try:
+        return game.make_params(knobs)
+    except ZoosimError as error:
+        what = " and ".join(f"'{name}'" for name in switched)
+        raise ZoosimError(f"switching off {what} in the cell '{label}' gives rules the game refuses: "
+                          f"{error.detail}", file=file, key=f"{key}.{error.key}" if error.key else key) from None
 
 
 def _seatings(study: Study, players: int, where: str, file: str | None, used: int) -> list[list | None]:
@@ -329,10 +448,11 @@ def _first_repeat(values: list[Any]) -> tuple[int, int] | None:
 
 def _refuse_repeated_cells(cells: list[Cell], where: str, file: str | None) -> None:
     """Two cells of a study that play the same games (e.g. a sweep over [0, 0.0], or a case that
-    spells out a default), caught by their seeds, which hash everything a cell plays."""
-    first_with: dict[tuple[int, int], Cell] = {}
+    spells out a default), caught by their seeds, which hash everything a cell plays, and their
+    rules (an explain study's settings share their seeds on purpose)."""
+    first_with: dict[tuple, Cell] = {}
     for cell in cells:
-        other = first_with.setdefault(cell.seed_entropy, cell)
+        other = first_with.setdefault((cell.seed_entropy, cell.params_hash), cell)
         if other is not cell:
             raise ZoosimError(
                 f"cells '{other.label}' and '{cell.label}' play the same games (same rules, seats "

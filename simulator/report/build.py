@@ -21,6 +21,7 @@ import pandas as pd
 import yaml
 
 from simulator.analysis import stats
+from simulator.analysis.explain import ExplainAnalysis, explain_run, explain_sentence, ordered_shares
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
@@ -40,6 +41,14 @@ PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "jobli
 def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False) -> tuple[Path, Analysis]:
     """Write the report; the numbers come from the chunks' summaries, or with `from_logs` from
     the logs themselves (the same numbers, slower)."""
+    path, analysis, _ = write_report(run_dir, out, from_logs)
+    return path, analysis
+
+
+def write_report(run_dir: Path, out: Path | None = None,
+                 from_logs: bool = False) -> tuple[Path, Analysis, list[dict[str, str]]]:
+    """`build_report`, also returning the explain studies' sentences (`explain_lines`), which
+    `zoosim report` prints."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir, Experiment)
     out = Path(out) if out else run_dir / REPORT
@@ -51,11 +60,44 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
             raise ZoosimError(f"no finished game in {run_dir / LOGS_DIR}; {out.name} is kept as it was. "
                               f"Resume the run to play its games: {resume_command(manifest.get('experiment_file'), run_dir)}",
                               file=str(run_dir))
+        # an explain study's settings are paired deal by deal, which needs the logs (explain.py)
+        explain = explain_run(run_dir, manifest) if any(cell.get("explain") for cell in manifest["cells"]) else None
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                           read_samples(run_dir, manifest["run_hash"]))
+                           read_samples(run_dir, manifest["run_hash"]), explain)
     write_text_atomic(out, page)
-    return out, analysis
+    return out, analysis, explain_lines(explain)
+
+
+def explain_lines(explain: ExplainAnalysis | None) -> list[dict[str, str]]:
+    """One sentence per explained cell (label, sentence): the explain section's lead, and what
+    `zoosim run` and `zoosim report` print after the verdicts."""
+    if explain is None:
+        return []
+    return [{"label": cell["label"], "sentence": explain_sentence(cell, _group_shares(explain, cell["group"]))}
+            for _, cell in explain.cells.iterrows()]
+
+
+def _group_shares(explain: ExplainAnalysis, group: int) -> pd.DataFrame:
+    if not len(explain.shares):
+        return pd.DataFrame(columns=["mechanism", "rules", "share", "interacts"])
+    return ordered_shares(explain.shares[explain.shares["group"] == group])
+
+
+def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
+    """The explain section: per explained cell its sentence, waterfall chart and table."""
+    views = []
+    for line, (_, cell) in zip(explain_lines(explain), explain.cells.iterrows() if explain is not None else []):
+        shares = _group_shares(explain, cell["group"])
+        ready = cell.get("deals", 0) >= MIN_GAMES and not pd.isna(cell.get("deviation"))
+        views.append({
+            "group": int(cell["group"]), "label": cell["label"], "sentence": line["sentence"],
+            "chart": charts.explain_waterfall(shares, cell) if ready else None,
+            "table": table_view(shares, f"explain-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
+            "deals": int(cell.get("deals", 0)),
+            "pairing_gain": cell.get("pairing_gain"),
+        })
+    return views
 
 
 def render_html(
@@ -66,6 +108,7 @@ def render_html(
     previous: dict[str, Any] | None = None,
     resume: str | None = None,
     sample_games: dict[str, dict[str, str]] | None = None,
+    explain: ExplainAnalysis | None = None,
 ) -> str:
     """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
@@ -106,6 +149,7 @@ def render_html(
         overrides=command_line_overrides(experiment_text, experiment),
         previous=previous,
         summary=summary(manifest, analysis),
+        explained=explain_view(explain),
         studies=studies,
         margin=margin,
         cells_table=table_view(analysis.cells, "cells", CELL_COLUMNS),
@@ -510,6 +554,21 @@ LADDER_VERDICT_COLUMNS = [
     ("runner_up", "runner-up", "text"),
     ("verdict", "across the ladder", "text"),
 ]
+EXPLAIN_COLUMNS = [
+    ("mechanism", "mechanism", "text"),
+    ("rules", "rules", "text"),
+    ("knobs", "switched off by", "text"),
+    ("share", "share (points)", "signed"),
+    ("share_low", "95% low", "signed"),
+    ("share_high", "95% high", "signed"),
+    ("alone", "alone (points)", "signed"),
+    ("alone_low", "95% low", "signed"),
+    ("alone_high", "95% high", "signed"),
+    ("interaction", "share − alone", "signed"),
+    ("interacts", "interacts", "text"),
+    ("alone_pairing_gain", "pairing gain (alone)", "times"),
+]
+
 MEASURE_COLUMNS = [
     ("measure", "measure", "text"),
     ("seat", "seat", "int"),

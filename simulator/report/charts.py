@@ -465,3 +465,35 @@ def forest_plot(cells: pd.DataFrame, seats: pd.DataFrame) -> str:
     axes.set_xlabel("change B − A (points)")
     axes.set_title("what changed, with 95% intervals (seats: simultaneous over all seats)", loc="left", fontsize=8)
     return to_svg(figure)
+
+
+WATERFALL_ROW_INCHES = 0.34
+SHARE_COLOURS = {True: POINT_COLOUR, False: "#a83a1f"}  # a share that raises the seat's rate, or lowers it
+
+
+def explain_waterfall(shares: pd.DataFrame, cell: pd.Series) -> str:
+    """Where one cell's seat deviation comes from, as a horizontal waterfall in points: each
+    mechanism's share (Shapley, or one-at-a-time) a bar from where the previous one ended, with its
+    95% interval (paired, the deal as the unit) at the bar's end; then the unexplained rest; the
+    last bar is the whole deviation from fair, from 0. Rows top to bottom in the sentence's order."""
+    rows = [(f"{row['mechanism']} ({row['rules']})" if row["rules"] else row["mechanism"],
+             row["share"], row["share_low"], row["share_high"]) for _, row in shares.iterrows()]
+    rows.append(("unexplained", cell["unexplained"], cell["unexplained_low"], cell["unexplained_high"]))
+    figure, axes = pyplot().subplots(figsize=(7.5, 1.1 + WATERFALL_ROW_INCHES * (len(rows) + 1)))
+    y = np.arange(len(rows) + 1)[::-1]
+    axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    start = 0.0
+    for position, (_, share, low, high) in zip(y, rows):
+        axes.barh(position, share, left=start, height=0.6, color=SHARE_COLOURS[share * cell["deviation"] >= 0], gid=DATA)
+        if not (pd.isna(low) or pd.isna(high)):
+            axes.hlines(position, start + low, start + high, color="black", linewidth=1.2, gid=DATA)
+        start += share
+    axes.barh(y[-1], cell["deviation"], height=0.6, color="#555555", gid=DATA)
+    if not pd.isna(cell["deviation_low"]):
+        axes.hlines(y[-1], cell["deviation_low"], cell["deviation_high"], color="black", linewidth=1.2, gid=DATA)
+    axes.set_yticks(y, [row[0] for row in rows] + [f"seat {int(cell['seat'])} from fair"], fontsize=7)
+    axes.set_ylim(-0.7, len(rows) + 0.7)
+    axes.set_xlabel("points of win rate (bars: share of the deviation; lines: paired 95% interval)")
+    method = "Shapley shares" if cell["method"] == "shapley" else "one mechanism off at a time"
+    axes.set_title(f"{cell['label']}: where seat {int(cell['seat'])}'s edge comes from ({method})", loc="left", fontsize=8)
+    return to_svg(figure)

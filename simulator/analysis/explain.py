@@ -1,0 +1,228 @@
+"""Explain studies: where a cell's largest seat deviation comes from (issue 24).
+
+An explain study plays every cell once as written and once per subset of its mechanisms switched
+off (`simulator.plan.explain_settings`); all these settings share the cell's seeds, so they play
+the same deals in the same seat rotations (common random numbers). This module reads each
+setting's per-deal win shares from its logs, pairs the settings deal by deal, and computes:
+
+- the **deviation** to explain: the seat whose win share in the rules as written lies furthest
+  from fair (1/n), in points (percentage points of win share);
+- each mechanism's **Shapley share** of it (Shapley method): with v(S) the deviation removed by
+  switching off the subset S, phi_i = sum over S without i of |S|! (k - |S| - 1)! / k! *
+  (v(S + i) - v(S)). The shares sum to v(all) exactly, deal by deal (efficiency);
+- each mechanism's **one-at-a-time effect** v({i}), the deviation removed by switching it off alone;
+- the **unexplained rest**: the deviation minus the named shares (with Shapley, the deviation
+  left when every mechanism is off);
+- **interactions**: a mechanism whose Shapley share and one-at-a-time effect differ (their per-deal
+  difference's interval excludes 0) acts through the others;
+- the **pairing gain**: how many times more games two independent runs of the rules as written and
+  of every mechanism off would need for the same interval on the total effect (the variance of the
+  difference of independent means over the variance of the paired per-deal difference).
+
+Every quantity is a mean over deals of a per-deal value (linear in the settings' per-deal
+shares), so its interval is Student's t on deals - 1 degrees of freedom with the deal as the unit,
+as the report's other mean intervals (docs/statistics.md, "Where the seat edge comes from").
+Deals missing from some setting (a run still in progress) are left out of all of them.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from simulator.analysis import stats
+from simulator.rundir import iter_chunk_tables
+
+POINTS = 100.0  # win shares are reported in points (percentage points)
+UNEXPLAINED = "unexplained"
+
+
+@dataclass
+class ExplainAnalysis:
+    """What the report shows of a run's explain studies."""
+
+    cells: pd.DataFrame  # one row per explained cell (group): the deviation, its rest, the pairing gain
+    shares: pd.DataFrame  # one row per (group, mechanism): Shapley share, one-at-a-time effect, interaction
+
+
+def deal_shares(run_dir: Path, cell: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
+    """(deal numbers, per-deal mean win share per seat: (deals, players)) of a cell's verified
+    chunks. A win shared by k seats gives each 1/k; a game without a winner gives nobody a share."""
+    players = cell["players"]
+    deals, sums, counts = [], [], []
+    for table in iter_chunk_tables(run_dir, cell, columns=["deal"] + [f"win_{seat}" for seat in range(players)]):
+        wins = np.column_stack([table.column(f"win_{seat}").to_numpy(zero_copy_only=False) for seat in range(players)])
+        shares = wins / np.maximum(wins.sum(axis=1, keepdims=True), 1)
+        numbers, position = np.unique(table.column("deal").to_numpy(), return_inverse=True)
+        total = np.zeros((len(numbers), players))
+        np.add.at(total, position, shares)
+        deals.append(numbers)
+        sums.append(total)
+        counts.append(np.bincount(position, minlength=len(numbers)))
+    if not deals:
+        return np.zeros(0, dtype=np.int64), np.zeros((0, players))
+    numbers = np.concatenate(deals)
+    order = np.argsort(numbers, kind="stable")
+    return numbers[order], (np.concatenate(sums) / np.concatenate(counts)[:, None])[order]
+
+
+def shapley_weights(mechanisms: int) -> dict[int, float]:
+    """|S|! (k - |S| - 1)! / k! by the size |S| of a subset without the mechanism."""
+    return {size: math.factorial(size) * math.factorial(mechanisms - size - 1) / math.factorial(mechanisms)
+            for size in range(mechanisms)}
+
+
+def per_deal_effects(deviation: dict[tuple[int, ...], np.ndarray], mechanisms: int, method: str) -> dict[str, np.ndarray]:
+    """Per-deal effects from the chosen seat's per-deal deviation in each setting (subset of
+    mechanisms switched off -> (deals,)): `total` (the deviation as written), `shares` (k, deals)
+    (Shapley shares, or the one-at-a-time effects with method one_at_a_time), `alone` (k, deals)
+    (one-at-a-time effects), `unexplained` (total minus the shares) and `all_off` (the deviation
+    with every mechanism off)."""
+    written = deviation[()]
+    alone = np.array([written - deviation[(index,)] for index in range(mechanisms)])
+    if method == "shapley":
+        weights = shapley_weights(mechanisms)
+        shares = np.zeros_like(alone)
+        for subset, values in deviation.items():
+            for index in range(mechanisms):
+                if index not in subset:
+                    with_index = tuple(sorted(subset + (index,)))
+                    shares[index] += weights[len(subset)] * (values - deviation[with_index])
+    else:
+        shares = alone
+    return {"total": written, "shares": shares, "alone": alone, "unexplained": written - shares.sum(axis=0),
+            "all_off": deviation[tuple(range(mechanisms))]}
+
+
+def interval(values: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """(mean, low, high) of per-deal values, Student's t on deals - 1 degrees of freedom; no
+    interval (NaN) from fewer than 2 deals."""
+    mean = float(np.mean(values)) if len(values) else math.nan
+    if len(values) < 2:
+        return mean, math.nan, math.nan
+    low, high = stats.mean_interval(values, confidence)
+    return mean, float(low), float(high)
+
+
+def pairing_gain(first: np.ndarray, second: np.ndarray) -> float:
+    """How many times the deals two independent runs would need for the interval the paired
+    difference `first - second` has: (var first + var second) / var(first - second); NaN when the
+    difference does not vary (nothing to gain or measure)."""
+    if len(first) < 2:
+        return math.nan
+    paired = float(np.var(first - second, ddof=1))
+    return float((np.var(first, ddof=1) + np.var(second, ddof=1)) / paired) if paired > 0 else math.nan
+
+
+def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: int, mechanisms: list[dict[str, Any]],
+                 method: str, confidence: float = 0.95) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The explanation of one cell from its settings' paired per-deal seat shares (subset switched
+    off -> (deals, players), the same deals in every setting): (cell row, one row per mechanism)."""
+    written = shares_by_setting[()]
+    seat = int(np.argmax(np.abs(written.mean(axis=0) - 1.0 / players)))
+    deviation = {subset: POINTS * (values[:, seat] - 1.0 / players) for subset, values in shares_by_setting.items()}
+    effects = per_deal_effects(deviation, len(mechanisms), method)
+    total, total_low, total_high = interval(effects["total"], confidence)
+    rest, rest_low, rest_high = interval(effects["unexplained"], confidence)
+    explained = effects["total"] - effects["unexplained"]
+    row = {
+        "seat": seat, "deals": len(effects["total"]), "method": method,
+        "deviation": total, "deviation_low": total_low, "deviation_high": total_high,
+        "unexplained": rest, "unexplained_low": rest_low, "unexplained_high": rest_high,
+        "explained_fraction": float(np.mean(explained)) / total if total else math.nan,
+        "pairing_gain": pairing_gain(effects["total"], effects["all_off"]),
+    }
+    rows = []
+    for index, mechanism in enumerate(mechanisms):
+        share, share_low, share_high = interval(effects["shares"][index], confidence)
+        alone, alone_low, alone_high = interval(effects["alone"][index], confidence)
+        gap, gap_low, gap_high = interval(effects["shares"][index] - effects["alone"][index], confidence)
+        rows.append({
+            "mechanism": mechanism["name"], "rules": ", ".join(mechanism["rules"]),
+            "knobs": ", ".join(f"{knob}: {json.dumps(value)}" for knob, value in mechanism["knobs"].items()),
+            "share": share, "share_low": share_low, "share_high": share_high,
+            "alone": alone, "alone_low": alone_low, "alone_high": alone_high,
+            # Shapley share minus the effect alone: beyond its interval, the mechanism interacts
+            "interaction": gap if method == "shapley" else math.nan,
+            "interacts": bool(method == "shapley" and len(mechanisms) > 1 and (gap_low > 0 or gap_high < 0)),
+            "alone_pairing_gain": pairing_gain(deviation[()], deviation[(index,)]),
+        })
+    return row, rows
+
+
+def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95) -> ExplainAnalysis:
+    """Every explained cell of a run: its settings' logs paired on the deals all of them have."""
+    groups: dict[int, list[dict[str, Any]]] = {}
+    for cell in manifest["cells"]:
+        if cell.get("explain"):
+            groups.setdefault(cell["explain"]["group"], []).append(cell)
+    cell_rows, share_rows = [], []
+    for group, settings in groups.items():
+        written = next(cell for cell in settings if cell["index"] == group)
+        explain = written["explain"]
+        names = [mechanism["name"] for mechanism in explain["mechanisms"]]
+        read = {tuple(names.index(name) for name in cell["explain"]["off"]): deal_shares(run_dir, cell) for cell in settings}
+        common = read[()][0]
+        for numbers, _ in read.values():
+            common = np.intersect1d(common, numbers)
+        paired = {subset: shares[np.searchsorted(numbers, common)] for subset, (numbers, shares) in read.items()}
+        base = {"group": group, "label": written["label"], "study": written["study"], "game": written["game"],
+                "players": written["players"], "seating": " / ".join(dict.fromkeys(written["seats"]))}
+        if len(common) < 2:
+            cell_rows.append({**base, "deals": len(common)})
+            continue
+        row, rows = explain_cell(paired, written["players"], explain["mechanisms"], explain["method"], confidence)
+        cell_rows.append({**base, **row})
+        share_rows += [{"group": group, "label": written["label"], **mechanism} for mechanism in rows]
+    return ExplainAnalysis(pd.DataFrame(cell_rows), pd.DataFrame(share_rows))
+
+
+def points_text(value: float, signed: bool = False) -> str:
+    """1 decimal, a typographic minus; `signed` puts + before a positive value."""
+    text = f"{value:+.1f}" if signed else f"{value:.1f}"
+    return text.replace("-", "−")
+
+
+def ordered_shares(shares: pd.DataFrame) -> pd.DataFrame:
+    """A cell's mechanisms by the size of their share, largest first (the sentence's and the
+    waterfall's order)."""
+    return shares.reindex(shares["share"].abs().sort_values(ascending=False, kind="stable").index)
+
+
+def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
+    """One sentence per explained cell: "Seat 0's +3.1 points: 2.2 [1.8, 2.6] from extra turn
+    (K-3.5.1), 0.6 [0.3, 0.9] from ..., 0.3 [-0.1, 0.7] unexplained." Mechanisms by the size of
+    their share; then how much is explained, interactions, and the pairing gain."""
+    if cell.get("deals", 0) < 2 or pd.isna(cell.get("deviation")):
+        return "not enough deals played in every setting yet to explain its seat edge."
+    parts = []
+    for _, share in ordered_shares(shares).iterrows():
+        rules = f" ({share['rules']})" if share["rules"] else ""
+        parts.append(f"{_with_interval(share['share'], share['share_low'], share['share_high'])} from "
+                     f"{share['mechanism']}{rules}")
+    parts.append(f"{_with_interval(cell['unexplained'], cell['unexplained_low'], cell['unexplained_high'])} {UNEXPLAINED}")
+    what = "Shapley shares" if cell["method"] == "shapley" else "one at a time"
+    sentence = (f"Seat {int(cell['seat'])}'s {points_text(cell['deviation'], signed=True)} points ({what}): "
+                + ", ".join(parts) + ".")
+    if not pd.isna(cell["explained_fraction"]):
+        sentence += f" The named mechanisms explain {cell['explained_fraction']:.0%} of it."
+    interacting = shares[shares["interacts"]]["mechanism"].tolist()
+    if interacting:
+        sentence += (f" Interactions: {', '.join(interacting)} "
+                     f"{'acts' if len(interacting) == 1 else 'act'} differently alone than with the others.")
+    if not pd.isna(cell["pairing_gain"]):
+        sentence += (f" Pairing the deals needs {cell['pairing_gain']:.1f}x fewer games than independent runs "
+                     "for the same interval.")
+    return sentence
+
+
+def _with_interval(value: float, low: float, high: float) -> str:
+    if pd.isna(low):
+        return points_text(value)
+    return f"{points_text(value)} [{points_text(low)}, {points_text(high)}]"

@@ -1,0 +1,158 @@
+"""The explain study (issue 24 items 3-4): paired settings, Shapley shares, intervals, refusals.
+
+The `lever` test game (explain_game.py) gives seat 0 two overlapping advantages with exactly
+known Shapley shares and one-at-a-time effects; `coin` (tests/conftest.py) is the game of the
+bad-input cases.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pyarrow.parquet as pq
+import pytest
+from click.testing import CliRunner
+
+from simulator.analysis.explain import explain_run, per_deal_effects, shapley_weights
+from simulator.cli import main
+from simulator.config import parse_experiment
+from simulator.plan import build_plan, explain_settings
+from simulator.rundir import read_manifest
+from simulator.runner import run_plan
+from tests.analysis.explain_game import exact_effects, exact_pairing_gain
+from tests.tests_support import refused_run
+
+LEVER_EXPERIMENT = {
+    "seed": 7, "games": 6000, "chunk_games": 1500,
+    "studies": [{"name": "lever", "game": "lever", "rules": {"players": 3},
+                 "explain": {"mechanisms": [{"name": "the gift", "knobs": {"gift": False}},
+                                            {"name": "the bonus", "knobs": {"bonus": False}}]}}],
+}
+
+
+def _random_settings(rng, mechanisms: int, deals: int) -> dict[tuple[int, ...], np.ndarray]:
+    return {subset: rng.normal(size=deals) for size in range(mechanisms + 1)
+            for subset in itertools.combinations(range(mechanisms), size)}
+
+
+@pytest.mark.parametrize("mechanisms", [1, 2, 3, 6])
+def test_shapley_shares_sum_to_the_effect_of_switching_everything_off_deal_by_deal(mechanisms):
+    deviation = _random_settings(np.random.default_rng(mechanisms), mechanisms, deals=50)
+    effects = per_deal_effects(deviation, mechanisms, "shapley")
+    everything_off = deviation[tuple(range(mechanisms))]
+    np.testing.assert_allclose(effects["shares"].sum(axis=0), deviation[()] - everything_off, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(effects["unexplained"], everything_off, rtol=0, atol=1e-12)
+    assert sum(shapley_weights(mechanisms)[size] * len(list(itertools.combinations(range(mechanisms - 1), size)))
+               for size in range(mechanisms)) == pytest.approx(1.0)
+
+
+def test_additive_mechanisms_get_their_own_effect_as_share_and_alone():
+    effect = np.array([2.0, -0.5, 1.25])
+    deviation = {subset: 4.0 - effect[list(subset)].sum() + np.zeros(3)
+                 for size in range(4) for subset in itertools.combinations(range(3), size)}
+    effects = per_deal_effects(deviation, 3, "shapley")
+    np.testing.assert_allclose(effects["shares"][:, 0], effect)
+    np.testing.assert_allclose(effects["alone"][:, 0], effect)
+
+
+def test_settings_are_every_subset_for_shapley_and_each_alone_plus_all_for_one_at_a_time():
+    assert explain_settings(2, "shapley") == [(), (0,), (1,), (0, 1)]
+    assert len(explain_settings(6, "shapley")) == 64
+    assert explain_settings(3, "one_at_a_time") == [(), (0,), (1,), (2,), (0, 1, 2)]
+    assert explain_settings(1, "one_at_a_time") == [(), (0,)]
+
+
+def test_every_setting_plays_the_same_deals_in_the_same_rotations():
+    plan = build_plan(parse_experiment(LEVER_EXPERIMENT))
+    assert [cell.explain["off"] for cell in plan.cells] == [[], ["the gift"], ["the bonus"], ["the gift", "the bonus"]]
+    assert len({cell.seed_entropy for cell in plan.cells}) == 1
+    assert len({cell.params_hash for cell in plan.cells}) == 4
+    assert plan.cells[0].explain["mechanisms"][0]["rules"] == ["L-2"]
+
+
+@pytest.fixture(scope="module")
+def lever_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lever") / "run"
+    plan = build_plan(parse_experiment(LEVER_EXPERIMENT))
+    run_plan(plan, folder, "lever\n", jobs=1, progress=False)
+    return folder
+
+
+def test_settings_logs_hold_the_same_seeds(lever_run):
+    seeds = [pq.read_table(path, columns=["seed", "rotation"]).to_pydict()
+             for path in sorted(lever_run.glob("logs/cell=*/chunk-000000.parquet"))]
+    assert len(seeds) == 4 and all(other == seeds[0] for other in seeds)
+
+
+def test_known_shares_lie_within_their_paired_intervals(lever_run):
+    analysis = explain_run(lever_run, read_manifest(lever_run))
+    exact = exact_effects(players=3)
+    cell = analysis.cells.iloc[0]
+    assert cell["seat"] == 0 and cell["deals"] == 2000
+    assert cell["deviation_low"] <= exact["deviation"] <= cell["deviation_high"]
+    shares = analysis.shares.set_index("mechanism")
+    for name, mechanism in (("gift", "the gift"), ("bonus", "the bonus")):
+        row = shares.loc[mechanism]
+        assert row["share_low"] <= exact[f"{name}_share"] <= row["share_high"], (name, row)
+        assert row["alone_low"] <= exact[f"{name}_alone"] <= row["alone_high"], (name, row)
+        assert row["rules"] == {"gift": "L-2", "bonus": "L-3"}[name]
+    # both mechanisms are all there is: the rest (every mechanism off, a fair game) is 0 in truth
+    assert cell["unexplained_low"] <= 0.0 <= cell["unexplained_high"]
+    assert shares["share"].sum() + cell["unexplained"] == pytest.approx(cell["deviation"], abs=1e-9)
+    # the settings differ only in the games an event happened in: pairing removes most variance
+    assert cell["pairing_gain"] == pytest.approx(exact_pairing_gain(players=3), rel=0.15)
+
+
+def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
+    result = CliRunner().invoke(main, ["report", str(lever_run)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    sentence = next(line for line in result.output.splitlines() if "Seat 0's +" in line)
+    assert "from the gift (L-2)" in sentence and "unexplained" in sentence
+    page = (lever_run / "report.html").read_text()
+    assert "Where the seat edge comes from" in page and 'id="explain-waterfall-' in page
+    assert "from the gift (L-2)" in page
+
+
+EXPLAIN_COIN = """\
+studies:
+  - game: coin
+    rules: {players: 3, first_seat_bonus: 0.5}
+    %s
+    explain:
+      mechanisms: %s
+"""
+
+
+@pytest.mark.parametrize("seats, mechanisms, words", [
+    ("seats: [fair]", "[{name: bonus, knobs: {first_seat_bonus: 0.5}}]",
+     ["studies[0].explain.mechanisms[0].knobs", "leaves the rules", "as they are"]),
+    ("seats: [fair]", "[{name: bonus, knobs: {first_seat_bonuss: 0}}]",
+     ["studies[0].explain.mechanisms[0].knobs.first_seat_bonuss", "not a rule knob of coin", "first_seat_bonus"]),
+    ("seats: [fair]", "[{name: players, knobs: {players: 2}}]",
+     ["studies[0].explain.mechanisms[0].knobs.players", "not one of its rules"]),
+    ("pool: [fair, lucky]", "[{name: bonus, knobs: {first_seat_bonus: 0}}]",
+     ["studies[0].explain", "not a tournament pool"]),
+    ("seats: [fair]", "[" + ", ".join(f"{{name: m{i}, knobs: {{first_seat_bonus: 0.{i}}}}}" for i in range(7)) + "]",
+     ["studies[0].explain.mechanisms", "at most 6 mechanisms", "one_at_a_time"]),
+    ("seats: [fair]", "[{name: a, knobs: {first_seat_bonus: 0}}, {name: b, knobs: {first_seat_bonus: 0.1}}]",
+     ["studies[0].explain.mechanisms[1].knobs.first_seat_bonus", "already switched by the mechanism 'a'"]),
+    ("seats: [fair]", "[{name: a, knobs: {first_seat_bonus: 0}}, {name: a, knobs: {crash: true}}]",
+     ["studies[0].explain.mechanisms", "'a' is used twice"]),
+    ("seats: [fair]", "[{name: bonus, knobs: {first_seat_bonus: 2}}]",
+     ["studies[0].explain.mechanisms[0].knobs", "gives rules the game refuses", "first_seat_bonus"]),
+])
+def test_bad_explain_input_is_one_line_naming_file_and_key(tmp_path, monkeypatch, seats, mechanisms, words):
+    monkeypatch.chdir(tmp_path)
+    path, lines = refused_run(tmp_path, EXPLAIN_COIN % (seats, mechanisms))
+    assert len(lines) == 1 and str(path) in lines[0], lines
+    for word in words:
+        assert word in lines[0], lines[0]
+
+
+def test_explain_in_precision_mode_is_refused(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = "games: {until: {halfwidth: 0.05}, max: 1000}\n" + EXPLAIN_COIN % (
+        "seats: [fair]", "[{name: bonus, knobs: {first_seat_bonus: 0}}]")
+    _, lines = refused_run(tmp_path, text)
+    assert "studies[0].explain" in lines[0] and "fixed number of games" in lines[0]
