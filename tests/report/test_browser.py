@@ -72,8 +72,8 @@ def _run(run_dir, document):
 
 @pytest.fixture(scope="module")
 def pages(tmp_path_factory):
-    """A report with a two-knob sweep, a tournament, a Katz sample game, and a strength ladder of
-    five rungs at 2 and 5 players; a compare page."""
+    """A report with a two-knob sweep, a tournament, a Katz sample game, a strength ladder of
+    five rungs at 2 and 5 players and an explain study (its waterfall chart); a compare page."""
     base = tmp_path_factory.mktemp("browser-run")
     studies = [
         {"name": "sweep", "game": "coin", "rules": {"first_seat_bonus": 0.2},
@@ -83,6 +83,8 @@ def pages(tmp_path_factory):
         {"name": "katz", "game": "katz", "games": 20, "rules": {"players": 2}},
         {"name": "ladder", "game": "coin", "sweep": {"players": [2, 5]},
          "ladder": ["fair", *({"policy": "lucky", "params": {"luck": luck}} for luck in (0.25, 0.5, 2, 3))]},
+        {"name": "explain", "game": "coin", "rules": {"players": 4, "first_seat_bonus": 0.5},
+         "explain": {"mechanisms": [{"name": "first-seat bonus", "knobs": {"first_seat_bonus": 0.0}}]}},
     ]
     before = _run(base / "before", {"name": "browser", "seed": 2, "games": 600, "chunk_games": 300, "studies": studies})
     after = _run(base / "after", {"name": "browser", "seed": 3, "games": 600, "chunk_games": 300, "studies": studies})
@@ -115,6 +117,8 @@ def test_report_renders_in_chromium_without_errors(browser, pages):
     assert summary.is_visible()
     assert "players=4" in summary.inner_text()
     assert page.locator("svg.final-position").count() == 1  # the Katz study's sample game
+    assert page.locator("[id^=explain-waterfall-] svg").count() == 1  # the explain study's waterfall
+    assert "from first-seat bonus" in page.locator("#explain").inner_text()
     assert "is strongest" in page.locator("p.strongest").first.inner_text()
     # Sorting by clicking a heading works and keeps every row.
     table = page.locator("#seats-cell-4")

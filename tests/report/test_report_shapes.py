@@ -2,7 +2,8 @@
 
 Hypothesis draws experiments on the `coin` test game (tests/conftest.py) out of every study shape
 a user can write: plain rules, sweeps over one or two knobs, cases that set different knobs
-(including the baseline `{}`), mixed seatings, tournament pools and strength ladders, several
+(including the baseline `{}`), mixed seatings, tournament pools, strength ladders and explain
+studies (a mechanism switched off on the same deals), several
 studies in one file. Each is run with a handful of games, rendered as a report (through the
 command line, as a user would), and compared with another drawn experiment: the report must name
 every cell, and compare must either pair cells or refuse in one line that the runs share none.
@@ -12,7 +13,7 @@ import re
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from simulator.cli import main
@@ -30,7 +31,7 @@ POLICIES = ["fair", "lucky", {"policy": "lucky", "params": {"luck": 0.5}}]
 
 @st.composite
 def studies(draw, index: int) -> dict:
-    shape = draw(st.sampled_from(["rules", "sweep", "cases", "seats", "pool", "ladder"]))
+    shape = draw(st.sampled_from(["rules", "sweep", "cases", "seats", "pool", "ladder", "explain"]))
     study = {"name": f"s{index}", "game": "coin"}
     if shape == "rules":
         study["rules"] = {"players": draw(PLAYERS), "first_seat_bonus": draw(BONUS)}
@@ -47,6 +48,11 @@ def studies(draw, index: int) -> dict:
         study["rules"] = {"players": 2}
         study["pool"] = POLICIES[:draw(st.integers(2, 3))]
         study["pool_format"] = draw(st.sampled_from(["round_robin", "permutations"]))
+    elif shape == "explain":
+        study["rules"] = {"first_seat_bonus": draw(st.sampled_from([0.1, 0.5]))}
+        study["sweep"] = {"players": draw(st.lists(PLAYERS, min_size=1, max_size=2, unique=True))}
+        study["explain"] = {"method": draw(st.sampled_from(["shapley", "one_at_a_time"])),
+                            "mechanisms": [{"name": "first-seat bonus", "knobs": {"first_seat_bonus": 0.0}}]}
     else:
         study["ladder"] = POLICIES[:draw(st.integers(2, 3))]
         study["sweep"] = {"players": draw(st.lists(PLAYERS, min_size=1, max_size=2, unique=True))}
@@ -94,10 +100,20 @@ def _check_shapes(tmp_path_factory, first: dict, second: dict) -> None:
         assert "comparison: " in result.output and (folder / "b" / "compare.html").is_file()
 
 
+# An explain study over two player counts, both methods, against a plain one: always tried.
+EXPLAIN_SHAPE = {"seed": 1, "games": 90, "chunk_games": 30, "studies": [
+    {"name": "e0", "game": "coin", "rules": {"first_seat_bonus": 0.5}, "sweep": {"players": [2, 4]},
+     "explain": {"mechanisms": [{"name": "first-seat bonus", "knobs": {"first_seat_bonus": 0.0}}]}},
+    {"name": "e1", "game": "coin", "rules": {"players": 3, "first_seat_bonus": 0.1},
+     "explain": {"method": "one_at_a_time", "mechanisms": [{"name": "bonus", "knobs": {"first_seat_bonus": 0.0}}]}},
+]}
+
+
 @pytest.mark.filterwarnings("error::UserWarning")  # e.g. a chart whose axes collapsed to nothing
 @settings(max_examples=4, deadline=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(experiments(), experiments())
+@example(EXPLAIN_SHAPE, {"seed": 0, "games": 40, "chunk_games": 30, "studies": [{"name": "e0", "game": "coin"}]})
 def test_every_experiment_shape_reports_and_compares_without_a_traceback(tmp_path_factory, first, second):
     _check_shapes(tmp_path_factory, first, second)
 
