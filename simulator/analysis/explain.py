@@ -17,7 +17,9 @@ setting's per-deal win shares from its logs, pairs the settings deal by deal, an
   difference's interval excludes 0) acts through the others;
 - the **pairing gain**: how many times more games two independent runs of the rules as written and
   of every mechanism off would need for the same interval on the total effect (the variance of the
-  difference of independent means over the variance of the paired per-deal difference).
+  difference of independent means over the variance of the paired per-deal difference), against
+  independent runs with the same seat rotation (`pairing_gain`) and against independent single
+  games, neither paired nor rotated (`design_gain`: what the whole design buys).
 
 Every quantity is a mean over deals of a per-deal value (linear in the settings' per-deal
 shares), so its interval is Student's t on deals - 1 degrees of freedom with the deal as the unit,
@@ -51,25 +53,27 @@ class ExplainAnalysis:
     shares: pd.DataFrame  # one row per (group, mechanism): Shapley share, one-at-a-time effect, interaction
 
 
-def deal_shares(run_dir: Path, cell: dict[str, Any]) -> tuple[np.ndarray, np.ndarray]:
-    """(deal numbers, per-deal mean win share per seat: (deals, players)) of a cell's verified
-    chunks. A win shared by k seats gives each 1/k; a game without a winner gives nobody a share."""
+def deal_shares(run_dir: Path, cell: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(deal numbers, per-deal mean win share per seat, per-deal mean of its square: both
+    (deals, players)) of a cell's verified chunks. A win shared by k seats gives each 1/k; a game
+    without a winner gives nobody a share."""
     players = cell["players"]
-    deals, sums, counts = [], [], []
+    deals, sums, square_sums, counts = [], [], [], []
     for table in iter_chunk_tables(run_dir, cell, columns=["deal"] + [f"win_{seat}" for seat in range(players)]):
         wins = np.column_stack([table.column(f"win_{seat}").to_numpy(zero_copy_only=False) for seat in range(players)])
         shares = wins / np.maximum(wins.sum(axis=1, keepdims=True), 1)
         numbers, position = np.unique(table.column("deal").to_numpy(), return_inverse=True)
-        total = np.zeros((len(numbers), players))
-        np.add.at(total, position, shares)
+        for values, into in ((shares, sums), (np.square(shares), square_sums)):
+            total = np.zeros((len(numbers), players))
+            np.add.at(total, position, values)
+            into.append(total)
         deals.append(numbers)
-        sums.append(total)
-        counts.append(np.bincount(position, minlength=len(numbers)))
+        counts.append(np.bincount(position, minlength=len(numbers))[:, None])
     if not deals:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, players))
-    numbers = np.concatenate(deals)
+        return np.zeros(0, dtype=np.int64), np.zeros((0, players)), np.zeros((0, players))
+    numbers, count = np.concatenate(deals), np.concatenate(counts)
     order = np.argsort(numbers, kind="stable")
-    return numbers[order], (np.concatenate(sums) / np.concatenate(counts)[:, None])[order]
+    return numbers[order], (np.concatenate(sums) / count)[order], (np.concatenate(square_sums) / count)[order]
 
 
 def shapley_weights(mechanisms: int) -> dict[int, float]:
@@ -120,13 +124,31 @@ def pairing_gain(first: np.ndarray, second: np.ndarray) -> float:
     return float((np.var(first, ddof=1) + np.var(second, ddof=1)) / paired) if paired > 0 else math.nan
 
 
+def design_gain(first: np.ndarray, second: np.ndarray, first_game_variance: float, second_game_variance: float,
+                games_per_deal: int) -> float:
+    """How many times the games two independent runs of single games (no pairing, no seat rotation)
+    would need for the interval the paired, rotated difference `first - second` (per-deal means of
+    `games_per_deal` games) has: ((per-game variances summed) / games per deal) / var(first - second)."""
+    if len(first) < 2:
+        return math.nan
+    paired = float(np.var(first - second, ddof=1))
+    return (first_game_variance + second_game_variance) / games_per_deal / paired if paired > 0 else math.nan
+
+
 def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: int, mechanisms: list[dict[str, Any]],
-                 method: str, confidence: float = 0.95) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 method: str, confidence: float = 0.95, squares_by_setting: dict[tuple[int, ...], np.ndarray] | None = None,
+                 games_per_deal: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The explanation of one cell from its settings' paired per-deal seat shares (subset switched
-    off -> (deals, players), the same deals in every setting): (cell row, one row per mechanism)."""
+    off -> (deals, players), the same deals in every setting): (cell row, one row per mechanism).
+    With the per-deal means of the squared shares (`squares_by_setting`) and the games per deal,
+    also the gain of the whole design (pairing and rotation) against independent games."""
     written = shares_by_setting[()]
     seat = int(np.argmax(np.abs(written.mean(axis=0) - 1.0 / players)))
     deviation = {subset: POINTS * (values[:, seat] - 1.0 / players) for subset, values in shares_by_setting.items()}
+    everything = tuple(range(len(mechanisms)))
+    game_variance = {subset: POINTS ** 2 * (float(np.mean(squares_by_setting[subset][:, seat]))
+                                            - float(np.mean(shares_by_setting[subset][:, seat])) ** 2)
+                     for subset in ((), everything)} if squares_by_setting is not None else None
     effects = per_deal_effects(deviation, len(mechanisms), method)
     total, total_low, total_high = interval(effects["total"], confidence)
     rest, rest_low, rest_high = interval(effects["unexplained"], confidence)
@@ -137,6 +159,8 @@ def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: 
         "unexplained": rest, "unexplained_low": rest_low, "unexplained_high": rest_high,
         "explained_fraction": float(np.mean(explained)) / total if total else math.nan,
         "pairing_gain": pairing_gain(effects["total"], effects["all_off"]),
+        "design_gain": design_gain(effects["total"], effects["all_off"], game_variance[()], game_variance[everything],
+                                   games_per_deal) if game_variance is not None else math.nan,
     }
     rows = []
     for index, mechanism in enumerate(mechanisms):
@@ -169,15 +193,17 @@ def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         names = [mechanism["name"] for mechanism in explain["mechanisms"]]
         read = {tuple(names.index(name) for name in cell["explain"]["off"]): deal_shares(run_dir, cell) for cell in settings}
         common = read[()][0]
-        for numbers, _ in read.values():
+        for numbers, _, _ in read.values():
             common = np.intersect1d(common, numbers)
-        paired = {subset: shares[np.searchsorted(numbers, common)] for subset, (numbers, shares) in read.items()}
+        paired = {subset: shares[np.searchsorted(numbers, common)] for subset, (numbers, shares, _) in read.items()}
+        squares = {subset: square[np.searchsorted(numbers, common)] for subset, (numbers, _, square) in read.items()}
         base = {"group": group, "label": written["label"], "study": written["study"], "game": written["game"],
                 "players": written["players"], "seating": " / ".join(dict.fromkeys(written["seats"]))}
         if len(common) < 2:
             cell_rows.append({**base, "deals": len(common)})
             continue
-        row, rows = explain_cell(paired, written["players"], explain["mechanisms"], explain["method"], confidence)
+        row, rows = explain_cell(paired, written["players"], explain["mechanisms"], explain["method"], confidence,
+                                 squares, written["players"] if written["rotate"] else 1)
         cell_rows.append({**base, **row})
         share_rows += [{"group": group, "label": written["label"], **mechanism} for mechanism in rows]
     return ExplainAnalysis(pd.DataFrame(cell_rows), pd.DataFrame(share_rows))
@@ -217,8 +243,11 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
         sentence += (f" Interactions: {', '.join(interacting)} "
                      f"{'acts' if len(interacting) == 1 else 'act'} differently alone than with the others.")
     if not pd.isna(cell["pairing_gain"]):
-        sentence += (f" Pairing the deals needs {cell['pairing_gain']:.1f}x fewer games than independent runs "
-                     "for the same interval.")
+        sentence += (f" For the same interval on the total, pairing the settings' deals needs {cell['pairing_gain']:.1f}x "
+                     "fewer games than independent runs with seat rotation")
+        if not pd.isna(cell.get("design_gain", math.nan)):
+            sentence += f", and {cell['design_gain']:.1f}x fewer than independent single games"
+        sentence += "."
     return sentence
 
 

@@ -102,6 +102,8 @@ def test_known_shares_lie_within_their_paired_intervals(lever_run):
     assert shares["share"].sum() + cell["unexplained"] == pytest.approx(cell["deviation"], abs=1e-9)
     # the settings differ only in the games an event happened in: pairing removes most variance
     assert cell["pairing_gain"] == pytest.approx(exact_pairing_gain(players=3), rel=0.15)
+    # a deal's rotations are independent games here, so rotation adds nothing to pairing
+    assert cell["design_gain"] == pytest.approx(exact_pairing_gain(players=3), rel=0.15)
 
 
 def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
