@@ -178,17 +178,27 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
-    from simulator.report.build import summary, write_report
+    from simulator.report.build import build_report, summary
     from simulator.rundir import read_manifest
 
-    path, analysis, explained = write_report(run_dir, from_logs=from_logs)
-    for line in summary(read_manifest(run_dir), analysis):
+    path, analysis = build_report(run_dir, from_logs=from_logs)
+    manifest = read_manifest(run_dir)
+    for line in summary(manifest, analysis):
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
-    if explained:
-        click.echo("where the seat edge comes from:")
-    for line in explained:
-        click.echo(f"  {line['label']}: {line['sentence']}")
+    if any(cell.get("explain") for cell in manifest["cells"]):
+        _print_explained(run_dir, manifest)
     click.echo(f"report: {path}")
+
+
+def _print_explained(run_dir: Path, manifest: dict) -> None:
+    """The explain studies' sentences (the report's explain section leads with the same), paired
+    from the explain cells' logs."""
+    from simulator.analysis.explain import explain_run
+    from simulator.report.build import explain_lines
+
+    click.echo("where the seat edge comes from:")
+    for line in explain_lines(explain_run(run_dir, manifest)):
+        click.echo(f"  {line['label']}: {line['sentence']}")
 
 
 @main.command()
@@ -198,6 +208,22 @@ def _report(run_dir: Path, from_logs: bool = False) -> None:
 def report(run_dir, from_logs):
     """Re-render RUN_DIR/report.html from the run folder, without replaying any game."""
     _report(run_dir, from_logs)
+
+
+@main.command()
+@click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
+def explain(run_dir):
+    """Print where each explained cell's seat edge comes from (RUN_DIR's explain studies), one
+    sentence per cell, without writing the report."""
+    from simulator.config import Experiment
+    from simulator.errors import ZoosimError
+    from simulator.rundir import read_manifest
+
+    manifest = read_manifest(run_dir, Experiment)
+    if not any(cell.get("explain") for cell in manifest["cells"]):
+        raise ZoosimError("the run has no explain study (an `explain:` section in a study of its experiment file)",
+                          file=str(run_dir))
+    _print_explained(run_dir, manifest)
 
 
 @main.command()

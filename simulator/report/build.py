@@ -41,14 +41,6 @@ PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "jobli
 def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False) -> tuple[Path, Analysis]:
     """Write the report; the numbers come from the chunks' summaries, or with `from_logs` from
     the logs themselves (the same numbers, slower)."""
-    path, analysis, _ = write_report(run_dir, out, from_logs)
-    return path, analysis
-
-
-def write_report(run_dir: Path, out: Path | None = None,
-                 from_logs: bool = False) -> tuple[Path, Analysis, list[dict[str, str]]]:
-    """`build_report`, also returning the explain studies' sentences (`explain_lines`), which
-    `zoosim report` prints."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir, Experiment)
     out = Path(out) if out else run_dir / REPORT
@@ -66,7 +58,7 @@ def write_report(run_dir: Path, out: Path | None = None,
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
                            read_samples(run_dir, manifest["run_hash"]), explain)
     write_text_atomic(out, page)
-    return out, analysis, explain_lines(explain)
+    return out, analysis
 
 
 def explain_lines(explain: ExplainAnalysis | None) -> list[dict[str, str]]:

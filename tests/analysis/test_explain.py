@@ -116,6 +116,17 @@ def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
     assert "from the gift (L-2)" in page
 
 
+def test_explain_command_prints_the_sentences_and_refuses_a_run_without_explain(lever_run, tmp_path):
+    result = CliRunner().invoke(main, ["explain", str(lever_run)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    assert "lever · as written: Seat 0's +" in result.output
+    plain = tmp_path / "plain"
+    run_plan(build_plan(parse_experiment({"games": 20, "studies": [{"game": "coin"}]})), plain, "coin\n",
+             jobs=1, progress=False)
+    result = CliRunner().invoke(main, ["explain", str(plain)])
+    assert result.exit_code == 2 and "has no explain study" in result.stderr and result.stderr.count("\n") == 1
+
+
 EXPLAIN_COIN = """\
 studies:
   - game: coin
