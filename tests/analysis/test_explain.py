@@ -8,6 +8,7 @@ bad-input cases.
 from __future__ import annotations
 
 import itertools
+import shutil
 
 import numpy as np
 import pyarrow.parquet as pq
@@ -21,7 +22,7 @@ from simulator.plan import build_plan, explain_settings
 from simulator.rundir import read_manifest
 from simulator.runner import run_plan
 from tests.analysis.explain_game import exact_effects, exact_pairing_gain
-from tests.tests_support import refused_run
+from tests.tests_support import log_digests, refused_run
 
 LEVER_EXPERIMENT = {
     "seed": 7, "games": 6000, "chunk_games": 1500,
@@ -104,6 +105,24 @@ def test_known_shares_lie_within_their_paired_intervals(lever_run):
     assert cell["pairing_gain"] == pytest.approx(exact_pairing_gain(players=3), rel=0.15)
     # a deal's rotations are independent games here, so rotation adds nothing to pairing
     assert cell["design_gain"] == pytest.approx(exact_pairing_gain(players=3), rel=0.15)
+
+
+def test_settings_play_the_same_games_with_two_jobs(lever_run, tmp_path):
+    folder = tmp_path / "two-jobs"
+    run_plan(build_plan(parse_experiment(LEVER_EXPERIMENT)), folder, "lever\n", jobs=2, backend="threading",
+             progress=False)
+    assert log_digests(folder) == log_digests(lever_run)
+
+
+def test_a_partly_played_explain_pairs_the_deals_every_setting_has(lever_run, tmp_path):
+    folder = tmp_path / "partial"
+    shutil.copytree(lever_run, folder)
+    for name in ("chunk-000003.parquet", "_chunk-000003.json"):  # the last chunk of the setting without the gift
+        (folder / "logs" / "cell=0001" / name).unlink()
+    analysis = explain_run(folder, read_manifest(folder))
+    assert analysis.cells.iloc[0]["deals"] == 1500
+    result = CliRunner().invoke(main, ["report", str(folder)])
+    assert result.exit_code == 0, (result.output, result.exception)
 
 
 def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
