@@ -210,8 +210,10 @@ def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
 
 
 def points_text(value: float, signed: bool = False) -> str:
-    """1 decimal, a typographic minus; `signed` puts + before a positive value."""
-    text = f"{value:+.1f}" if signed else f"{value:.1f}"
+    """1 decimal, a typographic minus; `signed` puts + before a positive value. A value that rounds
+    to zero is 0.0, without a sign."""
+    value = 0.0 if round(value, 1) == 0 else value
+    text = f"{value:+.1f}" if signed and value else f"{value:.1f}"
     return text.replace("-", "−")
 
 

@@ -85,7 +85,8 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
         views.append({
             "group": int(cell["group"]), "label": cell["label"], "sentence": line["sentence"],
             "chart": charts.explain_waterfall(shares, cell) if ready else None,
-            "table": table_view(shares, f"explain-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
+            "table": table_view(shares.assign(interacts=shares["interacts"].map({True: "yes", False: "no"})),
+                                f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
             "deals": int(cell.get("deals", 0)),
             "pairing_gain": cell.get("pairing_gain"),
         })
