@@ -668,22 +668,20 @@ def _raw(value: Any) -> str:
 def flat_differences(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
     """Where two nested settings dicts differ, one line per leaf in dotted names, e.g.
     "blocked_cell_rule: dead_cell → keeper_cell" (a leaf one side does not set shows as
-    "default": an unset knob or setting takes its default)."""
+    "default": an unset knob or setting takes its default, so an unset one and a null one, such
+    as a study's `explain` in a run from before explain studies existed, do not differ)."""
     flat_before, flat_after = flatten_dotted(before), flatten_dotted(after)
     lines = []
     for key in sorted(set(flat_before) | set(flat_after)):
-        old, new = flat_before.get(key, _UNSET), flat_after.get(key, _UNSET)
+        old, new = flat_before.get(key), flat_after.get(key)
         if old != new:
             lines.append(f"{key}: {_setting_text(key, old)} → {_setting_text(key, new)}")
     return lines
 
 
-_UNSET = object()
-
-
 def _setting_text(key: str, value: Any) -> str:
     """A setting's value as the YAML would say it; game counts with thousands separators."""
-    if value is _UNSET or value is None:
+    if value is None:
         return "default"
     if isinstance(value, bool):
         return str(value).lower()

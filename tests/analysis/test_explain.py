@@ -188,3 +188,12 @@ def test_explain_in_precision_mode_is_refused(tmp_path, monkeypatch):
         "seats: [fair]", "[{name: bonus, knobs: {first_seat_bonus: 0}}]")
     _, lines = refused_run(tmp_path, text)
     assert "studies[0].explain" in lines[0] and "fixed number of games" in lines[0]
+
+
+def test_a_run_from_before_explain_studies_differs_in_nothing_from_one_without_explain():
+    from simulator.report.build import flat_differences
+
+    before = {"seed": 1, "studies": {"katz": {"game": "katz"}}}
+    after = {"seed": 1, "studies": {"katz": {"game": "katz", "explain": None}}}
+    assert flat_differences(before, after) == []
+    assert flat_differences(before, {**after, "seed": 2}) == ["seed: 1 → 2"]
