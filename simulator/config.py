@@ -104,7 +104,9 @@ class Explain(StrictModel):
         f"{MAX_SHAPLEY_MECHANISMS} mechanisms) and each gets its Shapley share; one_at_a_time: each "
         "mechanism alone, and all of them together",
     )
-    mechanisms: list[Mechanism] = Field(min_length=1, description="the mechanisms to switch off, one at a time or in every subset")
+    mechanisms: list[Mechanism] = Field(
+        min_length=1, description="the mechanisms to switch off, one at a time or in every subset"
+    )
 
     @field_validator("mechanisms")
     @classmethod

@@ -15,7 +15,9 @@ raising `games` keeps every earlier whole chunk's games (precision mode grows ce
 
 from __future__ import annotations
 
+import copy
 import dataclasses
+import difflib
 import itertools
 import json
 import math
@@ -276,7 +278,9 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
     the rules as written), so all settings play the same deals in the same rotations (common random
     numbers) and their per-deal differences are the rules' effects, not deal luck."""
     key = f"{where}.explain"
-    written = {**study.rules, **cell.sweep_values}
+    # the cell's knobs by dotted leaf name, so that a mechanism's dotted knob replaces exactly its
+    # leaf of a group the study's rules set as a whole (copied: expanding reuses the study's dicts)
+    written = flatten_dotted(expand_dotted(copy.deepcopy({**study.rules, **cell.sweep_values})))
     mechanisms = _checked_mechanisms(study, where, written, game, cell, file)
     described = [{"name": name, "knobs": knobs, "rules": rules} for name, knobs, rules in mechanisms]
     names = [name for name, _, _ in mechanisms]
@@ -285,13 +289,13 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
         knobs = dict(written)
         for index in switched:
             knobs.update(mechanisms[index][1])
-        params = _setting_params(game, knobs, [names[index] for index in switched], cell.label, key, file)
-        label = f"{cell.label} · " + (f"without {', '.join(names[index] for index in switched)}" if switched else "as written")
+        off = [names[index] for index in switched]
+        params = _setting_params(game, knobs, off, cell.label, key, file)
+        label = f"{cell.label} · " + (f"without {', '.join(off)}" if off else "as written")
         settings.append(dataclasses.replace(
             cell, index=cell.index + offset, label=label, params=params,
             params_hash=params_hash(params, game.rules_version),
-            explain={"group": cell.index, "off": [names[index] for index in switched],
-                     "method": study.explain.method, "mechanisms": described},
+            explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described},
         ))
     return settings
 
@@ -306,7 +310,7 @@ def _checked_mechanisms(study: Study, where: str, written: dict[str, Any], game,
     rules (not the player count or preset), are not set by the study's sweep or cases, belong to no
     other mechanism, and switching the mechanism off changes the cell's rules."""
     rows = {row.name: row for row in knob_table(game.params_model)}
-    swept = {name for name in flatten_dotted(expand_dotted(dict(cell.sweep_values)))}
+    swept = set(flatten_dotted(expand_dotted(dict(cell.sweep_values))))
     owner: dict[str, str] = {}
     mechanisms = []
     for position, mechanism in enumerate(study.explain.mechanisms):
@@ -314,8 +318,6 @@ def _checked_mechanisms(study: Study, where: str, written: dict[str, Any], game,
         off = flatten_dotted(expand_dotted(dict(mechanism.knobs)))
         for name in off:
             if name not in rows:
-                import difflib
-
                 hint = difflib.get_close_matches(name, list(rows), n=1)
                 suggestion = f"; did you mean '{hint[0]}'?" if hint else ""
                 raise ZoosimError(f"'{name}' is not a rule knob of {study.game}{suggestion} "

@@ -197,3 +197,13 @@ def test_a_run_from_before_explain_studies_differs_in_nothing_from_one_without_e
     after = {"seed": 1, "studies": {"katz": {"game": "katz", "explain": None}}}
     assert flat_differences(before, after) == []
     assert flat_differences(before, {**after, "seed": 2}) == ["seed: 1 → 2"]
+
+
+def test_a_mechanism_replaces_one_leaf_of_a_group_the_rules_set_whole():
+    rules = {"players": 4, "value_effects_on": {"place": True, "replace": False}}
+    explain = {"mechanisms": [{"name": "place effects", "knobs": {"value_effects_on.place": False}}]}
+    document = {"games": 10, "studies": [{"game": "katz", "rules": rules, "explain": explain}]}
+    written, switched = build_plan(parse_experiment(document)).cells
+    assert written.params.value_effects_on.replace is False and written.params.value_effects_on.place is True
+    assert switched.params.value_effects_on.replace is False and switched.params.value_effects_on.place is False
+    assert document["studies"][0]["rules"]["value_effects_on"] == {"place": True, "replace": False}
