@@ -42,7 +42,9 @@ from simulator.analysis import stats
 from simulator.rundir import iter_chunk_tables
 
 POINTS = 100.0  # win shares are reported in points (percentage points)
-UNEXPLAINED = "unexplained"
+# What the rest is called: with Shapley shares it is the deviation left with every mechanism off;
+# one at a time it also holds the mechanisms' interactions.
+REST_NAMES = {"shapley": "unexplained", "one_at_a_time": "unexplained or interactions"}
 
 
 @dataclass
@@ -234,7 +236,8 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
         rules = f" ({share['rules']})" if share["rules"] else ""
         parts.append(f"{_with_interval(share['share'], share['share_low'], share['share_high'])} from "
                      f"{share['mechanism']}{rules}")
-    parts.append(f"{_with_interval(cell['unexplained'], cell['unexplained_low'], cell['unexplained_high'])} {UNEXPLAINED}")
+    parts.append(f"{_with_interval(cell['unexplained'], cell['unexplained_low'], cell['unexplained_high'])} "
+                 f"{REST_NAMES[cell['method']]}")
     what = "Shapley shares" if cell["method"] == "shapley" else "one at a time"
     sentence = (f"Seat {int(cell['seat'])}'s {points_text(cell['deviation'], signed=True)} points ({what}): "
                 + ", ".join(parts) + ".")

@@ -21,7 +21,7 @@ import pandas as pd
 import yaml
 
 from simulator.analysis import stats
-from simulator.analysis.explain import ExplainAnalysis, explain_run, explain_sentence, ordered_shares
+from simulator.analysis.explain import REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, ordered_shares
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
@@ -84,7 +84,7 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
         ready = cell.get("deals", 0) >= MIN_GAMES and not pd.isna(cell.get("deviation"))
         views.append({
             "group": int(cell["group"]), "label": cell["label"], "sentence": line["sentence"],
-            "chart": charts.explain_waterfall(shares, cell) if ready else None,
+            "chart": charts.explain_waterfall(shares, cell, REST_NAMES[cell["method"]]) if ready else None,
             "table": table_view(shares.assign(interacts=shares["interacts"].map({True: "yes", False: "no"})),
                                 f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
             "deals": int(cell.get("deals", 0)),

@@ -471,14 +471,14 @@ WATERFALL_ROW_INCHES = 0.34
 SHARE_COLOURS = {True: POINT_COLOUR, False: "#a83a1f"}  # a share that raises the seat's rate, or lowers it
 
 
-def explain_waterfall(shares: pd.DataFrame, cell: pd.Series) -> str:
+def explain_waterfall(shares: pd.DataFrame, cell: pd.Series, rest_name: str) -> str:
     """Where one cell's seat deviation comes from, as a horizontal waterfall in points: each
     mechanism's share (Shapley, or one-at-a-time) a bar from where the previous one ended, with its
-    95% interval (paired, the deal as the unit) at the bar's end; then the unexplained rest; the
+    95% interval (paired, the deal as the unit) at the bar's end; then the rest (`rest_name`); the
     last bar is the whole deviation from fair, from 0. Rows top to bottom in the sentence's order."""
     rows = [(f"{row['mechanism']} ({row['rules']})" if row["rules"] else row["mechanism"],
              row["share"], row["share_low"], row["share_high"]) for _, row in shares.iterrows()]
-    rows.append(("unexplained", cell["unexplained"], cell["unexplained_low"], cell["unexplained_high"]))
+    rows.append((rest_name, cell["unexplained"], cell["unexplained_low"], cell["unexplained_high"]))
     figure, axes = pyplot().subplots(figsize=(7.5, 1.1 + WATERFALL_ROW_INCHES * (len(rows) + 1)))
     y = np.arange(len(rows) + 1)[::-1]
     axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)

@@ -11,11 +11,12 @@ import itertools
 import shutil
 
 import numpy as np
+import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 from click.testing import CliRunner
 
-from simulator.analysis.explain import explain_run, per_deal_effects, shapley_weights
+from simulator.analysis.explain import explain_cell, explain_run, explain_sentence, per_deal_effects, shapley_weights
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.plan import build_plan, explain_settings
@@ -207,3 +208,15 @@ def test_a_mechanism_replaces_one_leaf_of_a_group_the_rules_set_whole():
     assert written.params.value_effects_on.replace is False and written.params.value_effects_on.place is True
     assert switched.params.value_effects_on.replace is False and switched.params.value_effects_on.place is False
     assert document["studies"][0]["rules"]["value_effects_on"] == {"place": True, "replace": False}
+
+
+def test_one_at_a_time_shares_are_the_effects_alone_and_the_rest_holds_the_interactions():
+    rng = np.random.default_rng(3)
+    shares = {subset: rng.dirichlet(np.ones(3), size=40) for subset in explain_settings(2, "one_at_a_time")}
+    mechanisms = [{"name": name, "knobs": {name: 0}, "rules": []} for name in ("a", "b")]
+    cell, rows = explain_cell(shares, 3, mechanisms, "one_at_a_time")
+    assert [row["share"] for row in rows] == [row["alone"] for row in rows]
+    assert cell["unexplained"] == pytest.approx(cell["deviation"] - sum(row["share"] for row in rows))
+    assert not any(row["interacts"] for row in rows)
+    sentence = explain_sentence(pd.Series({**cell, "label": "x"}), pd.DataFrame(rows))
+    assert "(one at a time)" in sentence and "unexplained or interactions" in sentence
