@@ -62,6 +62,17 @@ class SeatSpec(StrictModel):
                 for name, value in params.items()}  # an int beyond a float's range stays, to be refused
 
 
+class Rung(SeatSpec):
+    """A strength-ladder rung: a player, and optionally its own games per cell, so that an
+    expensive rung (a search) plays only what its verdict needs while cheap rungs play more."""
+
+    games: int | None = Field(
+        None, ge=1, le=MAX_GAMES_PER_CELL,
+        description="games of this rung's self-play cell and of its head-to-heads (a head-to-head "
+        "of two rungs that both set games plays the smaller count); default: the study's games",
+    )
+
+
 class PrecisionTarget(StrictModel):
     halfwidth: float = Field(gt=0, lt=0.5, description="largest allowed interval half-width of a seat win rate")
 
@@ -139,7 +150,7 @@ class Study(StrictModel):
         description="heuristic tournament: policies of which every combination of `players` "
         "(round_robin) or every ordering (permutations) plays as its own cell; instead of seats",
     )
-    ladder: list[str | SeatSpec] | None = Field(
+    ladder: list[str | Rung] | None = Field(
         None,
         description="strength ladder, weakest first (at least 2 distinct policies): every rung "
         "plays self-play, and each rung plays the next one (alternating around the table), so "

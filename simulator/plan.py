@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pydantic
 
-from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, SeatSpec, Study
+from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, Rung, SeatSpec, Study
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
@@ -409,32 +409,38 @@ def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None
             f"repeats cases[{repeat[0]}]; list each combination once", file=file, key=f"{where}.cases[{repeat[1]}]"
         )
     for key in ("pool", "ladder"):
-        entries = [entry if isinstance(entry, str) else entry.model_dump() for entry in getattr(study, key) or []]
+        entries = getattr(study, key) or []
         if not entries:
             continue
         repeat = _first_repeat([_resolved_player(study, entry, where, file) for entry in entries])
         if repeat:
-            earlier, later = (_value_text(entries[index]) for index in repeat)
+            earlier, later = (_value_text(_as_written(entries[index])) for index in repeat)
             same = "is listed twice" if earlier == later else f"is the same player as {earlier} (its parameters' defaults filled in)"
             raise ZoosimError(f"the policy {later} {same}; list each policy once", file=file, key=f"{where}.{key}")
 
 
-def _resolved_player(study: Study, entry: str | dict[str, Any], where: str, file: str | None) -> Any:
+def _as_written(entry: str | SeatSpec) -> str | dict[str, Any]:
+    """A pool or ladder entry as the file wrote it (a name, or its mapping without unset keys)."""
+    return entry if isinstance(entry, str) else entry.model_dump(exclude_none=True)
+
+
+def _resolved_player(study: Study, entry: str | SeatSpec, where: str, file: str | None) -> Any:
     """A pool or ladder entry as the player it is: its policy and every parameter, defaults
-    filled in (`{policy: greedy, params: {skip_cost: 3}}` is `greedy` when 3 is the default).
-    An entry the game refuses is compared as written (the seating check reports it)."""
-    spec = SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec.model_validate(entry)
+    filled in (`{policy: greedy, params: {skip_cost: 3}}` is `greedy` when 3 is the default); a
+    rung's own game count is not part of the player. An entry the game refuses is compared as
+    written (the seating check reports it)."""
+    spec = SeatSpec(policy=entry) if isinstance(entry, str) else entry
     try:
         game = get_game(study.game)
     except ZoosimError as error:
         raise ZoosimError(error.detail, file=file, key=f"{where}.game") from None
     policy = game.policies.get(spec.policy)
     if policy is None:
-        return entry
+        return _as_written(entry)
     try:
         return [spec.policy, policy.pack(spec.params).tolist()]
     except ZoosimError:
-        return entry
+        return _as_written(entry)
 
 
 def _first_repeat(values: list[Any]) -> tuple[int, int] | None:
@@ -508,7 +514,7 @@ def _make_cell(
     )
     games_per_deal = players if rotate else 1
     chunk_deals = max(1, experiment.chunk_games // games_per_deal)
-    target = study.games or experiment.games
+    target = _rung_games(seating) or study.games or experiment.games
     if isinstance(target, PrecisionGames):
         # Precision mode grows cells by whole chunks, so a chunk file, once written, stays whole.
         deals = _round_up(-(-target.start // games_per_deal), chunk_deals)
@@ -548,6 +554,13 @@ def _make_cell(
         chunk_deals=chunk_deals,
         seed_entropy=(experiment.seed, int(json_digest(cell_key, SHORT), 16)),
     )
+
+
+def _rung_games(seating: list | None) -> int | None:
+    """A ladder cell's own game count: the smallest `games` its rungs set (a head-to-head with an
+    expensive rung costs what that rung allows), or None when none sets one."""
+    counts = [entry.games for entry in seating or [] if isinstance(entry, Rung) and entry.games is not None]
+    return min(counts, default=None)
 
 
 def _resolve_seats(seating: list | None, game, players: int, key: str, file: str | None):

@@ -32,6 +32,10 @@ def ladder_document(ladder, players=(2, 3), games=100, **study):
     ("ladder: [random, greedy, random]", ("studies[0].ladder", "listed twice")),
     ("ladder: [random, {policy: greedy, params: {bogus: 1}}]", ("studies[0].ladder", "bogus")),
     ("ladder: [random, nonsense]", ("studies[0].ladder", "nonsense")),
+    # a rung's own game count is not part of the player: the same player twice
+    ("ladder: [random, greedy, {policy: greedy, games: 50}]", ("studies[0].ladder", "the same player as greedy")),
+    ("ladder: [random, {policy: greedy, games: 0}]", ("studies[0].ladder[1].games", "greater than or equal to 1")),
+    ("ladder: [random, {policy: greedy, games: many}]", ("studies[0].ladder[1].games", "integer")),
 ])
 def test_bad_ladders_are_refused_in_one_line(tmp_path, monkeypatch, study, words):
     path = experiment_file(tmp_path, f"studies: [{{game: katz, sweep: {{players: [2, 3]}}, {study}}}]\n")
@@ -48,6 +52,20 @@ def test_a_ladder_plays_every_rung_in_self_play_and_each_neighbouring_pair_head_
         (3, ["random", "greedy", "random"]), (3, ["greedy", "expectimax", "greedy"]),
     ]
     assert all(cell.rotate for cell in plan.cells)  # every seating plays every seat
+
+
+def test_a_rung_sets_the_games_of_its_own_cells_and_of_its_head_to_heads():
+    # issue #23 item 4: an expensive rung plays only what it needs; a head-to-head of two rungs
+    # that both set games plays the smaller count, one with a single such rung plays its count
+    ladder = ["random", {"policy": "greedy", "games": 60}, {"policy": "expectimax", "games": 40}]
+    plan = build_plan(parse_experiment(ladder_document(ladder, players=(2,), games=100)))
+    games = {" vs ".join(dict.fromkeys(cell.seat_labels)): cell.games for cell in plan.cells}
+    assert games == {"random": 100, "greedy": 60, "expectimax": 40,
+                     "random vs greedy": 60, "greedy vs expectimax": 40}
+    # the players and their seeds are those of the same ladder without game counts
+    plain = build_plan(parse_experiment(ladder_document(["random", "greedy", "expectimax"], players=(2,), games=100)))
+    assert [cell.seed_entropy for cell in plan.cells] == [cell.seed_entropy for cell in plain.cells]
+    assert [cell.seats for cell in plan.cells] == [cell.seats for cell in plain.cells]
 
 
 def rung(elo, deviations, se=0.2, games=100_000, width=30.0):
