@@ -5,9 +5,9 @@ turn.
 
 The facts are the record columns of logs.TURN_ORDER_* (every game's, or logs.with_turn_order's
 default); this module reads them from the cell's logs one chunk at a time and keeps one row of
-sums per deal, the sampling unit of every interval here (stats.clustered_rate_interval). A run
-written before these columns existed has none: `cell_turn_order` then returns None and the
-report says so.
+sums per deal, the sampling unit of every interval here (stats.clustered_rate_interval). A cell
+with a chunk written before these columns existed (an old run, or one resumed with a newer
+zoosim) has no complete facts: `cell_turn_order` then returns None and the report says so.
 
 Win rates are win shares (a k-way shared win gives each winner 1/k) over games with a winner, as
 everywhere in the reports (tables.py).

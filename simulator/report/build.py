@@ -374,8 +374,8 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
     }
 
 
-TURN_ORDER_MISSING = ("This run's records predate the turn-order facts (turns per seat, last mover, "
-                      "ender); play the experiment again to see them.")
+TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoosim kept turn-order facts "
+                      "(turns per seat, last mover, ender); play the experiment into a new folder to see them.")
 
 
 def _turn_order_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any] | None:

@@ -626,9 +626,18 @@ def test_n7_4_complete_round_ends_at_once_after_the_last_seat():
     assert pos.scalar(S.SC_ENDER) == 1 and step_api.winners(pos) == [1]
 
 
-def test_n7_4_end_timing_is_validated():
+def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
+    """Issue #24: the mechanism switches are listed by `zoosim rules nyz` with their rule ids
+    and refuse bad values in one line."""
+    rules = {knob.name: (knob.rule, knob.default) for knob in GAME.knobs()}
+    assert rules["end_timing"] == ("N-7.4", '"immediate"')
+    assert rules["equal_barns"] == ("N-2.4", "false")
+    assert rules["equal_houses"] == ("N-2.5", "false")
+    assert rules["equal_start_animals"] == ("N-2.6", "false")
     with pytest.raises(ZoosimError, match="end_timing.*'immediate' or 'complete_round'"):
         GAME.make_params({"end_timing": "end_of_round"})
+    with pytest.raises(ZoosimError, match="equal_houses.*allowed: true or false"):
+        GAME.make_params({"equal_houses": "yes"})
 
 
 @pytest.mark.parametrize("extra_a, winners", [(2, [0]), (0, [0, 2])])
