@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from simulator.analysis import stats
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
@@ -85,10 +86,13 @@ def cell_turn_order(run_dir: Path, cell: dict[str, Any], confidence: float = 0.9
     players = cell["players"]
     columns = _seat_columns(players)
     parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    for table in iter_chunk_tables(run_dir, cell):
-        if any(name not in table.column_names for name in columns):
-            return None
-        parts.append(_chunk_deal_sums(table.select(columns), players))
+    try:
+        for table in iter_chunk_tables(run_dir, cell, columns):
+            if any(name not in table.column_names for name in columns):
+                return None
+            parts.append(_chunk_deal_sums(table, players))
+    except pa.ArrowInvalid:  # a chunk without the columns: Parquet finds no field of that name
+        return None
     if not parts:
         return None
     deals = np.concatenate([part[0] for part in parts])

@@ -61,12 +61,19 @@ def test_lead_sentence_names_the_unequal_share_and_seat_0s_split(run):
     assert sentence.count("[") == 3 and sentence.endswith(".")
 
 
-def test_a_run_without_the_columns_has_no_turn_order(run, monkeypatch):
-    """Logs written before the turn-order facts existed: None (the report says so)."""
+def test_a_run_without_the_columns_has_no_turn_order(run, tmp_path, monkeypatch):
+    """A chunk written before the turn-order facts existed (here: a verified chunk's table
+    without `ender`, read as the run folder reads it): None, and the report says so."""
+    import pyarrow.parquet as pq
+
     run_dir, cell, _ = run
-    tables = list(turn_order.iter_chunk_tables(run_dir, cell))
-    monkeypatch.setattr(turn_order, "iter_chunk_tables",
-                        lambda *_: (table.drop_columns(["ender"]) for table in tables))
+    old_chunk = tmp_path / "old-chunk.parquet"
+    pq.write_table(next(turn_order.iter_chunk_tables(run_dir, cell)).drop_columns(["ender"]), old_chunk)
+
+    def old_chunks(run_dir, cell, columns=None):
+        yield pq.read_table(old_chunk, columns=columns)
+
+    monkeypatch.setattr(turn_order, "iter_chunk_tables", old_chunks)
     assert cell_turn_order(run_dir, cell) is None
 
 

@@ -32,14 +32,17 @@ from simulator.games.nyz.state import (
     P_ENCLOSURES, P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES,
     P_START_TILES, P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY,
     R_BONUS_ENABLED, R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE,
-    R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_COMPLETE_ROUND, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_HOUSE_ADD,
+    R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_COMPLETE_ROUND, R_END_SKIPS_BREEDING,
+    R_FRENCH_LIMIT, R_HOUSE_ADD,
     R_KEEP_ONE, R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS,
     R_POPULATE_MAX, R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
-    R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TILES_PER_BAY, SC_ACTIVE,
-    SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION, SC_ELEPHANT,
-    SC_ENDER, SC_END_REASON, SC_EVENT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES,
+    R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TIE_SHARED, R_TILES_PER_BAY,
+    SC_ACTIVE, SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION,
+    SC_ELEPHANT, SC_ENDER, SC_END_REASON, SC_EVENT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN,
+    SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES,
     SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
-    SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES,
+    SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
+    SC_POP_SPECIES,
     SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
     SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
     SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
@@ -514,7 +517,8 @@ def record_crossings(st, tab, start, dest):
 
 @kernel
 def finish(st, tab, reason):
-    """N-7: end the game; winners = complete boards with the most animals (shared on ties). A
+    """N-7: end the game; winners = complete boards with the most animals (shared on ties; every
+    complete board with tie_break shared, N-7.5). A
     game whose end is pending (end_timing complete_round, N-7.4) ends for its trigger's reason,
     even if a stuck seat ends it first. The seat of the turn that ends it is the ender, unless a
     trigger named one already; a turn cap has none."""
@@ -535,8 +539,9 @@ def finish(st, tab, reason):
     for seat in range(players):
         if board_complete(st, tab, seat):
             best = max(best, animals_of(st, seat))
+    shared = tab.rules[R_TIE_SHARED] != 0
     for seat in range(players):
-        if board_complete(st, tab, seat) and animals_of(st, seat) == best:
+        if board_complete(st, tab, seat) and (shared or animals_of(st, seat) == best):
             st.seat[seat, P_WIN] = 1
     if tab.rules[R_SOLO] != 0:
         st.sc[SC_SOLO_WON] = st.seat[0, P_WIN]

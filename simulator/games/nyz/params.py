@@ -381,6 +381,10 @@ class Params(StrictModel):
         "goes on with its breeding, the seats up to the last one play their turn, then N-7.2 "
         "ranks the complete boards.",
     )
+    tie_break: Literal["most_animals", "shared"] = knob(
+        "most_animals", "N-7.5", "Several complete boards at the end: the one with the most "
+        "animals wins (N-7.2), or every complete board shares the win (designer variant).",
+    )
     solo_board: Literal["3_houses", "4_houses"] = knob("3_houses", "N-8.2", "Solo board side.")
     solo_score: Literal["bga", "lap_aware"] = knob(
         "bga", "N-8.2", "Solo score of a win: spaces to space 10 (bga) or to the end of the "
@@ -527,6 +531,8 @@ RULES = RuleLayout(Params, dtype=np.int32, derived=(
             if p.players == 1 or p.short_game_2p else p.geometry.tiles_per_bay),
     # end_timing (N-7.4): 1 = complete the round after a board is complete
     Derived("R_END_COMPLETE_ROUND", lambda p: p.end_timing == "complete_round"),
+    # tie_break (N-7.5): 1 = every complete board wins
+    Derived("R_TIE_SHARED", lambda p: p.tie_break == "shared"),
 ))
 
 

@@ -78,6 +78,7 @@ R_MAX_TURNS = 29  # derived
 R_RANGE = 30  # derived
 R_TILES_PER_BAY = 31  # derived
 R_END_COMPLETE_ROUND = 32  # derived: end_timing
+R_TIE_SHARED = 33  # derived: tie_break
 # values of single_animal_rule (their index in its Literal)
 SINGLE_ANY_TIME = 0  # 'any_time'
 SINGLE_WHEN_NO_PICTURED_FITS = 1  # 'when_no_pictured_fits'

@@ -38,6 +38,7 @@ VARIANTS = {
     "mechanisms": {
         "end_timing": "complete_round", "equal_barns": True, "equal_houses": True,
         "equal_start_animals": True, "geometry": {"bonus_breeding_player_counts": []},
+        "tie_break": "shared",
     },
 }
 # (players, variant, games per policy); 2 policies each -> 28,400 games in total

@@ -634,16 +634,20 @@ def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
     assert rules["equal_barns"] == ("N-2.4", "false")
     assert rules["equal_houses"] == ("N-2.5", "false")
     assert rules["equal_start_animals"] == ("N-2.6", "false")
+    assert rules["tie_break"] == ("N-7.5", '"most_animals"')
     with pytest.raises(ZoosimError, match="end_timing.*'immediate' or 'complete_round'"):
         GAME.make_params({"end_timing": "end_of_round"})
     with pytest.raises(ZoosimError, match="equal_houses.*allowed: true or false"):
         GAME.make_params({"equal_houses": "yes"})
 
 
-@pytest.mark.parametrize("extra_a, winners", [(2, [0]), (0, [0, 2])])
-def test_t14_simultaneous_completion(extra_a, winners):
-    """T14 / E15: A and C complete in one breeding phase: more animals wins, else shared."""
-    pos = game(3)
+@pytest.mark.parametrize("extra_a, tie_break, winners", [
+    (2, "most_animals", [0]), (0, "most_animals", [0, 2]), (2, "shared", [0, 2]),
+])
+def test_t14_simultaneous_completion(extra_a, tie_break, winners):
+    """T14 / E15: A and C complete in one breeding phase: more animals wins, else shared; with
+    N-7.5 `tie_break: shared` both complete boards win whatever their animals."""
+    pos = game(3, tie_break=tie_break)
     for seat in range(3):
         clear_board(pos, seat, [None, None, None])
     for seat in (0, 2):
