@@ -158,6 +158,34 @@ def design_effects(games, deals, total, total_sq, deal_total, deal_total_sq, flo
     return np.maximum(effect, floor)
 
 
+def clustered_rate_interval(deal_successes, deal_trials, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(rate, low, high) of sum(successes) / sum(trials) over deals that hold unequal numbers of
+    trials (e.g. only the games of a deal that ended mid-round), the deal as the unit.
+
+    Method: the ratio estimator's linearised cluster variance, var = D / (D - 1) * sum over deals
+    of (y_d - p n_d)^2 / N^2 (y_d, n_d a deal's successes and trials, N their total), turned into
+    Kish's effective sample size p (1 - p) / var (at most N / DESIGN_EFFECT_FLOOR) and a Wilson
+    interval on it, as `seat_intervals` does for equal deals. NaN without trials; with fewer
+    than 2 deals holding trials the games count as independent.
+    Reference: Cochran, W. G. (1977), Sampling Techniques, 3rd ed., Wiley, 6.13 and 9A.7 (ratio
+    estimates from clusters of unequal size).
+    """
+    successes = np.asarray(deal_successes, dtype=float)
+    trials = np.asarray(deal_trials, dtype=float)
+    total = trials.sum()
+    if total <= 0:
+        return math.nan, math.nan, math.nan
+    rate = successes.sum() / total
+    effective = total
+    deals = int(np.count_nonzero(trials))
+    if deals >= 2:
+        variance = deals / (deals - 1) * np.square(successes - rate * trials).sum() / total**2
+        if variance > 0:
+            effective = min(rate * (1 - rate) / variance, total / DESIGN_EFFECT_FLOOR)
+    low, high = wilson_interval(rate * effective, effective, confidence)
+    return float(rate), float(low), float(high)
+
+
 class SeatIntervals(NamedTuple):
     """Three intervals for each seat's win rate (arrays over the seats), all with the deal as
     the sampling unit (see `seat_intervals`)."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from simulator.analysis import stats
 from simulator.analysis.summary import (
     JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
 )
+from simulator.analysis.turn_order import TurnOrder, cell_turn_order
 from simulator.rundir import iter_chunk_tables
 
 
@@ -61,6 +62,8 @@ class Analysis:
     ladder_seats: pd.DataFrame  # one row per (ladder study, players, rung, seat): Elo and deviation
     ladder: pd.DataFrame  # one row per (ladder study, players): the verdict across rungs
     totals: dict[int, CellTotals]
+    # per seat-bias cell (2+ players): its turn-order facts, None for a run that predates them
+    turn_order: dict[int, TurnOrder | None] = field(default_factory=dict)
 
 
 MIN_GAMES = 2  # an interval needs a spread: at least 2 games, and 2 with a winner for win rates
@@ -76,11 +79,14 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
     margin = float(manifest["experiment"].get("margin_points", 1.0))
     cell_rows, seat_rows, policy_rows, length_rows, measure_rows = [], [], [], [], []
     totals_by_cell: dict[int, CellTotals] = {}
+    turn_orders: dict[int, TurnOrder | None] = {}
     for cell in manifest["cells"]:
         totals = summarize_cell(run_dir, cell, from_logs)
         totals_by_cell[cell["index"]] = totals
         if not analysable(totals):
             continue
+        if cell["players"] > 1:
+            turn_orders[cell["index"]] = cell_turn_order(run_dir, cell, confidence)
         seat_frame, balance = cell_balance(cell, totals, margin, confidence)
         seat_rows.append(seat_frame)
         measure_rows.append(_measure_rows(cell, totals, confidence))
@@ -135,6 +141,7 @@ def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
         ladder_seats=ladder_seats,
         ladder=_ladder_rows(ladder_seats, margin, confidence),
         totals=totals_by_cell,
+        turn_order=turn_orders,
     )
 
 

@@ -16,6 +16,10 @@ least `turns`, `rounds`, `end_reason` (index into `Game.end_reasons`), `score` a
 after the game's tie-break; a shared win marks several seats); every column holds numbers or
 booleans (the chunk summaries add them up). The runner adds identifiers,
 flattens per-seat columns to `<name>_<seat>` and writes Parquet (see `simulator/logs.py`).
+Turn-order facts (issue #24) are part of the contract: a game should also return per seat
+`seat_turns` and `decisions` and per game `last_mover` and `ender` (their meaning:
+logs.TURN_ORDER_*); a game that does not gets logs.with_turn_order's round-robin reading of
+`turns` (right for a game where every turn is one seat's plain turn in seat order).
 A dict of plain arrays, rather than one structured array, is what numba kernels write anyway and
 keeps per-seat columns two-dimensional without subarray dtypes.
 """
@@ -35,6 +39,7 @@ import pydantic
 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
+from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width.
@@ -510,6 +515,9 @@ def batch_problem(game: Game, columns: Any, games: int, players: int, check: boo
     per_game, per_seat = (games,), (games, players)
     declared = {name: per_game for name in REQUIRED_GAME_COLUMNS + game.game_columns + (CHECK_COLUMNS if check else ())}
     declared.update({name: per_seat for name in REQUIRED_SEAT_COLUMNS + game.seat_columns})
+    # the turn-order facts are optional (logs.with_turn_order fills them in) but shaped if given
+    declared.update({name: per_game for name in TURN_ORDER_GAME_COLUMNS if name in columns})
+    declared.update({name: per_seat for name in TURN_ORDER_SEAT_COLUMNS if name in columns})
     missing = [name for name in declared if name not in columns]
     if missing:
         return f"play_batch returned no column '{missing[0]}'"

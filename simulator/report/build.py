@@ -23,6 +23,7 @@ import yaml
 from simulator.analysis import stats
 from simulator.analysis.explain import REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, ordered_shares
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
+from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import flatten_dotted
@@ -396,6 +397,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         ),
         "length_charts": length_charts,
         "constant_lengths": constant_lengths,
+        "turn_order": _turn_order_view(cell, analysis),
         "knobs": json.dumps(cell["params"], indent=2),
         "end_reasons": ", ".join(
             f"{end_reason_text(name[4:])} {_share_text(share)}" for name, share in row.items()
@@ -407,6 +409,22 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "rotate": cell["rotate"],
         "games": int(row["games"]),
     }
+
+
+TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoosim kept turn-order facts "
+                      "(turns per seat, last mover, ender); play the experiment into a new folder to see them.")
+
+
+def _turn_order_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any] | None:
+    """The turn-order section of a seat-bias cell: its lead sentence and table
+    (analysis.turn_order), or the note that the run predates them."""
+    if cell["index"] not in analysis.turn_order:
+        return None  # a solo cell
+    turn_order = analysis.turn_order[cell["index"]]
+    if turn_order is None:
+        return {"sentence": TURN_ORDER_MISSING, "table": None}
+    return {"sentence": lead_sentence(turn_order, cell["players"]),
+            "table": table_view(turn_order.seats, f"turn-order-cell-{cell['index']}", TURN_ORDER_COLUMNS)}
 
 
 def _significance_note(row: pd.Series, margin: float) -> dict[str, Any] | None:
@@ -568,6 +586,21 @@ MEASURE_COLUMNS = [
     ("mean", "mean per game", "num"),
     ("ci_low", "95% low", "num"),
     ("ci_high", "95% high", "num"),
+]
+TURN_ORDER_COLUMNS = [
+    ("seat", "seat", "int"),
+    ("turns", "turns per game", "num"),
+    ("decisions", "decisions per game", "num"),
+    ("last_mover_rate", "moved last", "pct"),
+    ("ender_rate", "ended the game", "pct"),
+    ("games_unequal", "games, unequal turns", "int"),
+    ("win_rate_unequal", "win rate, unequal turns", "pct"),
+    ("win_unequal_low", "95% low", "pct"),
+    ("win_unequal_high", "95% high", "pct"),
+    ("games_equal", "games, equal turns", "int"),
+    ("win_rate_equal", "win rate, equal turns", "pct"),
+    ("win_equal_low", "95% low", "pct"),
+    ("win_equal_high", "95% high", "pct"),
 ]
 RATING_COLUMNS = [
     ("policy", "policy", "text"),

@@ -19,6 +19,7 @@ import simulator.games as registry
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.games.base import InvariantViolation, StepAPI, batch_problem, check_columns, contract_problem, game_legend
+from simulator.logs import with_turn_order
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import log_digests
@@ -177,6 +178,27 @@ def test_record_columns_are_declared_and_present(name):
     # seat_measures: a mapping column -> human name (katz) or (column, name) pairs (nyz); the
     # contract declares both (base.Game), dict() reads either
     assert set(dict(game.seat_measures)) <= {"score", "win", *game.seat_columns}
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_turn_order_facts_are_recorded_or_defaulted(name):
+    """Every game's records carry the turn-order facts (logs.TURN_ORDER_*, issue #24), recorded
+    by the game or filled in by logs.with_turn_order, and they tell one story: seats play in
+    order from seat 0, so an earlier seat has the same number of turns or one more; the game
+    ended in the turn of the last seat that got the most turns, which moved last and ended it
+    (default rules end at once)."""
+    game = registry.get_game(name)
+    _, players, _, _, _, columns = _batch(game, 20)
+    facts = with_turn_order(columns)
+    turns = facts["seat_turns"].astype(int)
+    assert turns.shape == (20, players) and facts["decisions"].shape == (20, players)
+    ahead = turns[:, :1] - turns
+    assert ((ahead >= 0) & (ahead <= 1)).all()
+    assert np.array_equal(facts["unequal_turns"], turns.max(axis=1) != turns.min(axis=1))
+    last_turn = players - 1 - np.argmax(turns[:, ::-1] == turns.max(axis=1, keepdims=True), axis=1)
+    assert np.array_equal(facts["last_mover"], last_turn)
+    assert np.array_equal(facts["ender"], last_turn)
+    assert (facts["decisions"] >= 0).all()
 
 
 @pytest.mark.parametrize("name", GAMES)

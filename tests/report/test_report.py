@@ -8,7 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 from click.testing import CliRunner
+from markupsafe import escape
 
+from simulator.analysis.turn_order import lead_sentence
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
@@ -82,6 +84,21 @@ def test_seat_numbers_shown_equal_the_analysis(report):
         for column in ("win_rate", "ci_low", "ci_high", "sim_low", "sim_high", "mean_score", "mean_margin"):
             assert np.allclose([float(v) for v in shown[column]], seats[column].to_numpy(), rtol=0, atol=0), column
         assert [int(v) for v in shown["outright_wins"]] == seats["outright_wins"].tolist()
+
+
+def test_every_seat_bias_cell_shows_its_turn_order_numbers(report):
+    """Issue #24: each cell's "Turn order" section, led by its sentence, shows the analysis'
+    turn-order numbers (analysis.turn_order)."""
+    text, parser, analysis = report
+    assert set(analysis.turn_order) == set(analysis.cells["cell"])
+    assert text.count("<h4>Turn order</h4>") == len(analysis.cells)
+    for cell, facts in analysis.turn_order.items():
+        shown = parser.tables[f"turn-order-cell-{cell}"]
+        for column in ("turns", "decisions", "last_mover_rate", "ender_rate", "win_rate_unequal",
+                       "win_unequal_low", "win_rate_equal", "win_equal_high"):
+            assert np.allclose([float(v) for v in shown[column]], facts.seats[column].to_numpy(),
+                               rtol=0, atol=0, equal_nan=True), column
+        assert str(escape(lead_sentence(facts, len(facts.seats)))) in text
 
 
 def test_cell_summary_numbers_shown_equal_the_analysis(report):

@@ -255,6 +255,7 @@ def begin_seat_turn(rules, cards, game, seat):
             scalars[S.S_FINAL_TURNS_LEFT] -= 1
         if seat == scalars[S.S_START_SEAT]:
             scalars[S.S_TABLE_ROUNDS] += 1
+        seats[seat, S.SEAT_TURNS] += 1
         scalars[S.S_SEAT] = seat
         scalars[S.S_IN_EXTRA_TURN] = 0
         scalars[S.S_PHASE] = S.PHASE_ACTION
@@ -284,6 +285,7 @@ def count_pass(rules, cards, game):
     if scalars[S.S_PASS_STREAK] < rules[S.P_PLAYERS]:
         return False
     scalars[S.S_END_REASON] = S.END_NO_PROGRESS
+    scalars[S.S_ENDER] = scalars[S.S_SEAT]
     end_deal(rules, cards, game)
     return True
 
@@ -311,6 +313,7 @@ def finish_action(rules, cards, game, extra_turn):
         reason = end_trigger(rules, scalars)
         if reason >= 0:
             scalars[S.S_END_REASON] = reason
+            scalars[S.S_ENDER] = seat
             if rules[S.P_END_COMPLETE_ROUND] == 0:
                 end_deal(rules, cards, game)
                 return
@@ -406,6 +409,7 @@ def apply_move(rules, cards, deck, game, rng, move):
     cell = (move // S.MOVE_CELL_UNIT) & S.MOVE_CARD_MASK
     card = move & S.MOVE_CARD_MASK
     seat = scalars[S.S_SEAT]
+    scalars[S.S_LAST_MOVER] = seat
     if move_type == S.MOVE_DRAW:  # K-3.2.1
         card = hidden[cell]
         hidden[cell] = S.NO_CARD

@@ -32,7 +32,7 @@ GAME_COLUMN_SCALAR = {
     "extra_turns": S.S_EXTRA_TURNS, "skips": S.S_SKIPPED_TURNS, "skips_earned": S.S_SKIPS_EARNED,
     "passes": S.S_PASSES, "forced_passes": S.S_FORCED_PASSES, "no_fit_draws": S.S_NO_FIT_DRAWS,
     "dead_cell_draws": S.S_DEAD_CELL_DRAWS, "check_violations": S.S_VIOLATIONS,
-    "first_violation": S.S_FIRST_VIOLATION,
+    "first_violation": S.S_FIRST_VIOLATION, "last_mover": S.S_LAST_MOVER, "ender": S.S_ENDER,
 }
 GAME_COLUMN_SCALARS = tuple(GAME_COLUMN_SCALAR[name] for name in S.GAME_COLUMNS)
 SEAT_COLUMN_SCORE = S.SEAT_COLUMNS.index("score")
@@ -44,12 +44,14 @@ SEAT_COLUMN_CATS_HELD = S.SEAT_COLUMNS.index("cats_held")
 SEAT_COUNTER_FIELDS = tuple((S.SEAT_COLUMNS.index(column), field) for column, field in (
     ("cards_drawn", S.SEAT_CARDS_DRAWN), ("keepers_replaced", S.SEAT_KEEPERS_REPLACED),
     ("zookeepers_placed", S.SEAT_ZOOKEEPERS_PLACED), ("extra_turns_taken", S.SEAT_EXTRA_TURNS),
-    ("turns_skipped", S.SEAT_TURNS_SKIPPED),
+    ("turns_skipped", S.SEAT_TURNS_SKIPPED), ("seat_turns", S.SEAT_TURNS),
+    ("decisions", S.SEAT_DECISIONS),
 ))
 RECORDS = RecordColumns(
     game=S.GAME_COLUMNS, seat=S.SEAT_COLUMNS, kernel_dtype=np.int64, default_dtype=S.COUNT_DTYPE,
     columns_first=True,
     dtypes={"end_reason": np.int8, "first_seat": np.int8, "first_violation": np.int8,
+            "last_mover": np.int8, "ender": np.int8,
             "check_violations": np.int32, "score": S.SCORE_DTYPE, "win": np.bool_,
             "rank": np.int8},
 )
@@ -117,6 +119,8 @@ def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rota
             break
         index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
                                 rng, workspace, search_workspace)
+        if count >= 2:  # a decision (turn-order facts, logs.TURN_ORDER_SEAT_COLUMNS)
+            seats[scalars[S.S_SEAT], S.SEAT_DECISIONS] += 1
         deal_before = scalars[S.S_DEAL]
         if check:
             for field in range(cells.shape[0]):  # a slice copy would need the NRT

@@ -146,7 +146,9 @@ SEAT_KEEPERS_REPLACED = 7
 SEAT_ZOOKEEPERS_PLACED = 8  # bare and covered keepers put into gaps
 SEAT_EXTRA_TURNS = 9  # extra turns granted
 SEAT_TURNS_SKIPPED = 10  # seat turns lost to a skip
-SEAT_FIELDS = 11
+SEAT_TURNS = 11  # seat turns that came round to the seat (skipped and passed ones included)
+SEAT_DECISIONS = 12  # moves the seat chose among two or more legal ones (play.py counts them)
+SEAT_FIELDS = 13
 
 # ---- scalars ----------------------------------------------------------------------------------
 S_PHASE = 0  # PHASE_*
@@ -182,7 +184,9 @@ S_DEAD_CELL_DRAWS = 29  # ... of which the gap was dead
 S_STEPS = 30  # apply calls, the safety bound of K-4.1.6
 S_BARE_KEEPERS = 31  # bare keepers in the zoo now
 S_FIRST_TURN = 32  # 1 during the start seat's first action of a deal (K-3.8)
-S_SIZE = 33
+S_LAST_MOVER = 33  # seat of the last move applied
+S_ENDER = 34  # seat whose action (or pass) ended the last finished deal
+S_SIZE = 35
 
 PHASE_ACTION = 0  # choose draw, replacement or pass
 PHASE_PLACE = 1  # a gap is open: choose the placement outcome
@@ -256,9 +260,11 @@ GAME_COLUMNS = (
     "turns", "rounds", "end_reason", "first_seat", "draws", "replacements", "keepers_placed",
     "covered_keepers", "extra_turns", "skips", "skips_earned", "passes", "forced_passes",
     "no_fit_draws", "dead_cell_draws", "check_violations", "first_violation",
+    "last_mover", "ender",
 )
 SEAT_COLUMNS = ("score", "win", "rank", "hand_cards", "cats_held", "cards_drawn",
-                "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped")
+                "keepers_replaced", "zookeepers_placed", "extra_turns_taken", "turns_skipped",
+                "seat_turns", "decisions")
 
 # What the report calls the per-seat measures (K-8.2), in display order.
 SEAT_MEASURES = {

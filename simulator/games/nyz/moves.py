@@ -32,14 +32,17 @@ from simulator.games.nyz.state import (
     P_ENCLOSURES, P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES,
     P_START_TILES, P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY,
     R_BONUS_ENABLED, R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE,
-    R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_SKIPS_BREEDING, R_FRENCH_LIMIT, R_HOUSE_ADD,
+    R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_COMPLETE_ROUND, R_END_SKIPS_BREEDING,
+    R_FRENCH_LIMIT, R_HOUSE_ADD,
     R_KEEP_ONE, R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS,
     R_POPULATE_MAX, R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
-    R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TILES_PER_BAY, SC_ACTIVE,
-    SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION, SC_ELEPHANT,
-    SC_END_REASON, SC_EVENT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES,
+    R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TIE_SHARED, R_TILES_PER_BAY,
+    SC_ACTIVE, SC_BRED, SC_BREEDER, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_DECISION,
+    SC_ELEPHANT, SC_ENDER, SC_END_REASON, SC_EVENT, SC_FOLLOW_HEAD, SC_FOLLOW_LEN,
+    SC_FOLLOW_OWNER, SC_FOLLOW_SPECIES,
     SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
-    SC_PENDING_0, SC_PENDING_1, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT, SC_POP_SPECIES,
+    SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
+    SC_POP_SPECIES,
     SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
     SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
     SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
@@ -514,8 +517,16 @@ def record_crossings(st, tab, start, dest):
 
 @kernel
 def finish(st, tab, reason):
-    """N-7: end the game; winners = complete boards with the most animals (shared on ties)."""
+    """N-7: end the game; winners = complete boards with the most animals (shared on ties; every
+    complete board with tie_break shared, N-7.5). A
+    game whose end is pending (end_timing complete_round, N-7.4) ends for its trigger's reason,
+    even if a stuck seat ends it first. The seat of the turn that ends it is the ender, unless a
+    trigger named one already; a turn cap has none."""
     players = st.sc[SC_PLAYERS]
+    if st.sc[SC_PENDING_END] >= 0:
+        reason = st.sc[SC_PENDING_END]
+    if st.sc[SC_ENDER] < 0 and reason != END_TURN_CAP:
+        st.sc[SC_ENDER] = st.sc[SC_ACTIVE]
     st.sc[SC_OVER] = 1
     st.sc[SC_END_REASON] = reason
     st.sc[SC_STAGE] = ST_OVER
@@ -528,8 +539,9 @@ def finish(st, tab, reason):
     for seat in range(players):
         if board_complete(st, tab, seat):
             best = max(best, animals_of(st, seat))
+    shared = tab.rules[R_TIE_SHARED] != 0
     for seat in range(players):
-        if board_complete(st, tab, seat) and animals_of(st, seat) == best:
+        if board_complete(st, tab, seat) and (shared or animals_of(st, seat) == best):
             st.seat[seat, P_WIN] = 1
     if tab.rules[R_SOLO] != 0:
         st.sc[SC_SOLO_WON] = st.seat[0, P_WIN]
@@ -567,6 +579,8 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         tab.place_first.copy(),
     )
     st.sc[SC_PLAYERS] = players
+    st.sc[SC_ENDER] = -1
+    st.sc[SC_PENDING_END] = -1
     st.sc[SC_ELEPHANT] = tab.rules[R_START_SPACE]
     for marker in range(5):  # solo_markers: a marker not in the set stays "used"
         st.markers_used[marker] = tab.marker_absent[marker]
@@ -902,7 +916,9 @@ def main_action_done(st, tab):
         if count < 1 or count > tab.rules[R_POPULATE_MAX]:
             violation(st, INV_POPULATE)
     if board_complete(st, tab, active):
-        if tab.rules[R_END_SKIPS_BREEDING] != 0 or st.sc[SC_N_EVENTS] == 0:
+        if tab.rules[R_END_COMPLETE_ROUND] != 0:  # N-7.4: the turn goes on, breeding included
+            end_pending(st, END_COMPLETE_ACTION)
+        elif tab.rules[R_END_SKIPS_BREEDING] != 0 or st.sc[SC_N_EVENTS] == 0:
             finish(st, tab, END_COMPLETE_ACTION)
             return
     if (tab.rules[R_SOLO] != 0 and st.sc[SC_LAPS] >= tab.rules[R_SOLO_LAPS]
@@ -919,14 +935,29 @@ def main_action_done(st, tab):
 
 
 @kernel
+def end_pending(st, reason):
+    """N-7.4 complete_round: the first complete board names the end's reason and its ender (the
+    seat whose turn it is); the game ends after the last seat's turn of this round."""
+    if st.sc[SC_PENDING_END] < 0:
+        st.sc[SC_PENDING_END] = reason
+        st.sc[SC_ENDER] = st.sc[SC_ACTIVE]
+
+
+@kernel
 def end_turn(st, tab):
-    """N-4.6 / N-7.1 (2): end after breeding if a board is complete; solo end and markers."""
+    """N-4.6 / N-7.1 (2): end after breeding if a board is complete (with complete_round, N-7.4,
+    after the last seat's turn of that round); solo end and markers."""
     players = st.sc[SC_PLAYERS]
     for seat in range(players):
         if board_complete(st, tab, seat):
             reason = END_COMPLETE_BREEDING if st.sc[SC_N_EVENTS] > 0 else END_COMPLETE_ACTION
-            finish(st, tab, reason)
-            return
+            if tab.rules[R_END_COMPLETE_ROUND] == 0:
+                finish(st, tab, reason)
+                return
+            end_pending(st, reason)
+    if st.sc[SC_PENDING_END] >= 0 and st.sc[SC_ACTIVE] == players - 1:
+        finish(st, tab, st.sc[SC_PENDING_END])
+        return
     if tab.rules[R_SOLO] != 0:
         if st.sc[SC_LAPS] >= tab.rules[R_SOLO_LAPS]:
             finish(st, tab, END_SOLO_LAPS)

@@ -375,6 +375,16 @@ class Params(StrictModel):
         True, "N-7.1", "A board completed in the main action ends the game before breeding (E14).",
         encode=Flag("R_END_SKIPS_BREEDING"),
     )
+    end_timing: Literal["immediate", "complete_round"] = knob(
+        "immediate", "N-7.4", "A complete board ends the game at once (N-7.1), or the round is "
+        "completed first so every seat has as many turns (designer variant): the trigger turn "
+        "goes on with its breeding, the seats up to the last one play their turn, then N-7.2 "
+        "ranks the complete boards.",
+    )
+    tie_break: Literal["most_animals", "shared"] = knob(
+        "most_animals", "N-7.5", "Several complete boards at the end: the one with the most "
+        "animals wins (N-7.2), or every complete board shares the win (designer variant).",
+    )
     solo_board: Literal["3_houses", "4_houses"] = knob("3_houses", "N-8.2", "Solo board side.")
     solo_score: Literal["bga", "lap_aware"] = knob(
         "bga", "N-8.2", "Solo score of a win: spaces to space 10 (bga) or to the end of the "
@@ -421,6 +431,18 @@ class Params(StrictModel):
     tile_classes: TileClasses = knob(TileClasses(), "N-1.3", "Tile class composition.")
     strip: Strip = knob(Strip(), "N-3", "The action strip.")
     geometry: Geometry = knob(Geometry(), "N-2", "Boards, movement range, bonus, bays.")
+    # Designer variants that switch off one way the boards differ by seat (N-2.4 to N-2.6): each
+    # gives every seat that part of seat 1's board (the start player's) for this player count.
+    equal_barns: bool = knob(
+        False, "N-2.4", "Every seat's barn (squares pre-covered) is seat 1's, so every board has "
+        "the same squares to fill.",
+    )
+    equal_houses: bool = knob(
+        False, "N-2.5", "Every seat has as many houses as seat 1.",
+    )
+    equal_start_animals: bool = knob(
+        False, "N-2.6", "Every seat starts with seat 1's starting animals.",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -458,6 +480,22 @@ class Params(StrictModel):
         return self
 
     @model_validator(mode="after")
+    def check_equal_boards(self):
+        """A board made equal in part (N-2.4 to N-2.6) must still be a valid board (N-2.3)."""
+        if not (self.equal_barns or self.equal_houses or self.equal_start_animals):
+            return self
+        for seat, board in enumerate(boards_for(self)):
+            try:
+                BoardSpec.model_validate(board.model_dump())
+            except pydantic.ValidationError as error:
+                reason = error.errors()[0]["msg"].removeprefix("Value error, ")
+                raise ValueError(
+                    f"equal_barns/equal_houses/equal_start_animals give seat {seat + 1} an "
+                    f"impossible board: {reason}"
+                ) from None
+        return self
+
+    @model_validator(mode="after")
     def check_variants(self):
         if self.short_game_2p and self.players != 2:
             raise ValueError("short_game_2p needs players = 2")
@@ -467,12 +505,18 @@ class Params(StrictModel):
 
 
 def boards_for(params: Params) -> list[BoardSpec]:
-    """The board of every seat, seat 0 first."""
+    """The board of every seat, seat 0 first, with the parts the equal_* knobs make equal
+    (N-2.4 to N-2.6) taken from seat 1's (the start player's) board."""
     boards = params.geometry.boards
     if params.players == 1:
         return [boards.solo_3_houses if params.solo_board == "3_houses" else boards.solo_4_houses]
     group = getattr(boards, f"p{params.players}")
-    return [getattr(group, f"seat{i + 1}") for i in range(params.players)]
+    printed = [getattr(group, f"seat{i + 1}") for i in range(params.players)]
+    start_board = printed[0]
+    equal = {"barn_rows": params.equal_barns, "houses": params.equal_houses,
+             "start_animals": params.equal_start_animals}
+    update = {part: getattr(start_board, part) for part, on in equal.items() if on}
+    return [board.model_copy(update=update) for board in printed]
 
 
 # The rule array the kernels read (Tables.rules): every knob with an `encode=` above (in
@@ -485,6 +529,10 @@ RULES = RuleLayout(Params, dtype=np.int32, derived=(
     Derived("R_RANGE", lambda p: getattr(p.geometry.movement_range, f"p{p.players}") if p.players > 1 else 0),
     Derived("R_TILES_PER_BAY", lambda p: p.geometry.reduced_tiles_per_bay
             if p.players == 1 or p.short_game_2p else p.geometry.tiles_per_bay),
+    # end_timing (N-7.4): 1 = complete the round after a board is complete
+    Derived("R_END_COMPLETE_ROUND", lambda p: p.end_timing == "complete_round"),
+    # tie_break (N-7.5): 1 = every complete board wins
+    Derived("R_TIE_SHARED", lambda p: p.tie_break == "shared"),
 ))
 
 

@@ -14,10 +14,11 @@ from simulator.games.nyz import search as NS
 from simulator.games.nyz.invariants import check_invariants
 from simulator.games.nyz.moves import animals_of, apply_move, empty_squares, new_state, solo_score
 from simulator.games.nyz.state import (
-    GAME_COLUMNS, P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_YOUNG, P_ENCLOSURES,
-    P_FILLED, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_TURNS, P_WIN, P_YOUNG, R_PLAYERS, R_SOLO,
-    SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_END_REASON, SC_FIRST_VIOLATION, SC_LAPS,
-    SC_OVER, SC_ROUNDS, SC_SOLO_WON, SC_TURNS, SC_VIOLATIONS, SEAT_COLUMNS,
+    GAME_COLUMNS, P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_YOUNG, P_DECISIONS,
+    P_ENCLOSURES, P_FILLED, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_TURNS, P_WIN, P_YOUNG, R_PLAYERS,
+    R_SOLO, SC_ACTIVE, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_ENDER, SC_END_REASON,
+    SC_FIRST_VIOLATION, SC_LAPS, SC_N_OPTIONS, SC_OVER, SC_ROUNDS, SC_SOLO_WON, SC_TURNS,
+    SC_VIOLATIONS, SEAT_COLUMNS,
 )
 from simulator.games.nyz.tables import kernel_tables
 
@@ -32,6 +33,8 @@ GAME_COLUMN_SOLO_SCORE = GAME_COLUMNS.index("solo_score")
 GAME_COLUMN_CHECK_VIOLATIONS = GAME_COLUMNS.index("check_violations")
 GAME_COLUMN_FIRST_VIOLATION = GAME_COLUMNS.index("first_violation")
 GAME_COLUMN_LAPS = GAME_COLUMNS.index("laps")
+GAME_COLUMN_LAST_MOVER = GAME_COLUMNS.index("last_mover")
+GAME_COLUMN_ENDER = GAME_COLUMNS.index("ender")
 SEAT_COLUMN_SCORE = SEAT_COLUMNS.index("score")
 SEAT_COLUMN_WIN = SEAT_COLUMNS.index("win")
 SEAT_COLUMN_ENCLOSURES_PLACED = SEAT_COLUMNS.index("enclosures_placed")
@@ -47,6 +50,8 @@ SEAT_COLUMN_ATTRACTION_SQUARES = SEAT_COLUMNS.index("attraction_squares")
 SEAT_COLUMN_BONUS_YOUNG = SEAT_COLUMNS.index("bonus_young")
 SEAT_COLUMN_KEPT_FROM_FULL = SEAT_COLUMNS.index("kept_from_full")
 SEAT_COLUMN_HOUSE_ADDS = SEAT_COLUMNS.index("house_adds")
+SEAT_COLUMN_SEAT_TURNS = SEAT_COLUMNS.index("seat_turns")
+SEAT_COLUMN_DECISIONS = SEAT_COLUMNS.index("decisions")
 
 
 @kernel
@@ -70,6 +75,8 @@ def play_out(st, tab, scratch, search_workspace):
     if st.sc[SC_CHECKED] != 0:
         check_invariants(st, tab)
     while st.sc[SC_OVER] == 0:
+        if st.sc[SC_N_OPTIONS] >= 2:  # a decision (turn-order facts, logs.TURN_ORDER_SEAT_COLUMNS)
+            st.seat[st.sc[SC_DECIDER], P_DECISIONS] += 1
         apply_move(st, tab, st.options[choose(st, tab, scratch, search_workspace)])
 
 
@@ -100,6 +107,8 @@ def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspa
         game_out[g, GAME_COLUMN_CHECK_VIOLATIONS] = st.sc[SC_VIOLATIONS]
         game_out[g, GAME_COLUMN_FIRST_VIOLATION] = st.sc[SC_FIRST_VIOLATION]
         game_out[g, GAME_COLUMN_LAPS] = st.sc[SC_LAPS]
+        game_out[g, GAME_COLUMN_LAST_MOVER] = st.sc[SC_ACTIVE]  # the seat of the last turn
+        game_out[g, GAME_COLUMN_ENDER] = st.sc[SC_ENDER]
         for seat in range(players):
             empty = empty_squares(st, tab, seat)
             seat_out[g, seat, SEAT_COLUMN_SCORE] = -empty
@@ -117,6 +126,8 @@ def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspa
             seat_out[g, seat, SEAT_COLUMN_BONUS_YOUNG] = st.seat[seat, P_BONUS_YOUNG]
             seat_out[g, seat, SEAT_COLUMN_KEPT_FROM_FULL] = st.seat[seat, P_KEPT]
             seat_out[g, seat, SEAT_COLUMN_HOUSE_ADDS] = st.seat[seat, P_HOUSE_ADDS]
+            seat_out[g, seat, SEAT_COLUMN_SEAT_TURNS] = st.seat[seat, P_TURNS]
+            seat_out[g, seat, SEAT_COLUMN_DECISIONS] = st.seat[seat, P_DECISIONS]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,7 +135,8 @@ def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspa
 
 RECORDS = RecordColumns(
     game=GAME_COLUMNS, seat=SEAT_COLUMNS, kernel_dtype=np.int32, default_dtype=np.int16,
-    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8},
+    dtypes={"win": np.bool_, "solo_won": np.bool_, "end_reason": np.int8, "last_mover": np.int8,
+            "ender": np.int8},
 )
 
 

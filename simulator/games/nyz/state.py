@@ -77,6 +77,8 @@ R_BONUS_ENABLED = 28  # derived
 R_MAX_TURNS = 29  # derived
 R_RANGE = 30  # derived
 R_TILES_PER_BAY = 31  # derived
+R_END_COMPLETE_ROUND = 32  # derived: end_timing
+R_TIE_SHARED = 33  # derived: tie_break
 # values of single_animal_rule (their index in its Literal)
 SINGLE_ANY_TIME = 0  # 'any_time'
 SINGLE_WHEN_NO_PICTURED_FITS = 1  # 'when_no_pictured_fits'
@@ -120,7 +122,9 @@ SC_CHECKED = 32
 SC_SOLO_WON = 33
 SC_ROUNDS = 34
 SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal move
-N_SCALARS = 36
+SC_ENDER = 36  # seat whose turn triggered the end, -1 = none (yet, or a turn cap)
+SC_PENDING_END = 37  # end_timing complete_round: END_* of the trigger, -1 = none; ends the round
+N_SCALARS = 38
 
 # stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0
@@ -201,7 +205,8 @@ P_BONUS_YOUNG = 13  # animals bred by bonus breeding (part of P_YOUNG)
 P_KEPT = 14  # animals kept in a house from a full enclosure (N-4.4)
 P_HOUSE_ADDS = 15  # animals moved from a house by add-from-house (N-5.4)
 P_EVENT_HOUSE_ADDS = 16  # house adds in the current breeding event (breeding_house_adds)
-N_SEAT_FIELDS = 17
+P_DECISIONS = 17  # decisions among two or more legal moves the seat took (play.py counts them)
+N_SEAT_FIELDS = 18
 
 # invariant codes (invariants.check_invariants, N-11 T18)
 INV_OVERLAP = 1
@@ -227,12 +232,12 @@ END_COMPLETE_ACTION, END_COMPLETE_BREEDING, END_SOLO_LAPS, END_TURN_CAP, END_STU
 # per-game and per-seat record columns beyond the required ones (order = kernel output order)
 GAME_COLUMNS = (
     "turns", "rounds", "end_reason", "breedings", "solo_won", "solo_score",
-    "check_violations", "first_violation", "laps",
+    "check_violations", "first_violation", "laps", "last_mover", "ender",
 )
 SEAT_COLUMNS = (
     "score", "win", "enclosures_placed", "enclosures_filled", "attractions", "empty_squares",
     "animals", "young", "acquired", "passes", "turns_played", "attraction_squares",
-    "bonus_young", "kept_from_full", "house_adds",
+    "bonus_young", "kept_from_full", "house_adds", "seat_turns", "decisions",
 )
 # the statistics Board Game Arena keeps per player for this game, as record columns
 SEAT_MEASURES = {

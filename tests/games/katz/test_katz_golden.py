@@ -27,6 +27,8 @@ GOLDEN_COLUMNS = (
 # per-seat counters added for #13 (cards drawn, replacements, keepers, extra turns, skips)
 NEW_COLUMNS = ("cards_drawn", "keepers_replaced", "zookeepers_placed", "extra_turns_taken",
                "turns_skipped")
+# turn-order facts added for #24 (logs.TURN_ORDER_*)
+TURN_ORDER_COLUMNS = ("seat_turns", "decisions", "last_mover", "ender")
 
 
 def _digest(columns, names=GOLDEN_COLUMNS) -> str:
@@ -119,17 +121,46 @@ GOLDEN_NEW = {
     "value-effects-off": "a1d66894e7e4e066d8d8362bdc98bd8257c2b67609a889a7bff596907ca84727",
 }
 
+# digests of TURN_ORDER_COLUMNS, computed when they were added (#24)
+GOLDEN_TURN_ORDER = {
+    "blocked-dead_cell": "f3ba7b074a60b754c30fe8849a44888256f156e15a4891caa1a23b7bfc8ed946",
+    "blocked-either": "2549c0b3fd995987fca112c47fc89c3b7ac34b9f37f3a875f1686985159635fb",
+    "blocked-off": "d800759e10cad369f2b4936deff96b657520ee8ae93d8a6e9d879fbd5487e1f4",
+    "checked-greedy-4p": "fffcf4e276fc6ed698f0c51567a90548a42a868c702d0ef3d2e661217bb1eb5a",
+    "checked-mixed-5p": "7e03620927b6266212322cc17cd4050e7beafcf7975b4d32e82e4f122c39aa87",
+    "complete-round": "307f83b5958c643988fcb6665decc651d303c239327dd5deba5c60f33cca2f35",
+    "covered-cards-block": "dc399cd471f9883d8381457c4103aa376e6b7e77e4e93a03a938a01be7a3d854",
+    "expectimax-2p": "2d28e964ecd0a363064d15b9a9b18f2c9b20618d4bae32d081d6a3652bebb9f8",
+    "expectimax-3p": "16ebe93d39762d65c1edf93490a0edc63410030e896268c12fc916e86789b9ea",
+    "expectimax-4p": "9917f399ae94c693a67f9159d1ef2086d67711e326975d9e6ae8c6269542c781",
+    "expectimax-5p": "4886b236ba73d654acc065b257f45f04de6fe3b8d07bf46ed87a8ba92feb052e",
+    "greedy-2p": "811958544ad0672b9cd56227932bb6b5c38405b2923ef42b944ff42d7529519c",
+    "greedy-3p": "c083496b571c0e4f6c575577892f5bfff3dc30fd7e3ddd572a6607cc9d25a267",
+    "greedy-4p": "d8db554b2000eb8881e22a0fbe4b4e8a5fd1ad032ef5f0cfbf8e7a076ec31077",
+    "greedy-5p": "aa5495228b6a130a07b3b5e995898dd9210040ff07bbdf6263e796922af5a6ee",
+    "mixed-2p": "640ea8a1bc6325d9fe8f2eec9b5b52a984d8da63f1df47b505f9e0f50b475c75",
+    "mixed-3p": "b6e208973594fa7c86d1c11cf8aa5f0465b1266f04850e513cb0c3530e059cd4",
+    "mixed-4p": "af06b285dbe840e1ec5a0228cfb820d434b98d3d0679830ecccc0c51b25a569f",
+    "mixed-5p": "7620d36589699c94ee10e0ea2b911009739bee6322d7e54b29d12a16e3433aae",
+    "random-2p": "abfd05692b9380e9087927c38ed98eec69a640679ff04f0299dc7bd6a2e0ea74",
+    "random-3p": "c9e0281d7fb79303fec685114376724f5ae6cae661cf5d659abafbdda4e50442",
+    "random-4p": "9db9280b21e473b2e79f03ec26ae63f7aad11453b4c5faca25f007ddeca7b6af",
+    "random-5p": "5d80123d6de6eb16f5d6bcd3f31028243d03589e21f05744c84bedec090ae7f5",
+    "value-effects-off": "1195613604df225607f725020425103f4aea1a4ac4dc90d6c3f7608f6502c3d2",
+}
+
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden(case):
     players, seats, knobs, seed0, check = CASES[case]
     columns = _run(players, seats, knobs, seed0, check)
-    assert set(GOLDEN_COLUMNS) | set(NEW_COLUMNS) == set(columns)
+    assert set(GOLDEN_COLUMNS) | set(NEW_COLUMNS) | set(TURN_ORDER_COLUMNS) == set(columns)
     assert _digest(columns) == GOLDEN[case]
     assert _digest(columns, NEW_COLUMNS) == GOLDEN_NEW[case]
+    assert _digest(columns, TURN_ORDER_COLUMNS) == GOLDEN_TURN_ORDER[case]
 
 
 if __name__ == "__main__":
-    for names in (GOLDEN_COLUMNS, NEW_COLUMNS):
+    for names in (GOLDEN_COLUMNS, NEW_COLUMNS, TURN_ORDER_COLUMNS):
         for case in sorted(CASES):
             print(f'    "{case}": "{_digest(_run(*CASES[case]), names)}",')

@@ -12,6 +12,7 @@ import pytest
 from katz_helpers import make_params, seeds
 from simulator.games.base import InvariantViolation, check_columns
 from simulator.games.katz import GAME, play, render, step_api
+from simulator.logs import with_turn_order
 from simulator.games.katz import state as S
 
 VARIANTS = [
@@ -34,8 +35,10 @@ VARIANTS = [
      "first_turn_limit": "no_extra_turn", "seat_bonus_points": [0, 0.5, 1, 1.5, 2], "rounds": 2},
     {"end_when_no_face_down": False, "keepers": 4, "lost_extra_turn_in_pass_streak": True,
      "line_completion_needs_no_fit": False, "line_complete_counts_keepers": False},
+    # the mechanism switches of issue #24 (K-3.5.1, K-3.5.2 off; K-4.1.4 above)
+    {"extra_turn_values": [], "skip_values": []},
 ]
-GAMES_PER_CELL = 900  # 4 player counts x 15 variants x 2 policies x 900 = 108,000 games
+GAMES_PER_CELL = 900  # 4 player counts x 16 variants x 2 policies x 900 = 115,200 games
 
 
 @pytest.mark.parametrize("policy", ["random", "greedy"])
@@ -213,6 +216,29 @@ def test_complete_round_gives_remaining_seats_one_turn():
                             S.EV_FORCED_PASS, S.EV_SKIPPED):
                     last_seat = seat
         assert last_seat == 3
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
+    """Issue #24: with the immediate end (K-4.1) some games end mid-round and the seats before
+    the ender get one seat turn more (turn-order records); `end_timing: complete_round` (K-4.1.4)
+    gives every seat as many in every game, `extra_turn_values: []` (K-3.5.1) grants no extra
+    turn and `skip_values: []` (K-3.5.2) loses none, all with the invariants clean."""
+    seating = GAME.seat_policies([("greedy", {})] * players)
+    rotations = (np.arange(300) % players).astype(np.int8)
+
+    def records(**knobs):
+        columns = play.play_batch(make_params(players=players, **knobs), seating, seeds(300, 7),
+                                  rotations, check=True)
+        assert columns["check_violations"].sum() == 0
+        return with_turn_order(columns)
+
+    immediate = records()
+    assert immediate["unequal_turns"].any() and immediate["extra_turns"].any() and immediate["skips"].any()
+    assert not records(end_timing="complete_round")["unequal_turns"].any()
+    assert not records(extra_turn_values=[])["extra_turns_taken"].any()
+    no_skips = records(skip_values=[])
+    assert not no_skips["turns_skipped"].any() and not no_skips["skips_earned"].any()
 
 
 def test_allow_pass_and_no_progress_end():

@@ -6,6 +6,7 @@ import pytest
 
 from simulator.games.base import check_columns
 from simulator.games.nyz import GAME, render, step_api
+from simulator.logs import with_turn_order
 
 END = {name: i for i, name in enumerate(GAME.end_reasons)}
 
@@ -33,14 +34,21 @@ VARIANTS = {
         "tile_classes": {"A": ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "A8"],
                          "D": ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]},
     },
+    # the mechanism switches of issue #24 at once (N-7.4, N-2.4 to N-2.6, bonus breeding off)
+    "mechanisms": {
+        "end_timing": "complete_round", "equal_barns": True, "equal_houses": True,
+        "equal_start_animals": True, "geometry": {"bonus_breeding_player_counts": []},
+        "tie_break": "shared",
+    },
 }
-# (players, variant, games per policy); 2 policies each -> 26,800 games in total
+# (players, variant, games per policy); 2 policies each -> 28,400 games in total
 SWEEP = [
     (1, "bga", 1200), (1, "solo4", 1000), (2, "bga", 1600), (2, "short", 1200),
     (2, "bga_quirks", 1000), (2, "physical", 1200), (3, "bga", 1000), (3, "physical", 800),
     (4, "bga", 600), (4, "bga_quirks", 500), (5, "bga", 500), (5, "physical", 600),
     (1, "seed_summary", 600), (2, "seed_summary", 800), (3, "seed_summary", 500),
     (4, "seed_summary", 300), (1, "designer", 600), (2, "designer", 600), (4, "designer", 300),
+    (2, "mechanisms", 300), (3, "mechanisms", 300), (4, "mechanisms", 200),
 ]
 
 
@@ -89,6 +97,28 @@ def test_t18_invariants_hold_in_every_game(players, variant, games, policy):
     # with 16 of them random players often cannot finish (E18), which the cap then reports.
     if params.attraction_1x1_unlimited:
         assert (reasons == END["turn_cap"]).mean() < 0.01
+
+
+@pytest.mark.parametrize("players", [2, 3, 4])
+def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
+    """Issue #24: with the immediate end (N-7.1) many games end before the later seats' turn of
+    the round; `end_timing: complete_round` (N-7.4) gives every seat as many turns in every
+    game that ends on a complete board; `bonus_breeding_player_counts: []` (N-6.3) breeds no
+    bonus young; the equal_* knobs (N-2.4 to N-2.6) play clean games."""
+    def records(**knobs):
+        cols = play(GAME.make_params({"players": players, **knobs}), "greedy", 200)
+        assert cols["check_violations"].sum() == 0
+        return with_turn_order(cols)
+
+    immediate = records()
+    assert immediate["unequal_turns"].any()
+    complete_round = records(end_timing="complete_round")
+    assert not complete_round["unequal_turns"][complete_round["win"].any(axis=1)].any()
+    assert (complete_round["last_mover"][complete_round["win"].any(axis=1)] == players - 1).all()
+    assert not records(geometry={"bonus_breeding_player_counts": []})["bonus_young"].any()
+    if players <= 3:
+        assert immediate["bonus_young"].any()
+    records(equal_barns=True, equal_houses=True, equal_start_animals=True)  # checked: clean
 
 
 @pytest.mark.parametrize("players, variant", [(2, "bga"), (3, "seed_summary"), (4, "bga"), (2, "designer")])

@@ -11,6 +11,7 @@ from nyz_helpers import add_enclosure, cover_squares, restart_turn, set_bay, set
 from simulator.games.nyz import GAME, moves, render, step_api
 from simulator.games.nyz import components as comp
 from simulator.games.nyz import state as S
+from simulator.errors import ZoosimError
 
 SPECIES = {name: i for i, name in enumerate(comp.SPECIES)}
 
@@ -278,6 +279,43 @@ def test_t4_two_house_board_first_turn():
     assert pos.scalar(S.SC_ACTIVE) == 1  # turn over: no second animal of that species
 
 
+def test_n2_4_equal_barns_give_every_seat_seat_1s_squares_to_fill():
+    """N-2.4: the 4-player boards leave 63, 62, 60, 59 squares to fill (N-2.3); equal_barns
+    gives every seat seat 1's 63."""
+    assert list(game(4).tables.to_fill) == [63, 62, 60, 59]
+    assert list(game(4, equal_barns=True).tables.to_fill) == [63] * 4
+
+
+def test_n2_5_equal_houses_take_the_free_house_of_later_seats():
+    """N-2.5 with T4: seat 1 of 4 starts with both houses full, so animal spaces are illegal
+    for it; with equal_houses seat 4 (4 houses on its board) is in the same place."""
+    def first_turn_of_seat_4(**knobs):
+        """(houses, animal spaces among the destinations) of seat 4's first turn."""
+        pos = game(4, **knobs)
+        restart_turn(pos, active=3, elephant=10)
+        kinds = pos.tables.strip_kind
+        return (pos.state.seat[3, S.P_HOUSES],
+                [space for space in destinations(pos) if kinds[space] == S.SPACE_ANIMALS])
+    houses_printed, animal_spaces_printed = first_turn_of_seat_4()
+    houses_equal, animal_spaces_equal = first_turn_of_seat_4(equal_houses=True)
+    assert (houses_printed, houses_equal) == (4, 2)
+    assert animal_spaces_printed and not animal_spaces_equal
+
+
+def test_n2_6_equal_start_animals():
+    """N-2.6: seat 4 of 4 starts with meerkat + kangaroo (N-2.3), with the knob with seat 1's
+    meerkat + flamingo."""
+    assert houses(game(4), 3) == ["kangaroo", "meerkat"]
+    assert houses(game(4, equal_start_animals=True), 3) == ["flamingo", "meerkat"]
+
+
+def test_n2_5_equal_houses_that_cannot_hold_the_start_animals_are_refused():
+    boards = {"geometry": {"boards": {"p2": {"seat1": {"houses": 1, "start_animals": ["meerkat"]}}}}}
+    GAME.make_params({"players": 2, **boards})  # valid as printed
+    with pytest.raises(ZoosimError, match="seat 2 an impossible board: 2 starting animals do not fit in 1 houses"):
+        GAME.make_params({"players": 2, "equal_houses": True, **boards})
+
+
 @pytest.mark.parametrize("meerkats, moved", [(2, 1), (3, 2)])
 def test_t5_populate_restriction(meerkats, moved):
     """T5 / E25: sources are houses and enclosures keeping >= 1; second animal same species."""
@@ -528,14 +566,18 @@ def test_t12_breeding_order_and_scoring_before_next_player():
     assert pos.state.seat[1, S.P_FILLED] == 1
 
 
-def t13_position(end_skips_breeding=True):
-    pos = game(2, end_skips_breeding=end_skips_breeding)
+def t13_position(end_skips_breeding=True, completer=0, **knobs):
+    """2 players: `completer` completes its board in its main action (scoring a meerkat
+    enclosure, then a 1x1 attraction on the last square) and the move crosses the fox line of
+    the other seat's enclosure; then the game is played on to its end."""
+    pos = game(2, end_skips_breeding=end_skips_breeding, **knobs)
+    other = 1 - completer
     clear_board(pos, 0, [None, None, None])
     clear_board(pos, 1, [None, None, None])
-    m = add_enclosure(pos, 0, "A7", "meerkat", 3)
-    fox = add_enclosure(pos, 1, "C1", "fox", 5)
-    cover_squares(pos, 0, 1)
-    restart_turn(pos, active=0, elephant=12)
+    m = add_enclosure(pos, completer, "A7", "meerkat", 3)
+    fox = add_enclosure(pos, other, "C1", "fox", 5)
+    cover_squares(pos, completer, 1)
+    restart_turn(pos, active=completer, elephant=12)
     move_elephant(pos, 15)  # kangaroo + meerkat, crossing the fox line
     step_api.apply(pos, S.CHOICE_PAIR)
     step_api.apply(pos, to_place(1, m))  # fills m
@@ -561,10 +603,51 @@ def test_e14_knob_breeding_after_completion():
     assert pos.state.seat[1, S.P_YOUNG] >= 1
 
 
-@pytest.mark.parametrize("extra_a, winners", [(2, [0]), (0, [0, 2])])
-def test_t14_simultaneous_completion(extra_a, winners):
-    """T14 / E15: A and C complete in one breeding phase: more animals wins, else shared."""
-    pos = game(3)
+def test_n7_4_complete_round_gives_the_last_seat_its_turn():
+    """N-7.4 end_timing complete_round: seat 0's complete board does not end the game; its
+    turn goes on with breeding (seat 1's foxes breed although end_skips_breeding is on), seat 1
+    plays its turn of the round, then the game ends and N-7.2 names the complete board."""
+    immediate, fox = t13_position()
+    assert immediate.scalar(S.SC_ACTIVE) == 0 and enc(immediate, 1, fox)[0] == 5
+    pos, fox = t13_position(end_timing="complete_round")
+    assert step_api.is_over(pos)
+    assert pos.state.seat[1, S.P_YOUNG] >= 1  # the trigger turn's breeding happened
+    assert pos.scalar(S.SC_ACTIVE) == 1 and pos.state.seat[1, S.P_TURNS] == 1  # its turn came
+    assert S.END_REASONS[pos.scalar(S.SC_END_REASON)] == "complete_in_action"
+    assert pos.scalar(S.SC_ENDER) == 0 and step_api.winners(pos) == [0]
+
+
+def test_n7_4_complete_round_ends_at_once_after_the_last_seat():
+    """N-7.4: when the last seat of the round completes its board, nobody plays after it (its
+    own breeding still happens)."""
+    pos, _ = t13_position(completer=1, end_timing="complete_round")
+    assert step_api.is_over(pos) and pos.scalar(S.SC_ACTIVE) == 1
+    assert pos.state.seat[0, S.P_YOUNG] >= 1
+    assert pos.scalar(S.SC_ENDER) == 1 and step_api.winners(pos) == [1]
+
+
+def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
+    """Issue #24: the mechanism switches are listed by `zoosim rules nyz` with their rule ids
+    and refuse bad values in one line."""
+    rules = {knob.name: (knob.rule, knob.default) for knob in GAME.knobs()}
+    assert rules["end_timing"] == ("N-7.4", '"immediate"')
+    assert rules["equal_barns"] == ("N-2.4", "false")
+    assert rules["equal_houses"] == ("N-2.5", "false")
+    assert rules["equal_start_animals"] == ("N-2.6", "false")
+    assert rules["tie_break"] == ("N-7.5", '"most_animals"')
+    with pytest.raises(ZoosimError, match="end_timing.*'immediate' or 'complete_round'"):
+        GAME.make_params({"end_timing": "end_of_round"})
+    with pytest.raises(ZoosimError, match="equal_houses.*allowed: true or false"):
+        GAME.make_params({"equal_houses": "yes"})
+
+
+@pytest.mark.parametrize("extra_a, tie_break, winners", [
+    (2, "most_animals", [0]), (0, "most_animals", [0, 2]), (2, "shared", [0, 2]),
+])
+def test_t14_simultaneous_completion(extra_a, tie_break, winners):
+    """T14 / E15: A and C complete in one breeding phase: more animals wins, else shared; with
+    N-7.5 `tie_break: shared` both complete boards win whatever their animals."""
+    pos = game(3, tie_break=tie_break)
     for seat in range(3):
         clear_board(pos, seat, [None, None, None])
     for seat in (0, 2):
