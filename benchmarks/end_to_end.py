@@ -2,6 +2,7 @@
 
     python benchmarks/end_to_end.py                       # 1 M four-player random Katz games, 2 jobs
     python benchmarks/end_to_end.py --games 4000000 --jobs 2
+    python benchmarks/end_to_end.py --timeline            # then the play phase's time line
 
 1. The engine alone: `play_batch` of the same games in this process, one core, after compiling
    (games per second per core).
@@ -12,12 +13,15 @@ Prints both speeds, their ratio (the goal), and the report time. Run on an other
 machine: other load lowers the pipeline's share of the cores more than the one-core engine
 measurement's. The CPU ratio (engine CPU seconds per game / the whole run's CPU seconds per game,
 workers included) shows the pipeline's own overhead and hardly depends on other load.
+The machine (CPU model, cores, load average) and the date are printed before and after the
+figures. `--timeline` then plays the same run in this process with the threading backend and
+prints benchmarks/timeline.py's time line of it (what each worker thread did when, the CPU
+seconds of each stage, the share of the play phase under the interpreter lock).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import resource
 import subprocess
@@ -28,6 +32,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
+
+from machine import machine_line  # noqa: E402  (benchmarks/machine.py)
 
 
 def engine_speed(players: int, policy: str, games: int) -> tuple[float, float]:
@@ -71,7 +78,10 @@ def main() -> None:
     parser.add_argument("--policy", default="random")
     parser.add_argument("--chunk-games", type=int, default=50_000)
     parser.add_argument("--backend", default=None, help="zoosim run --backend (default: zoosim's default)")
+    parser.add_argument("--timeline", action="store_true", help="then the play phase's time line (benchmarks/timeline.py)")
+    parser.add_argument("--timeline-html", type=Path, default=None, help="with --timeline: also as an HTML file")
     arguments = parser.parse_args()
+    print(f"before: {machine_line()}")
     engine, engine_per_cpu = engine_speed(arguments.players, arguments.policy, min(arguments.games, 400_000))
     with tempfile.TemporaryDirectory() as folder:
         experiment = Path(folder) / "end_to_end.yaml"
@@ -88,8 +98,7 @@ def main() -> None:
     played = re.search(r"played ([\d,]+) games in ([\d.]+) s", output)
     pipeline = arguments.games / run_seconds / arguments.jobs
     print(f"katz, {arguments.players} players, {arguments.policy}, {arguments.games:,} games, {arguments.jobs} jobs, "
-          f"backend {arguments.backend or 'default'} "
-          f"(load average {os.getloadavg()[0]:.1f})")
+          f"backend {arguments.backend or 'default'}")
     print(f"  engine alone:         {engine:10,.0f} games/s per core")
     print(f"  zoosim run + report:  {pipeline:10,.0f} games/s per core ({run_seconds:.1f} s; "
           f"playing {played.group(2) if played else '?'} s)")
@@ -97,6 +106,14 @@ def main() -> None:
     print(f"  CPU ratio:            {arguments.games / run_cpu / engine_per_cpu:10.2f} "
           f"({run_cpu:.1f} CPU s for the run, {arguments.games / engine_per_cpu:.1f} for the engine alone)")
     print(f"  zoosim report alone:  {report_seconds:10.2f} s (whole process, {report_cpu:.2f} CPU s)")
+    print(f"after:  {machine_line()}")
+    if arguments.timeline:
+        import timeline
+
+        for line in timeline.report(arguments.games, arguments.jobs, arguments.players, arguments.policy,
+                                    arguments.chunk_games, arguments.timeline_html):
+            print(line)
+        print(f"after the time line: {machine_line()}")
 
 
 if __name__ == "__main__":

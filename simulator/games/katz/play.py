@@ -6,6 +6,8 @@ needs only the step rules.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from simulator.games import rng as random_stream
@@ -156,8 +158,8 @@ def write_records(rules, scalars, seats, win, column_scalars, game_row, seat_out
 
 
 def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, check: bool = False):
-    """Play one game per seed (rotation per game, K-8.1) in one kernel call; returns the record
-    columns of base.py. With `check`, the T17 invariants run after every action and violations
+    """Play one game per seed (rotation per game, K-8.1), PIECE_GAMES games per kernel call;
+    returns the record columns of base.py. With `check`, the T17 invariants run after every action and violations
     are counted in `check_violations` / `first_violation`."""
     players = params.players
     if seat_policies.players != players:
@@ -165,19 +167,51 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     games = seeds.shape[0]
-    game_out, seat_out = RECORDS.allocate(games, players)
     rules, cards, deck = rule_array(params), card_table(params), deck_cards(params)
     policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
     policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
-    play_games(
-        rules, cards, deck, policy_ids, policy_params,
-        KS.search_workspace(rules, cards, deck, policy_ids, policy_params),
-        seeds, rotations, bool(check), np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64),
-        game_out, seat_out,
-    )
-    columns = RECORDS.unpack(game_out, seat_out)
-    columns["score"] = points_from_halves(params, RECORDS.seat_column(seat_out, SEAT_COLUMN_SCORE))
-    return columns
+    search_workspace = KS.search_workspace(rules, cards, deck, policy_ids, policy_params)
+    column_scalars = np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64)
+    columns = {name: np.empty(games, dtype=RECORDS.dtype(name)) for name in RECORDS.game}
+    columns.update({name: np.empty((games, players), dtype=RECORDS.dtype(name)) for name in RECORDS.seat
+                    if name != "score"})
+    halves = np.empty((games, players), dtype=np.int32)  # the score column in half points
+    for first in range(0, games, PIECE_GAMES):
+        stop = min(games, first + PIECE_GAMES)
+        game_out, seat_out = piece_buffers(stop - first, players)
+        play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds[first:stop],
+                   rotations[first:stop], bool(check), column_scalars, game_out, seat_out)
+        for index, name in enumerate(RECORDS.game):
+            columns[name][first:stop] = game_out[:, index]
+        for index, name in enumerate(RECORDS.seat):
+            target = halves if index == SEAT_COLUMN_SCORE else columns[name]
+            target[first:stop] = RECORDS.seat_column(seat_out, index)
+    columns["score"] = points_from_halves(params, halves)
+    return {name: columns[name] for name in (*RECORDS.game, *RECORDS.seat)}  # in RECORDS' order
+
+
+# The kernel writes a batch's records as int64 into buffers of PIECE_GAMES games at most, which
+# each thread keeps and reuses, and play_batch copies every piece into the record arrays (their
+# own dtypes, a quarter to an eighth of the size). A fresh int64 pair per batch (23 MB per 50,000
+# four-player games) cost a page fault per 4 KiB written and, when freed, an munmap whose TLB
+# shootdown interrupts the other threads of the process: the system time that made two threads
+# slower than two processes (issue #25). A piece stays in the cache while it is copied.
+PIECE_GAMES = 8_192
+_piece_buffers = threading.local()
+
+
+def piece_buffers(games: int, players: int) -> tuple[np.ndarray, np.ndarray]:
+    """This thread's kernel output buffers (RECORDS.allocate's shapes) for `games` <= PIECE_GAMES
+    games: views of two flat int64 arrays kept per thread, not zeroed (write_records writes
+    every column of every game)."""
+    game_size, seat_size = PIECE_GAMES * len(RECORDS.game), PIECE_GAMES * len(RECORDS.seat) * players
+    flat = getattr(_piece_buffers, "flat", None)
+    if flat is None or flat[1].shape[0] < seat_size:
+        flat = np.empty(game_size, dtype=np.int64), np.empty(seat_size, dtype=np.int64)
+        _piece_buffers.flat = flat
+    game_out = flat[0][:games * len(RECORDS.game)].reshape(games, len(RECORDS.game))
+    seat_out = flat[1][:games * len(RECORDS.seat) * players].reshape(len(RECORDS.seat), games, players)
+    return game_out, seat_out
 
 
 def points_from_halves(params: Params, halves: np.ndarray) -> np.ndarray:
