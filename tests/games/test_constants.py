@@ -38,11 +38,16 @@ def test_rule_array_constants_are_written_out_as_the_params_declare_them(game):
     assert "globals()" not in Path(state.__file__).read_text(encoding="utf-8")
 
 
-def row_prefix(game: str, policy_id: int) -> str:
-    """The prefix of a policy's parameter-row constants: New York Zoo's greedy weights are W_*."""
+def row_prefix(game: str, policy_id: int, name: str = "") -> str:
+    """The prefix of a policy's parameter-row constants: New York Zoo's greedy weights are W_*,
+    `learned`'s row L_*, and `strong`'s row is mcts's (no prefix) followed by S_* of its own."""
     if game == "nyz":
         from simulator.games.nyz import specs
 
+        if policy_id == specs.LEARNED:
+            return "L_"
+        if policy_id == specs.STRONG and name not in specs.SEARCH_POLICIES["mcts"].params:
+            return "S_"
         return "W_" if policy_id == specs.GREEDY else ""
     return ""
 
@@ -55,7 +60,7 @@ def test_every_policy_parameter_has_a_row_constant_at_its_place_in_the_row(game)
     checked = 0
     for spec in policies.values():
         for index, name in enumerate(spec.params):
-            constant = row_prefix(game, spec.policy_id) + name.upper()
+            constant = row_prefix(game, spec.policy_id, name) + name.upper()
             assert written.get(constant) == index, (spec.name, name, constant)
             checked += 1
     assert checked > 0

@@ -8,7 +8,7 @@ needs only the params, presets and policies).
 
 from simulator.games.base import Deferred, Game
 from simulator.games.nyz import params as nyz_params
-from simulator.games.nyz.specs import POLICIES, SEARCH_POLICIES
+from simulator.games.nyz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
 from simulator.games.nyz.state import (
     END_REASONS, GAME_COLUMNS, INVARIANT_NAMES, SEAT_COLUMNS, SEAT_MEASURES,
 )
@@ -20,8 +20,9 @@ GAME = Game(
     rules_version=nyz_params.RULES_VERSION,
     params_model=nyz_params.Params,
     presets=nyz_params.PRESETS,
-    policies={**POLICIES, **SEARCH_POLICIES},
-    search_policies=frozenset(SEARCH_POLICIES),
+    policies={**POLICIES, **SEARCH_POLICIES, **LEARNED_POLICIES},
+    # the learned policies play on the search's scratch game and workspace (search.py)
+    search_policies=frozenset(SEARCH_POLICIES) | frozenset(LEARNED_POLICIES),
     default_policy="greedy",
     end_reasons=END_REASONS,
     violation_names=("none",) + INVARIANT_NAMES[1:],

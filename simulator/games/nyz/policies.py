@@ -164,6 +164,13 @@ def destination_value(st, tab, seat, move, crossed, w):
 @kernel
 def hole_penalty(tab, seat, empty_lo, empty_hi, w):
     """Penalty for the empty squares no enclosure can use: no or one empty neighbour."""
+    holes, dead_ends = hole_counts(tab, seat, empty_lo, empty_hi)
+    return w[W_HOLE_WEIGHT] * holes + w[W_DEAD_END_WEIGHT] * dead_ends
+
+
+@kernel
+def hole_counts(tab, seat, empty_lo, empty_hi):
+    """(holes, dead ends): the empty squares with no empty neighbour, and with exactly one."""
     a0, a1, b0, b1, c0, c1, d0, d1 = neighbours(
         empty_lo, empty_hi, tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat])
     any0 = a0 | b0 | c0 | d0
@@ -172,7 +179,7 @@ def hole_penalty(tab, seat, empty_lo, empty_hi, w):
     two1 = (a1 & b1) | (a1 & c1) | (a1 & d1) | (b1 & c1) | (b1 & d1) | (c1 & d1)
     holes = popcount(empty_lo & ~any0, empty_hi & ~any1)
     dead_ends = popcount(empty_lo & any0 & ~two0, empty_hi & any1 & ~two1)
-    return w[W_HOLE_WEIGHT] * holes + w[W_DEAD_END_WEIGHT] * dead_ends
+    return holes, dead_ends
 
 
 @kernel

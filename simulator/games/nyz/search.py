@@ -1,5 +1,8 @@
 """New York Zoo search policies `mcts` and `mcts_duel`: Monte Carlo tree search over the game's
-decisions (they differ in the default heuristic only). The tree search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
+decisions (they differ in the default heuristic only); and the policies on the learned
+evaluation (features.py), which use the same scratch game and workspace: `strong` (this search,
+rollouts cut off by the evaluation) and `learned` (no search; see learned_move and "Learned
+policies" below). The tree search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
 the New York Zoo step functions and allocates its workspace.
 
 Information (N-12.6). Everything is public except, with `ai_sees_full_stacks = false`, the tiles
@@ -52,6 +55,15 @@ Rewards (in [0, 1], the seat's value of the position):
   covered (estimated as above) divided by the share of the solo laps used so far: the covering
   rate so far extrapolated to the end of the last lap.
 
+Learned policies. `learned` takes, among the heuristic's `width` best moves, the one whose
+position at the end of the seat's turn (the heuristic finishing the turn on the scratch game)
+features.position_value values most, or draws from the softmax of those values over
+`temperature` with the game's stream. `strong` is this search with the evaluation as the cut-off
+value (scores: the softmax over seats of the predicted values over `score_scale`; solo, a
+logistic of the predicted final score around -1/2, i.e. around a complete board). Both read the
+evaluation's weights from their parameter row (learned.py's layout, from specs.L_WEIGHTS /
+specs.S_WEIGHTS on) and use `solo_heuristic` in place of `heuristic` in solo games.
+
 Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
 greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per decision),
 score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy rollouts).
@@ -67,15 +79,16 @@ from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
+from simulator.games.nyz.features import N_FEATURES, linear_value, position_value, solo_time_used
 from simulator.games.nyz.specs import (
-    EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, POLICIES, ROLLOUT,
-    ROLLOUT_DEPTH, SCORE_SCALE, WIDTH,
+    EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
+    L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
+    ROLLOUT_DEPTH, S_SOLO_HEURISTIC, S_WEIGHTS, SCORE_SCALE, SET_MULTI, SET_SOLO, STRONG, WIDTH,
 )
 from simulator.games.nyz.state import (
     E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES,
-    P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_DECIDER,
-    SC_DECISION, SC_CHECKED, SC_ELEPHANT, SC_LAPS, SC_N_OPTIONS, SC_OVER, SC_PLAYERS,
-    SC_STOP_AT_FORCED, SC_TILE,
+    P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, SC_DECIDER, SC_DECISION, SC_CHECKED,
+    SC_N_OPTIONS, SC_OVER, SC_PLAYERS, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
 )
 
 # greedy weights of each `heuristic` choice (specs.HEURISTICS)
@@ -97,8 +110,11 @@ PRIOR_WEIGHT = 1.0
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
 # ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), option values float64
 # (MAX_OPTIONS,), seen flags int32 (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,),
-# width, score scale)
-CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(7)
+# width, score scale, evaluate (1: `strong`, cut-off positions by the learned evaluation),
+# the evaluation's weights (the seat's row from its weights slot on), a features buffer float64
+# (N_FEATURES,))
+(CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE, CTX_EVALUATE,
+ CTX_EVALUATION, CTX_FEATURES) = range(10)
 
 
 @kernel
@@ -225,14 +241,6 @@ def remaining_squares(st, tab, seat):
 
 
 @kernel
-def solo_time_used(st, tab):
-    """Share of the solo game's spaces the elephant has travelled (N-8.2: laps from the start
-    space), at least one space's worth."""
-    travelled = st.sc[SC_LAPS] * N_SPACES + (st.sc[SC_ELEPHANT] - tab.rules[R_START_SPACE]) % N_SPACES
-    return max(travelled, 1) / (tab.rules[R_SOLO_LAPS] * N_SPACES)
-
-
-@kernel
 def softmax_of_minus(out, players, scale):
     """out[:players] = the softmax over seats of minus out / scale (fewer squares left: more)."""
     best = math.inf
@@ -256,6 +264,9 @@ def scores(st, ctx, out):
         if over:
             empty = M.empty_squares(st, tab, 0)
             out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(empty / scale))
+        elif ctx[CTX_EVALUATE] != 0:  # the predicted final score is minus the empty squares
+            predicted = linear_value(st, tab, 0, ctx[CTX_EVALUATION], SET_SOLO, ctx[CTX_FEATURES])
+            out[0] = 1.0 / (1.0 + math.exp(min(-(predicted + 0.5) / scale, 700.0)))
         else:
             to_fill = tab.to_fill[0]
             projected = (to_fill - remaining_squares(st, tab, 0)) / solo_time_used(st, tab)
@@ -263,7 +274,10 @@ def scores(st, ctx, out):
         return
     if not over:
         for seat in range(players):
-            out[seat] = remaining_squares(st, tab, seat)
+            if ctx[CTX_EVALUATE] != 0:  # minus the predicted value: fewer squares left, more
+                out[seat] = -linear_value(st, tab, seat, ctx[CTX_EVALUATION], SET_MULTI, ctx[CTX_FEATURES])
+            else:
+                out[seat] = remaining_squares(st, tab, seat)
         softmax_of_minus(out, players, scale)
         return
     winners = 0
@@ -301,7 +315,7 @@ def allocate_search(tab, policy_id, policy_params):
     flags, a tile pool and the ranked root moves."""
     iterations = 0
     for seat in range(policy_id.shape[0]):
-        if policy_id[seat] >= FIRST_SEARCH_POLICY:
+        if policy_id[seat] == MCTS or policy_id[seat] == STRONG:
             iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
     scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
@@ -310,7 +324,54 @@ def allocate_search(tab, policy_id, policy_params):
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
         np.zeros(MAX_OPTIONS, dtype=np.int64),
+        np.zeros(N_FEATURES, dtype=np.float64),
+        np.zeros(MAX_OPTIONS, dtype=np.float64),
     )
+
+
+@kernel
+def finish_turn(st, tab, seat, weights):
+    """Play the heuristic (greedy with `weights`) for the seat until its turn is over: the game
+    ends, another seat decides (breeding, N-6.1) or the next turn starts."""
+    turn = st.sc[SC_TURNS]
+    while st.sc[SC_OVER] == 0 and st.sc[SC_DECIDER] == seat and st.sc[SC_TURNS] == turn:
+        n = st.sc[SC_N_OPTIONS]
+        M.apply_move(st, tab, st.options[P.greedy(st, tab, seat, n, weights)])
+
+
+@kernel
+def learned_move(st, tab, scratch, workspace, params):
+    """The `learned` policy: the move (among the heuristic's `width` best) whose position at the
+    end of the seat's turn, the heuristic finishing the turn, the evaluation values most;
+    temperature > 0 draws from the softmax over those values (squares) / temperature."""
+    seat = st.sc[SC_DECIDER]
+    tree, values, seen, pool, ranked, features, move_values = workspace
+    weights = HEURISTIC_WEIGHTS[int(params[L_SOLO_HEURISTIC if tab.rules[R_SOLO] != 0 else L_HEURISTIC])]
+    evaluation = params[L_WEIGHTS:]
+    ctx = (tab, weights, values, seen, pool, int(params[L_WIDTH]), 1.0, 1, evaluation, features)
+    count = legal_moves(st, ctx, ranked)
+    best, best_value = 0, -math.inf
+    for k in range(count):
+        copy_state(st, scratch)
+        M.apply_move(scratch, tab, ranked[k])
+        finish_turn(scratch, tab, seat, weights)
+        move_values[k] = position_value(scratch, tab, seat, evaluation, features)
+        if move_values[k] > best_value:
+            best, best_value = k, move_values[k]
+    temperature = params[L_TEMPERATURE]
+    if temperature > 0.0 and count > 1:
+        total = 0.0
+        for k in range(count):  # shifted by the best so that no exponent overflows
+            move_values[k] = math.exp((move_values[k] - best_value) / temperature)
+            total += move_values[k]
+        draw = random_stream.uniform(st.rng) * total
+        best = count - 1
+        for k in range(count):
+            draw -= move_values[k]
+            if draw < 0.0:
+                best = k
+                break
+    return ranked[best]
 
 
 @kernel
@@ -322,15 +383,20 @@ def choose_move(st, tab, scratch, workspace):
         return 0
     seat = st.sc[SC_DECIDER]
     params = st.policy_params[seat]
-    tree, values, seen, pool, ranked = workspace
-    ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], values, seen, pool, int(params[WIDTH]),
-           params[SCORE_SCALE])
-    # the root's moves best first, so that equally good children go to the heuristic's order
-    count = legal_moves(st, ctx, ranked)
-    move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
-                         int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
-                         int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0,
-                         0.0 if tab.rules[R_SOLO] != 0 else PRIOR_WEIGHT)]
+    if st.policy_id[seat] == LEARNED:
+        move = learned_move(st, tab, scratch, workspace, params)
+    else:
+        tree, values, seen, pool, ranked, features, _ = workspace
+        strong = st.policy_id[seat] == STRONG
+        heuristic = S_SOLO_HEURISTIC if strong and tab.rules[R_SOLO] != 0 else HEURISTIC
+        ctx = (tab, HEURISTIC_WEIGHTS[int(params[heuristic])], values, seen, pool, int(params[WIDTH]),
+               params[SCORE_SCALE], 1 if strong else 0, params[S_WEIGHTS:], features)
+        # the root's moves best first, so that equally good children go to the heuristic's order
+        count = legal_moves(st, ctx, ranked)
+        move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,
+                             int(params[ITERATIONS]), params[EXPLORATION], int(params[ROLLOUT]),
+                             int(params[ROLLOUT_DEPTH]), tab.rules[R_SEES_FULL_STACKS] == 0,
+                             0.0 if tab.rules[R_SOLO] != 0 else PRIOR_WEIGHT)]
     for index in range(n):
         if st.options[index] == move:
             return index

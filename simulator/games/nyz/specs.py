@@ -1,9 +1,13 @@
 """The New York Zoo policies as an experiment names them: policy ids, parameter rows and defaults
-of the heuristics (policies.py, whose docstring explains the greedy weights) and of the search
-policies (search.py), for the registry and the plan. Imports no numba: building a plan
+of the heuristics (policies.py, whose docstring explains the greedy weights), of the search
+policies (search.py) and of the learned policies with their evaluation's feature names
+(features.py), for the registry and the plan. Imports no numba: building a plan
 (`zoosim validate`) never loads the kernels."""
 
+from pathlib import Path
+
 from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.learned import DEFAULT_WEIGHTS, LearnedWeights
 from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
 
@@ -155,5 +159,79 @@ SEARCH_POLICIES = {
         "mcts_duel", "greedy_duel",
         "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
         "games as greedy_duel does",
+    ),
+}
+
+
+# ---- learned evaluation and the policies on it (features.py, search.py) -------------------------
+
+# Features of a seat's position, in the order of the evaluation's weights (features.py computes
+# them; its docstring says what each one counts).
+FEATURE_NAMES = (
+    "empty", "holes", "dead_ends", "fill_share", "open_enclosures", "unstarted_enclosures",
+    "animals_needed", "breeders", "house_animals", "free_houses", "breeding_ahead", "offer_fits",
+    "time_left", "empty_x_time_used",
+)
+# The evaluation's sets: solo (predicts minus the final empty squares) and 2-5 players (predicts
+# the final margin in squares over the other seats' mean), in the order of the weights file.
+SET_NAMES = ("solo", "multi")
+SET_SOLO, SET_MULTI = 0, 1
+WEIGHTS = LearnedWeights("nyz", FEATURE_NAMES, SET_NAMES,
+                         str(Path(__file__).parent / "weights" / "default.npz"))
+
+LEARNED = 3
+STRONG = 4
+
+# Policy parameter row of `learned`; the weights (learned.py's layout) from L_WEIGHTS on.
+L_TEMPERATURE = 0
+L_WIDTH = 1
+L_HEURISTIC = 2
+L_SOLO_HEURISTIC = 3
+L_WEIGHTS = 4
+# Policy parameter row of `strong`: mcts's (ITERATIONS .. HEURISTIC), then its solo heuristic
+# and the weights.
+S_SOLO_HEURISTIC = 7
+S_WEIGHTS = 8
+
+TEMPERATURE_HELP = ("0: the best move by the evaluation; > 0: a softmax over the moves' values "
+                    "(squares of margin) divided by this, drawn with the game's random stream")
+WEIGHTS_HELP = "the evaluation's weights file (default: the shipped one)"
+SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (greedy_duel loses "
+                       "solo games)")
+
+_STRONG_BASE = mcts_spec("strong", "greedy_duel", "")
+
+LEARNED_POLICIES = {
+    "learned": PolicySpec(
+        name="learned", policy_id=LEARNED,
+        description="no search: each of the heuristic's `width` best moves is played on to the "
+                    "end of the turn by the heuristic and the learned evaluation of the position "
+                    "reached picks the move",
+        params={"temperature": 0.0, "width": 4.0, "heuristic": "greedy_duel",
+                "solo_heuristic": "greedy_tuned", "weights": DEFAULT_WEIGHTS},
+        param_help={
+            "temperature": TEMPERATURE_HELP,
+            "width": "moves evaluated per decision: the best by the heuristic's move values",
+            "heuristic": "heuristic whose move values rank the moves and finish the turn",
+            "solo_heuristic": SOLO_HEURISTIC_HELP,
+            "weights": WEIGHTS_HELP,
+        },
+        ranges={"temperature": ParamRange(0.0), "width": ParamRange(1, MAX_OPTIONS, integer=True)},
+        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS},
+        weights=WEIGHTS,
+    ),
+    "strong": PolicySpec(
+        name="strong", policy_id=STRONG,
+        description="mcts whose rollouts stop after `rollout_depth` decisions at the learned "
+                    "evaluation (softmax of the predicted margins over score_scale)",
+        params={**_STRONG_BASE.params, "iterations": 16.0, "rollout_depth": 8.0, "width": 3.0,
+                "solo_heuristic": "greedy_tuned", "weights": DEFAULT_WEIGHTS},
+        param_help={**_STRONG_BASE.param_help, "solo_heuristic": SOLO_HEURISTIC_HELP,
+                    "rollout_depth": "decisions per rollout before the learned evaluation "
+                                     "estimates the position (0 = to the end)",
+                    "weights": WEIGHTS_HELP},
+        ranges=_STRONG_BASE.ranges,
+        choices={**_STRONG_BASE.choices, "solo_heuristic": HEURISTICS},
+        weights=WEIGHTS,
     ),
 }

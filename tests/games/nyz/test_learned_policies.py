@@ -1,0 +1,180 @@
+"""New York Zoo's learned evaluation (features.py) and the policies `learned` and `strong`
+(search.py): the features of a position, the shipped weights, the parameters (one-line refusals),
+checked-mode invariants (N-11 T18), determinism for any --jobs and backend, and the run hash
+following the weights' contents."""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simulator.cli import main
+from simulator.config import parse_experiment
+from simulator.errors import ZoosimError
+from simulator.games.learned import card_path, load_weights
+from simulator.games.nyz import GAME, step_api
+from simulator.games.nyz.features import F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features
+from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES, WEIGHTS
+from simulator.plan import build_plan
+from simulator.runner import run_plan
+from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
+
+STRONG_SMALL = {"iterations": 2, "rollout_depth": 4}
+
+
+def seating(*policies):
+    return GAME.seat_policies([(name, params) for name, params in policies])
+
+
+def play(params, seats, seeds, rotations=None, check=False):
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    rotations = np.zeros(len(seeds), dtype=np.int64) if rotations is None else np.asarray(rotations)
+    return GAME.play_batch(params, seats, seeds, rotations, check=check)
+
+
+def test_features_of_the_first_position():
+    """Nothing is covered but the barn, no enclosure yet, the houses as dealt (N-3)."""
+    params = GAME.params_model(players=2)
+    position = step_api.new_game(params, seed=4)
+    features = all_seat_features(position.state, position.tables)
+    assert features.shape == (2, N_FEATURES) == (2, len(FEATURE_NAMES))
+    for seat in range(2):
+        assert features[seat, F_EMPTY] == position.tables.to_fill[seat]
+        assert features[seat, F_HOUSE_ANIMALS] + features[seat, F_FREE_HOUSES] == position.tables.houses[seat]
+    assert np.all(np.isfinite(features))
+
+
+def test_the_shipped_weights_load_and_their_card_says_how_they_were_made():
+    weights = load_weights(WEIGHTS.default_file, "nyz", FEATURE_NAMES, SET_NAMES)
+    card = weights.card
+    assert card["command"].startswith("python benchmarks/train_eval.py nyz")
+    assert card["training_games"] > 0 and card["training_positions"] > card["training_games"]
+    assert set(card["fit"]) == set(SET_NAMES)
+    assert card["rules"]["players"] == 2 and card["rules_hash"]
+
+
+def test_learned_with_width_one_plays_its_heuristics_games():
+    """One candidate leaves nothing to evaluate: the games of greedy_duel (2 players) and of
+    greedy_tuned (solo, the solo heuristic)."""
+    for players, heuristic in ((2, "greedy_duel"), (1, "greedy_tuned")):
+        params = GAME.params_model(players=players)
+        learned = play(params, seating(*[("learned", {"width": 1})] * players), range(6))
+        plain = play(params, seating(*[(heuristic, {})] * players), range(6))
+        assert np.array_equal(learned["score"], plain["score"])
+        assert np.array_equal(learned["turns"], plain["turns"])
+
+
+def test_learned_plays_other_games_than_its_heuristic_and_beats_random():
+    params = GAME.params_model(players=2)
+    learned = play(params, seating(("learned", {}), ("greedy_duel", {})), range(20))
+    plain = play(params, seating(("greedy_duel", {}), ("greedy_duel", {})), range(20))
+    assert not np.array_equal(learned["score"], plain["score"])
+    against_random = play(params, seating(("learned", {}), ("random", {})), range(20))
+    assert against_random["win"][:, 0].mean() > 0.9
+
+
+def test_temperature_draws_from_the_games_stream_reproducibly():
+    params = GAME.params_model(players=2)
+    seats = seating(("learned", {"temperature": 2.0}), ("greedy", {}))
+    first = play(params, seats, range(8))
+    assert all(np.array_equal(first[key], play(params, seats, range(8))[key]) for key in first)
+    cold = play(params, seating(("learned", {}), ("greedy", {})), range(8))
+    assert not np.array_equal(first["score"], cold["score"])
+
+
+@pytest.mark.parametrize("policy, params", [("learned", {}), ("learned", {"temperature": 1.0}),
+                                            ("strong", STRONG_SMALL)])
+def test_no_invariant_is_broken_in_checked_mode(policy, params):
+    """N-11 T18 after every move, at every player count, with some rule variants (the 20,000-game
+    figure is a benchmark: docs/benchmarks.md)."""
+    for players, knobs in ((1, {}), (2, {"short_game_2p": True}), (3, {"ai_sees_full_stacks": False}),
+                           (4, {"animal_supply": "physical"})):
+        rules = GAME.params_model(players=players, **knobs)
+        seats = seating((policy, params), *[("greedy", {})] * (players - 1))
+        games = 12 if policy == "learned" else 4
+        columns = play(rules, seats, range(games), np.arange(games) % players, check=True)
+        assert columns["check_violations"].sum() == 0
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_logs_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
+    seats = [{"policy": "learned", "params": {"temperature": 0.5}}, {"policy": "strong", "params": STRONG_SMALL}]
+    plan = build_plan(parse_experiment({"name": "learned_jobs", "seed": 3, "games": 8, "chunk_games": 2,
+                                        "studies": [{"game": "nyz", "rules": {"players": 2}, "seats": seats}]}))
+    run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
+    run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
+    assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
+    assert len(log_digests(tmp_path / "one")) == 4
+
+
+def experiment_with(weights):
+    return parse_experiment({"name": "w", "seed": 1, "games": 4, "studies": [
+        {"game": "nyz", "rules": {"players": 2},
+         "seats": [{"policy": "learned", "params": {"weights": str(weights)}}, "greedy"]}]})
+
+
+def test_the_run_hash_and_seeds_follow_the_weights_contents(tmp_path):
+    copy = tmp_path / "copy.npz"
+    shutil.copy(WEIGHTS.default_file, copy)
+    shutil.copy(card_path(WEIGHTS.default_file), card_path(copy))
+    shipped = build_plan(experiment_with("default"))
+    same = build_plan(experiment_with(copy))
+    assert same.cells[0].seed_entropy == shipped.cells[0].seed_entropy  # the same contents
+    arrays = dict(np.load(copy))
+    arrays["weights"] = arrays["weights"] * 2
+    np.savez(copy, **arrays)
+    changed = build_plan(experiment_with(copy))
+    assert changed.cells[0].seed_entropy != same.cells[0].seed_entropy
+    assert changed.run_hash != same.run_hash
+
+
+LEARNED_REFUSALS = [
+    ({"temperature": -1}, ["temperature", "at least 0"]),
+    ({"temperature": math.nan}, ["temperature", "finite"]),
+    ({"width": 0}, ["width", "whole number from 1"]),
+    ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
+    ({"solo_heuristic": "random"}, ["solo_heuristic", "greedy_tuned, greedy_duel"]),
+    ({"weights": 3}, ["weights", "path of a nyz weights file"]),
+    ({"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),
+]
+
+
+@pytest.mark.parametrize("params, words", LEARNED_REFUSALS)
+def test_impossible_learned_parameters_are_refused(params, words):
+    with pytest.raises(ZoosimError) as error:
+        seating(("learned", params), ("greedy", {}))
+    for word in words:
+        assert word in str(error.value)
+
+
+@pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS + LEARNED_REFUSALS[2:])
+def test_impossible_strong_parameters_are_refused(params, words):
+    with pytest.raises(ZoosimError) as error:
+        seating(("strong", params), ("greedy", {}))
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_a_weights_file_of_another_game_is_refused_in_one_line_and_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    other = tmp_path / "katz.npz"
+    shutil.copy(WEIGHTS.default_file, other)
+    card = json.loads(card_path(WEIGHTS.default_file).read_text())
+    card_path(other).write_text(json.dumps({**card, "game": "katz"}))
+    folder = tmp_path / "run"
+    folder.mkdir()
+    path, lines = refused_run(folder, "games: 10\nstudies: [{game: nyz, rules: {players: 2}, seats: "
+                                      f"[{{policy: learned, params: {{weights: {other}}}}}, greedy]}}]\n")
+    assert len(lines) == 1 and "game" in lines[0] and "katz" in lines[0] and str(path) in lines[0], lines
+
+
+def test_rules_lists_the_learned_policies_with_their_parameters():
+    result = CliRunner().invoke(main, ["rules", "nyz"])
+    assert result.exit_code == 0
+    for words in ("learned: ", "strong: ", "temperature = 0", "weights = default (the shipped file)"):
+        assert words in result.output
