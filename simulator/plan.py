@@ -30,7 +30,7 @@ from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import SeatPolicies, flatten_dotted, params_hash, played_rules, player_count
+from simulator.games.base import WEIGHTS_PARAM, SeatPolicies, flatten_dotted, params_hash, played_rules, player_count
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -177,6 +177,18 @@ class Plan:
         return [chunk for cell in self.cells for chunk in cell.all_chunks()]
 
 
+def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
+    """Per cell with a learned player, the contents (sha256) of its seats' weights files, so that
+    a changed file is another run (base.PolicySpec.identity)."""
+    found = []
+    for cell in cells:
+        game = get_game(cell.game)
+        named = [game.policies[policy].identity(o).get(WEIGHTS_PARAM) for policy, o in cell.seats]
+        if any(named):
+            found.append([cell.index, named])
+    return found
+
+
 def policy_label(name: str, overrides: dict[str, float | str]) -> str:
     """`ismcts(iterations=200, rollout=random)`: a policy with its overridden parameters."""
     if not overrides:
@@ -212,6 +224,9 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
         "experiment": experiment.model_dump(mode="json", exclude={"name", "description"}),
         "cells": [[cell.game, cell.rules_version, cell.params_hash] for cell in cells],
     }
+    weights = _weights_identities(cells)
+    if weights:  # only runs seating learned players: every other run keeps its hash
+        run_key["weights"] = weights
     return Plan(experiment=experiment, run_hash=json_digest(run_key, SHORT), cells=cells)
 
 
@@ -404,7 +419,8 @@ def _make_cell(
         "game": study.game,
         "rules_version": game.rules_version,
         "params": params.model_dump(mode="json"),
-        "seats": [[policy, sorted(o.items())] for policy, o in seats],
+        # a weights file by its contents (PolicySpec.identity): a changed file, other games
+        "seats": [[policy, sorted(game.policies[policy].identity(o).items())] for policy, o in seats],
         "rotate": rotate,
         "chunk_deals": chunk_deals,
     }

@@ -37,8 +37,11 @@ from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
-# Policy parameters are passed to kernels as a float64 row per seat of this width.
-MAX_POLICY_PARAMS = 16
+# Policy parameters are passed to kernels as a float64 row per seat of this width (wide enough
+# for a learned policy's weights, which games/learned.py packs into the row).
+MAX_POLICY_PARAMS = 64
+
+WEIGHTS_PARAM = "weights"  # the parameter naming a learned policy's weights file (PolicySpec)
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
@@ -101,6 +104,7 @@ class PolicySpec:
     param_help: dict[str, str] = field(default_factory=dict)
     ranges: dict[str, ParamRange] = field(default_factory=dict)
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    weights: Any = None  # games.learned.LearnedWeights of the `weights` parameter, if any
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
         """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the
@@ -114,8 +118,27 @@ class PolicySpec:
             )
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
-            row[index] = self._value(name, overrides.get(name, default))
+            if name == WEIGHTS_PARAM and self.weights is not None:
+                vector = self._weights(overrides.get(name, default), self.weights.vector)
+                row[index:index + len(vector)] = vector
+            else:
+                row[index] = self._value(name, overrides.get(name, default))
         return row
+
+    def identity(self, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The overrides as the plan hashes them: a weights file is named by its contents (so a
+        changed file changes the run), the shipped default included; other parameters as given."""
+        overrides = dict(overrides or {})
+        if self.weights is not None:
+            overrides[WEIGHTS_PARAM] = self._weights(
+                overrides.get(WEIGHTS_PARAM, self.params[WEIGHTS_PARAM]), self.weights.identity)
+        return overrides
+
+    def _weights(self, given: Any, read: Callable[[Any], Any]) -> Any:
+        try:
+            return read(given)
+        except ZoosimError as error:
+            raise ZoosimError(f"parameter 'weights' of policy '{self.name}': {error}") from None
 
     def _value(self, name: str, given: Any) -> float:
         if name in self.choices:
@@ -142,6 +165,8 @@ class PolicySpec:
     def describe_value(self, name: str) -> str:
         """The default of a parameter as `zoosim rules` prints it, with what it admits."""
         default = self.params[name]
+        if name == WEIGHTS_PARAM and self.weights is not None:
+            return self.weights.describe()
         if name in self.choices:
             return f"{default} (one of {', '.join(self.choices[name])})"
         allowed = self.ranges.get(name)
