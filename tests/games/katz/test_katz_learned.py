@@ -191,7 +191,6 @@ def test_weights_of_another_game_are_refused(tmp_path):
 
 def test_the_cli_refuses_a_bad_weights_file_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "broken.npz").write_bytes(b"not a zip")
     path, lines = refused_run(tmp_path, "games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: "
                                         "[{policy: strong, params: {weights: nothing.npz}}, greedy]}]\n")
     assert len(lines) == 1 and "weights" in lines[0] and str(path) in lines[0], lines
