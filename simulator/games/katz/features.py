@@ -21,8 +21,8 @@ writes them: intercept of set 0, its FEATURES weights, intercept of set 1, its w
 Recording (`record_games`): games played by a behaviour policy (a heuristic of policies.py, with
 a share `explore` of its decisions replaced by a uniformly random legal move, so that every kind
 of move is seen), one row per decision: the deciding seat's position row with the chosen move's
-features, the seat, and the game; the targets are each seat's final score. `training_rows` is
-the game's hook for benchmarks/train_eval.py.
+features, the seat, and the game; the targets are each seat's final score. `train_weights` (recording,
+fit and weights file in one) is the game's hook for benchmarks/train_eval.py.
 """
 
 import numpy as np

@@ -184,6 +184,8 @@ LEARNED_POLICIES = {
                 "score_scale": 4.0, "prior_weight": 10.0, "weights": DEFAULT_WEIGHTS},
         param_help={
             **_SEARCH_HELP,
+            "rollout_depth": ("moves per rollout before every seat's final score is estimated by "
+                              "the learned evaluation (0 = to the end)"),
             "score_scale": ("points of estimated lead worth a factor e in a cut-off rollout's win "
                             "shares (0 = the leaders share the win)"),
             "prior_weight": ("visits a root move's prior counts as (the prior: the seat's win share "

@@ -13,8 +13,7 @@ import numpy as np
 import pytest
 
 from katz_helpers import card, make_params, scripted, seeds
-from test_katz_search import win_share
-from simulator.config import parse_experiment
+from test_katz_search import assert_identical_for_jobs, win_share
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, play
 from simulator.games.katz import features as F
@@ -24,9 +23,7 @@ from simulator.games.katz.specs import (
     FEATURE_NAMES, LEARNED_WEIGHTS, SET_NAMES, STRONG_WEIGHTS, WEIGHTS_FILE,
 )
 from simulator.games.learned import load_weights, save_weights
-from simulator.plan import build_plan
-from simulator.runner import run_plan
-from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
+from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
 
 SMALL = {"iterations": 6}
 
@@ -157,13 +154,7 @@ def test_learned_policies_break_no_invariant_in_checked_mode(policy, policy_para
 def test_learned_games_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
     seats = [{"policy": "strong", "params": SMALL}, {"policy": "learned", "params": {"temperature": 1.0}},
              "learned"]
-    plan = build_plan(parse_experiment({"name": "learned_jobs", "seed": 3, "games": 12, "chunk_games": 4,
-                                        "studies": [{"game": "katz", "rules": {"players": 3},
-                                                     "seats": seats}]}))
-    run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
-    run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
-    assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
-    assert len(log_digests(tmp_path / "one")) == len(plan.chunks()) >= 2
+    assert_identical_for_jobs(seats, backend, tmp_path)
 
 
 @pytest.mark.parametrize("policy, params, words", [

@@ -176,6 +176,11 @@ def test_search_games_are_identical_for_any_number_of_jobs_and_backend(backend, 
     """The search draws its stream from the game's, so chunks played by one job or by two (in
     threads or processes) hold the same games, byte for byte."""
     seats = [{"policy": "ismcts", "params": SMALL}, {"policy": "oracle", "params": SMALL}, "greedy"]
+    assert_identical_for_jobs(seats, backend, tmp_path)
+
+
+def assert_identical_for_jobs(seats, backend, tmp_path):
+    """A 3-player run of these seats gives byte-identical chunk logs with one job and two."""
     plan = build_plan(parse_experiment({"name": "search_jobs", "seed": 3, "games": 12, "chunk_games": 4,
                                         "studies": [{"game": "katz", "rules": {"players": 3},
                                                      "seats": seats}]}))
