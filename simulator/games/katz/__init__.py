@@ -7,7 +7,7 @@ a game is first played or drawn (a plan needs only the params, presets and polic
 from simulator.games.base import Deferred, Game
 from simulator.games.katz import state
 from simulator.games.katz.params import RULES_VERSION, Params
-from simulator.games.katz.specs import POLICIES, SEARCH_POLICIES
+from simulator.games.katz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
 
 
 GAME = Game(
@@ -22,8 +22,8 @@ GAME = Game(
         "spec": {},
         "seed_summary": {"blocked_cell_rule": "line_completion", "line_completion_needs_no_fit": False},
     },
-    policies={**POLICIES, **SEARCH_POLICIES},
-    search_policies=frozenset(SEARCH_POLICIES),
+    policies={**POLICIES, **SEARCH_POLICIES, **LEARNED_POLICIES},
+    search_policies=frozenset(SEARCH_POLICIES) | {"strong"},
     default_policy="greedy",
     end_reasons=state.END_REASONS,
     violation_names=state.VIOLATION_NAMES,

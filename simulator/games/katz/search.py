@@ -42,13 +42,14 @@ import numpy as np
 
 from simulator.games import rng as random_stream
 from simulator.games import search as tree_search
+from simulator.games.katz import features as F
 from simulator.games.katz import moves as M
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz.specs import (
-    EXPLORATION, FIRST_SEARCH_POLICY, ISMCTS, ITERATIONS, POLICIES, PRIOR_WEIGHT, ROLLOUT,
-    ROLLOUT_DEPTH, SCORE_SCALE,
+    EXPLORATION, FIRST_SEARCH_POLICY, ISMCTS, ITERATIONS, LEARNED, LEARNED_WEIGHTS, POLICIES,
+    PRIOR_WEIGHT, ROLLOUT, ROLLOUT_DEPTH, SCORE_SCALE, STRONG, STRONG_WEIGHTS, TEMPERATURE,
 )
 from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
@@ -166,6 +167,13 @@ def scores(game, ctx, out):
         for seat in range(players):
             out[seat] = share_of(estimates, players, seat, scale)
         return
+    win_shares(rules, scalars, seats, win, out)
+
+
+@kernel
+def win_shares(rules, scalars, seats, win, out):
+    """out[seat] = the seat's win share of the finished game (1/k for k winners, K-4.3)."""
+    players = rules[S.P_PLAYERS]
     M.winners_into(rules, seats, scalars[S.S_FIRST_SEAT], win)
     winners = 0
     for seat in range(players):
@@ -221,6 +229,82 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
                                  decider, rollout_move, scores, root_priors=root_priors)
 
 
+# ---- the learned evaluation's search (`strong`) and apprentice (`learned`) -----------------------
+# strong's ctx is ismcts's with two more entries: ctx[10] the seat's parameter row (the weights
+# from STRONG_WEIGHTS on, features.py's layout), ctx[11] the feature scratch
+# (features.allocate_features).
+
+
+@kernel
+def learned_scores(game, ctx, out):
+    """Win shares at the end (K-4.3); at a cut-off rollout the softmax (share_of) of each seat's
+    final score as the learned position evaluation estimates it from that seat's own view."""
+    rules, cards, win, scale, estimates, row, scratch = ctx[0], ctx[1], ctx[6], ctx[8], ctx[9], ctx[10], ctx[11]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    players = rules[S.P_PLAYERS]
+    if scalars[S.S_PHASE] == S.PHASE_OVER:
+        win_shares(rules, scalars, seats, win, out)
+        return
+    for seat in range(players):
+        estimates[seat] = 2.0 * F.position_value(row, STRONG_WEIGHTS, rules, cards, scalars,
+                                                 cells, lines, hands[seat],
+                                                 seats[seat, S.SEAT_HAND_LEN], seats, seat,
+                                                 scratch)
+    for seat in range(players):
+        out[seat] = share_of(estimates, players, seat, scale)
+
+
+@kernel
+def learned_root_priors(game, ctx, moves, count, out):
+    """Priors of the searching seat's decision: each move's win share (share_of) among level
+    seats when the seat gains what the learned move evaluation expects of the move over the
+    position's evaluation. Reads only the public state and the seat's own hand."""
+    rules, cards, scale, estimates, row, scratch = ctx[0], ctx[1], ctx[8], ctx[9], ctx[10], ctx[11]
+    scalars, cells, hidden, lines, hands, seats, events = game
+    seat = scalars[S.S_SEAT]
+    base = F.fill_move_values(row, STRONG_WEIGHTS, rules, cards, scalars, cells, lines,
+                              hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count,
+                              scratch, out)
+    for other in range(rules[S.P_PLAYERS]):
+        estimates[other] = 0.0
+    for index in range(count):
+        estimates[seat] = 2.0 * (out[index] - base)  # half points
+        out[index] = share_of(estimates, rules[S.P_PLAYERS], seat, scale)
+
+
+strong_search = tree_search.make_search(copy_state, determinize, legal_moves, apply_move, is_over,
+                                        decider, rollout_move, learned_scores,
+                                        root_priors=learned_root_priors)
+
+
+@kernel
+def learned_choice(policy_params, rules, cards, game, moves, count, rng, scratch, values):
+    """`learned`'s move: the highest learned move value (temperature 0; ties to the first
+    listed), else a draw from the softmax of values / temperature with the game's stream."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    seat = scalars[S.S_SEAT]
+    F.fill_move_values(policy_params, LEARNED_WEIGHTS, rules, cards, scalars, cells, lines,
+                       hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, scratch,
+                       values)
+    best_index = 0
+    for index in range(count):
+        if values[index] > values[best_index]:
+            best_index = index
+    temperature = policy_params[TEMPERATURE]
+    if temperature <= 0.0:
+        return best_index
+    total = 0.0
+    for index in range(count):
+        values[index] = np.exp((values[index] - values[best_index]) / temperature)
+        total += values[index]
+    target = random_stream.uniform(rng) * total
+    for index in range(count):
+        target -= values[index]
+        if target < 0.0:
+            return index
+    return best_index
+
+
 # ---- workspace and dispatch ---------------------------------------------------------------------
 
 
@@ -241,7 +325,7 @@ def allocate_search(rules, cards, deck, policy_ids, policy_params):
     half points and a tree sized for the largest `iterations` among the seats."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
-        if policy_ids[slot] >= FIRST_SEARCH_POLICY:
+        if policy_ids[slot] >= FIRST_SEARCH_POLICY and policy_ids[slot] != LEARNED:
             iterations = max(iterations, int(policy_params[slot, ITERATIONS]))
     return (
         deck,
@@ -252,6 +336,8 @@ def allocate_search(rules, cards, deck, policy_ids, policy_params):
         M.step_limit(rules),
         np.zeros(rules[S.P_PLAYERS], dtype=np.float64),
         tree_search.allocate_tree(iterations + 1, M.max_moves(rules), rules[S.P_PLAYERS]),
+        F.allocate_features(rules),
+        np.zeros(M.max_moves(rules), dtype=np.float64),
     )
 
 
@@ -262,9 +348,17 @@ def choose_move(policy_id, policy_params, rules, cards, game, moves, count, rng,
     only what determinize leaves (public state and the seat's own hand)."""
     if count == 1:
         return 0
-    deck, scratch, unseen, pool, win, limit, estimates, tree = search_workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree, features, values = search_workspace
+    if policy_id == LEARNED:
+        return learned_choice(policy_params, rules, cards, game, moves, count, rng, features,
+                              values)
     ctx = (rules, cards, deck, workspace, unseen, pool, win, limit,
            2.0 * policy_params[SCORE_SCALE], estimates)  # scale in half points, as the scores
+    if policy_id == STRONG:
+        return strong_search(ctx + (policy_params, features), game, scratch, tree, rng,
+                             game[0][S.S_SEAT], moves, count, int(policy_params[ITERATIONS]),
+                             policy_params[EXPLORATION], int(policy_params[ROLLOUT]),
+                             int(policy_params[ROLLOUT_DEPTH]), True, policy_params[PRIOR_WEIGHT])
     return search(ctx, game, scratch, tree, rng, game[0][S.S_SEAT], moves, count,
                   int(policy_params[ITERATIONS]), policy_params[EXPLORATION],
                   int(policy_params[ROLLOUT]), int(policy_params[ROLLOUT_DEPTH]),

@@ -1,8 +1,13 @@
 """The Katz policies as an experiment names them: policy ids, parameter rows and defaults of the
 heuristics (policies.py) and of the search policies (search.py), for the registry and the plan.
-Imports no numba: building a plan (`zoosim validate`) never loads the kernels."""
+The learned players' feature and set names live
+here too (features.py computes them). Imports no numba: building a plan (`zoosim validate`)
+never loads the kernels."""
+
+from pathlib import Path
 
 from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.learned import DEFAULT_WEIGHTS, LearnedWeights
 from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 
 RANDOM = 0
@@ -122,5 +127,73 @@ SEARCH_POLICIES = {
         "oracle", ORACLE,
         "the same tree search seeing every card (face-down cells, other hands, set-aside "
         "cards): the upper bound on what hidden information is worth",
+    ),
+}
+
+
+# ---- learned players (features.py, search.py) ----------------------------------------------------
+LEARNED = 5
+STRONG = 6
+
+# The learned evaluation's features and sets (features.py's F_* and SET_* are their indices; the
+# weights file's card names them, games/learned.py checks them on loading).
+FEATURE_NAMES = (
+    "hand_score", "banked", "hand_cards", "cats", "cat_points", "duplicate_points", "dumpable",
+    "dumpable_by_turns", "stuck", "own_draws_left", "supply", "replace_gain", "skip_pending",
+    "opponent_hand", "move_worth", "extra_turn", "skip", "draw", "replace", "keeper", "cover",
+    "completes_line", "fitting_kinds", "placed_value", "placed_penalty",
+)
+SET_NAMES = ("position", "move")
+WEIGHTS_FILE = Path(__file__).resolve().parent / "weights" / "default.npz"
+
+# Parameter rows: `learned` [temperature, weights...], `strong` the search row then the weights.
+TEMPERATURE = 0
+LEARNED_WEIGHTS = 1  # slot where learned's weights begin (games/learned.py's vector)
+STRONG_WEIGHTS = PRIOR_WEIGHT + 1  # slot where strong's weights begin
+
+_WEIGHTS = LearnedWeights(game="katz", feature_names=FEATURE_NAMES, set_names=SET_NAMES,
+                          default_file=str(WEIGHTS_FILE))
+_WEIGHTS_HELP = ("the learned evaluation: 'default' (the shipped weights, "
+                 "simulator/games/katz/weights/default.json says how they were made) or the path "
+                 "of a katz weights file NAME.npz with its card NAME.json")
+
+LEARNED_POLICIES = {
+    "learned": PolicySpec(
+        name="learned", policy_id=LEARNED,
+        description=(
+            "no search: the move its learned evaluation (a linear fit of the final score on "
+            "features of the position and the move, from self-play) ranks best"
+        ),
+        params={"temperature": 0.0, "weights": DEFAULT_WEIGHTS},
+        param_help={
+            "temperature": ("0 = always the best-ranked move; above 0 a softmax over the "
+                            "moves' values in points divided by this (casual play)"),
+            "weights": _WEIGHTS_HELP,
+        },
+        ranges={"temperature": ParamRange(0.0)},
+        weights=_WEIGHTS,
+    ),
+    "strong": PolicySpec(
+        name="strong", policy_id=STRONG,
+        description=(
+            "ismcts on the learned evaluation: cut-off rollouts scored by each seat's "
+            "estimated final score, root priors from the learned move values; hidden cards "
+            "sampled as ismcts samples them"
+        ),
+        params={"iterations": 24.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 2.0,
+                "score_scale": 4.0, "prior_weight": 10.0, "weights": DEFAULT_WEIGHTS},
+        param_help={
+            **_SEARCH_HELP,
+            "rollout_depth": ("moves per rollout before every seat's final score is estimated by "
+                              "the learned evaluation (0 = to the end)"),
+            "score_scale": ("points of estimated lead worth a factor e in a cut-off rollout's win "
+                            "shares (0 = the leaders share the win)"),
+            "prior_weight": ("visits a root move's prior counts as (the prior: the seat's win share "
+                             "among level seats after the learned gain of the move)"),
+            "weights": _WEIGHTS_HELP,
+        },
+        ranges=dict(_SEARCH_RANGES),
+        choices=dict(SEARCH_CHOICES),
+        weights=_WEIGHTS,
     ),
 }

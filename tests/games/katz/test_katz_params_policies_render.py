@@ -171,6 +171,7 @@ def scramble_hidden(state, rng: np.random.Generator, keep_seat: int):
 
 @pytest.mark.parametrize("policy, policy_params", [
     ("greedy", {}), ("expectimax", {}), ("random", {}), ("ismcts", {"iterations": 40}),
+    ("learned", {}), ("learned", {"temperature": 1.0}), ("strong", {"iterations": 12}),
 ])
 def test_policies_never_peek(policy, policy_params):
     """K-8.3: changing what a seat cannot see (face-down identities, other hands) never changes

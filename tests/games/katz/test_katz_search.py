@@ -41,7 +41,7 @@ def determinized(state, sample, draw=0):
     """The scratch game of one search iteration from `state`, seen by the seat to decide."""
     workspace = KS.allocate_search(state.rules, state.cards, state.deck, state.policy_ids,
                                    state.policy_params)
-    deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
+    deck, scratch, unseen, pool, win, limit, estimates, tree = workspace[:8]
     ctx = (state.rules, state.cards, deck, P.allocate_workspace(state.rules), unseen, pool, win,
            limit, 0.0, estimates)
     rng = random_stream.new_state(np.uint64(draw))
@@ -134,7 +134,7 @@ def test_the_root_priors_read_nothing_the_seat_cannot_see(players):
                 scramble_hidden(view, rng, keep_seat=state.seat)
             workspace = KS.allocate_search(view.rules, view.cards, view.deck, view.policy_ids,
                                            view.policy_params)
-            deck, scratch, unseen, pool, win, limit, estimates, tree = workspace
+            deck, scratch, unseen, pool, win, limit, estimates, tree = workspace[:8]
             ctx = (view.rules, view.cards, deck, P.allocate_workspace(view.rules), unseen, pool, win,
                    limit, 8.0, estimates)
             out = np.zeros(len(moves))
@@ -176,6 +176,11 @@ def test_search_games_are_identical_for_any_number_of_jobs_and_backend(backend, 
     """The search draws its stream from the game's, so chunks played by one job or by two (in
     threads or processes) hold the same games, byte for byte."""
     seats = [{"policy": "ismcts", "params": SMALL}, {"policy": "oracle", "params": SMALL}, "greedy"]
+    assert_identical_for_jobs(seats, backend, tmp_path)
+
+
+def assert_identical_for_jobs(seats, backend, tmp_path):
+    """A 3-player run of these seats gives byte-identical chunk logs with one job and two."""
     plan = build_plan(parse_experiment({"name": "search_jobs", "seed": 3, "games": 12, "chunk_games": 4,
                                         "studies": [{"game": "katz", "rules": {"players": 3},
                                                      "seats": seats}]}))

@@ -1,0 +1,187 @@
+"""Katz learned players (features.py, search.py's `learned` and `strong`, issue #19 items 2-3):
+the features of a scripted position, the weights reaching the kernels, the policies' strength
+ordering, checked-mode invariants (T17), identical games for any jobs and backend, the shipped
+weights' card, training reproducible from a seed, and the refusal of impossible parameters.
+The no-peeking test of both policies is test_katz_params_policies_render.test_policies_never_peek."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from katz_helpers import card, make_params, scripted, seeds
+from test_katz_search import assert_identical_for_jobs, win_share
+from simulator.errors import ZoosimError
+from simulator.games.katz import GAME, play
+from simulator.games.katz import features as F
+from simulator.games.katz import rules as R
+from simulator.games.katz import state as S
+from simulator.games.katz.specs import (
+    FEATURE_NAMES, LEARNED_WEIGHTS, SET_NAMES, STRONG_WEIGHTS, WEIGHTS_FILE,
+)
+from simulator.games.learned import load_weights, save_weights
+from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
+
+SMALL = {"iterations": 6}
+
+# Every row shows a cat, so cats fit no face-down cell; giraffes fit everywhere but row 0.
+STUCK_CATS_GRID = """
+r0: Gi6 Ca5 ##  ##  ##  ##  ##
+r1: ##  ##  Ca6 ##  ##  ##  ##
+r2: ##  ##  ##  Ca7 ##  ##  ##
+"""
+
+
+def position_row(state, seat=0):
+    row = np.zeros(F.FEATURES)
+    hand = state.hands[seat]
+    hand_len = state.seats[seat, S.SEAT_HAND_LEN]
+    stats = np.zeros((state.rules[S.P_KINDS], R.STAT_FIELDS), dtype=np.int64)
+    R.fill_kind_stats(state.rules, state.cards, hand, hand_len, stats)
+    F.fill_position(state.rules, state.cards, state.scalars, state.cells, state.lines, hand,
+                    hand_len, state.seats, seat, stats, row)
+    return dict(zip(FEATURE_NAMES, row.tolist()))
+
+
+def test_the_feature_constants_follow_the_names_the_weights_file_carries():
+    constants = {name: getattr(F, "F_" + name.upper()) for name in FEATURE_NAMES}
+    assert list(constants.values()) == list(range(F.FEATURES)) == list(range(len(FEATURE_NAMES)))
+    assert F.FIRST_MOVE_FEATURE == FEATURE_NAMES.index("move_worth")
+    assert [F.SET_POSITION, F.SET_MOVE] == [SET_NAMES.index("position"), SET_NAMES.index("move")]
+
+
+def test_position_features_of_a_scripted_hand():
+    """Hand Gi5 Gi2 Ca3 Ca1 Mo4 Li7 (K-4.2: 5 - 2 - 3 - 1 + 4 + 7 = 10): the cats cost 4 and fit
+    no face-down cell (stuck), the second giraffe costs 2 and fits some cell (dumpable)."""
+    state = scripted(STUCK_CATS_GRID, "Gi5 Gi2 Ca3 Ca1 Mo4 Li7", other_hands=["Pd1 Pd2", "", "", ""])
+    row = position_row(state)
+    face_down = 21 - 4
+    assert row["hand_score"] == 10 and row["hand_cards"] == 6
+    assert row["cats"] == 2 and row["cat_points"] == 4 and row["duplicate_points"] == 2
+    assert row["stuck"] == 4 and row["dumpable"] == 2
+    assert row["own_draws_left"] == pytest.approx(face_down / 5)
+    assert row["dumpable_by_turns"] == pytest.approx(2 * 3.4 / 4.4)
+    assert row["opponent_hand"] == pytest.approx(2 / 4)
+    assert row["skip_pending"] == 0 and row["replace_gain"] == 0
+    assert all(row[name] == 0 for name in FEATURE_NAMES[F.FIRST_MOVE_FEATURE:])
+
+
+def test_move_features_of_a_placement_that_earns_an_extra_turn():
+    """Placing Li7 (K-3.5.1: a 7 earns an extra turn) from the hand of the scripted position."""
+    state = scripted(STUCK_CATS_GRID, "Gi5 Gi2 Ca3 Ca1 Mo4 Li7")
+    row = np.zeros(F.FEATURES)
+    move = R.encode_move(S.MOVE_PLACE, 4, card(state, "Li7"))
+    F.fill_move(state.rules, state.cards, state.scalars, state.lines, move, -7.0, row)
+    named = dict(zip(FEATURE_NAMES, row.tolist()))
+    assert named["move_worth"] == -7 and named["extra_turn"] == 1 and named["placed_value"] == 7
+    assert named["skip"] == 0 and named["placed_penalty"] == 0 and named["draw"] == 0
+
+
+def test_the_evaluation_reads_each_set_from_its_slots():
+    weights = np.zeros(3 + 2 * (F.FEATURES + 1))
+    row = np.arange(F.FEATURES, dtype=np.float64)
+    weights[3] = 1.5  # position intercept
+    weights[3 + 1 + F.F_HAND_SCORE] = 2.0
+    weights[3 + F.FEATURES + 1] = -1.0  # move intercept
+    weights[3 + F.FEATURES + 2 + F.F_MOVE_WORTH] = 0.5
+    assert F.evaluate(weights, 3, F.SET_POSITION, row) == 1.5 + 2.0 * F.F_HAND_SCORE
+    assert F.evaluate(weights, 3, F.SET_MOVE, row) == -1.0 + 0.5 * F.F_MOVE_WORTH
+
+
+def test_the_policies_rows_carry_the_shipped_weights():
+    shipped = load_weights(WEIGHTS_FILE, "katz", FEATURE_NAMES, SET_NAMES)
+    width = len(SET_NAMES) * (len(FEATURE_NAMES) + 1)
+    seating = GAME.seat_policies([("learned", {"temperature": 0.5}), ("strong", {})])
+    learned_row, strong_row = seating.policy_params
+    assert learned_row[0] == 0.5
+    assert np.array_equal(learned_row[LEARNED_WEIGHTS:LEARNED_WEIGHTS + width], shipped.vector())
+    assert np.array_equal(strong_row[STRONG_WEIGHTS:STRONG_WEIGHTS + width], shipped.vector())
+
+
+def test_the_shipped_card_says_how_the_weights_were_made():
+    card_data = json.loads(WEIGHTS_FILE.with_suffix(".json").read_text())
+    assert card_data["game"] == "katz" and card_data["features"] == list(FEATURE_NAMES)
+    assert card_data["command"].startswith("python benchmarks/train_eval.py katz")
+    assert card_data["training_games"] > 0 and card_data["fit"]["move"]["holdout_r2"] > 0.1
+
+
+def test_training_is_reproducible_from_a_seed_for_any_jobs(tmp_path):
+    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
+    F.train_weights(3, 20, 1, one, "test")
+    F.train_weights(3, 20, 2, two, "test")
+    assert one.read_bytes() == two.read_bytes()
+    loaded = load_weights(one, "katz", FEATURE_NAMES, SET_NAMES)
+    assert loaded.card["training_games"] == 20 and loaded.card["seed"] == 3
+
+
+def test_learned_beats_random_and_a_cold_apprentice_beats_a_hot_one():
+    assert win_share(["learned", "random"], 40) > 0.8
+    cold_hot = play.play_batch(make_params(players=2), GAME.seat_policies(
+        [("learned", {}), ("learned", {"temperature": 20.0})]), np.repeat(seeds(150, 9000), 2),
+        np.tile(np.arange(2), 150).astype(np.int8))
+    seat = np.tile(np.arange(2), 150)
+    wins = cold_hot["win"][np.arange(300), seat] / cold_hot["win"].sum(axis=1)
+    assert wins.mean() > 0.6
+
+
+def test_strong_beats_learned_with_a_modest_budget():
+    assert win_share(["strong", "learned"], 100) > 0.5
+
+
+@pytest.mark.parametrize("policy, policy_params", [("learned", {}), ("learned", {"temperature": 2.0}),
+                                                   ("strong", SMALL)])
+def test_learned_policies_break_no_invariant_in_checked_mode(policy, policy_params):
+    """T17 at 2-5 players, with the blocked-cell exception and several rounds in some games
+    (modest counts here; the 20,000 games of the issue are run by hand, see the report)."""
+    games = 0
+    count = 40 if policy == "strong" else 150
+    for players, knobs in ((2, {}), (3, {"rounds": 2}), (4, {"blocked_cell_rule": "either"}),
+                           (5, {"keepers": None})):
+        params = make_params(players=players, **knobs)
+        seating = GAME.seat_policies([(policy, policy_params), ("greedy", {})]
+                                     + [("random", {})] * (players - 2))
+        columns = play.play_batch(params, seating, seeds(count, 300), np.arange(count) % players,
+                                  check=True)
+        assert columns["check_violations"].sum() == 0
+        games += count
+    assert games == 4 * count
+
+
+@pytest.mark.parametrize("backend", ["threading", "loky"])
+def test_learned_games_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
+    seats = [{"policy": "strong", "params": SMALL}, {"policy": "learned", "params": {"temperature": 1.0}},
+             "learned"]
+    assert_identical_for_jobs(seats, backend, tmp_path)
+
+
+@pytest.mark.parametrize("policy, params, words", [
+    ("learned", {"temperature": -1}, ["temperature", "at least 0"]),
+    ("learned", {"temperature": math.nan}, ["temperature", "finite"]),
+    ("learned", {"weights": "missing.npz"}, ["weights", "missing.npz"]),
+    ("learned", {"weights": 3}, ["weights", "'default' or the path"]),
+    ("strong", {"weights": "missing.txt"}, ["weights", "NAME.npz"]),
+    ("strong", {"prior_weight": -1}, ["prior_weight", "at least 0"]),
+] + [("strong", params, words) for params, words in SEARCH_PARAMETER_REFUSALS])
+def test_impossible_learned_parameters_are_refused(policy, params, words):
+    with pytest.raises(ZoosimError) as error:
+        GAME.seat_policies([(policy, params), ("greedy", {})])
+    for word in words:
+        assert word in str(error.value)
+
+
+def test_weights_of_another_game_are_refused(tmp_path):
+    path = tmp_path / "other.npz"
+    shipped = load_weights(WEIGHTS_FILE, "katz", FEATURE_NAMES, SET_NAMES)
+    save_weights(path, shipped.weights, shipped.intercept, {**shipped.card, "game": "nyz"})
+    with pytest.raises(ZoosimError, match="weights of game 'nyz'"):
+        GAME.seat_policies([("learned", {"weights": str(path)}), ("greedy", {})])
+
+
+def test_the_cli_refuses_a_bad_weights_file_in_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path, lines = refused_run(tmp_path, "games: 10\nstudies: [{game: katz, rules: {players: 2}, seats: "
+                                        "[{policy: strong, params: {weights: nothing.npz}}, greedy]}]\n")
+    assert len(lines) == 1 and "weights" in lines[0] and str(path) in lines[0], lines
