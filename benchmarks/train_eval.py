@@ -19,6 +19,9 @@ same file, for any --jobs.
     python benchmarks/train_eval.py nyz --seed 1                       # the shipped weights
     python benchmarks/train_eval.py nyz --seed 2 --games 400 --out /tmp/try.npz
     python benchmarks/train_eval.py nyz --seed 1 --policies learned greedy_duel   # a 2nd round
+    python benchmarks/train_eval.py katz --seed 1 --games 1000 --jobs 2   # Katz's shipped weights
+                                      # (katz/features.py train_weights; only --seed, --games,
+                                      # --jobs and --out apply)
 
 Policies: each game seats policies drawn (by the seed) from --policies, one per seat; a learned
 policy in the list plays with the weights file given by --start (default: the shipped one).
@@ -166,7 +169,7 @@ def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("game", choices=["nyz"])
+    parser.add_argument("game", choices=["nyz", "katz"])
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", type=int, default=1500, help="2-player training games")
     parser.add_argument("--games-3p", type=int, default=300, help="3-player training games")
@@ -180,6 +183,12 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
+    if args.game == "katz":  # Katz's whole procedure is its own (katz/features.py train_weights)
+        from simulator.games.katz.features import train_weights
+
+        train_weights(args.seed, args.games, args.jobs, None if args.out == DEFAULT_OUT else args.out,
+                      "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
+        return
 
     from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES
 
