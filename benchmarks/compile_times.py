@@ -1,10 +1,10 @@
 """CPU seconds numba spends compiling each kernel of a game, with an empty kernel cache.
 
-    python benchmarks/compile_times.py katz [--policy greedy] [--search mcts]
+    python benchmarks/compile_times.py katz [--policy greedy] [--search mcts|none]
 
 Plays one game with `--policy` in every seat (what a heuristic-only run compiles), then one with
 `--search` in every seat (what a run with a search policy compiles in addition), then draws the
-report's sample game with `--policy` (the step API's kernels), in a process of its own whose
+report's sample game with `--policy` (the step API's kernels; `--search none` skips the search step), in a process of its own whose
 kernel cache is a fresh temporary folder (the shared cache is never touched).
 Each kernel's line is its own CPU time (process time, so other load on the machine counts
 little), not counting the kernels it compiled meanwhile; the totals are per step.
@@ -54,6 +54,8 @@ def profile(game_name: str, policy: str, search: str) -> None:
 
     steps = (("play_batch", policy, batch), ("play_batch", search, batch), ("sample drawing", policy, sample))
     for label, policy_name, play in steps:
+        if policy_name == "none":
+            continue
         spent.clear()
         seats = game.seat_policies([(policy_name, {})] * params.players)
         started = time.process_time()

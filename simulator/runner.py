@@ -198,7 +198,8 @@ def _chunk_failed(chunk: Chunk, problem: str, seeds, rotations) -> ChunkFailed:
                        f"Replay its first game with: {cell.replay_command(int(seeds[0]), int(rotations[0]))}")
 
 
-def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list) -> dict[str, dict[str, str]]:
+def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
+                     check: bool = False) -> dict[str, dict[str, str]]:
     """Play one game of the first cell of each game and kernel variant (base.Game.kernel_variant:
     with or without a search policy) here, so that numba compiles those kernels once (and
     caches them) before the workers start, instead of once in every worker; a game warmed up
@@ -207,14 +208,16 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
     says an earlier warm-up left its kernels in the cache is skipped: the workers load them
     themselves, in parallel, and this process never pays numba's start-up (kernel_cache.py).
     When several games compile and `jobs` allows, each game compiles in a process of its own at
-    once, writing the shared cache (`_warm_up_in_processes`). With `progress`, each kernel
-    compiled is reported."""
+    once, writing the shared cache (`_warm_up_in_processes`). A `check` run warms up the checked
+    specialisation (engines compile their invariants only for checked batches) under a marker of
+    its own. With `progress`, each kernel compiled is reported."""
     from simulator.games.kernel_cache import warm_marker
 
     first_chunks = {}
     for chunk in reversed(todo):
         game = get_game(chunk.cell.game)
-        first_chunks[chunk.cell.game, game.kernel_variant(name for name, _ in chunk.cell.seats)] = chunk
+        variant = game.kernel_variant(name for name, _ in chunk.cell.seats) + ("-checked" if check else "")
+        first_chunks[chunk.cell.game, variant] = chunk
     by_game: dict[str, list[tuple[Chunk, Path | None]]] = {}
     for (name, variant), chunk in sorted(first_chunks.items()):
         marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin, variant)
@@ -228,14 +231,14 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
     samples: dict[str, dict[str, str]] = {}
     for name, warm_ups in by_game.items():
         if warm_ups not in apart:
-            samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name]))
+            samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name], check))
     if apart:
-        samples.update(_warm_up_in_processes(apart, progress, jobs, sample_cells))
+        samples.update(_warm_up_in_processes(apart, progress, jobs, sample_cells, check))
     return samples
 
 
 def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
-             shared_terminal: bool = False) -> dict[str, dict[str, str]]:
+             check: bool = False, shared_terminal: bool = False) -> dict[str, dict[str, str]]:
     """Play one game of each chunk (all of one game), then write its warm marker; then draw
     the samples of `sample_cells` (of the same game) and return them."""
     from simulator.games.kernel_cache import compile_progress
@@ -243,7 +246,7 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
     with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
-            _play_games(chunk, seeds[:1], rotations[:1], check=False)
+            _play_games(chunk, seeds[:1], rotations[:1], check=check)
             if marker is not None:
                 with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
                     marker.touch()
@@ -251,7 +254,7 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
 
 
 def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progress: bool, jobs: int,
-                          sample_cells: list) -> dict[str, dict[str, str]]:
+                          sample_cells: list, check: bool = False) -> dict[str, dict[str, str]]:
     """`_warm_up` each game's chunks in a fresh process of its own, up to `jobs` at once (numba
     compiles on one core per process; its cache files are written atomically, so processes share
     the cache folder safely). loky's executor, as joblib's loky backend: its processes are
@@ -264,7 +267,7 @@ def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progre
     with ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
                              initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
         warming = [pool.submit(_warm_up, warm_ups, progress,
-                               [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game], True)
+                               [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game], check, True)
                    for warm_ups in by_game]
         for done in warming:
             samples.update(done.result())
@@ -354,7 +357,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with ctrl_c_deferred():
                     compiling = time.perf_counter()
-                    samples = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [])
+                    samples = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [], check)
                     compile_seconds = time.perf_counter() - compiling
                 for _ in warming:
                     pass

@@ -5,8 +5,11 @@
 #     plugin examples/zoosim-feeding-time;
 #   - one game of each engine variant of both games (tests/warm_kernels.yaml), so that an empty
 #     kernel cache is filled by both cores at once;
-#   - the whole pytest suite (extra arguments are passed to pytest), which also builds the
-#     documentation site strictly (mkdocs.yml) and executes the example notebook (tests/test_docs.py).
+#   - the whole pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
+#     pytest, `-n 0` runs it in one process), which also builds the documentation site strictly
+#     (mkdocs.yml) and executes the example notebook (tests/test_docs.py). worksteal hands each
+#     worker a contiguous half of the tests (so a module's fixtures mostly run once) and lets an
+#     idle worker take the other's remaining tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,5 +38,8 @@ fi
 # Compile both games' kernels at once, one per core (a no-op when they are cached already).
 WARM="$(mktemp -d)"
 .venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/run" --jobs 2 --no-report --quiet >/dev/null
+# ... and their checked variants (an engine may compile its invariants only into checked batches),
+# so that the test workers do not each compile them
+.venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/checked" --jobs 2 --no-report --quiet --check >/dev/null
 rm -rf "$WARM"
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest -n auto --dist worksteal "$@"

@@ -1,8 +1,10 @@
 """The README's two commands in order, as a new user runs them (issue 12, finding 1).
 
 A fresh virtual environment gets a regular install (`pip install .`, the quick start), and the
-installed `zoosim` console script runs; then the same environment gets the editable install with
-the test extras (`pip install -e '.[test]'`, what tests/run-all.sh does) and `zoosim` runs again.
+installed `zoosim` console script runs; then the same environment gets the editable install
+(`pip install -e .`; tests/run-all.sh adds the test extras, whose install the test command itself
+exercises every time it runs, so installing them again here would only cost minutes) and `zoosim`
+runs again.
 A regular install once left numba's cache files in `site-packages/simulator/`; pip did not remove
 them, and that folder then shadowed the editable install (`cannot import name '__version__'`).
 Kernels are now cached per user outside the package (simulator/games/kernel_cache.py), keyed by
@@ -57,7 +59,7 @@ def test_regular_then_editable_install_both_run_the_installed_command(tmp_path):
     written = {path.relative_to(site).as_posix() for path in (site / "simulator").rglob("*") if path.is_file()}
     assert written <= installed, f"files in the package that pip does not own: {sorted(written - installed)[:5]}"
 
-    run(pip + ["-e", ".[test]"], checkout, env)
+    run(pip + ["-e", "."], checkout, env)
     assert not (site / "simulator").exists()
     again = run([str(zoosim), "play", "katz", "--seed", "1"], tmp_path, env)
     assert again.stdout == first.stdout

@@ -142,6 +142,25 @@ def test_a_heuristic_seating_plays_kernels_specialised_without_the_search(name):
     assert any(isinstance(signature[position], types.NoneType) for signature in engine.play_games.signatures)
 
 
+
+def test_an_unchecked_katz_batch_plays_kernels_specialised_without_the_invariants():
+    """Issue 21 finding 4: an unchecked batch passes `check` as None, so numba prunes the
+    invariants (find_violation) out of the play loop it compiles; a checked batch compiles the
+    other specialisation."""
+    import inspect
+
+    from simulator.games import get_game
+    from simulator.games.katz import play as engine
+
+    game = get_game("katz")
+    params, seats = game.make_params({"players": 2}), game.seat_policies([("greedy", {})] * 2)
+    position = list(inspect.signature(engine.play_games.py_func).parameters).index("check")
+    game.play_batch(params, seats, np.arange(2, dtype=np.uint64), np.zeros(2, np.int64))
+    assert any(isinstance(signature[position], types.NoneType) for signature in engine.play_games.signatures)
+    checked = game.play_batch(params, seats, np.arange(2, dtype=np.uint64), np.zeros(2, np.int64), check=True)
+    assert checked["check_violations"].sum() == 0
+    assert any(isinstance(signature[position], types.Boolean) for signature in engine.play_games.signatures)
+
 State = namedtuple("State", ["counts", "weights"])
 
 

@@ -2,11 +2,15 @@
 drawn as inline SVG, agrees with the game's own text trace of the same game."""
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from simulator.games import get_game
+from simulator.games.katz import state as S
 
 
 @pytest.mark.parametrize("name, players", [("katz", 2), ("nyz", 2)])
@@ -89,3 +93,72 @@ def test_the_report_of_a_finished_run_imports_no_numba(tmp_path):
     result = subprocess.run([sys.executable, "-c", build], cwd=repo, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]" and (tmp_path / "report.html").exists()
+
+
+@pytest.mark.parametrize("players, names", [(2, ["greedy", "random"]), (3, ["expectimax", "greedy", "random"]),
+                                            (2, [("ismcts", {"iterations": 2}), "greedy"])])
+def test_katz_finished_game_is_the_step_api_game(players, names):
+    """Issue 21 finding 4: the sample drawing plays its game with the batch's kernel
+    (step_api.finished_game) instead of the step kernels, which a run then never compiles; it
+    is the game the step API plays, move for move (only the trace's event log differs: the
+    step API keeps the last move's events)."""
+    from simulator.games.katz import step_api
+
+    game = get_game("katz")
+    params = game.make_params({"players": players})
+    seating = game.seat_policies([(name, {}) if isinstance(name, str) else name for name in names])
+    for seed, rotation in ((1, 0), (12345, 1), (7, players - 1)):
+        finished = step_api.finished_game(params, seating, seed, rotation)
+        stepped = step_api.new_game(params, seating, seed, rotation)
+        while not step_api.is_over(stepped):
+            step_api.apply(stepped, step_api.policy_move(stepped))
+        for field, (ours, theirs) in enumerate(zip(finished.game[:-1], stepped.game[:-1])):  # all but the events
+            if field == 0:
+                ours, theirs = np.delete(ours, S.S_EVENT_COUNT), np.delete(theirs, S.S_EVENT_COUNT)
+            assert np.array_equal(ours, theirs), field
+        assert np.array_equal(finished.rng, stepped.rng)
+        assert step_api.winners(finished) == step_api.winners(stepped)
+        assert np.array_equal(step_api.scores(finished), step_api.scores(stepped))
+
+
+@pytest.mark.parametrize("players, names", [(2, ["greedy", "random"]), (3, ["greedy_pairs", "greedy", "random"]),
+                                            (2, [("mcts", {"iterations": 2}), "greedy"])])
+def test_nyz_finished_game_is_the_step_api_game(players, names):
+    """As for Katz: New York Zoo's sample drawing plays the batch's game kernel (play_out), and
+    the game is the step API's, state for state."""
+    from simulator.games.nyz import step_api
+
+    game = get_game("nyz")
+    params = game.make_params({"players": players})
+    seating = game.seat_policies([(name, {}) if isinstance(name, str) else name for name in names])
+    for seed, rotation in ((1, 0), (12345, 1), (7, players - 1)):
+        finished = step_api.finished_game(params, seating, seed, rotation)
+        stepped = step_api.new_game(params, seating, seed, rotation, stop_at_forced=False)
+        while not step_api.is_over(stepped):
+            step_api.apply(stepped, step_api.policy_move(stepped))
+        for field in finished.state._fields:
+            assert np.array_equal(getattr(finished.state, field), getattr(stepped.state, field)), field
+        assert step_api.winners(finished) == step_api.winners(stepped)
+
+
+STEP_KERNELS = {"katz": ("apply_move", "choose_for_seat", "legal_moves_into", "find_violation"),
+                "nyz": ("_apply_move", "_choose")}
+
+
+@pytest.mark.parametrize("name", sorted(STEP_KERNELS))
+def test_a_drawing_after_a_batch_loads_no_step_kernel(name):
+    """The drawing after a batch calls no step kernel (each would be a compile of its own from
+    an empty cache): in a fresh process, none of them has a signature loaded afterwards."""
+    script = (
+        "import numpy as np\n"
+        "from simulator.games import get_game\n"
+        f"from simulator.games.{name} import step_api\n"
+        f"game = get_game({name!r}); params = game.make_params({{'players': 2}})\n"
+        "seating = game.seat_policies([('greedy', {})] * 2)\n"
+        "game.play_batch(params, seating, np.arange(2, dtype=np.uint64), np.zeros(2, np.int64))\n"
+        "game.final_position_svg(params, seating, 5, 1)\n"
+        f"print([kernel for kernel in {STEP_KERNELS[name]!r} if getattr(step_api, kernel).signatures])\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

@@ -154,7 +154,7 @@ def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypat
 
     monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / variant)
     played = []
-    monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(chunk.cell.label))
+    monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append((chunk.cell.label, check)))
     plan = build_plan(parse_experiment({"games": 10, "studies": [
         {"name": "h", "game": "katz", "rules": {"players": 2}, "pool": ["greedy", "random"]},
         {"name": "s", "game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 2}}]},
@@ -162,6 +162,11 @@ def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypat
     todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
     assert len(played) == 2 and sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "search"]
+    # a checked run warms up the checked specialisations (Katz compiles its invariants only
+    # into checked batches), each under a marker of its own
+    runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[], check=True)
+    assert [check for _, check in played] == [False, False, True, True]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "heuristic-checked", "search", "search-checked"]
 
 
 def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games(tmp_path, monkeypatch):
@@ -177,9 +182,9 @@ def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games
                         lambda source_file, variant: markers / f"{Path(source_file).parent.name}-{variant}")
     in_processes = []
     warm_up_in_processes = runner._warm_up_in_processes
-    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells: (
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
         in_processes.append(sorted(chunk.cell.game for warm_ups in by_game for chunk, _ in warm_ups)),
-        warm_up_in_processes(by_game, progress, jobs, sample_cells))[1])
+        warm_up_in_processes(by_game, progress, jobs, sample_cells, check))[1])
     plan = build_plan(parse_experiment({"seed": 3, "games": 40, "chunk_games": 20, "studies": [
         {"name": "k", "game": "katz", "rules": {"players": 2}},
         {"name": "n", "game": "nyz", "rules": {"players": 2}},
@@ -201,7 +206,7 @@ def test_a_sessions_recorded_time_leaves_out_compiling(tmp_path, monkeypatch):
     from simulator import runner
     from simulator.rundir import read_run_info
 
-    monkeypatch.setattr(runner, "_compile_kernels", lambda todo, progress, jobs, sample_cells: time.sleep(0.5) or {})
+    monkeypatch.setattr(runner, "_compile_kernels", lambda todo, progress, jobs, sample_cells, check: time.sleep(0.5) or {})
     summary = run(make_plan(), tmp_path / "out", jobs=1)
     session = read_run_info(tmp_path / "out")["sessions"][0]
     assert session["compile_seconds"] >= 0.5 and summary.compile_seconds >= 0.5

@@ -88,7 +88,8 @@ def play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, 
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
     S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
     contiguous block for play_batch). `search_workspace`: KS.search_workspace's (None when no
-    seat searches: this specialisation compiles without the search)."""
+    seat searches: this specialisation compiles without the search). `check`: True in checked
+    mode, None otherwise (that specialisation compiles without the invariants)."""
     game = allocate_game(rules, 0)
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
@@ -111,7 +112,9 @@ def play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, 
 def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rotation, check,
                   limit, moves, workspace, search_workspace, cells_before, lines_scratch, counts):
     """One game from its first deal to the end. A kernel of its own (no reference counting), so
-    the per-decision calls and the helpers inlined into it run without numba's refcounts."""
+    the per-decision calls and the helpers inlined into it run without numba's refcounts.
+    `check` is True or None: for None numba prunes the `check is not None` branches before
+    typing, so an unchecked batch never compiles the invariants (find_violation)."""
     scalars, cells, hidden, lines, hands, seats, events = game
     start_game(rules, cards, deck, game, rng, rotation)
     while scalars[S.S_PHASE] != S.PHASE_OVER:
@@ -124,12 +127,12 @@ def play_one_game(rules, cards, deck, policy_ids, policy_params, game, rng, rota
         if count >= 2:  # a decision (turn-order facts, logs.TURN_ORDER_SEAT_COLUMNS)
             seats[scalars[S.S_SEAT], S.SEAT_DECISIONS] += 1
         deal_before = scalars[S.S_DEAL]
-        if check:
+        if check is not None:
             for field in range(cells.shape[0]):  # a slice copy would need the NRT
                 for cell in range(cells.shape[1]):
                     cells_before[field, cell] = cells[field, cell]
         apply_move(rules, cards, deck, game, rng, moves[index])
-        if check:
+        if check is not None:
             record_violation(scalars, find_violation(rules, cards, game, deal_before,
                                                      cells_before, lines_scratch, counts, moves))
 
@@ -180,7 +183,7 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
         stop = min(games, first + PIECE_GAMES)
         game_out, seat_out = piece_buffers(stop - first, players)
         play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds[first:stop],
-                   rotations[first:stop], bool(check), column_scalars, game_out, seat_out)
+                   rotations[first:stop], True if check else None, column_scalars, game_out, seat_out)
         for index, name in enumerate(RECORDS.game):
             columns[name][first:stop] = game_out[:, index]
         for index, name in enumerate(RECORDS.seat):

@@ -168,11 +168,9 @@ def final_position_svg(params: Params, seat_policies: SeatPolicies, seed: int, r
     """The last deal's zoo at the end of one game, as a small inline SVG: face-up cards in their
     kind's colour with the spec's code (`Gi5`), keepers as a dark disc (`ZK`, over a card: the
     card's code under the disc), face-down cells grey (`##`); below, each seat's policy, final
-    score and whether it won. The game is played through the step API from (seed, rotation),
-    exactly as `trace` plays it."""
-    state = step_api.new_game(params, seat_policies, seed, rotation)
-    while not step_api.is_over(state):
-        step_api.apply(state, step_api.policy_move(state))
+    score and whether it won. The game is the one `trace` plays from (seed, rotation), played
+    by the batch's kernel (step_api.finished_game: no step kernels compile for a report)."""
+    state = step_api.finished_game(params, seat_policies, seed, rotation)
     rows, cols = int(state.rules[S.P_ROWS]), int(state.rules[S.P_COLS])
     final, won = step_api.scores(state), step_api.winners(state)
     seat_lines = [

@@ -17,10 +17,11 @@ from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
 from simulator.games.katz.invariants import find_violation
 from simulator.games.katz.moves import (
-    allocate_game, apply_move, card_table, legal_moves_into, max_moves, start_game, winners_into,
+    allocate_game, apply_move, card_table, legal_moves_into, max_moves, start_game, step_limit,
+    winners_into,
 )
 from simulator.games.katz.params import Params, deck_cards, rule_array
-from simulator.games.katz.play import choose_for_seat, points_from_halves
+from simulator.games.katz.play import choose_for_seat, play_one_game, points_from_halves
 
 
 @dataclass
@@ -118,6 +119,22 @@ def new_game(params: Params, seat_policies: SeatPolicies | None = None, seed: in
     state = empty_state(params, seat_policies, rotation, check)
     state.rng = random_stream.new_state(np.uint64(seed))
     start_game(state.rules, state.cards, state.deck, state.game, state.rng, state.rotation)
+    return state
+
+
+def finished_game(params: Params, seat_policies: SeatPolicies, seed: int = 0, rotation: int = 0) -> KatzState:
+    """The game new_game starts, played to its end by the seats' policies in one call of the
+    batch's own game kernel (play.play_one_game, with the argument types play_batch passes it),
+    so a caller that only needs the final position, such as the report's sample drawing, compiles
+    none of the step kernels below: after a batch that kernel is compiled or cached already."""
+    state = empty_state(params, seat_policies, rotation)
+    state.rng = random_stream.new_state(np.uint64(seed))
+    cells = state.cells
+    play_one_game(state.rules, state.cards, state.deck, state.policy_ids, state.policy_params, state.game,
+                  state.rng, np.int64(state.rotation), None, step_limit(state.rules),
+                  np.empty(max_moves(state.rules), dtype=np.int64), P.allocate_workspace(state.rules),
+                  KS.search_workspace(state.rules, state.cards, state.deck, state.policy_ids, state.policy_params),
+                  np.empty_like(cells), np.empty_like(state.lines), np.empty(state.rules[S.P_CARD_IDS], dtype=np.int64))
     return state
 
 

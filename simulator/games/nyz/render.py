@@ -181,10 +181,9 @@ def final_position_svg(params, seat_policies, seed, rotation=0) -> str:
     """Every seat's board at the end of one game, side by side, as a small inline SVG: barn
     squares dark, empty squares white, enclosures in their species' colour (pale while empty)
     with the species letter and animals/capacity at their first square, attractions hatched
-    grey (`+`). The game is played through the step API from (seed, rotation), as `trace` is."""
-    position = step_api.new_game(params, seat_policies, seed, rotation)
-    while not step_api.is_over(position):
-        step_api.apply(position, step_api.policy_move(position))
+    grey (`+`). The game is the one `trace` plays from (seed, rotation), played by the batch's
+    kernel (step_api.finished_game: no step kernels compile for a report)."""
+    position = step_api.finished_game(params, seat_policies, seed, rotation)
     names = [seat_policies.names[(seat - rotation) % params.players] for seat in range(params.players)]
     winners = set(step_api.winners(position))
     boards, x = [], 4

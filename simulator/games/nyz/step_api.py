@@ -8,7 +8,7 @@ from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPoli
 from simulator.games.kernels import allocating, by_ref, slot_of_seat
 from simulator.games.nyz import search as NS
 from simulator.games.nyz.moves import apply_move, empty_squares, new_state
-from simulator.games.nyz.play import choose
+from simulator.games.nyz.play import choose, play_out
 from simulator.games.nyz.state import (
     INVARIANT_NAMES, P_WIN, SC_DECIDER, SC_DECISION, SC_FIRST_VIOLATION, SC_N_OPTIONS, SC_OVER,
     SC_PLAYERS, SC_VIOLATIONS,
@@ -65,6 +65,22 @@ def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, r
             rows[seat] = seat_policies.policy_params[slot]
     state = new_state(tables, np.uint64(seed), ids, rows, bool(check), bool(stop_at_forced))
     return Position(params, state, tables)
+
+
+@allocating
+def _play_out(st, tab, scratch, search_workspace):
+    play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
+
+
+def finished_game(params, seat_policies: SeatPolicies, seed: int = 0, rotation: int = 0) -> Position:
+    """The game new_game starts, played to its end by the seats' policies in one call of the
+    batch's own game kernel (play.play_out, with the argument types play_batch passes it), so a
+    caller that only needs the final position, such as the report's sample drawing, compiles
+    none of the step kernels (after a batch, only this small entry point is new)."""
+    position = new_game(params, seat_policies, seed, rotation, stop_at_forced=False)
+    st, tab = position.state, position.tables
+    _play_out(st, tab, *NS.search_workspace(tab, st.policy_id, st.policy_params))
+    return position
 
 
 def legal_moves(position: Position) -> list[int]:
