@@ -22,7 +22,9 @@ installed (one compile per machine and version), and a change to any of those so
 new folder. That matters because numba checks only a kernel's own file: a kernel that inlined an
 old version of a sibling module would otherwise be loaded stale. Folders of other versions are
 pruned, keeping the `KEEP_VERSIONS` most recently used per package (several checkouts of
-different versions on one machine do not evict each other).
+different versions on one machine do not evict each other), and never one used in the last
+`PRUNE_UNUSED_FOR` seconds: another process may be compiling into it (deleting it under that
+process made numba's write of its index fail).
 
 Warm marker. A process that only loads kernels from the cache still pays numba's start-up (its
 target context, then every kernel's object code: about a second of CPU). The runner's parent
@@ -70,6 +72,7 @@ GAMES_DIR = THIS_FILE.parent
 IMPORTS_NUMBA = re.compile(r"^(from|import) numba\b", re.MULTILINE)
 COMPILED_IN = ("layouts.py",)  # shared modules without numba whose numbers kernels compile in
 KEEP_VERSIONS = 4
+PRUNE_UNUSED_FOR = 24 * 3600  # seconds since a folder's last use before it may be pruned
 LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
 
 
@@ -143,7 +146,8 @@ def _use(folder: Path) -> None:
 
 
 def _prune(keep: Path) -> None:
-    """Delete the folders of other versions of `keep`'s package beyond the most recently used."""
+    """Delete the folders of other versions of `keep`'s package beyond the most recently used,
+    if no process has used them for PRUNE_UNUSED_FOR seconds."""
 
     def last_used(folder: Path) -> float:
         try:
@@ -153,8 +157,10 @@ def _prune(keep: Path) -> None:
 
     package = keep.name.rsplit("-", 1)[0]
     others = [f for f in keep.parent.glob(f"{package}-*") if f != keep and f.is_dir()]
+    idle_since = time.time() - PRUNE_UNUSED_FOR
     for folder in sorted(others, key=last_used, reverse=True)[KEEP_VERSIONS - 1 :]:
-        shutil.rmtree(folder, ignore_errors=True)
+        if last_used(folder) < idle_since:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 class GameKernelLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):

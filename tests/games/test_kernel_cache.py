@@ -93,16 +93,29 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
 
 def test_only_the_most_recently_used_versions_of_a_package_are_kept(tmp_path):
     root = tmp_path / "zoosim"
+    idle = time.time() - kernel_cache.PRUNE_UNUSED_FOR - 100
     for index in range(6):
         folder = root / f"katz-{index:016d}"
         folder.mkdir(parents=True)
         (folder / kernel_cache.LAST_USED).touch()
-        os.utime(folder / kernel_cache.LAST_USED, (time.time() - 100 + index, time.time() - 100 + index))
+        os.utime(folder / kernel_cache.LAST_USED, (idle + index, idle + index))
     (root / "nyz-0000000000000000").mkdir()
     kernel_cache._prune(root / "katz-0000000000000000")
     left = sorted(p.name for p in root.iterdir())
     expected_katz = [f"katz-{i:016d}" for i in (0, 3, 4, 5)]  # the one in use + the 3 newest others
     assert left == expected_katz + ["nyz-0000000000000000"]
+
+
+def test_a_version_another_process_used_recently_is_never_pruned(tmp_path):
+    """Six checkouts of different versions compiling at once: pruning a folder another process
+    is writing into made numba's index write fail (FileNotFoundError on its .nbi.tmp)."""
+    root = tmp_path / "zoosim"
+    for index in range(6):
+        folder = root / f"katz-{index:016d}"
+        folder.mkdir(parents=True)
+        (folder / kernel_cache.LAST_USED).touch()  # all in use now
+    kernel_cache._prune(root / "katz-0000000000000000")
+    assert len(list(root.iterdir())) == 6
 
 
 def test_the_warm_marker_lies_in_the_games_cache_folder_and_names_numba_and_python():
