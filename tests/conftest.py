@@ -88,6 +88,11 @@ _module.GAME = COIN
 sys.modules["zoosim_test_coin"] = _module
 GAME_MODULES.setdefault("coin", "zoosim_test_coin:GAME")
 
+# `lever` (tests/analysis/explain_game.py, the explain study's game with known shares) registers
+# itself on import; importing it here makes every test process see the same registry, whichever
+# test modules it collected.
+from tests.analysis import explain_game  # noqa: E402,F401
+
 
 @pytest.fixture
 def write_experiment(tmp_path):

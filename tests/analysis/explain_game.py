@@ -41,7 +41,11 @@ def _lever_play_batch(params, seat_policies, seeds, rotations, check=False):
         u, w, drawn = play.random(), play.random(), play.integers(n)
         seat_zero = (params.gift and u < GIFT_RATE) or (params.bonus and w < BONUS_RATE)
         win[game, 0 if seat_zero else drawn] = True
+    checked = {}
+    if check:  # the game contract's checked-mode columns: the lever game breaks no invariant
+        checked = {"check_violations": np.zeros(games, dtype=np.int32), "first_violation": np.zeros(games, dtype=np.int8)}
     return {
+        **checked,
         "turns": np.full(games, 10, dtype=np.int16),
         "rounds": np.full(games, 10 // n, dtype=np.int16),
         "end_reason": np.zeros(games, dtype=np.int8),

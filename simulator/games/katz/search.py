@@ -48,8 +48,8 @@ from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz.specs import (
-    EXPLORATION, FIRST_SEARCH_POLICY, ISMCTS, ITERATIONS, LEARNED, LEARNED_WEIGHTS, POLICIES,
-    PRIOR_WEIGHT, ROLLOUT, ROLLOUT_DEPTH, SCORE_SCALE, STRONG, STRONG_WEIGHTS, TEMPERATURE,
+    EXPLORATION, FIRST_SEARCH_POLICY, ISMCTS, ITERATIONS, LEARNED, L_WEIGHTS, POLICIES,
+    PRIOR_WEIGHT, ROLLOUT, ROLLOUT_DEPTH, SCORE_SCALE, STRONG, S_WEIGHTS, L_TEMPERATURE,
 )
 from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
@@ -231,7 +231,7 @@ search = tree_search.make_search(copy_state, determinize, legal_moves, apply_mov
 
 # ---- the learned evaluation's search (`strong`) and apprentice (`learned`) -----------------------
 # strong's ctx is ismcts's with two more entries: ctx[10] the seat's parameter row (the weights
-# from STRONG_WEIGHTS on, features.py's layout), ctx[11] the feature scratch
+# from S_WEIGHTS on, features.py's layout), ctx[11] the feature scratch
 # (features.allocate_features).
 
 
@@ -246,7 +246,7 @@ def learned_scores(game, ctx, out):
         win_shares(rules, scalars, seats, win, out)
         return
     for seat in range(players):
-        estimates[seat] = 2.0 * F.position_value(row, STRONG_WEIGHTS, rules, cards, scalars,
+        estimates[seat] = 2.0 * F.position_value(row, S_WEIGHTS, rules, cards, scalars,
                                                  cells, lines, hands[seat],
                                                  seats[seat, S.SEAT_HAND_LEN], seats, seat,
                                                  scratch)
@@ -262,7 +262,7 @@ def learned_root_priors(game, ctx, moves, count, out):
     rules, cards, scale, estimates, row, scratch = ctx[0], ctx[1], ctx[8], ctx[9], ctx[10], ctx[11]
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
-    base = F.fill_move_values(row, STRONG_WEIGHTS, rules, cards, scalars, cells, lines,
+    base = F.fill_move_values(row, S_WEIGHTS, rules, cards, scalars, cells, lines,
                               hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count,
                               scratch, out)
     for other in range(rules[S.P_PLAYERS]):
@@ -283,14 +283,14 @@ def learned_choice(policy_params, rules, cards, game, moves, count, rng, scratch
     listed), else a draw from the softmax of values / temperature with the game's stream."""
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
-    F.fill_move_values(policy_params, LEARNED_WEIGHTS, rules, cards, scalars, cells, lines,
+    F.fill_move_values(policy_params, L_WEIGHTS, rules, cards, scalars, cells, lines,
                        hands[seat], seats[seat, S.SEAT_HAND_LEN], seats, moves, count, scratch,
                        values)
     best_index = 0
     for index in range(count):
         if values[index] > values[best_index]:
             best_index = index
-    temperature = policy_params[TEMPERATURE]
+    temperature = policy_params[L_TEMPERATURE]
     if temperature <= 0.0:
         return best_index
     total = 0.0

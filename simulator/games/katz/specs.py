@@ -147,9 +147,9 @@ SET_NAMES = ("position", "move")
 WEIGHTS_FILE = Path(__file__).resolve().parent / "weights" / "default.npz"
 
 # Parameter rows: `learned` [temperature, weights...], `strong` the search row then the weights.
-TEMPERATURE = 0
-LEARNED_WEIGHTS = 1  # slot where learned's weights begin (games/learned.py's vector)
-STRONG_WEIGHTS = PRIOR_WEIGHT + 1  # slot where strong's weights begin
+L_TEMPERATURE = 0
+L_WEIGHTS = 1  # slot where learned's weights begin (games/learned.py's vector)
+S_WEIGHTS = 6  # slot where strong's weights begin (after the search row: PRIOR_WEIGHT + 1)
 
 _WEIGHTS = LearnedWeights(game="katz", feature_names=FEATURE_NAMES, set_names=SET_NAMES,
                           default_file=str(WEIGHTS_FILE))

@@ -20,7 +20,7 @@ from simulator.games.katz import features as F
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz.specs import (
-    FEATURE_NAMES, LEARNED_WEIGHTS, SET_NAMES, STRONG_WEIGHTS, WEIGHTS_FILE,
+    FEATURE_NAMES, L_WEIGHTS, SET_NAMES, S_WEIGHTS, WEIGHTS_FILE,
 )
 from simulator.games.learned import load_weights, save_weights
 from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
@@ -97,8 +97,8 @@ def test_the_policies_rows_carry_the_shipped_weights():
     seating = GAME.seat_policies([("learned", {"temperature": 0.5}), ("strong", {})])
     learned_row, strong_row = seating.policy_params
     assert learned_row[0] == 0.5
-    assert np.array_equal(learned_row[LEARNED_WEIGHTS:LEARNED_WEIGHTS + width], shipped.vector())
-    assert np.array_equal(strong_row[STRONG_WEIGHTS:STRONG_WEIGHTS + width], shipped.vector())
+    assert np.array_equal(learned_row[L_WEIGHTS:L_WEIGHTS + width], shipped.vector())
+    assert np.array_equal(strong_row[S_WEIGHTS:S_WEIGHTS + width], shipped.vector())
 
 
 def test_the_shipped_card_says_how_the_weights_were_made():
