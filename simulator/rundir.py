@@ -41,6 +41,7 @@ it dies; the file records the holder's pid, host and start time for the refusal 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import errno
 import fcntl
 import hashlib
@@ -83,8 +84,28 @@ SIDECAR_BEFORE_DISCOVERY = "chunk-*.json"
 SIDECAR_KEYS = ("format", "identity", "rows", "bytes", "sha256", "summary", "summary_sha256")
 
 
+_SAID: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("zoosim_warnings_said", default=None)
+
+
 def warn(message: str) -> None:
+    """One warning line on stderr; inside `each_warning_once`, a message already said is not
+    repeated (a damaged log read by two parts of one analysis)."""
+    said = _SAID.get()
+    if said is not None:
+        if message in said:
+            return
+        said.add(message)
     print(f"zoosim: warning: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def each_warning_once() -> Iterator[None]:
+    """Within the block, `warn` says each distinct message once."""
+    token = _SAID.set(set())
+    try:
+        yield
+    finally:
+        _SAID.reset(token)
 
 
 # ---- layout -----------------------------------------------------------------------------------

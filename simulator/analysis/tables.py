@@ -33,7 +33,7 @@ from simulator.analysis.summary import (
     JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
 )
 from simulator.analysis.turn_order import TurnOrder, cell_turn_order
-from simulator.rundir import iter_chunk_tables
+from simulator.rundir import each_warning_once, iter_chunk_tables
 
 
 def summarize_cell(run_dir: Path, cell: dict[str, Any], from_logs: bool = False) -> CellTotals:
@@ -76,6 +76,11 @@ def analysable(totals: CellTotals) -> bool:
 
 
 def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
+    with each_warning_once():  # a damaged log read by the totals and the turn-order facts: one line
+        return _analyze_run(run_dir, manifest, confidence, from_logs)
+
+
+def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, from_logs: bool) -> Analysis:
     margin = float(manifest["experiment"].get("margin_points", 1.0))
     cell_rows, seat_rows, policy_rows, length_rows, measure_rows = [], [], [], [], []
     totals_by_cell: dict[int, CellTotals] = {}
