@@ -83,15 +83,21 @@ COIN = Game(
     game_columns=(),
 )
 
-_module = types.ModuleType("zoosim_test_coin")
-_module.GAME = COIN
-sys.modules["zoosim_test_coin"] = _module
-GAME_MODULES.setdefault("coin", "zoosim_test_coin:GAME")
+def register_test_game(game: Game) -> None:
+    """Register a test game as an installed package would (`zoosim_test_NAME:GAME`)."""
+    module = types.ModuleType(f"zoosim_test_{game.name}")
+    module.GAME = game
+    sys.modules[module.__name__] = module
+    GAME_MODULES.setdefault(game.name, f"{module.__name__}:GAME")
 
-# `lever` (tests/analysis/explain_game.py, the explain study's game with known shares) registers
-# itself on import; importing it here makes every test process see the same registry, whichever
-# test modules it collected.
-from tests.analysis import explain_game  # noqa: E402,F401
+
+register_test_game(COIN)
+
+# `lever` (tests/analysis/explain_game.py), the explain study's game with known shares: registered
+# here, so every test process sees the same registry whichever test modules it collected.
+from tests.analysis.explain_game import LEVER  # noqa: E402
+
+register_test_game(LEVER)
 
 
 @pytest.fixture

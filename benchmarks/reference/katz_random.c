@@ -2,7 +2,7 @@
  * reference of issue #25 (benchmarks/kernel_vs_c.py compiles and runs it).
  *
  * The rules are the defaults of `zoosim rules katz` (rule ids K-... of
- * /work/shared/rules/alles-fuer-die-katz.md): 56 cards = 8 kinds (7 zoo kinds, then the cat)
+ * seeds/alles-fuer-die-katz.md): 56 cards = 8 kinds (7 zoo kinds, then the cat)
  * x values 1..7, 7-card hands, a zoo of (8 - n) rows x 7 columns, 8 keepers, seat 0 starts,
  * no pass, keeper replacement on, blocked-cell rule `line_completion` (open only when nothing
  * fits, optional, keepers count as filling a line), covered cards do not block, cats block

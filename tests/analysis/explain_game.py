@@ -11,14 +11,11 @@ one-at-a-time effect is known exactly (`exact_effects`).
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import Literal
 
 import numpy as np
 import pydantic
 
-from simulator.games import GAME_MODULES
 from simulator.games.base import Game, PolicySpec
 from simulator.schema import StrictModel
 
@@ -96,8 +93,3 @@ LEVER = Game(
     seat_columns=(),
     game_columns=(),
 )
-
-_module = types.ModuleType("zoosim_test_lever")
-_module.GAME = LEVER
-sys.modules["zoosim_test_lever"] = _module
-GAME_MODULES.setdefault("lever", "zoosim_test_lever:GAME")

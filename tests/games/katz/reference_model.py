@@ -1,5 +1,5 @@
 """A plain-Python reference model of Alles für die Katz, written from the rules alone
-(/work/shared/rules/alles-fuer-die-katz.md and seeds/alles-fuer-die-katz.md, rule ids K-...),
+(seeds/alles-fuer-die-katz.md, rule ids K-...),
 without reading the engine's rule code. It exists to be checked against the engine move by move
 ("two implementations checked against each other", test_katz_reference.py).
 
