@@ -1,6 +1,6 @@
 """The documentation: the site builds strictly (a broken link or a missing page fails), its
-experiment file reference is generated from the schemas, the README stays short, and the
-example notebook runs."""
+experiment file reference is generated from the schemas, the README stays short and lists every
+command, and the example notebook runs."""
 
 import os
 import re
@@ -86,6 +86,16 @@ def test_the_readme_is_short_and_its_quick_start_is_the_one_the_tests_use():
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
     assert len(links) > 10
     assert not [link for link in links if not (REPO / link).exists()]  # GitHub shows the README too
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/commands.md"])
+def test_every_command_of_the_cli_is_in_the_command_tables(page):
+    from simulator.cli import main
+
+    text = (REPO / page).read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `zoosim ([a-z]+)", text, flags=re.MULTILINE))
+    assert set(main.commands) - listed == set(), f"{page} leaves out commands"
+    assert listed - set(main.commands) == set(), f"{page} lists commands the CLI does not have"
 
 
 def test_the_report_pictures_are_small():
