@@ -268,7 +268,8 @@ def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progre
     joblib's loky backend: its processes are started afresh, not forked from this one, which may
     already run worker threads, and it pickles with cloudpickle (a game's params model may be a
     class pickle cannot name). The processes ignore Ctrl-C; this one answers it once they are
-    done, as after compiling itself."""
+    done, as after compiling itself, or, while the games compiled first play, at once, ending
+    them (`_WarmUps.stop`)."""
     from joblib.externals.loky import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
