@@ -245,6 +245,37 @@ def test_the_game_compiled_first_plays_while_another_still_compiles(tmp_path, mo
     assert log_digests(tmp_path / "overlapped") == log_digests(tmp_path / "plain") != {}
 
 
+def test_a_warm_up_failing_while_the_other_game_plays_ends_the_run_with_its_error(tmp_path, monkeypatch):
+    """The game still compiling breaks (its warm-up raises) while the game compiled first plays:
+    the run ends with that error, naming the cell to replay, and keeps only finished chunks."""
+    from concurrent.futures import Future
+
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "never" / variant)
+    katz_compiled, nyz_compiled = Future(), Future()
+    katz_compiled.set_result({})
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+        runner._WarmUps({"katz": katz_compiled, "nyz": nyz_compiled})))
+    play_chunk = runner.play_chunk
+
+    def breaking(chunk, *args):
+        result = play_chunk(chunk, *args)
+        if not nyz_compiled.done():
+            nyz_compiled.set_exception(ZoosimError("cell 0 (n) chunk 0 failed: the engine crashed"))
+        return result
+
+    monkeypatch.setattr(runner, "play_chunk", breaking)
+    plan = build_plan(parse_experiment({"seed": 3, "games": 8, "chunk_games": 4, "studies": [
+        {"name": "n", "game": "nyz", "rules": {"players": 2}},
+        {"name": "k", "game": "katz", "rules": {"players": 2}},
+    ]}))
+    with pytest.raises(ZoosimError, match="the engine crashed"):
+        run(plan, tmp_path / "out", jobs=2)
+    assert not list((tmp_path / "out").rglob("cell=0000/*.parquet"))  # nyz's cell: nothing played
+
+
 def test_a_sessions_recorded_time_leaves_out_compiling(tmp_path, monkeypatch):
     """Issue 21 finding 8: the run time in the record (the report's provenance) included the
     compile of a cold kernel cache; it is recorded apart."""
