@@ -285,35 +285,27 @@ WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up l
 class _WarmUps:
     """The kernel warm-ups of a run (`_compile_kernels`): the report samples they drew, and the
     warm-ups still compiling in processes of their own (`pending`, game -> future) while the
-    chunks of the games already compiled play. `seconds` is the compile's wall time: from the
-    start until the last game's kernels were compiled (a run's recorded time leaves it out)."""
+    chunks of the games already compiled play. `seconds` is the wall time before the first game
+    could play, compiling: a run's recorded time leaves it out, and counts the time after it, when
+    games are played, even while another game still compiles on one core."""
 
     def __init__(self, pending: dict | None = None, pool=None):
         self.started = time.perf_counter()
         self.samples: dict[str, dict[str, str]] = {}
         self.pending = dict(pending or {})
         self.pool = pool
-        self.compiled_here: float | None = None  # when the warm-ups in this process were done
-        self.compiled_apart: dict = {}  # future -> when it was done
-        for future in self.pending.values():
-            future.add_done_callback(lambda done: self.compiled_apart.setdefault(done, time.perf_counter()))
-        self.apart = len(self.pending)
+        self.ready: float | None = None  # when the first game could play
 
     @classmethod
     def none(cls) -> "_WarmUps":
         """No warm-up (nothing to play, or every kernel cached)."""
         warm = cls()
-        warm.compiled_here = warm.started
+        warm.ready = warm.started
         return warm
 
     @property
     def seconds(self) -> float:
-        """Wall seconds from the start until every kernel was compiled (so far, if not yet)."""
-        now = time.perf_counter()
-        ends = [self.compiled_here or now, *self.compiled_apart.values()]
-        if len(self.compiled_apart) < self.apart:
-            ends.append(now)
-        return max(ends) - self.started
+        return (self.ready or time.perf_counter()) - self.started
 
     def wait(self, all_games: bool) -> None:
         """Called once the warm-ups in this process are done: wait for every pending warm-up,
@@ -321,7 +313,6 @@ class _WarmUps:
         error of one that failed."""
         from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, wait
 
-        self.compiled_here = self.compiled_here or time.perf_counter()
         if self.pending:
             wait(self.pending.values(), return_when=ALL_COMPLETED if all_games else FIRST_COMPLETED)
         for game, future in list(self.pending.items()):
@@ -331,6 +322,7 @@ class _WarmUps:
         if not self.pending and self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
+        self.ready = self.ready or time.perf_counter()
 
     def stop(self) -> None:
         """The run ends early: end the warm-ups still under way (numba writes each cache file
