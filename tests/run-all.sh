@@ -26,9 +26,9 @@ PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q -e '.[test]'
-# the example game plugin, so the conformance test also runs on it as an installed package
-.venv/bin/python -m pip install -q -e examples/zoosim-feeding-time
+# with the example game plugin, so the conformance test also runs on it as an installed package
+# (one pip command: pip's start-up and dependency check once)
+.venv/bin/python -m pip install -q -e '.[test]' -e examples/zoosim-feeding-time
 # Versions of zoosim before 2026-11-30 let numba write its cache into site-packages/simulator/,
 # which pip leaves behind when the editable install replaces a regular one; that folder, now
 # without __init__.py, would shadow the editable install. Remove such a leftover.
