@@ -4,7 +4,7 @@
 #   - a virtual environment in .venv with zoosim and its test extras, and the example game
 #     plugin examples/zoosim-feeding-time;
 #   - one game of each engine variant of both games (tests/warm_kernels.yaml), so that an empty
-#     kernel cache is filled by both cores at once, then of Katz's checked heuristic variant
+#     kernel cache is filled by both cores at once, then of their checked heuristic variants
 #     (tests/warm_checked_kernels.yaml) and a game of each through the step API (`zoosim play`),
 #     which many test modules play;
 #   - the whole pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
@@ -39,12 +39,12 @@ fi
 # Compile both games' kernels at once, one per core (a no-op when they are cached already).
 WARM="$(mktemp -d)"
 .venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/run" --jobs 2 --no-report --quiet >/dev/null
-# ... then Katz's checked heuristic variant (Katz compiles its invariants only into checked
-# batches; New York Zoo's checked games use its unchecked kernels) on one core and, on the other,
-# the step API's kernels (`zoosim play`, which many test modules drive), so that the test workers
-# do not each compile them. The one test that plays Katz's checked search compiles that variant
-# itself, on its own worker, while the other worker goes on testing.
-.venv/bin/zoosim run tests/warm_checked_kernels.yaml --out "$WARM/checked" --jobs 1 --no-report --quiet --check >/dev/null &
+# ... then, at the same time, the checked heuristic variants (the engines compile their invariants
+# only into checked batches) and the step API's kernels (`zoosim play`, which many test modules
+# drive), so that the test workers do not each compile them. The one slow test per game that
+# plays a checked search compiles that variant itself, on its own worker, while the other worker
+# goes on testing.
+.venv/bin/zoosim run tests/warm_checked_kernels.yaml --out "$WARM/checked" --jobs 2 --no-report --quiet --check >/dev/null &
 CHECKED=$!
 .venv/bin/zoosim play nyz --seed 1 >/dev/null
 .venv/bin/zoosim play katz --seed 1 >/dev/null
