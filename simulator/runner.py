@@ -199,18 +199,21 @@ def _chunk_failed(chunk: Chunk, problem: str, seeds, rotations) -> ChunkFailed:
 
 
 def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
-                     check: bool = False) -> dict[str, dict[str, str]]:
+                     check: bool = False, overlap: bool = False) -> "_WarmUps":
     """Play one game of the first cell of each game and kernel variant (base.Game.kernel_variant:
     with or without a search policy) here, so that numba compiles those kernels once (and
     caches them) before the workers start, instead of once in every worker; a game warmed up
     also draws the report's samples of its cells among `sample_cells` (the step API's kernels
-    compile then, not after the last game), which are returned. A variant whose warm marker
+    compile then, not after the last game). A variant whose warm marker
     says an earlier warm-up left its kernels in the cache is skipped: the workers load them
     themselves, in parallel, and this process never pays numba's start-up (kernel_cache.py).
     When several games compile and `jobs` allows, each game compiles in a process of its own at
-    once, writing the shared cache (`_warm_up_in_processes`). A `check` run warms up the checked
-    specialisation (engines compile their invariants only for checked batches) under a marker of
-    its own. With `progress`, each kernel compiled is reported."""
+    once, writing the shared cache (`_warm_up_in_processes`); with `overlap` (worker threads of
+    this process, which can wait on those processes) this returns as soon as one game is
+    compiled, and the chunks of the others wait for theirs (`_WarmUps.chunk_task`), so a core
+    whose game is compiled plays while the other game still compiles. A `check` run warms up
+    the checked specialisation (engines compile their invariants only for checked batches)
+    under a marker of its own. With `progress`, each kernel compiled is reported."""
     from simulator.games.kernel_cache import warm_marker
 
     first_chunks = {}
@@ -228,13 +231,17 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
     apart = [warm_ups for warm_ups in by_game.values() if all(marker is not None for _, marker in warm_ups)]
     if jobs < 2 or len(apart) < 2:
         apart = []
-    samples: dict[str, dict[str, str]] = {}
-    for name, warm_ups in by_game.items():
-        if warm_ups not in apart:
-            samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name], check))
-    if apart:
-        samples.update(_warm_up_in_processes(apart, progress, jobs, sample_cells, check))
-    return samples
+    warm = _warm_up_in_processes(apart, progress, jobs, sample_cells, check) if apart else _WarmUps()
+    try:
+        for name, warm_ups in by_game.items():
+            if warm_ups not in apart:
+                warm.samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name],
+                                             check))
+        warm.wait(all_games=not overlap)
+    except BaseException:
+        warm.stop()
+        raise
+    return warm
 
 
 def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
@@ -254,24 +261,117 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
 
 
 def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progress: bool, jobs: int,
-                          sample_cells: list, check: bool = False) -> dict[str, dict[str, str]]:
-    """`_warm_up` each game's chunks in a fresh process of its own, up to `jobs` at once (numba
-    compiles on one core per process; its cache files are written atomically, so processes share
-    the cache folder safely). loky's executor, as joblib's loky backend: its processes are
-    started afresh, not forked from this one, which may already run worker threads, and it
-    pickles with cloudpickle (a game's params model may be a class pickle cannot name). The
-    processes ignore Ctrl-C; this one answers it once they are done, as after compiling itself."""
+                          sample_cells: list, check: bool = False) -> "_WarmUps":
+    """Start `_warm_up` of each game's chunks in a fresh process of its own, up to `jobs` at once
+    (numba compiles on one core per process; its cache files are written atomically, so
+    processes share the cache folder safely), and return them under way. loky's executor, as
+    joblib's loky backend: its processes are started afresh, not forked from this one, which may
+    already run worker threads, and it pickles with cloudpickle (a game's params model may be a
+    class pickle cannot name). The processes ignore Ctrl-C; this one answers it once they are
+    done, as after compiling itself, or, while the games compiled first play, at once, ending
+    them (`_WarmUps.stop`)."""
     from joblib.externals.loky import ProcessPoolExecutor
 
-    samples: dict[str, dict[str, str]] = {}
-    with ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
-                             initargs=(signal.SIGINT, signal.SIG_IGN)) as pool:
-        warming = [pool.submit(_warm_up, warm_ups, progress,
-                               [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game], check, True)
-                   for warm_ups in by_game]
-        for done in warming:
-            samples.update(done.result())
-    return samples
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
+                               initargs=(signal.SIGINT, signal.SIG_IGN))
+    return _WarmUps({warm_ups[0][0].cell.game: pool.submit(
+        _warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game],
+        check, True) for warm_ups in by_game}, pool)
+
+
+WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up looks whether its run ends
+
+
+class _WarmUps:
+    """The kernel warm-ups of a run (`_compile_kernels`): the report samples they drew, and the
+    warm-ups still compiling in processes of their own (`pending`, game -> future) while the
+    chunks of the games already compiled play. `seconds` is the wall time before the first game
+    could play, compiling: a run's recorded time leaves it out, and counts the time after it, when
+    games are played, even while another game still compiles on one core."""
+
+    def __init__(self, pending: dict | None = None, pool=None):
+        self.started = time.perf_counter()
+        self.samples: dict[str, dict[str, str]] = {}
+        self.pending = dict(pending or {})
+        self.pool = pool
+        self.ready: float | None = None  # when the first game could play
+
+    @classmethod
+    def none(cls) -> "_WarmUps":
+        """No warm-up (nothing to play, or every kernel cached)."""
+        warm = cls()
+        warm.ready = warm.started
+        return warm
+
+    @property
+    def seconds(self) -> float:
+        return (self.ready or time.perf_counter()) - self.started
+
+    def wait(self, all_games: bool) -> None:
+        """Called once the warm-ups in this process are done: wait for every pending warm-up,
+        or (not `all_games`) for the first one; take the samples of those done and raise the
+        error of one that failed."""
+        from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, wait
+
+        if self.pending:
+            wait(self.pending.values(), return_when=ALL_COMPLETED if all_games else FIRST_COMPLETED)
+        for game, future in list(self.pending.items()):
+            if future.done():
+                self.samples.update(future.result())
+                del self.pending[game]
+        if not self.pending and self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
+        self.ready = self.ready or time.perf_counter()
+
+    def stop(self) -> None:
+        """The run ends early: end the warm-ups still under way (numba writes each cache file
+        atomically and the warm marker only after a complete warm-up, so nothing half-written
+        remains)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, kill_workers=True)
+            self.pool = None
+
+    def ready_first(self, todo: list[Chunk]) -> list[Chunk]:
+        """The chunks in play order: those of games compiled already first (a game's games do
+        not depend on the order its chunks are played in)."""
+        return sorted(todo, key=lambda chunk: chunk.cell.game in self.pending)
+
+    def chunk_task(self, chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None):
+        """The joblib task playing `chunk`: play_chunk, after its game's pending warm-up."""
+        import joblib
+
+        future = self.pending.get(chunk.cell.game)
+        if future is None:
+            return joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid)
+        return joblib.delayed(_play_chunk_when_compiled)(future, chunk, run_dir, check, parent_pid)
+
+    def samples_task(self, cells: list):
+        """The joblib task that draws the samples of `cells` and collects those of the pending
+        warm-ups; None when there is nothing to draw or collect."""
+        import joblib
+
+        if self.pending:
+            return joblib.delayed(_draw_samples)(cells, list(self.pending.values()))
+        return joblib.delayed(_draw_samples)(cells) if cells else None
+
+
+def _play_chunk_when_compiled(warm_up, chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None):
+    """play_chunk once `warm_up` (the future of the chunk's game's warm-up) is done (a worker
+    thread: the future lives in this process); abandoned if the run ends meanwhile."""
+    _wait_for_warm_ups([warm_up])
+    return play_chunk(chunk, run_dir, check, parent_pid)
+
+
+def _wait_for_warm_ups(warm_ups: list) -> list[dict[str, dict[str, str]]]:
+    """The results of the warm-up futures (their samples), raising _Abandoned if the run ends
+    while they compile."""
+    from concurrent.futures import wait
+
+    while wait(warm_ups, timeout=WARM_UP_POLL_SECONDS).not_done:
+        if _RUN_ENDING.is_set():
+            raise _Abandoned()
+    return [future.result() for future in warm_ups]
 
 
 def _raise_on_violation(chunk: Chunk, columns: dict, seeds, rotations) -> None:
@@ -343,7 +443,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     started = time.perf_counter()
     started_at = datetime.now(timezone.utc).isoformat(timespec="seconds")
     parent_pid = None if backend == "dask" else os.getpid()
-    played, bar, compile_seconds = 0, None, 0.0
+    played, bar, warm = 0, None, _WarmUps.none()
     samples_needed, samples = bool(todo) and read_samples(run_dir, plan.run_hash) is None, {}
     _RUN_ENDING.clear()
     if backend == "loky":
@@ -356,18 +456,21 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                 with ctrl_c_deferred(), workers_block_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with ctrl_c_deferred():
-                    compiling = time.perf_counter()
-                    samples = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [], check)
-                    compile_seconds = time.perf_counter() - compiling
+                    # with worker threads, the games compiled first play while the others compile
+                    warm = _compile_kernels(todo, progress, jobs, plan.cells if samples_needed else [], check,
+                                            overlap=backend == "threading")
+                    samples = warm.samples
                 for _ in warming:
                     pass
             bar = ProgressBar(run_dir, _cell_work(plan, todo), plan.experiment.name, progress)
-            tasks = [joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid) for chunk in todo]
-            to_draw = [cell for cell in plan.cells if cell.study not in samples] if samples_needed else []
-            if to_draw:
+            tasks = [warm.chunk_task(chunk, run_dir, check, parent_pid) for chunk in warm.ready_first(todo)]
+            to_draw = [cell for cell in plan.cells if cell.study not in samples and cell.game not in warm.pending
+                       ] if samples_needed else []
+            samples_task = warm.samples_task(to_draw) if samples_needed else None
+            if samples_task is not None:
                 # Last in the queue: the first worker out of chunks (its kernels loaded) draws the
                 # report's sample games the warm-up did not draw while the others finish theirs.
-                tasks.append(joblib.delayed(_draw_samples)(to_draw))
+                tasks.append(samples_task)
             elif samples_needed:
                 write_samples(run_dir, plan.run_hash, _in_study_order(plan, samples))
             for result in parallel(tasks):
@@ -380,11 +483,14 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                 played += games
                 bar.chunk_done(cell, games, seconds)
     except BaseException:
+        warm.stop()
         if bar is not None:
             bar.close()
-        _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started - compile_seconds, played, jobs,
-                               backend, compile_seconds)
+        _cleanup_after_failure(run_dir, started_at, time.perf_counter() - started - warm.seconds, played, jobs,
+                               backend, warm.seconds)
         raise
+    warm.wait(all_games=True)  # done already: every chunk of its games waited for it
+    compile_seconds = warm.seconds
     bar.close()
     record_session(run_dir, started_at, time.perf_counter() - started - compile_seconds, played, jobs, backend,
                    compile_seconds)
@@ -426,8 +532,13 @@ class _Samples:
     samples: dict[str, dict[str, str]]
 
 
-def _draw_samples(cells: list) -> _Samples:
-    return _Samples(draw_samples(cells))
+def _draw_samples(cells: list, warm_ups: list = ()) -> _Samples:
+    """The samples of `cells`, and those drawn by the warm-ups `warm_ups` (futures in this
+    process) once they are done."""
+    samples: dict[str, dict[str, str]] = {}
+    for drawn in _wait_for_warm_ups(list(warm_ups)) if warm_ups else ():
+        samples.update(drawn)
+    return _Samples({**samples, **(draw_samples(cells) if cells else {})})
 
 
 def _in_study_order(plan: Plan, samples: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:

@@ -4,7 +4,9 @@
 #   - a virtual environment in .venv with zoosim and its test extras, and the example game
 #     plugin examples/zoosim-feeding-time;
 #   - one game of each engine variant of both games (tests/warm_kernels.yaml), so that an empty
-#     kernel cache is filled by both cores at once;
+#     kernel cache is filled by both cores at once, then of their checked heuristic variants
+#     (tests/warm_checked_kernels.yaml) and a game of each through the step API (`zoosim play`),
+#     which many test modules play;
 #   - the whole pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
 #     pytest, `-n 0` runs it in one process), which also builds the documentation site strictly
 #     (mkdocs.yml) and executes the example notebook (tests/test_docs.py). worksteal hands each
@@ -24,10 +26,9 @@ PYTHON="${PYTHON:-python3}"
 if [ ! -x .venv/bin/python ]; then
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[test]'
-# the example game plugin, so the conformance test also runs on it as an installed package
-.venv/bin/python -m pip install -q -e examples/zoosim-feeding-time
+# with the example game plugin, so the conformance test also runs on it as an installed package
+# (one pip command: pip's start-up and dependency check once)
+.venv/bin/python -m pip install -q -e '.[test]' -e examples/zoosim-feeding-time
 # Versions of zoosim before 2026-11-30 let numba write its cache into site-packages/simulator/,
 # which pip leaves behind when the editable install replaces a regular one; that folder, now
 # without __init__.py, would shadow the editable install. Remove such a leftover.
@@ -38,8 +39,15 @@ fi
 # Compile both games' kernels at once, one per core (a no-op when they are cached already).
 WARM="$(mktemp -d)"
 .venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/run" --jobs 2 --no-report --quiet >/dev/null
-# ... and their checked variants (an engine may compile its invariants only into checked batches),
-# so that the test workers do not each compile them
-.venv/bin/zoosim run tests/warm_kernels.yaml --out "$WARM/checked" --jobs 2 --no-report --quiet --check >/dev/null
+# ... then, at the same time, the checked heuristic variants (the engines compile their invariants
+# only into checked batches) and the step API's kernels (`zoosim play`, which many test modules
+# drive), so that the test workers do not each compile them. The one slow test per game that
+# plays a checked search compiles that variant itself, on its own worker, while the other worker
+# goes on testing.
+.venv/bin/zoosim run tests/warm_checked_kernels.yaml --out "$WARM/checked" --jobs 2 --no-report --quiet --check >/dev/null &
+CHECKED=$!
+.venv/bin/zoosim play nyz --seed 1 >/dev/null
+.venv/bin/zoosim play katz --seed 1 >/dev/null
+wait "$CHECKED"
 rm -rf "$WARM"
 exec .venv/bin/python -m pytest -n auto --dist worksteal "$@"

@@ -143,16 +143,18 @@ def test_a_heuristic_seating_plays_kernels_specialised_without_the_search(name):
 
 
 
-def test_an_unchecked_katz_batch_plays_kernels_specialised_without_the_invariants():
+@pytest.mark.parametrize("name", ["katz", "nyz"])
+def test_an_unchecked_batch_plays_kernels_specialised_without_the_invariants(name):
     """Issue 21 finding 4: an unchecked batch passes `check` as None, so numba prunes the
-    invariants (find_violation) out of the play loop it compiles; a checked batch compiles the
-    other specialisation."""
+    invariants (Katz's find_violation, New York Zoo's check_invariants) out of the play loop it
+    compiles; a checked batch compiles the other specialisation."""
+    import importlib
     import inspect
 
     from simulator.games import get_game
-    from simulator.games.katz import play as engine
 
-    game = get_game("katz")
+    engine = importlib.import_module(f"simulator.games.{name}.play")
+    game = get_game(name)
     params, seats = game.make_params({"players": 2}), game.seat_policies([("greedy", {})] * 2)
     position = list(inspect.signature(engine.play_games.py_func).parameters).index("check")
     game.play_batch(params, seats, np.arange(2, dtype=np.uint64), np.zeros(2, np.int64))

@@ -2,6 +2,7 @@
 
 import json
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -200,13 +201,94 @@ def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games
     assert list(samples) == ["k", "n"] and samples == read_samples(tmp_path / "warm", plan.run_hash)
 
 
+def test_the_game_compiled_first_plays_while_another_still_compiles(tmp_path, monkeypatch):
+    """Issue 21 (the first hour): with worker threads, the chunks of the game whose kernels are
+    compiled first play while another game still compiles in its own process (the core that
+    compiled it would otherwise idle); the other game's chunks wait for its warm-up. The games
+    are those of a run that compiled nothing."""
+    from concurrent.futures import Future
+
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "never" / variant)
+    katz_compiled, nyz_compiled = Future(), Future()
+    katz_compiled.set_result({})
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+        runner._WarmUps({"katz": katz_compiled, "nyz": nyz_compiled})))
+    plan = build_plan(parse_experiment({"seed": 3, "games": 12, "chunk_games": 4, "studies": [
+        {"name": "n", "game": "nyz", "rules": {"players": 2}},
+        {"name": "k", "game": "katz", "rules": {"players": 2}},
+    ]}))
+    katz_chunks = sum(cell.chunks for cell in plan.cells if cell.game == "katz")
+    played = []
+    play_chunk = runner.play_chunk
+
+    def noting(chunk, *args):
+        result = play_chunk(chunk, *args)
+        played.append((chunk.cell.game, nyz_compiled.done()))
+        if chunk.cell.game == "katz" and played.count(("katz", False)) == katz_chunks:
+            nyz_compiled.set_result({})  # nyz compiles until every katz chunk is played
+        return result
+
+    monkeypatch.setattr(runner, "play_chunk", noting)
+    # a runner that waited for every game to compile would wait for ever: give up after a while
+    give_up = threading.Timer(60, lambda: nyz_compiled.done() or nyz_compiled.set_result({}))
+    give_up.daemon = True
+    give_up.start()
+    summary = run(plan, tmp_path / "overlapped", jobs=2)
+    give_up.cancel()
+    assert played == [("katz", False)] * katz_chunks + [("nyz", True)] * (len(played) - katz_chunks)
+    assert summary.games_played == plan.games
+    monkeypatch.setattr(runner, "play_chunk", play_chunk)
+    run(plan, tmp_path / "plain", jobs=1)
+    assert log_digests(tmp_path / "overlapped") == log_digests(tmp_path / "plain") != {}
+
+
+def test_a_warm_up_failing_while_the_other_game_plays_ends_the_run_with_its_error(tmp_path, monkeypatch):
+    """The game still compiling breaks (its warm-up raises) while the game compiled first plays:
+    the run ends with that error, naming the cell to replay, and keeps only finished chunks."""
+    from concurrent.futures import Future
+
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "never" / variant)
+    katz_compiled, nyz_compiled = Future(), Future()
+    katz_compiled.set_result({})
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+        runner._WarmUps({"katz": katz_compiled, "nyz": nyz_compiled})))
+    play_chunk = runner.play_chunk
+
+    def breaking(chunk, *args):
+        result = play_chunk(chunk, *args)
+        if not nyz_compiled.done():
+            nyz_compiled.set_exception(ZoosimError("cell 0 (n) chunk 0 failed: the engine crashed"))
+        return result
+
+    monkeypatch.setattr(runner, "play_chunk", breaking)
+    plan = build_plan(parse_experiment({"seed": 3, "games": 8, "chunk_games": 4, "studies": [
+        {"name": "n", "game": "nyz", "rules": {"players": 2}},
+        {"name": "k", "game": "katz", "rules": {"players": 2}},
+    ]}))
+    with pytest.raises(ZoosimError, match="the engine crashed"):
+        run(plan, tmp_path / "out", jobs=2)
+    assert not list((tmp_path / "out").rglob("cell=0000/*.parquet"))  # nyz's cell: nothing played
+
+
 def test_a_sessions_recorded_time_leaves_out_compiling(tmp_path, monkeypatch):
     """Issue 21 finding 8: the run time in the record (the report's provenance) included the
     compile of a cold kernel cache; it is recorded apart."""
     from simulator import runner
     from simulator.rundir import read_run_info
 
-    monkeypatch.setattr(runner, "_compile_kernels", lambda todo, progress, jobs, sample_cells, check: time.sleep(0.5) or {})
+    def compile_slowly(todo, progress, jobs, sample_cells, check, overlap):
+        warm = runner._WarmUps()
+        time.sleep(0.5)
+        warm.wait(all_games=True)
+        return warm
+
+    monkeypatch.setattr(runner, "_compile_kernels", compile_slowly)
     summary = run(make_plan(), tmp_path / "out", jobs=1)
     session = read_run_info(tmp_path / "out")["sessions"][0]
     assert session["compile_seconds"] >= 0.5 and summary.compile_seconds >= 0.5

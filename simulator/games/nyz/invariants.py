@@ -1,7 +1,8 @@
 """Checked mode (N-11 T18): the invariants checked after every move, and the one place a broken
 invariant is counted (`violation`). The step rules (moves.py) call `check_invariants` from
-`apply_move` when the game is checked (`SC_CHECKED`), and count the violations they detect on
-the way (an empty tile bay, a move out of range).
+`apply_checked_move` when the game is checked (`SC_CHECKED`), and count the violations they
+detect on the way (an empty tile bay, a move out of range); the batch play loop calls it only in
+its checked specialisation (play.play_out), so unchecked batches do not compile it.
 """
 
 from simulator.games.kernels import kernel

@@ -1191,9 +1191,18 @@ def apply_effects(st, tab, move):
 
 @kernel
 def apply_move(st, tab, move):
-    """Apply a legal move of the current decision and run on to the next decision."""
+    """Apply a legal move of the current decision and run on to the next decision, without the
+    invariants (unchecked batches, the search's scratch games): `apply_checked_move` runs them,
+    so a kernel that calls only this one compiles no `check_invariants`."""
     apply_effects(st, tab, move)
     advance(st, tab)
+
+
+@kernel
+def apply_checked_move(st, tab, move):
+    """`apply_move`, then the invariants (N-11 T18) when the game is checked (SC_CHECKED): what
+    checked batches and the step API play."""
+    apply_move(st, tab, move)
     if st.sc[SC_CHECKED] != 0:
         check_invariants(st, tab)
 

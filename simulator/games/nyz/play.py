@@ -12,11 +12,13 @@ from simulator.games.layouts import RecordColumns
 from simulator.games.nyz import policies
 from simulator.games.nyz import search as NS
 from simulator.games.nyz.invariants import check_invariants
-from simulator.games.nyz.moves import animals_of, apply_move, empty_squares, new_state, solo_score
+from simulator.games.nyz.moves import (
+    animals_of, apply_checked_move, apply_move, empty_squares, new_state, solo_score,
+)
 from simulator.games.nyz.state import (
     GAME_COLUMNS, P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_YOUNG, P_DECISIONS,
     P_ENCLOSURES, P_FILLED, P_HOUSE_ADDS, P_KEPT, P_PASSES, P_TURNS, P_WIN, P_YOUNG, R_PLAYERS,
-    R_SOLO, SC_ACTIVE, SC_BREEDING_EVENTS, SC_CHECKED, SC_DECIDER, SC_ENDER, SC_END_REASON,
+    R_SOLO, SC_ACTIVE, SC_BREEDING_EVENTS, SC_DECIDER, SC_ENDER, SC_END_REASON,
     SC_FIRST_VIOLATION, SC_LAPS, SC_N_OPTIONS, SC_OVER, SC_ROUNDS, SC_SOLO_WON, SC_TURNS,
     SC_VIOLATIONS, SEAT_COLUMNS,
 )
@@ -67,25 +69,33 @@ def choose(st, tab, scratch, search_workspace):
 
 
 @kernel
-def play_out(st, tab, scratch, search_workspace):
-    """Play a set-up game to its end with the seats' policies.
+def play_out(st, tab, scratch, search_workspace, check):
+    """Play a set-up game to its end with the seats' policies. `check` is True (a checked game:
+    the invariants run after every move) or None: for None numba prunes the `check is not None`
+    branches before typing, so an unchecked batch compiles no `check_invariants`.
 
     A kernel of its own: calls from here pass the state without reference counting (kernels.kernel).
     """
-    if st.sc[SC_CHECKED] != 0:
+    if check is not None:
         check_invariants(st, tab)
     while st.sc[SC_OVER] == 0:
         if st.sc[SC_N_OPTIONS] >= 2:  # a decision (turn-order facts, logs.TURN_ORDER_SEAT_COLUMNS)
             st.seat[st.sc[SC_DECIDER], P_DECISIONS] += 1
-        apply_move(st, tab, st.options[choose(st, tab, scratch, search_workspace)])
+        move = st.options[choose(st, tab, scratch, search_workspace)]
+        if check is not None:
+            apply_checked_move(st, tab, move)
+        else:
+            apply_move(st, tab, move)
 
 
 @allocating
 def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspace, seeds, rotations,
-               checked, game_out, seat_out):
+               check, game_out, seat_out):
     """Play every game of a batch. game_out[g, column], seat_out[g, seat, column] (GAME_COLUMNS,
     SEAT_COLUMNS in state.py). `scratch`, `search_workspace`: NS.search_workspace's (None when
-    no seat searches: this specialisation compiles without the search)."""
+    no seat searches: this specialisation compiles without the search). `check`: True in checked
+    mode, None otherwise (that specialisation compiles without the invariants, play_out)."""
+    checked = True if check is not None else False  # the state's flag (SC_CHECKED)
     players = tab.rules[R_PLAYERS]
     policy_id = np.empty(players, dtype=np.int8)
     # as wide as the rows given (base.MAX_POLICY_PARAMS): a constant of base.py compiled in here
@@ -97,7 +107,7 @@ def play_games(tab, slot_policy_ids, slot_policy_params, scratch, search_workspa
             policy_id[seat] = slot_policy_ids[slot]
             policy_params[seat] = slot_policy_params[slot]
         st = new_state(tab, seeds[g], policy_id, policy_params, checked, False)
-        play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
+        play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace, check)
         game_out[g, GAME_COLUMN_TURNS] = st.sc[SC_TURNS]
         game_out[g, GAME_COLUMN_ROUNDS] = st.sc[SC_ROUNDS]
         game_out[g, GAME_COLUMN_END_REASON] = st.sc[SC_END_REASON]
@@ -174,6 +184,6 @@ def play_batch(params, seat_policies: SeatPolicies, seeds, rotations, check=Fals
     scratch, search_workspace = NS.search_workspace(tables, seat_policies.policy_ids, seat_policies.policy_params)
     play_games(
         tables, seat_policies.policy_ids, seat_policies.policy_params, scratch, search_workspace,
-        seeds, rotations, bool(check), game_out, seat_out,
+        seeds, rotations, True if check else None, game_out, seat_out,
     )
     return RECORDS.unpack(game_out, seat_out)

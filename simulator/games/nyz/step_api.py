@@ -7,7 +7,7 @@ import numpy as np
 from simulator.games.base import MAX_POLICY_PARAMS, InvariantViolation, SeatPolicies
 from simulator.games.kernels import allocating, by_ref, slot_of_seat
 from simulator.games.nyz import search as NS
-from simulator.games.nyz.moves import apply_move, empty_squares, new_state
+from simulator.games.nyz.moves import apply_checked_move, empty_squares, new_state
 from simulator.games.nyz.play import choose, play_out
 from simulator.games.nyz.state import (
     INVARIANT_NAMES, P_WIN, SC_DECIDER, SC_DECISION, SC_FIRST_VIOLATION, SC_N_OPTIONS, SC_OVER,
@@ -43,7 +43,7 @@ def _choose(st, tab, scratch, search_workspace):
 
 @allocating
 def _apply_move(st, tab, move):
-    apply_move(by_ref(st), by_ref(tab), move)
+    apply_checked_move(by_ref(st), by_ref(tab), move)  # the invariants run in a checked game only
 
 
 def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, rotation: int = 0,
@@ -69,7 +69,7 @@ def new_game(params, seat_policies: SeatPolicies | None = None, seed: int = 0, r
 
 @allocating
 def _play_out(st, tab, scratch, search_workspace):
-    play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace)
+    play_out(by_ref(st), by_ref(tab), by_ref(scratch), search_workspace, None)  # an unchecked game
 
 
 def finished_game(params, seat_policies: SeatPolicies, seed: int = 0, rotation: int = 0) -> Position:
