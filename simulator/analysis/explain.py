@@ -19,7 +19,13 @@ setting's per-deal win shares from its logs, pairs the settings deal by deal, an
   of every mechanism off would need for the same interval on the total effect (the variance of the
   difference of independent means over the variance of the paired per-deal difference), against
   independent runs with the same seat rotation (`pairing_gain`) and against independent single
-  games, neither paired nor rotated (`design_gain`: what the whole design buys).
+  games, neither paired nor rotated (`design_gain`: what the whole design buys);
+- the **changed deals**: the share of deals whose seat outcome (the explained seat's mean win
+  share over the deal's rotations) differs between the two settings (`changed_deals` for every
+  mechanism off, `alone_changed_deals` for each alone). A changed rule sends a deal down another
+  game, and only unchanged deals cancel exactly in the paired difference: with a share p of the
+  games changed by whole win/loss flips, the gain is about 2q(1 - q) / p (q the seat's win rate),
+  so a rule that changes many deals cannot gain much from pairing (docs/findings.md).
 
 Every quantity is a mean over deals of a per-deal value (linear in the settings' per-deal
 shares), so its interval is Student's t on deals - 1 degrees of freedom with the deal as the unit,
@@ -126,6 +132,12 @@ def pairing_gain(first: np.ndarray, second: np.ndarray) -> float:
     return float((np.var(first, ddof=1) + np.var(second, ddof=1)) / paired) if paired > 0 else math.nan
 
 
+def changed_share(first: np.ndarray, second: np.ndarray) -> float:
+    """The share of deals whose per-deal value differs between two settings (the same deal
+    played the same way gives exactly the same value)."""
+    return float(np.mean(first != second)) if len(first) else math.nan
+
+
 def design_gain(first: np.ndarray, second: np.ndarray, first_game_variance: float, second_game_variance: float,
                 games_per_deal: int) -> float:
     """How many times the games two independent runs of single games (no pairing, no seat rotation)
@@ -161,6 +173,7 @@ def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: 
         "unexplained": rest, "unexplained_low": rest_low, "unexplained_high": rest_high,
         "explained_fraction": float(np.mean(explained)) / total if total else math.nan,
         "pairing_gain": pairing_gain(effects["total"], effects["all_off"]),
+        "changed_deals": changed_share(effects["total"], effects["all_off"]),
         "design_gain": design_gain(effects["total"], effects["all_off"], game_variance[()], game_variance[everything],
                                    games_per_deal) if game_variance is not None else math.nan,
     }
@@ -178,6 +191,7 @@ def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: 
             "interaction": gap if method == "shapley" else math.nan,
             "interacts": bool(method == "shapley" and len(mechanisms) > 1 and (gap_low > 0 or gap_high < 0)),
             "alone_pairing_gain": pairing_gain(deviation[()], deviation[(index,)]),
+            "alone_changed_deals": changed_share(deviation[()], deviation[(index,)]),
         })
     return row, rows
 
@@ -253,6 +267,9 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
         if not pd.isna(cell.get("design_gain", math.nan)):
             sentence += f", and {cell['design_gain']:.1f}x fewer than independent single games"
         sentence += "."
+        if not pd.isna(cell.get("changed_deals", math.nan)):
+            sentence += (f" Switching every mechanism off changes the seat's outcome in {cell['changed_deals']:.0%} "
+                         "of the deals (a changed deal plays another game, which bounds what pairing can save).")
     return sentence
 
 

@@ -578,6 +578,7 @@ EXPLAIN_COLUMNS = [
     ("interaction", "share − alone", "signed"),
     ("interacts", "interacts", "text"),
     ("alone_pairing_gain", "pairing gain (alone)", "times"),
+    ("alone_changed_deals", "deals changed (alone)", "pct"),
 ]
 
 MEASURE_COLUMNS = [

@@ -220,3 +220,19 @@ def test_one_at_a_time_shares_are_the_effects_alone_and_the_rest_holds_the_inter
     assert not any(row["interacts"] for row in rows)
     sentence = explain_sentence(pd.Series({**cell, "label": "x"}), pd.DataFrame(rows))
     assert "(one at a time)" in sentence and "unexplained or interactions" in sentence
+
+
+def test_changed_deals_count_the_deals_whose_seat_outcome_differs_between_settings():
+    """Issue 24 item 2: the share of deals a mechanism changes (alone, and all off) bounds the
+    pairing gain; a mechanism that changes no deal changes 0% and one deal in four 25%."""
+    deals = 8
+    written = np.tile([0.5, 0.25, 0.25], (deals, 1))  # seat 0 is furthest from fair (1/3)
+    changed = written.copy()
+    changed[::4] = [0.25, 0.5, 0.25]  # deals 0 and 4 play another game
+    shares = {(): written, (0,): written.copy(), (1,): changed, (0, 1): changed.copy()}
+    mechanisms = [{"name": name, "knobs": {name: 0}, "rules": []} for name in ("inert", "active")]
+    cell, rows = explain_cell(shares, 3, mechanisms, "shapley")
+    assert [row["alone_changed_deals"] for row in rows] == [0.0, 0.25]
+    assert cell["changed_deals"] == 0.25
+    sentence = explain_sentence(pd.Series({**cell, "label": "x"}), pd.DataFrame(rows))
+    assert "changes the seat's outcome in 25% of the deals" in sentence

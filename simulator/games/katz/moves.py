@@ -151,6 +151,7 @@ def begin_deal(rules, cards, deck, game, rng):
     scalars[S.S_INITIAL_KEEPERS] = 0
     scalars[S.S_BARE_KEEPERS] = 0
     scalars[S.S_FIRST_TURN] = 1  # K-3.8: until the start seat's first action is done
+    scalars[S.S_REVERSED] = 0  # K-3.6.1: every deal's first round runs forwards
     emit(scalars, events, S.EV_DEAL, start_seat, deal, -1)
     begin_seat_turn(rules, cards, game, start_seat)
 
@@ -240,20 +241,52 @@ def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
 # ---- turn sequencing (K-3.6, K-4.1) -------------------------------------------------------------
 
 
+@inline_kernel
+def round_last_seat(rules, scalars):
+    """The seat that closes the current round: the one before the start seat, or with a snake
+    order running backwards (K-3.6.1) the start seat itself."""
+    if scalars[S.S_REVERSED]:
+        return scalars[S.S_START_SEAT]
+    return (scalars[S.S_START_SEAT] - 1) % rules[S.P_PLAYERS]
+
+
+@inline_kernel
+def round_first_seat(rules, scalars):
+    """The seat that opens the current round: the start seat, or with a snake order running
+    backwards (K-3.6.1) the seat before it."""
+    if scalars[S.S_REVERSED]:
+        return (scalars[S.S_START_SEAT] - 1) % rules[S.P_PLAYERS]
+    return scalars[S.S_START_SEAT]
+
+
+@inline_kernel
+def next_seat(rules, scalars, seat):
+    """The seat whose turn follows `seat`'s (K-3.6): the next one up; with `turn_order: snake`
+    (K-3.6.1) the round's last seat moves again and the order turns round."""
+    players = rules[S.P_PLAYERS]
+    if rules[S.P_TURN_ORDER_SNAKE] == 0:
+        return (seat + 1) % players
+    if seat == round_last_seat(rules, scalars):
+        scalars[S.S_REVERSED] = 1 - scalars[S.S_REVERSED]
+        return seat
+    if scalars[S.S_REVERSED]:
+        return (seat - 1) % players
+    return (seat + 1) % players
+
+
 @kernel
 def begin_seat_turn(rules, cards, game, seat):
     """Hand the turn to `seat`, or past it: a pending skip loses the whole turn (K-3.5.2); a seat
     with no legal action passes (K-4.1.5); in the final turns of complete_round (K-4.1.4) each
     seat turn counts down and the deal ends when none is left."""
     scalars, cells, hidden, lines, hands, seats, events = game
-    players = rules[S.P_PLAYERS]
     while True:
         if scalars[S.S_FINAL_TURNS_LEFT] == 0:
             end_deal(rules, cards, game)
             return
         if scalars[S.S_FINAL_TURNS_LEFT] > 0:
             scalars[S.S_FINAL_TURNS_LEFT] -= 1
-        if seat == scalars[S.S_START_SEAT]:
+        if seat == round_first_seat(rules, scalars):
             scalars[S.S_TABLE_ROUNDS] += 1
         seats[seat, S.SEAT_TURNS] += 1
         scalars[S.S_SEAT] = seat
@@ -264,7 +297,7 @@ def begin_seat_turn(rules, cards, game, seat):
             scalars[S.S_SKIPPED_TURNS] += 1
             seats[seat, S.SEAT_TURNS_SKIPPED] += 1
             emit(scalars, events, S.EV_SKIPPED, seat, -1, -1)
-            seat = (seat + 1) % players
+            seat = next_seat(rules, scalars, seat)
             continue
         if R.draw_available(rules, scalars):  # the common case, without a call
             return
@@ -274,7 +307,7 @@ def begin_seat_turn(rules, cards, game, seat):
         emit(scalars, events, S.EV_FORCED_PASS, seat, -1, -1)
         if count_pass(rules, cards, game):
             return
-        seat = (seat + 1) % players
+        seat = next_seat(rules, scalars, seat)
 
 
 @kernel
@@ -318,10 +351,12 @@ def finish_action(rules, cards, game, extra_turn):
                 end_deal(rules, cards, game)
                 return
             # K-4.1.4: the seats after this one up to the last seat of the round play once more
-            turns_left = (scalars[S.S_START_SEAT] - seat - 1) % players
+            # (counted in the round's direction, K-3.6.1)
+            last = round_last_seat(rules, scalars)
+            turns_left = (seat - last) % players if scalars[S.S_REVERSED] else (last - seat) % players
             scalars[S.S_FINAL_TURNS_LEFT] = turns_left
             emit(scalars, events, S.EV_FINAL_TURNS, seat, turns_left, -1)
-            begin_seat_turn(rules, cards, game, (seat + 1) % players)
+            begin_seat_turn(rules, cards, game, next_seat(rules, scalars, seat))
             return
         if extra_turn:
             scalars[S.S_EXTRA_TURNS] += 1
@@ -336,7 +371,7 @@ def finish_action(rules, cards, game, extra_turn):
             # K-4.1.5: by default the lost extra turn does not add to the passes in a row
             if rules[S.P_LOST_EXTRA_TURN_IN_PASS_STREAK] and count_pass(rules, cards, game):
                 return
-    begin_seat_turn(rules, cards, game, (seat + 1) % players)
+    begin_seat_turn(rules, cards, game, next_seat(rules, scalars, seat))
 
 
 @kernel
@@ -482,7 +517,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_FIRST_TURN] = 0
         emit(scalars, events, S.EV_PASS, seat, -1, -1)
         if not count_pass(rules, cards, game):
-            begin_seat_turn(rules, cards, game, (seat + 1) % rules[S.P_PLAYERS])
+            begin_seat_turn(rules, cards, game, next_seat(rules, scalars, seat))
         settle(rules, cards, deck, game, rng)
         return
     finish_action(rules, cards, game, extra_turn)

@@ -96,6 +96,7 @@ class Rules:
         self.penalty_kind_card = params.scoring.penalty_kind_card
         self.tie_break = params.tie_break
         self.rounds = params.rounds
+        self.turn_order = params.turn_order
 
     # ---- cards (K-1) ----
 
@@ -168,6 +169,7 @@ class Model:
     gap: int | None = None
     in_extra_turn: bool = False
     pass_streak: int = 0  # passes in a row, chosen or forced, extra turns included (K-4.1.5)
+    turn_step: int = 0  # seat turns of this deal before the current one (K-3.6.1's order)
     final_turns_left: int | None = None  # end_timing complete_round: seat turns still to come
     pending_end_reason: str | None = None  # complete_round: the trigger's reason
     end_reason: str | None = None  # reason the last finished deal ended
@@ -208,6 +210,7 @@ class Model:
         model.supply = supply
         model.skip = [s in skips for s in range(n)]
         model.seat = seat
+        model.turn_step = (seat - first_seat) % n  # a scripted position is in a deal's first round
         gaps = [cell for cell, (state, _) in enumerate(cells) if state == GAP]
         model.gap = gaps[0] if gaps else None
         model.phase = PLACE if gaps else ACTION
@@ -236,6 +239,7 @@ class Model:
         self.pass_streak = 0
         self.start_seat = deal.start_seat
         self.first_turn = True
+        self.turn_step = 0
         self.begin_seat_turn(deal.start_seat)
 
     # ---- what is visible where (K-3.1) ----
@@ -461,9 +465,11 @@ class Model:
                 if self.rules.end_timing == "immediate":  # K-4.1.3
                     self.end_deal(reason)
                     return
-                # K-4.1.4: every seat after this one, up to the seat before the start seat
+                # K-4.1.4: every seat after this one up to the round's last seat (the seat
+                # before the start seat, or in a snake's backward round the start seat itself)
                 self.pending_end_reason = reason
-                self.final_turns_left = (self.start_seat - self.seat - 1) % self.rules.players
+                n = self.rules.players
+                self.final_turns_left = n - 1 - self.turn_step % n
                 self.next_seat_turn()
                 return
             if extra_turn:  # K-3.5.1: same seat, free choice of action
@@ -479,7 +485,18 @@ class Model:
         self.next_seat_turn()
 
     def next_seat_turn(self) -> None:
-        self.begin_seat_turn((self.seat + 1) % self.rules.players)
+        self.begin_seat_turn(self.following_seat())
+
+    def following_seat(self) -> int:
+        """K-3.6 / K-3.6.1: the seat of the next seat turn. Seat turn t of a deal (t from 0) has
+        offset t mod n from the start seat clockwise; snake runs through the offsets
+        0..n-1, n-1..0 with period 2n."""
+        n = self.rules.players
+        self.turn_step += 1
+        offset = self.turn_step % n
+        if self.rules.turn_order == "snake" and self.turn_step % (2 * n) >= n:
+            offset = n - 1 - offset
+        return (self.start_seat + offset) % n
 
     def begin_seat_turn(self, seat: int) -> None:
         """K-3.6: a pending skip loses the whole turn; a seat with no legal action passes
@@ -496,14 +513,14 @@ class Model:
             if self.skip[seat]:  # lost turn; not counted towards no_progress
                 self.skip[seat] = False
                 self.seat_counts["turns_skipped"][seat] += 1
-                seat = (seat + 1) % self.rules.players
+                seat = self.following_seat()
                 continue
             if self.has_legal_action(seat):
                 return
             self.forced_passes += 1
             if self.count_pass():  # a forced pass
                 return
-            seat = (seat + 1) % self.rules.players
+            seat = self.following_seat()
 
     def end_deal(self, reason: str) -> None:
         """K-4.2: score the hands into the totals; next deal or game over (K-4.4)."""

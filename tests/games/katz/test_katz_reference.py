@@ -112,8 +112,14 @@ VARIANTS = [
                                       "first_player": "random"}),
     ("first_turn_return_small_summary", {**SMALL, "first_turn_limit": "return_drawn_card",
                                          "line_completion_needs_no_fit": False, "allow_pass": True}),
+    # the issue-24 turn order (K-3.6.1)
+    ("snake", {"turn_order": "snake", "rounds": 2}),
+    ("snake_complete_round", {"turn_order": "snake", "end_timing": "complete_round",
+                              "first_player": "random"}),
+    ("snake_small_passes", {**SMALL, "turn_order": "snake", "allow_pass": True,
+                            "end_when_no_face_down": False, "keepers": 3}),
 ]
-GAMES_PER_CELL = 24  # per variant and player count: 54 variants x 4 counts x 24 = 5,184 games
+GAMES_PER_CELL = 24  # per variant and player count: 57 variants x 4 counts x 24 = 5,472 games
 REPLAY_GAMES = 80  # per player count and seating in the play_batch replay
 
 
