@@ -7,13 +7,21 @@
 #     kernel cache is filled by both cores at once, then of their checked heuristic variants
 #     (tests/warm_checked_kernels.yaml) and a game of each through the step API (`zoosim play`),
 #     which many test modules play;
-#   - the whole pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
-#     pytest, `-n 0` runs it in one process), which also builds the documentation site strictly
+#   - the pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
+#     pytest, `-n 0` runs it in one process) but for the heavier checks marked `slow` (large
+#     random-game sweeps, fresh installs, killed processes: about half the suite's CPU time);
+#     `--with-slow` as the first argument runs them too, as CI does (.ci/run). It also builds the documentation site strictly
 #     (mkdocs.yml) and executes the example notebook (tests/test_docs.py). worksteal hands each
 #     worker a contiguous half of the tests (so a module's fixtures mostly run once) and lets an
 #     idle worker take the other's remaining tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+MARKERS="not slow"
+if [ "${1:-}" = "--with-slow" ]; then
+  MARKERS="slow or not slow"
+  shift
+fi
 
 if ! command -v chromium >/dev/null 2>&1; then
   echo "run-all: installing Debian's chromium for the browser test" >&2
@@ -50,4 +58,4 @@ CHECKED=$!
 .venv/bin/zoosim play katz --seed 1 >/dev/null
 wait "$CHECKED"
 rm -rf "$WARM"
-exec .venv/bin/python -m pytest -n auto --dist worksteal "$@"
+exec .venv/bin/python -m pytest -n auto --dist worksteal -m "$MARKERS" "$@"
