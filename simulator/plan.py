@@ -7,7 +7,8 @@ Deals are split into fixed-size *chunks*, the unit of work and of logging (one P
 
 Seeds (docs/design.md, "Randomness"): the seeds of chunk c of a cell are
 `SeedSequence(entropy=(experiment seed, cell key), spawn_key=(c,)).generate_state(deals)`, where
-the cell key hashes what the cell plays (game, rules version, knobs, seating, rotation, chunk size).
+the cell key hashes what the cell plays (game, rules version, the knobs that differ from the
+game's defaults, seating, rotation, chunk size).
 Nothing depends on the worker, the backend or the clock, so every game is the same for any
 `--jobs`, after a resume, and even when cells are added to or removed from the experiment; and
 raising `games` keeps every earlier whole chunk's games (precision mode grows cells this way).
@@ -33,8 +34,8 @@ from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import (
-    WEIGHTS_PARAM, SeatPolicies, expand_dotted, flatten_dotted, knob_table, params_hash, played_rules,
-    player_count,
+    WEIGHTS_PARAM, SeatPolicies, changed_knobs, expand_dotted, flatten_dotted, knob_table, params_hash,
+    played_rules, player_count,
 )
 
 
@@ -550,7 +551,7 @@ def _make_cell(
     cell_key = {
         "game": study.game,
         "rules_version": game.rules_version,
-        "params": params.model_dump(mode="json"),
+        "params": changed_knobs(params),
         # a weights file by its contents (PolicySpec.identity): a changed file, other games
         "seats": [[policy, sorted(game.policies[policy].identity(o).items())] for policy, o in seats],
         "rotate": rotate,

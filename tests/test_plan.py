@@ -1,6 +1,7 @@
 """Cells, chunks and seeds: the same experiment gives the same games, however it is split."""
 
 import numpy as np
+import pytest
 
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
@@ -66,11 +67,28 @@ def test_a_grid_sweep_makes_every_combination_and_cases_make_one_cell_each():
     assert cases.cells[1].label == "coin · players=5, first_seat_bonus=1.0"
 
 
+@pytest.mark.parametrize("game", ["katz", "nyz", "coin"])
+def test_cell_seeds_and_rules_hashes_see_only_the_knobs_that_differ_from_the_defaults(game):
+    """A knob added to a game at the printed rules' value leaves every earlier experiment's
+    seeds, and so its games, as they were: the seeds hash only the knobs a cell changes."""
+    from simulator.games import get_game
+    from simulator.games.base import changed_knobs
+
+    spec = get_game(game)
+    assert changed_knobs(spec.make_params({})) == {}
+    players = 3 if spec.make_params({}).players != 3 else 2
+    assert changed_knobs(spec.make_params({"players": players})) == {"players": players}
+    spelled_out = build_plan(parse_experiment({"studies": [{"game": game, "rules": {"players": players}}]}))
+    plain = build_plan(parse_experiment({"studies": [{"game": game, "sweep": {"players": [players]}}]}))
+    assert spelled_out.cells[0].seed_entropy == plain.cells[0].seed_entropy
+
+
 def test_run_hash_params_hashes_and_cell_seeds_keep_their_values():
     """The digests that name a run folder and seed every cell (simulator/digest.py) are pinned:
     values computed by the code before the digest functions were merged into one. A change here
     renames every run folder and replays different games; only a deliberate change of the
-    experiment schema, a cell's key or the coin game's rules version may update them."""
+    experiment schema, a cell's key or the coin game's rules version may update them (last:
+    2026-12-02, the cell key's knobs became those that differ from the defaults)."""
     import hashlib
     import json
 
@@ -79,11 +97,11 @@ def test_run_hash_params_hashes_and_cell_seeds_keep_their_values():
     plan = build_plan(parse_experiment({"name": "pinned", "seed": 7, "games": 100, "studies": [
         {"game": "coin", "rules": {"players": 3}, "seats": ["fair", "lucky", "fair"]},
         {"game": "coin", "sweep": {"players": [2, 4]}}]}))
-    assert plan.run_hash == "552b10272ceef321"
+    assert plan.run_hash == "a88e01e7f5eb8765"
     assert [(cell.params_hash, cell.seed_entropy) for cell in plan.cells] == [
-        ("6ab9f38cc178a8d9", (7, 16542386917861522119)),
-        ("e0dfb46f17005e16", (7, 2911979887323436379)),
-        ("aa752249f4e9fd28", (7, 993715588248648145)),
+        ("999eccd8dce1f3da", (7, 2393508477784151113)),
+        ("0a0a3cf59bb2177a", (7, 2305330981290087862)),
+        ("5cbc05fe9096517d", (7, 2856976333358125153)),
     ]
     # a sidecar's summary_sha256: the full sha256 of the same canonical JSON
     summary = {"games": 3, "wins": [1, 2], "by": {"b": 0.5, "a": None}}

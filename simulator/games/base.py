@@ -375,9 +375,17 @@ def played_rules(params: pydantic.BaseModel) -> dict[str, Any]:
     return resolve() if callable(resolve) else params.model_dump(mode="json")
 
 
+def changed_knobs(params: pydantic.BaseModel) -> dict[str, Any]:
+    """The knobs of a params object that differ from its model's defaults (nested as the params
+    are): what identifies its rules in hashes and seeds, so that a knob added to a game later, at
+    the printed rules' value, changes no earlier cell's hash or games."""
+    return params.model_dump(mode="json", exclude_defaults=True)
+
+
 def params_hash(params: pydantic.BaseModel, rules_version: int) -> str:
-    """Stable short hash of a params object and the rules version that interprets it."""
-    return json_digest({"rules_version": rules_version, "params": params.model_dump(mode="json")}, SHORT)
+    """Stable short hash of a params object (its changed_knobs) and the rules version that
+    interprets it."""
+    return json_digest({"rules_version": rules_version, "params": changed_knobs(params)}, SHORT)
 
 
 def expand_dotted(knobs: dict[str, Any]) -> dict[str, Any]:
