@@ -29,6 +29,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS, unequal_turns
+
 # Tournament strengths get jackknife intervals over this many batches of deals: the games of one
 # deal (its seat rotations) and the placements within one game are correlated, which the
 # Bradley-Terry Fisher intervals would ignore.
@@ -51,6 +53,11 @@ COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
 # after the first summaries were written: NaN when a summary lacks them, like LATER_SEAT_FIELDS.
 LATER_SCALAR_FIELDS = ("deal_tied_sq_sum",)
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
+# The turn-order facts (turn_order.py), added after the first summaries were written: a summary
+# without them (or of logs without their columns) has none, and the report says so.
+TURN_ORDER_FIELDS = ("last_mover_games", "ender_games", "unequal_moments", "split_win_moments")
+# The games a seat's win rate is split into by the turn-order facts (split_win_moments' first axis).
+TURN_ORDER_SPLITS = ("unequal", "equal")
 
 
 @dataclass
@@ -95,16 +102,31 @@ class CellTotals:
     deal_column_squares: dict[str, np.ndarray] = field(default_factory=dict)
     deal_total_squares: dict[str, float] = field(default_factory=dict)
     histograms: dict[str, np.ndarray | None] = field(default_factory=dict)  # None: values too wide
+    # Turn-order facts (logs.TURN_ORDER_*), meaningful only while `turn_order_kept`: games in
+    # which each seat moved last / ended the game (n,); the deal moments (stats.RATIO_MOMENTS)
+    # of the share of games that ended before some seat's turn of the last round (unequal
+    # turns, logs.unequal_turns) over all games, (len(RATIO_MOMENTS),); and of each seat's win
+    # share over the rated games of each TURN_ORDER_SPLITS, (splits, n, len(RATIO_MOMENTS)).
+    turn_order_kept: bool = True
+    last_mover_games: np.ndarray = field(default=None)
+    ender_games: np.ndarray = field(default=None)
+    unequal_moments: np.ndarray = field(default=None)
+    split_win_moments: np.ndarray = field(default=None)
 
     def __post_init__(self) -> None:
+        from simulator.analysis.stats import RATIO_MOMENTS
+
         n = self.players
-        for name in SEAT_FIELDS:
+        for name in SEAT_FIELDS + ("last_mover_games", "ender_games"):
             if getattr(self, name) is None:
                 setattr(self, name, np.zeros(n))
         if self.slot_share_sum is None:
             self.slot_share_sum = np.zeros((n, n))
             self.slot_games = np.zeros((n, n))
             self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, n, n))
+        if self.unequal_moments is None:
+            self.unequal_moments = np.zeros(len(RATIO_MOMENTS))
+            self.split_win_moments = np.zeros((len(TURN_ORDER_SPLITS), n, len(RATIO_MOMENTS)))
 
     # ---- what the analysis reads ----
 
@@ -183,8 +205,9 @@ class CellTotals:
 
     def merge(self, other: "CellTotals") -> "CellTotals":
         """Add another set of games of the same cell to these totals (in place)."""
-        for name in COUNT_FIELDS + LATER_SCALAR_FIELDS + ARRAY_FIELDS:
+        for name in COUNT_FIELDS + LATER_SCALAR_FIELDS + ARRAY_FIELDS + TURN_ORDER_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.turn_order_kept = self.turn_order_kept and other.turn_order_kept
         for mine, theirs in ((self.column_sums, other.column_sums), (self.column_squares, other.column_squares),
                              (self.deal_column_squares, other.deal_column_squares),
                              (self.deal_total_squares, other.deal_total_squares)):
@@ -206,12 +229,15 @@ class CellTotals:
         data["deal_column_squares"] = {c: v.tolist() for c, v in self.deal_column_squares.items()}
         data["deal_total_squares"] = dict(self.deal_total_squares)
         data["histograms"] = {c: None if v is None else v.tolist() for c, v in self.histograms.items()}
+        if self.turn_order_kept:
+            data.update({name: getattr(self, name).tolist() for name in TURN_ORDER_FIELDS})
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CellTotals":
         nan = float("nan")
         column_sums = {c: np.asarray(v) for c, v in data["column_sums"].items()}
+        turn_order_kept = all(name in data for name in TURN_ORDER_FIELDS)
         return cls(
             players=data["players"],
             mixed=data["mixed"],
@@ -226,6 +252,8 @@ class CellTotals:
             deal_total_squares={c: float(data["deal_total_squares"][c]) if "deal_total_squares" in data else nan
                                 for c in column_sums},
             histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
+            turn_order_kept=turn_order_kept,
+            **{name: np.asarray(data[name], dtype=np.float64) for name in TURN_ORDER_FIELDS if turn_order_kept},
         )
 
 
@@ -241,14 +269,9 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     winners = wins.sum(axis=0)
     shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
     margins = scores - _best_other(scores)
+
     def per_deal(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows, deals) means
-        # the deal's games added in order, then divided: .mean(axis=2) of the (rows, deals,
-        # games_per_deal) view (bit for bit below 8 games per deal, where numpy's sum is not yet
-        # pairwise), without numpy's slow reduction over a short axis (issue #25)
-        total = values[:, 0::games_per_deal].astype(np.float64)
-        for game in range(1, games_per_deal):
-            total += values[:, game::games_per_deal]
-        return total / games_per_deal
+        return _deal_sums(values, games_per_deal) / games_per_deal
 
     def deal_squares(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows,)
         means = per_deal(values)
@@ -301,7 +324,42 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
         totals.deal_column_squares[name] = deal_squares(wide.astype(np.float64))
         totals.deal_total_squares[name] = float(deal_squares(wide.sum(axis=0, keepdims=True).astype(np.float64))[0])
         totals.histograms[name] = _histogram(wide.sum(axis=0)) if wide.dtype.kind == "i" else None
+    _add_turn_order(totals, columns, seat, shares, winners, games_per_deal)
     return totals
+
+
+def _deal_sums(values: np.ndarray, games_per_deal: int) -> np.ndarray:
+    """(rows, games) -> (rows, deals): each deal's games added in order (a chunk holds whole
+    deals, game g of deal d at d * games_per_deal + g). Divided by games_per_deal this is
+    .mean(axis=2) of the (rows, deals, games_per_deal) view (bit for bit below 8 games per deal,
+    where numpy's sum is not yet pairwise), without numpy's slow reduction over a short axis
+    (issue #25)."""
+    total = values[:, 0::games_per_deal].astype(np.float64)
+    for game in range(1, games_per_deal):
+        total += values[:, game::games_per_deal]
+    return total
+
+
+def _add_turn_order(totals: CellTotals, columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray],
+                    shares: np.ndarray, winners: np.ndarray, games_per_deal: int) -> None:
+    """The chunk's turn-order facts (CellTotals.turn_order_kept and what follows it), from its
+    columns; logs without them (written before they existed) keep none."""
+    from simulator.analysis.stats import ratio_moments
+
+    if any(name not in columns for name in TURN_ORDER_GAME_COLUMNS) or any(base not in seat for base in TURN_ORDER_SEAT_COLUMNS):
+        totals.turn_order_kept = False
+        return
+    seats = np.arange(totals.players)[:, None]
+    totals.last_mover_games = np.count_nonzero(columns["last_mover"][None, :] == seats, axis=1).astype(np.float64)
+    totals.ender_games = np.count_nonzero(columns["ender"][None, :] == seats, axis=1).astype(np.float64)
+    unequal = unequal_turns(seat["seat_turns"].T)
+    deal_games = np.full(totals.deals, float(games_per_deal))
+    totals.unequal_moments = ratio_moments(_deal_sums(unequal[None, :], games_per_deal)[0], deal_games)
+    for split, games in enumerate((unequal, ~unequal)):
+        rated_games = _deal_sums(((winners > 0) & games)[None, :], games_per_deal)[0]
+        split_shares = _deal_sums(shares * games, games_per_deal)
+        for s in range(totals.players):
+            totals.split_win_moments[split, s] = ratio_moments(split_shares[s], rated_games)
 
 
 def _seat_bases(columns: Mapping[str, Any], players: int) -> list[str]:
