@@ -203,17 +203,32 @@ def integer_column_moments(values: np.ndarray, games_per_deal: int, histogram_li
     """The moments of an integer record column, (rows, games) int64 (a per-game column is one
     row): (per-row sums, per-row sums of squares (both int64, exact), per-row sums over deals of
     the squared per-deal mean, the same of the per-game total over the rows, the histogram of
-    that total (np.bincount), and whether the totals fit one: all in 0 .. histogram_limit - 1)."""
+    that total (np.bincount), and whether the totals fit one: all in 0 .. histogram_limit - 1).
+    One pass over each row, deal by deal."""
     rows, games = values.shape
+    deals = games // games_per_deal
     sums = np.zeros(rows, dtype=np.int64)
     squares = np.zeros(rows, dtype=np.int64)
-    for r in range(rows):
-        for game in range(games):
-            value = values[r, game]
-            sums[r] += value
-            squares[r] += value * value
+    deal_squares = np.zeros(rows)
     totals = np.zeros(games, dtype=np.int64)
-    deal_squares, total_squares = _deal_squares(values, games_per_deal, totals)
+    squared_means = np.zeros(deals)
+    for r in range(rows):
+        row_sum, row_squares = 0, 0
+        for deal in range(deals):
+            first = deal * games_per_deal
+            deal_total = 0.0
+            for game in range(first, first + games_per_deal):
+                value = values[r, game]
+                row_sum += value
+                row_squares += value * value
+                totals[game] += value
+                deal_total += np.float64(value)  # 0.0 + v0 is v0: summary._deal_sums' order
+            mean = deal_total / games_per_deal
+            squared_means[deal] = mean * mean
+        sums[r], squares[r] = row_sum, row_squares
+        deal_squares[r] = _sum(squared_means)
+    means = np.zeros(deals)
+    total_squares = _deal_moments(totals, games_per_deal, means, squared_means)[1]
     if games == 0:
         return sums, squares, deal_squares, total_squares, np.zeros(0, dtype=np.int64), True
     if totals.min() < 0 or totals.max() >= histogram_limit:
