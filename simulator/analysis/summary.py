@@ -283,15 +283,8 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     )
     totals.slot_share_sum, totals.slot_games = slot_share_sum, slot_games
     if mixed:
-        from simulator.analysis.stats import pairwise_wins_from_ranks
-
-        totals.slot_pairwise_wins = pairwise_wins_from_ranks(
-            seat["rank"].T, slots.T, n, groups=columns["deal"] % JACKKNIFE_BATCHES, n_groups=JACKKNIFE_BATCHES
-        )
-    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, n)]
-    for name, values in [(name, columns[name][None, :]) for name in game_columns] + [
-        (base, values) for base, values in seat.items() if base not in IDENTIFIERS
-    ]:
+        totals.slot_pairwise_wins = slot_pairwise_wins(columns, seat, slots, n)
+    for name, values in summed_columns(columns, seat, n):
         if values.dtype.kind in "biu":
             sums, squares, deal_squares, total_squares, histogram, fits = kernels.integer_column_moments(
                 np.ascontiguousarray(values, dtype=np.int64), games_per_deal, HISTOGRAM_LIMIT)
@@ -310,6 +303,24 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     else:  # logs written before the turn-order facts existed
         totals.turn_order_kept = False
     return totals
+
+
+def slot_pairwise_wins(columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray], slots: np.ndarray,
+                       players: int) -> np.ndarray:
+    """CellTotals.slot_pairwise_wins of a chunk: placements between slots by batch of deals."""
+    from simulator.analysis.stats import pairwise_wins_from_ranks
+
+    return pairwise_wins_from_ranks(seat["rank"].T, slots.T, players, groups=columns["deal"] % JACKKNIFE_BATCHES,
+                                    n_groups=JACKKNIFE_BATCHES)
+
+
+def summed_columns(columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray],
+                   players: int) -> list[tuple[str, np.ndarray]]:
+    """(name, (rows, games) values) of every record column the summary sums: the per-game ones
+    (one row each), then the per-seat ones (stacked in `seat`), identifiers left out."""
+    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, players)]
+    return [(name, columns[name][None, :]) for name in game_columns] + [
+        (base, values) for base, values in seat.items() if base not in IDENTIFIERS]
 
 
 def _seat_bases(columns: Mapping[str, Any], players: int) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Mapping
 import numpy as np
 
 from simulator.analysis.summary import (
-    HISTOGRAM_LIMIT, IDENTIFIERS, JACKKNIFE_BATCHES, CellTotals, _is_seat_column, _seat_bases,
+    HISTOGRAM_LIMIT, CellTotals, _seat_bases, slot_pairwise_wins, summed_columns,
 )
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS, unequal_turns
 
@@ -66,15 +66,8 @@ def numpy_summary(columns: Mapping[str, np.ndarray], players: int, mixed: bool, 
         totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)
         totals.slot_games[s] = np.bincount(slots[s], minlength=n)
     if mixed:
-        from simulator.analysis.stats import pairwise_wins_from_ranks
-
-        totals.slot_pairwise_wins = pairwise_wins_from_ranks(
-            seat["rank"].T, slots.T, n, groups=columns["deal"] % JACKKNIFE_BATCHES, n_groups=JACKKNIFE_BATCHES
-        )
-    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, n)]
-    for name, values in [(name, columns[name][None, :]) for name in game_columns] + [
-        (base, values) for base, values in seat.items() if base not in IDENTIFIERS
-    ]:
+        totals.slot_pairwise_wins = slot_pairwise_wins(columns, seat, slots, n)
+    for name, values in summed_columns(columns, seat, n):
         wide = values.astype(np.int64) if values.dtype.kind in "biu" else values.astype(np.float64)
         totals.column_sums[name] = wide.sum(axis=1)
         totals.column_squares[name] = (wide * wide).sum(axis=1)
