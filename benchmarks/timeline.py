@@ -11,16 +11,20 @@ runner knows about it. Stages, per worker thread:
   kernel    the Katz kernel (play.play_games; runs without the GIL)
   batch     the rest of play_batch and the contract check (Python: allocation, unpacking)
   records   logs.record_columns (flattening to the chunk's columns)
-  summary   analysis.summary.summarize_columns
+  summary   analysis.summary.summarize_columns (numba kernels without the GIL, issue #25)
   table     logs.records_table (the Arrow table)
   write     rundir.write_chunk (Parquet file, summary sidecar, rename)
   wait      none of these (joblib's dispatch, sub-batch bookkeeping, waiting for the GIL or a core)
 
 For each stage it prints wall seconds and CPU seconds of the thread (time.thread_time) summed
 over the workers, the kernel's games per CPU second (the engine per core while the other worker
-runs), and the GIL share: CPU seconds of the Python stages (everything but the kernel, which
-must hold the interpreter lock) over the wall time of the play phase - the part of the run that
-cannot run in parallel. The chart shows each thread's stages over time, one character per bin.
+runs), the pipeline's CPU besides the kernel, how busy the cores were (all stages' CPU over
+jobs x the play phase: at 1.00 the play phase is CPU-bound, and only less CPU per game makes it
+faster, not more overlap), and the GIL share: CPU seconds of the stages that may hold the
+interpreter lock (LOCK_STAGES) over the wall time of the play phase - an upper bound of the part
+of the run that cannot run in parallel (pyarrow encodes and compresses a chunk without the lock,
+`with nogil` around WriteTable). The chart shows each thread's stages over time, one character
+per bin.
 """
 
 from __future__ import annotations
@@ -46,7 +50,9 @@ from machine import machine_line  # noqa: E402  (benchmarks/machine.py)
 # stage -> chart character, in chart priority order (a bin shows the stage that filled most of it)
 STAGES = {"kernel": "K", "batch": "b", "records": "r", "summary": "s", "table": "t", "write": "w"}
 WAIT = "."
-PYTHON_STAGES = tuple(stage for stage in STAGES if stage != "kernel")
+# stages run as Python or hold the GIL for part of their time; the kernel and the summary's
+# kernels run without it
+LOCK_STAGES = ("batch", "records", "table", "write")
 
 
 @dataclass(frozen=True)
@@ -149,9 +155,14 @@ def stage_table(spans: list[Span], wall: float) -> list[str]:
     if kernel_cpu:
         lines.append(f"kernel: {kernel_games:,} games, {kernel_games / kernel_cpu:,.0f} games per CPU second, "
                      f"{kernel_games / max(totals['kernel'][0], 1e-9):,.0f} per wall second of its spans")
-    python_cpu = sum(totals[stage][1] for stage in PYTHON_STAGES)
-    lines.append(f"GIL share: {python_cpu:.2f} CPU s of Python stages / {wall:.2f} s = {python_cpu / wall:.2f} "
-                 f"of the play phase holds the interpreter lock")
+    besides = sum(totals[stage][1] for stage in STAGES if stage != "kernel")
+    lines.append(f"pipeline: {besides:.2f} CPU s besides the kernel's {kernel_cpu:.2f} "
+                 f"({besides / max(kernel_cpu, 1e-9):.2f} of it)")
+    lines.append(f"cores busy: {besides + kernel_cpu:.2f} CPU s / ({len(threads)} x {wall:.2f} s) = "
+                 f"{(besides + kernel_cpu) / (len(threads) * wall):.2f}")
+    lock_cpu = sum(totals[stage][1] for stage in LOCK_STAGES)
+    lines.append(f"GIL share: {lock_cpu:.2f} CPU s of Python stages ({', '.join(LOCK_STAGES)}) / {wall:.2f} s = "
+                 f"{lock_cpu / wall:.2f} of the play phase may hold the interpreter lock (at most)")
     return lines
 
 

@@ -6,8 +6,10 @@ A chunk file holds one row per game (docs/design.md, "Records"): identifiers (`g
 `end_reason`, counters) and, for every seat s in turn order, `slot_s` (which seating slot, and
 so which policy, sat there), `score_s`, `rank_s` (1 = best; the game's own ranking if it returns
 one, else equal scores share a rank), `win_s` and the game's per-seat counters, and the turn-order
-facts every run records (issue #24; `with_turn_order`): per game `last_mover`, `ender` and
-`unequal_turns`, per seat `seat_turns_s` and `decisions_s`. The cell is not a
+facts every run records (issue #24; `with_turn_order`): per game `last_mover` and `ender`, per
+seat `seat_turns_s` and `decisions_s` (whether seats got unequal turns follows from these,
+`unequal_turns`, and is not stored; runs written before issue #25 have it as a column
+`unequal_turns`). The cell is not a
 column of the file but its folder, `cell=0003` (rundir.py): a hive partition, which dataset
 readers (`pd.read_parquet(RUN_DIR / "logs")`) turn into a column `cell`, and which would clash
 with a column of the same name.
@@ -33,8 +35,8 @@ def competition_ranks(scores: np.ndarray) -> np.ndarray:
 # round to the seat in turn order (lost and passed ones included, extra turns not), `decisions` =
 # moves it chose among two or more legal ones. Per game: `last_mover` = the seat that made the
 # last move, `ender` = the seat whose move (or pass) triggered the end (-1: none, e.g. a turn
-# cap), `unequal_turns` = the game ended before some seat's turn of the last round (seats got
-# unequal seat_turns).
+# cap). Derived, not stored: `unequal_turns` = the game ended before some seat's turn of the last
+# round (seats got unequal seat_turns).
 TURN_ORDER_SEAT_COLUMNS = ("seat_turns", "decisions")
 TURN_ORDER_GAME_COLUMNS = ("last_mover", "ender")
 NO_SEAT = -1
@@ -44,7 +46,7 @@ def with_turn_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The columns with the turn-order facts completed. A game that does not record them (a
     plugin) gets the reading of plain round-robin play from seat 0 with one seat turn per turn
     and nothing skipped: seat s had ceil((turns - s) / n) turns, each one decision, and the seat of
-    the last turn moved last and ended the game. `unequal_turns` is always derived here."""
+    the last turn moved last and ended the game."""
     players = columns["score"].shape[1]
     out = dict(columns)
     turns = columns["turns"].astype(np.int64)
@@ -55,9 +57,13 @@ def with_turn_order(columns: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     last_turn_seat = np.where(turns > 0, (turns - 1) % players, NO_SEAT).astype(np.int8)
     out.setdefault("last_mover", last_turn_seat)
     out.setdefault("ender", last_turn_seat)
-    seat_turns = out["seat_turns"]
-    out["unequal_turns"] = seat_turns.max(axis=1) != seat_turns.min(axis=1)
     return out
+
+
+def unequal_turns(seat_turns: np.ndarray) -> np.ndarray:
+    """Per game, whether it ended before some seat's turn of the last round: (games, n) seat
+    turns -> (games,) bool."""
+    return seat_turns.max(axis=1) != seat_turns.min(axis=1)
 
 
 def record_columns(

@@ -34,7 +34,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from simulator.analysis.summary import summarize_columns
+from simulator.analysis.summary import CellTotals, summarize_columns
 from simulator.config import PrecisionGames
 from simulator.errors import WriteFailed, ZoosimError
 from simulator.games import get_game
@@ -132,17 +132,18 @@ def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None
     )
     if check:
         _raise_on_violation(chunk, columns, seeds, rotations)
-    records = record_columns(
-        columns,
-        first_game=chunk.first_game,
-        games_per_deal=cell.games_per_deal,
-        seeds=seeds,
-        rotations=rotations,
-    )
-    summary = summarize_columns(records, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
+    records, summary = _records_and_summary(chunk, columns, seeds, rotations)
     identity = chunk_identity(cell.describe(), chunk.index, seeds=seeds[::cell.games_per_deal])
     write_chunk(run_dir, identity, records_table(records), summary.to_json())
     return cell.index, chunk.index, chunk.games, time.perf_counter() - started
+
+
+def _records_and_summary(chunk: Chunk, columns: dict, seeds, rotations) -> tuple[dict[str, np.ndarray], CellTotals]:
+    """The chunk's record columns (logs.py) and their summary (analysis/summary.py)."""
+    cell = chunk.cell
+    records = record_columns(columns, first_game=chunk.first_game, games_per_deal=cell.games_per_deal, seeds=seeds,
+                             rotations=rotations)
+    return records, summarize_columns(records, cell.players, len(set(cell.seat_labels)) > 1, cell.games_per_deal)
 
 
 # Set while a run of this process ends early (Ctrl-C, SIGTERM, a failed chunk): its worker
@@ -246,14 +247,16 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
 
 def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
              check: bool = False, shared_terminal: bool = False) -> dict[str, dict[str, str]]:
-    """Play one game of each chunk (all of one game), then write its warm marker; then draw
-    the samples of `sample_cells` (of the same game) and return them."""
+    """Play and summarize one game of each chunk (all of one game; the summary's numba kernels
+    compile then too), then write its warm marker; then draw the samples of `sample_cells` (of
+    the same game) and return them."""
     from simulator.games.kernel_cache import compile_progress
 
     with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
-            _play_games(chunk, seeds[:1], rotations[:1], check=check)
+            columns = _play_games(chunk, seeds[:1], rotations[:1], check=check)
+            _records_and_summary(chunk, columns, seeds[:1], rotations[:1])
             if marker is not None:
                 with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
                     marker.touch()

@@ -158,30 +158,51 @@ def design_effects(games, deals, total, total_sq, deal_total, deal_total_sq, flo
     return np.maximum(effect, floor)
 
 
+# The deal moments a clustered rate needs (`clustered_rate_interval_from_moments`), summed over
+# deals: successes y_d, trials n_d, y_d^2, y_d n_d, n_d^2 and the number of deals with trials. They
+# add up over any grouping of deals, so chunk summaries keep them (summary.py).
+RATIO_MOMENTS = ("successes", "trials", "successes_sq", "cross", "trials_sq", "deals")
+# A sum of squared deviations below this share of the sum of y_d^2 is the rounding of its
+# expansion into moments: no spread between deals.
+EXPANSION_ROUNDING = 1e-9
+
+
+def ratio_moments(deal_successes, deal_trials) -> np.ndarray:
+    """The RATIO_MOMENTS of per-deal successes and trials (arrays over deals)."""
+    successes = np.asarray(deal_successes, dtype=float)
+    trials = np.asarray(deal_trials, dtype=float)
+    return np.array([successes.sum(), trials.sum(), (successes * successes).sum(), (successes * trials).sum(),
+                     (trials * trials).sum(), np.count_nonzero(trials)], dtype=float)
+
+
 def clustered_rate_interval(deal_successes, deal_trials, confidence: float = 0.95) -> tuple[float, float, float]:
     """(rate, low, high) of sum(successes) / sum(trials) over deals that hold unequal numbers of
-    trials (e.g. only the games of a deal that ended mid-round), the deal as the unit.
+    trials (e.g. only the games of a deal that ended mid-round), the deal as the unit
+    (`clustered_rate_interval_from_moments`)."""
+    return clustered_rate_interval_from_moments(ratio_moments(deal_successes, deal_trials), confidence)
+
+
+def clustered_rate_interval_from_moments(moments, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(rate, low, high) of a clustered rate from its deal moments (RATIO_MOMENTS).
 
     Method: the ratio estimator's linearised cluster variance, var = D / (D - 1) * sum over deals
-    of (y_d - p n_d)^2 / N^2 (y_d, n_d a deal's successes and trials, N their total), turned into
-    Kish's effective sample size p (1 - p) / var (at most N / DESIGN_EFFECT_FLOOR) and a Wilson
-    interval on it, as `seat_intervals` does for equal deals. NaN without trials; with fewer
-    than 2 deals holding trials the games count as independent.
+    of (y_d - p n_d)^2 / N^2 (y_d, n_d a deal's successes and trials, N their total; the sum
+    expanded into the moments), turned into Kish's effective sample size p (1 - p) / var (at
+    most N / DESIGN_EFFECT_FLOOR) and a Wilson interval on it, as `seat_intervals` does for equal
+    deals. NaN without trials; with fewer than 2 deals holding trials the games count as
+    independent.
     Reference: Cochran, W. G. (1977), Sampling Techniques, 3rd ed., Wiley, 6.13 and 9A.7 (ratio
     estimates from clusters of unequal size).
     """
-    successes = np.asarray(deal_successes, dtype=float)
-    trials = np.asarray(deal_trials, dtype=float)
-    total = trials.sum()
+    successes, total, successes_sq, cross, trials_sq, deals = (float(value) for value in moments)
     if total <= 0:
         return math.nan, math.nan, math.nan
-    rate = successes.sum() / total
+    rate = successes / total
     effective = total
-    deals = int(np.count_nonzero(trials))
-    if deals >= 2:
-        variance = deals / (deals - 1) * np.square(successes - rate * trials).sum() / total**2
-        if variance > 0:
-            effective = min(rate * (1 - rate) / variance, total / DESIGN_EFFECT_FLOOR)
+    squares = successes_sq - 2 * rate * cross + rate * rate * trials_sq  # sum of (y_d - p n_d)^2
+    if deals >= 2 and squares > EXPANSION_ROUNDING * successes_sq:
+        variance = deals / (deals - 1) * squares / total**2
+        effective = min(rate * (1 - rate) / variance, total / DESIGN_EFFECT_FLOOR)
     low, high = wilson_interval(rate * effective, effective, confidence)
     return float(rate), float(low), float(high)
 

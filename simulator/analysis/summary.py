@@ -29,6 +29,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
+
 # Tournament strengths get jackknife intervals over this many batches of deals: the games of one
 # deal (its seat rotations) and the placements within one game are correlated, which the
 # Bradley-Terry Fisher intervals would ignore.
@@ -51,6 +53,11 @@ COUNT_FIELDS = ("games", "deals", "tied_games", "no_winner_games")
 # after the first summaries were written: NaN when a summary lacks them, like LATER_SEAT_FIELDS.
 LATER_SCALAR_FIELDS = ("deal_tied_sq_sum",)
 ARRAY_FIELDS = SEAT_FIELDS + ("slot_share_sum", "slot_games", "slot_pairwise_wins")
+# The turn-order facts (turn_order.py), added after the first summaries were written: a summary
+# without them (or of logs without their columns) has none, and the report says so.
+TURN_ORDER_FIELDS = ("last_mover_games", "ender_games", "unequal_moments", "split_win_moments")
+# The games a seat's win rate is split into by the turn-order facts (split_win_moments' first axis).
+TURN_ORDER_SPLITS = ("unequal", "equal")
 
 
 @dataclass
@@ -95,16 +102,31 @@ class CellTotals:
     deal_column_squares: dict[str, np.ndarray] = field(default_factory=dict)
     deal_total_squares: dict[str, float] = field(default_factory=dict)
     histograms: dict[str, np.ndarray | None] = field(default_factory=dict)  # None: values too wide
+    # Turn-order facts (logs.TURN_ORDER_*), meaningful only while `turn_order_kept`: games in
+    # which each seat moved last / ended the game (n,); the deal moments (stats.RATIO_MOMENTS)
+    # of the share of games that ended before some seat's turn of the last round (unequal
+    # turns, logs.unequal_turns) over all games, (len(RATIO_MOMENTS),); and of each seat's win
+    # share over the rated games of each TURN_ORDER_SPLITS, (splits, n, len(RATIO_MOMENTS)).
+    turn_order_kept: bool = True
+    last_mover_games: np.ndarray = field(default=None)
+    ender_games: np.ndarray = field(default=None)
+    unequal_moments: np.ndarray = field(default=None)
+    split_win_moments: np.ndarray = field(default=None)
 
     def __post_init__(self) -> None:
+        from simulator.analysis.stats import RATIO_MOMENTS
+
         n = self.players
-        for name in SEAT_FIELDS:
+        for name in SEAT_FIELDS + ("last_mover_games", "ender_games"):
             if getattr(self, name) is None:
                 setattr(self, name, np.zeros(n))
         if self.slot_share_sum is None:
             self.slot_share_sum = np.zeros((n, n))
             self.slot_games = np.zeros((n, n))
             self.slot_pairwise_wins = np.zeros((JACKKNIFE_BATCHES, n, n))
+        if self.unequal_moments is None:
+            self.unequal_moments = np.zeros(len(RATIO_MOMENTS))
+            self.split_win_moments = np.zeros((len(TURN_ORDER_SPLITS), n, len(RATIO_MOMENTS)))
 
     # ---- what the analysis reads ----
 
@@ -183,8 +205,9 @@ class CellTotals:
 
     def merge(self, other: "CellTotals") -> "CellTotals":
         """Add another set of games of the same cell to these totals (in place)."""
-        for name in COUNT_FIELDS + LATER_SCALAR_FIELDS + ARRAY_FIELDS:
+        for name in COUNT_FIELDS + LATER_SCALAR_FIELDS + ARRAY_FIELDS + TURN_ORDER_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.turn_order_kept = self.turn_order_kept and other.turn_order_kept
         for mine, theirs in ((self.column_sums, other.column_sums), (self.column_squares, other.column_squares),
                              (self.deal_column_squares, other.deal_column_squares),
                              (self.deal_total_squares, other.deal_total_squares)):
@@ -206,12 +229,15 @@ class CellTotals:
         data["deal_column_squares"] = {c: v.tolist() for c, v in self.deal_column_squares.items()}
         data["deal_total_squares"] = dict(self.deal_total_squares)
         data["histograms"] = {c: None if v is None else v.tolist() for c, v in self.histograms.items()}
+        if self.turn_order_kept:
+            data.update({name: getattr(self, name).tolist() for name in TURN_ORDER_FIELDS})
         return data
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> "CellTotals":
         nan = float("nan")
         column_sums = {c: np.asarray(v) for c, v in data["column_sums"].items()}
+        turn_order_kept = all(name in data for name in TURN_ORDER_FIELDS)
         return cls(
             players=data["players"],
             mixed=data["mixed"],
@@ -226,82 +252,75 @@ class CellTotals:
             deal_total_squares={c: float(data["deal_total_squares"][c]) if "deal_total_squares" in data else nan
                                 for c in column_sums},
             histograms={c: None if v is None else np.asarray(v, dtype=np.int64) for c, v in data["histograms"].items()},
+            turn_order_kept=turn_order_kept,
+            **{name: np.asarray(data[name], dtype=np.float64) for name in TURN_ORDER_FIELDS if turn_order_kept},
         )
 
 
 def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bool, games_per_deal: int) -> CellTotals:
     """The totals of one chunk from its record columns (Parquet names: `c` and `c_0 .. c_{n-1}`).
 
-    Per-seat columns are stacked seat-major, (players, games), so every sum runs over
-    contiguous memory (this runs in the workers, for every chunk)."""
+    Per-seat columns are stacked seat-major, (players, games), and summed by the numba kernels
+    of summary_kernels.py, which run without the interpreter lock (this runs in the workers, for
+    every chunk; issue #25)."""
+    from simulator.analysis import summary_kernels as kernels
+    from simulator.analysis.stats import RATIO_MOMENTS
+
     n = players
     seat = {base: np.stack([columns[f"{base}_{s}"] for s in range(n)]) for base in _seat_bases(columns, n)}
-    wins = seat["win"].astype(np.float64)
-    scores = seat["score"].astype(np.float64)
-    winners = wins.sum(axis=0)
-    shares = np.divide(wins, winners, out=np.zeros(wins.shape), where=winners > 0)
-    margins = scores - _best_other(scores)
-    def per_deal(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows, deals) means
-        # the deal's games added in order, then divided: .mean(axis=2) of the (rows, deals,
-        # games_per_deal) view (bit for bit below 8 games per deal, where numpy's sum is not yet
-        # pairwise), without numpy's slow reduction over a short axis (issue #25)
-        total = values[:, 0::games_per_deal].astype(np.float64)
-        for game in range(1, games_per_deal):
-            total += values[:, game::games_per_deal]
-        return total / games_per_deal
-
-    def deal_squares(values: np.ndarray) -> np.ndarray:  # (rows, games) -> (rows,)
-        means = per_deal(values)
-        return (means * means).sum(axis=1)
-
-    deal_shares, deal_scores, deal_margins = per_deal(shares), per_deal(scores), per_deal(margins)
     slots = seat["slot"].astype(np.int64)
-    slot_shares = np.stack([(shares * (slots == slot)).sum(axis=0) for slot in range(n)])  # (slots, games)
-    deal_slots = per_deal(slot_shares)
+    shares, winners, counts, tied_squares, seat_sums, slot_share_sum, slot_games = kernels.seat_statistics(
+        seat["win"].astype(np.float64), seat["score"].astype(np.float64), slots, games_per_deal)
     totals = CellTotals(
         players=n,
         mixed=mixed,
         games=len(winners),
-        deals=deal_shares.shape[1],
-        tied_games=int(np.count_nonzero(winners > 1)),
-        deal_tied_sq_sum=float(deal_squares((winners > 1)[None, :].astype(np.float64))[0]),
-        no_winner_games=int(np.count_nonzero(winners == 0)),
-        share_sum=shares.sum(axis=1),
-        share_sq_sum=(shares * shares).sum(axis=1),
-        outright_wins=(wins * (winners == 1)).sum(axis=1),
-        shared_wins=(wins * (winners > 1)).sum(axis=1),
-        margin_sum=margins.sum(axis=1),
-        margin_sq_sum=(margins * margins).sum(axis=1),
-        deal_share_sum=deal_shares.sum(axis=1),
-        deal_share_sq_sum=(deal_shares * deal_shares).sum(axis=1),
-        deal_score_sum=deal_scores.sum(axis=1),
-        deal_score_sq_sum=(deal_scores * deal_scores).sum(axis=1),
-        deal_margin_sum=deal_margins.sum(axis=1),
-        deal_margin_sq_sum=(deal_margins * deal_margins).sum(axis=1),
-        slot_total_sq_sum=(slot_shares * slot_shares).sum(axis=1),
-        deal_slot_sum=deal_slots.sum(axis=1),
-        deal_slot_sq_sum=(deal_slots * deal_slots).sum(axis=1),
+        deals=len(winners) // games_per_deal,
+        tied_games=int(counts[0]),
+        no_winner_games=int(counts[1]),
+        deal_tied_sq_sum=float(tied_squares),
+        **dict(zip(SEAT_FIELDS, seat_sums)),
     )
-    for s in range(n):
-        totals.slot_share_sum[s] = np.bincount(slots[s], weights=shares[s], minlength=n)
-        totals.slot_games[s] = np.bincount(slots[s], minlength=n)
+    totals.slot_share_sum, totals.slot_games = slot_share_sum, slot_games
     if mixed:
-        from simulator.analysis.stats import pairwise_wins_from_ranks
-
-        totals.slot_pairwise_wins = pairwise_wins_from_ranks(
-            seat["rank"].T, slots.T, n, groups=columns["deal"] % JACKKNIFE_BATCHES, n_groups=JACKKNIFE_BATCHES
-        )
-    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, n)]
-    for name, values in [(name, columns[name][None, :]) for name in game_columns] + [
-        (base, values) for base, values in seat.items() if base not in IDENTIFIERS
-    ]:
-        wide = values.astype(np.int64) if values.dtype.kind in "biu" else values.astype(np.float64)
-        totals.column_sums[name] = wide.sum(axis=1)
-        totals.column_squares[name] = (wide * wide).sum(axis=1)
-        totals.deal_column_squares[name] = deal_squares(wide.astype(np.float64))
-        totals.deal_total_squares[name] = float(deal_squares(wide.sum(axis=0, keepdims=True).astype(np.float64))[0])
-        totals.histograms[name] = _histogram(wide.sum(axis=0)) if wide.dtype.kind == "i" else None
+        totals.slot_pairwise_wins = slot_pairwise_wins(columns, seat, slots, n)
+    for name, values in summed_columns(columns, seat, n):
+        if values.dtype.kind in "biu":
+            sums, squares, deal_squares, total_squares, histogram, fits = kernels.integer_column_moments(
+                np.ascontiguousarray(values, dtype=np.int64), games_per_deal, HISTOGRAM_LIMIT)
+            totals.histograms[name] = histogram if fits else None
+        else:
+            sums, squares, deal_squares, total_squares = kernels.float_column_moments(
+                np.ascontiguousarray(values, dtype=np.float64), games_per_deal)
+            totals.histograms[name] = None
+        totals.column_sums[name], totals.column_squares[name] = sums, squares
+        totals.deal_column_squares[name], totals.deal_total_squares[name] = deal_squares, float(total_squares)
+    if all(name in columns for name in TURN_ORDER_GAME_COLUMNS) and all(base in seat for base in TURN_ORDER_SEAT_COLUMNS):
+        (totals.last_mover_games, totals.ender_games, totals.unequal_moments,
+         totals.split_win_moments) = kernels.turn_order_moments(
+            shares, winners, seat["seat_turns"].astype(np.int64), columns["last_mover"].astype(np.int64),
+            columns["ender"].astype(np.int64), games_per_deal, len(RATIO_MOMENTS), len(TURN_ORDER_SPLITS))
+    else:  # logs written before the turn-order facts existed
+        totals.turn_order_kept = False
     return totals
+
+
+def slot_pairwise_wins(columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray], slots: np.ndarray,
+                       players: int) -> np.ndarray:
+    """CellTotals.slot_pairwise_wins of a chunk: placements between slots by batch of deals."""
+    from simulator.analysis.stats import pairwise_wins_from_ranks
+
+    return pairwise_wins_from_ranks(seat["rank"].T, slots.T, players, groups=columns["deal"] % JACKKNIFE_BATCHES,
+                                    n_groups=JACKKNIFE_BATCHES)
+
+
+def summed_columns(columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray],
+                   players: int) -> list[tuple[str, np.ndarray]]:
+    """(name, (rows, games) values) of every record column the summary sums: the per-game ones
+    (one row each), then the per-seat ones (stacked in `seat`), identifiers left out."""
+    game_columns = [name for name in columns if name not in IDENTIFIERS and not _is_seat_column(name, seat, players)]
+    return [(name, columns[name][None, :]) for name in game_columns] + [
+        (base, values) for base, values in seat.items() if base not in IDENTIFIERS]
 
 
 def _seat_bases(columns: Mapping[str, Any], players: int) -> list[str]:
@@ -313,25 +332,6 @@ def _seat_bases(columns: Mapping[str, Any], players: int) -> list[str]:
 def _is_seat_column(name: str, seat: Mapping[str, Any], players: int) -> bool:
     base, _, number = name.rpartition("_")
     return base in seat and number.isdigit() and int(number) < players
-
-
-def _histogram(values: np.ndarray) -> np.ndarray | None:
-    if len(values) == 0:
-        return np.zeros(0, dtype=np.int64)
-    if values.min() < 0 or values.max() >= HISTOGRAM_LIMIT:
-        return None
-    return np.bincount(values).astype(np.int64)
-
-
-def _best_other(scores: np.ndarray) -> np.ndarray:
-    """For each seat of a (players, games) array, the highest score among the other seats."""
-    if len(scores) == 1:
-        return np.zeros_like(scores)
-    top = scores.max(axis=0)
-    at_top = scores == top
-    second = np.where(at_top, -np.inf, scores).max(axis=0)  # best below the top, if any
-    second = np.where(np.count_nonzero(at_top, axis=0) > 1, top, second)  # a shared top
-    return np.where(at_top, second, top)
 
 
 def _add_padded(total: np.ndarray | None, counts: np.ndarray | None) -> np.ndarray | None:

@@ -32,7 +32,7 @@ from simulator.analysis import stats
 from simulator.analysis.summary import (
     JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
 )
-from simulator.analysis.turn_order import TurnOrder, cell_turn_order
+from simulator.analysis.turn_order import TurnOrder, turn_order_from_totals
 from simulator.rundir import each_warning_once, iter_chunk_tables
 
 
@@ -76,7 +76,7 @@ def analysable(totals: CellTotals) -> bool:
 
 
 def analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95, from_logs: bool = False) -> Analysis:
-    with each_warning_once():  # a damaged log read by the totals and the turn-order facts: one line
+    with each_warning_once():  # a damaged chunk is named in one line, however many readers meet it
         return _analyze_run(run_dir, manifest, confidence, from_logs)
 
 
@@ -91,7 +91,7 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
         if not analysable(totals):
             continue
         if cell["players"] > 1:
-            turn_orders[cell["index"]] = cell_turn_order(run_dir, cell, confidence)
+            turn_orders[cell["index"]] = turn_order_from_totals(totals, confidence)
         seat_frame, balance = cell_balance(cell, totals, margin, confidence)
         seat_rows.append(seat_frame)
         measure_rows.append(_measure_rows(cell, totals, confidence))

@@ -4,7 +4,8 @@ progress shown while kernels compile.
 Location. numba's default writes its cache into `__pycache__` beside the source. Inside an
 installed package that leaves files pip does not own: they survive `pip uninstall` and turn
 `site-packages/simulator/` into a namespace package that shadows any later install. The kernels
-of every module under `simulator/games/` are therefore cached per user, outside the package:
+of every module under `simulator/games/` (and the chunk summary's, `simulator/analysis/`, keyed
+like a game package) are therefore cached per user, outside the package:
 in `$NUMBA_CACHE_DIR/zoosim/` when the user set NUMBA_CACHE_DIR, else in
 `$XDG_CACHE_HOME/zoosim/numba/` (default `~/.cache/zoosim/numba/`). When that folder cannot be
 used (a file in its way, no permission), the kernels go to `zoosim-numba-<uid>/` in the system's
@@ -69,6 +70,8 @@ from numba.core import caching, config, event
 
 THIS_FILE = Path(__file__).resolve()
 GAMES_DIR = THIS_FILE.parent
+# the chunk summary's kernels (analysis/summary_kernels.py) are cached here too, as a package
+ANALYSIS_DIR = GAMES_DIR.parent / "analysis"
 IMPORTS_NUMBA = re.compile(r"^(from|import) numba\b", re.MULTILINE)
 COMPILED_IN = ("layouts.py",)  # shared modules without numba whose numbers kernels compile in
 KEEP_VERSIONS = 4
@@ -91,9 +94,9 @@ def cache_root() -> Path:
 
 def kernel_folder(source_file: str | os.PathLike) -> Path | None:
     """The cache folder of the kernels defined in `source_file`, or None when that file is not a
-    module of `simulator/games/` (numba's own locators then apply)."""
+    module of `simulator/games/` or `simulator/analysis/` (numba's own locators then apply)."""
     package = Path(source_file).resolve().parent
-    if package != GAMES_DIR and package.parent != GAMES_DIR:
+    if package != GAMES_DIR and package.parent != GAMES_DIR and package != ANALYSIS_DIR:
         return None
     return _package_folder(package)
 

@@ -1,13 +1,17 @@
-"""Turn-order facts of a cell (analysis/turn_order.py, issue #24): recomputed here from the logs
-game by game, the deal as the unit of the intervals, and a run that predates the columns."""
+"""Turn-order facts of a cell (analysis/turn_order.py, issues #24 and #25): taken from the chunk
+summaries, recomputed here from the logs game by game, the deal as the unit of the intervals, a
+report that reads no logs for them, and a run that predates them."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from simulator.analysis import stats, turn_order
-from simulator.analysis.turn_order import cell_turn_order, lead_sentence
+from simulator.analysis import stats
+from simulator.analysis.summary import merged_summaries
+from simulator.analysis.tables import analyze_run, summarize_cell
+from simulator.analysis.turn_order import turn_order_from_totals, lead_sentence
 from simulator.config import parse_experiment
+from simulator.logs import unequal_turns
 from simulator.plan import build_plan
 from simulator.rundir import read_manifest
 from simulator.runner import run_plan
@@ -24,7 +28,12 @@ def run(tmp_path_factory):
     run_plan(build_plan(parse_experiment(DOCUMENT)), run_dir, "name: turn_order\n", jobs=1, progress=False)
     cell = read_manifest(run_dir)["cells"][0]
     logs = pd.read_parquet(run_dir / "logs")
+    logs["unequal_turns"] = unequal_turns(logs[[f"seat_turns_{seat}" for seat in range(3)]].to_numpy())
     return run_dir, cell, logs
+
+
+def cell_turn_order(run_dir, cell, from_logs=False):
+    return turn_order_from_totals(summarize_cell(run_dir, cell, from_logs))
 
 
 def test_facts_equal_a_game_by_game_count_of_the_logs(run):
@@ -61,20 +70,44 @@ def test_lead_sentence_names_the_unequal_share_and_seat_0s_split(run):
     assert sentence.count("[") == 3 and sentence.endswith(".")
 
 
-def test_a_run_without_the_columns_has_no_turn_order(run, tmp_path, monkeypatch):
-    """A chunk written before the turn-order facts existed (here: a verified chunk's table
-    without `ender`, read as the run folder reads it): None, and the report says so."""
+def test_the_facts_from_the_logs_equal_those_from_the_summaries(run):
+    run_dir, cell, _ = run
+    from_summaries, from_logs = cell_turn_order(run_dir, cell), cell_turn_order(run_dir, cell, from_logs=True)
+    assert from_logs.unequal_rate == from_summaries.unequal_rate
+    pd.testing.assert_frame_equal(from_logs.seats, from_summaries.seats)
+
+
+def test_a_report_reads_no_logs_for_them(run, monkeypatch):
+    """Issue #25: a report built from the summaries opens no Parquet file, the turn-order facts
+    included."""
     import pyarrow.parquet as pq
 
     run_dir, cell, _ = run
-    old_chunk = tmp_path / "old-chunk.parquet"
-    pq.write_table(next(turn_order.iter_chunk_tables(run_dir, cell)).drop_columns(["ender"]), old_chunk)
 
-    def old_chunks(run_dir, cell, columns=None):
-        yield pq.read_table(old_chunk, columns=columns)
+    def no_logs(*args, **kwargs):
+        raise AssertionError("a Parquet file was read")
 
-    monkeypatch.setattr(turn_order, "iter_chunk_tables", old_chunks)
-    assert cell_turn_order(run_dir, cell) is None
+    monkeypatch.setattr(pq, "read_table", no_logs)
+    analysis = analyze_run(run_dir, read_manifest(run_dir))
+    assert analysis.turn_order[cell["index"]].games == 600
+
+
+def test_a_run_without_the_facts_has_no_turn_order(run, tmp_path):
+    """A chunk summarized before the turn-order facts were kept (a sidecar's summary without
+    them), or logs written before their columns existed (here: without `ender`, summarized
+    again): None, and the report says so."""
+    import pyarrow.parquet as pq
+
+    from simulator.analysis.summary import TURN_ORDER_FIELDS, CellTotals, summarize_columns
+
+    run_dir, cell, _ = run
+    totals = merged_summaries(run_dir, cell)
+    old_summary = {key: value for key, value in totals.to_json().items() if key not in TURN_ORDER_FIELDS}
+    older = merged_summaries(run_dir, cell).merge(CellTotals.from_json(old_summary))
+    assert turn_order_from_totals(totals) is not None and turn_order_from_totals(older) is None
+    table = next(iter(pq.read_table(path) for path in sorted((run_dir / "logs").glob("*/chunk-*.parquet"))))
+    columns = {name: table.column(name).to_numpy() for name in table.column_names if name != "ender"}
+    assert turn_order_from_totals(summarize_columns(columns, 3, False, 3)) is None
 
 
 def test_clustered_interval_is_wilsons_for_independent_games():

@@ -19,7 +19,7 @@ import simulator.games as registry
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.games.base import InvariantViolation, StepAPI, batch_problem, check_columns, contract_problem, game_legend
-from simulator.logs import with_turn_order
+from simulator.logs import unequal_turns, with_turn_order
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import log_digests
@@ -194,7 +194,7 @@ def test_turn_order_facts_are_recorded_or_defaulted(name):
     assert turns.shape == (20, players) and facts["decisions"].shape == (20, players)
     ahead = turns[:, :1] - turns
     assert ((ahead >= 0) & (ahead <= 1)).all()
-    assert np.array_equal(facts["unequal_turns"], turns.max(axis=1) != turns.min(axis=1))
+    assert np.array_equal(unequal_turns(facts["seat_turns"]), turns.max(axis=1) != turns.min(axis=1))
     last_turn = players - 1 - np.argmax(turns[:, ::-1] == turns.max(axis=1, keepdims=True), axis=1)
     assert np.array_equal(facts["last_mover"], last_turn)
     assert np.array_equal(facts["ender"], last_turn)

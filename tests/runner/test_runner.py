@@ -140,6 +140,7 @@ def test_the_parent_warms_kernels_up_once_then_leaves_loading_them_to_the_worker
     monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: marker)
     played = []
     monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(len(seeds)))
+    monkeypatch.setattr(runner, "_records_and_summary", lambda chunk, columns, seeds, rotations: None)
     todo = make_plan().cells[0].all_chunks()
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
     assert played == [1] and marker.exists()
@@ -156,6 +157,7 @@ def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypat
     monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / variant)
     played = []
     monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append((chunk.cell.label, check)))
+    monkeypatch.setattr(runner, "_records_and_summary", lambda chunk, columns, seeds, rotations: None)
     plan = build_plan(parse_experiment({"games": 10, "studies": [
         {"name": "h", "game": "katz", "rules": {"players": 2}, "pool": ["greedy", "random"]},
         {"name": "s", "game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 2}}]},

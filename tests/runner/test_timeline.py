@@ -26,6 +26,8 @@ def test_the_time_line_of_a_small_threaded_run(tmp_path):
     for stage in timeline.STAGES:
         assert re.search(rf"^{stage} +\d+\.\d\d +\d+\.\d\d$", text, re.MULTILINE), stage
     assert re.search(r"GIL share: \d+\.\d\d CPU s of Python stages", text)
+    assert re.search(r"^pipeline: \d+\.\d\d CPU s besides the kernel's \d+\.\d\d", text, re.MULTILINE)
+    assert re.search(r"^cores busy: \d+\.\d\d CPU s / \(\d x \d+\.\d\d s\) = \d\.\d\d$", text, re.MULTILINE)
     chart_rows = [line for line in lines if line.count("|") == 2]
     assert 1 <= len(chart_rows) <= 2 and all("K" in row for row in chart_rows)
     assert html.read_text().count("<rect") >= 8 * 3  # 8 chunks: kernel, summary, write at least

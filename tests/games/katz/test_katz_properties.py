@@ -12,7 +12,7 @@ import pytest
 from katz_helpers import make_params, seeds
 from simulator.games.base import InvariantViolation, check_columns
 from simulator.games.katz import GAME, play, render, step_api
-from simulator.logs import with_turn_order
+from simulator.logs import unequal_turns, with_turn_order
 from simulator.games.katz import state as S
 
 VARIANTS = [
@@ -234,8 +234,8 @@ def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
         return with_turn_order(columns)
 
     immediate = records()
-    assert immediate["unequal_turns"].any() and immediate["extra_turns"].any() and immediate["skips"].any()
-    assert not records(end_timing="complete_round")["unequal_turns"].any()
+    assert unequal_turns(immediate["seat_turns"]).any() and immediate["extra_turns"].any() and immediate["skips"].any()
+    assert not unequal_turns(records(end_timing="complete_round")["seat_turns"]).any()
     assert not records(extra_turn_values=[])["extra_turns_taken"].any()
     no_skips = records(skip_values=[])
     assert not no_skips["turns_skipped"].any() and not no_skips["skips_earned"].any()

@@ -6,7 +6,7 @@ import pytest
 
 from simulator.games.base import check_columns
 from simulator.games.nyz import GAME, render, step_api
-from simulator.logs import with_turn_order
+from simulator.logs import unequal_turns, with_turn_order
 
 END = {name: i for i, name in enumerate(GAME.end_reasons)}
 
@@ -111,9 +111,9 @@ def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
         return with_turn_order(cols)
 
     immediate = records()
-    assert immediate["unequal_turns"].any()
+    assert unequal_turns(immediate["seat_turns"]).any()
     complete_round = records(end_timing="complete_round")
-    assert not complete_round["unequal_turns"][complete_round["win"].any(axis=1)].any()
+    assert not unequal_turns(complete_round["seat_turns"])[complete_round["win"].any(axis=1)].any()
     assert (complete_round["last_mover"][complete_round["win"].any(axis=1)] == players - 1).all()
     assert not records(geometry={"bonus_breeding_player_counts": []})["bonus_young"].any()
     if players <= 3:
