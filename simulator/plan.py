@@ -134,6 +134,7 @@ class Cell:
             # the manifest's JSON has its keys sorted)
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
+            **({"trained": trained} if (trained := trained_players(self)) else {}),
         }
 
 
@@ -197,6 +198,46 @@ def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
         if any(named):
             found.append([cell.index, named])
     return found
+
+
+def trained_players(cell: Cell) -> list[dict[str, Any]]:
+    """Per seating slot of a learned player: the rules its weights were trained on, in words
+    (their card's `rules`, as knobs changed from the printed rules), and whether those differ
+    from the rules this cell plays (compared at the cell's player count, so a file trained at 4
+    players matches a 2-player cell of the same rules). Empty for a cell without one."""
+    game = get_game(cell.game)
+    found = []
+    for slot, (name, overrides) in enumerate(cell.seats):
+        spec = game.policies[name]
+        if spec.weights is None:
+            continue
+        card = spec.weights.resolve(overrides.get(WEIGHTS_PARAM, spec.params[WEIGHTS_PARAM])).card
+        changed = _changed_rules(game, card.get("rules") or {})
+        differ = changed is None
+        if changed is not None:
+            try:
+                trained = game.make_params({**changed, "players": cell.players})
+                differ = played_rules(trained) != played_rules(cell.params)
+            except ZoosimError:  # the training rules do not exist at this player count
+                differ = True
+        rules = "unknown rules" if changed is None else (
+            ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items())) or "the printed rules")
+        found.append({"slot": slot, "player": policy_label(name, overrides), "rules": rules, "differ": differ})
+    return found
+
+
+def _changed_rules(game, rules: dict[str, Any]) -> dict[str, Any] | None:
+    """The knobs (top level) in which a card's played rules differ from the printed rules at the
+    same player count; None when the card names no player count or its rules are not the game's."""
+    if "players" not in rules:
+        return None
+    try:
+        printed = played_rules(game.make_params({"players": rules["players"]}))
+    except ZoosimError:
+        return None
+    if set(rules) != set(printed):
+        return None
+    return {key: value for key, value in rules.items() if key != "players" and printed[key] != value}
 
 
 def policy_label(name: str, overrides: dict[str, float | str]) -> str:

@@ -125,7 +125,7 @@ def render_html(
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis),
-                "ladder": _ladder_view(study_name, study_cells, analysis),
+                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(_study_named(experiment, study_name))),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -143,6 +143,7 @@ def render_html(
         overrides=command_line_overrides(experiment_text, experiment),
         previous=previous,
         summary=summary(manifest, analysis),
+        trained=trained_lines(manifest["cells"]),
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
@@ -270,6 +271,25 @@ def _verdict_view(cell: dict[str, Any], row: pd.Series, ladders: set[str]) -> di
     return {"verdict": row["verdict"], "sentence": f"{row['sentence']} (players: {players_text(cell['seats'])})"}
 
 
+def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """What the report says of learned players (plan.trained_players): per player, the rules it
+    was trained on ("notes"), and one warning per cell whose rules differ from its learned
+    players' training rules ("warnings")."""
+    notes: dict[str, str] = {}
+    warnings = []
+    for cell in cells:
+        entries = cell.get("trained", [])
+        for entry in entries:
+            notes.setdefault(entry["player"], f"{entry['player']}: trained on {entry['rules']}")
+        differing = [entry for entry in entries if entry["differ"]]
+        if differing:
+            who = "; ".join(f"seat slot {entry['slot']} {entry['player']} (trained on {entry['rules']})"
+                            for entry in differing)
+            warnings.append(f"{cell['label']}: its rules differ from the training rules of {who}; "
+                            "the players may misplay what changed")
+    return {"notes": list(notes.values()), "warnings": warnings}
+
+
 def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]]:
     """One line per cell, led by each strength ladder's verdict per player count (its sentence
     names the strongest rung). A cell's line names the players behind its verdict; a ladder's
@@ -286,7 +306,54 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
                     for _, row in analysis.cells.iterrows()]
 
 
-def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis) -> dict[str, Any] | None:
+# What a ladder rung models, in a designer's words (rung_model). A learned player's temperature
+# is in its evaluation's units (points in katz, squares in nyz): below CAREFUL_TEMPERATURE it
+# rarely leaves its best move, above it often takes the second best or worse.
+CAREFUL_TEMPERATURE = 1.0
+
+
+def _study_named(experiment: dict[str, Any], name: str) -> dict[str, Any] | None:
+    return next((study for study in experiment["studies"] if (study.get("name") or study["game"]) == name), None)
+
+
+def rung_models(study: dict[str, Any] | None) -> list[str]:
+    """Per rung of a ladder study, weakest first: the rung and what kind of player it models."""
+    if study is None or not study.get("ladder"):
+        return []
+    from simulator.games import get_game
+
+    game = get_game(study["game"])
+    entries = [(entry, {}) if isinstance(entry, str) else (entry["policy"], entry.get("params") or {})
+               for entry in study["ladder"]]
+    return [rung_model(game, name, params) for name, params in entries]
+
+
+def rung_model(game, name: str, params: dict[str, Any]) -> str:
+    """"learned(temperature=2): a casual player who often picks the second-best move ..."."""
+    from simulator.plan import policy_label
+
+    spec = game.policies[name]
+    label = policy_label(name, params)
+    searches = name in game.search_policies
+    if name == "random":
+        return f"{label}: a newcomer who moves at random"
+    if spec.weights is not None:
+        temperature = float(params.get("temperature", spec.params.get("temperature", 0.0)))
+        sight = "looks ahead (a search on its learned evaluation)" if searches else "does not look ahead"
+        if temperature <= 0:
+            who = "an expert" if searches else "a practised player"
+            return f"{label}: {who} who always plays the move its learned evaluation ranks best and {sight}"
+        kind = ("a careful player who now and then picks a lesser move" if temperature < CAREFUL_TEMPERATURE
+                else "a casual player who often picks the second-best move or worse")
+        return (f"{label}: {kind} (moves drawn in proportion to exp(value / {temperature:g}), values in "
+                f"the evaluation's units); it {sight}")
+    if searches:
+        return f"{label}: a player who looks ahead by search ({spec.description})"
+    return f"{label}: a rule-of-thumb player ({spec.description})"
+
+
+def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,
+                 rungs: list[str]) -> dict[str, Any] | None:
     """A ladder study's verdicts in words; per player count a chart of each seat's deviation from
     fair against the rungs (self-play only, in rung order) and a chart of its head-to-heads; the
     numbers as tables."""
@@ -306,6 +373,7 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
                                                                  "win rate from fair (the strength scale)")
                        for players, group in policies.groupby("players")}
     return {
+        "rungs": rungs,
         "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": row["sentence"]}
                      for _, row in verdicts.iterrows()],
         "charts": [chart for players, group in seats.groupby("players") for chart in (
