@@ -135,6 +135,9 @@ class Cell:
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
+            # a ladder cell (plan._make_cell's "rungs"): what each of its rungs models, for the report
+            **({"rung_models": {policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}}
+               if "rungs" in self.sweep_values else {}),
         }
 
 
@@ -198,6 +201,34 @@ def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
         if any(named):
             found.append([cell.index, named])
     return found
+
+
+# What a ladder rung models, in a designer's words (rung_model). A learned player's temperature
+# is in its evaluation's units (points in katz, squares in nyz): below CAREFUL_TEMPERATURE it
+# rarely leaves its best move, above it often takes the second best or worse.
+CAREFUL_TEMPERATURE = 1.0
+
+
+def rung_model(game, name: str, params: dict[str, Any]) -> str:
+    """What a ladder rung models in words: "a casual player who often picks the second-best move ..."."""
+    spec = game.policies[name]
+    searches = name in game.search_policies
+    if name == "random":
+        return "a newcomer who moves at random"
+    if spec.weights is not None:
+        temperature = float(params.get("temperature", spec.params.get("temperature", 0.0)))
+        sight = "looks ahead (a search on its learned evaluation)" if searches else "does not look ahead"
+        if temperature <= 0:
+            return ("an expert who looks ahead: a search on its learned evaluation" if searches else
+                    "a practised player who always plays the move its learned evaluation ranks best, "
+                    "without looking ahead")
+        kind = ("a careful player who now and then picks a lesser move" if temperature < CAREFUL_TEMPERATURE
+                else "a casual player who often picks the second-best move or worse")
+        return (f"{kind} (moves drawn in proportion to exp(value / {temperature:g}), values in "
+                f"the evaluation's units); it {sight}")
+    if searches:
+        return f"a player who looks ahead by search ({spec.description})"
+    return f"a rule-of-thumb player ({spec.description})"
 
 
 def trained_players(cell: Cell) -> list[dict[str, Any]]:

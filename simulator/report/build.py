@@ -125,7 +125,7 @@ def render_html(
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis),
-                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(_study_named(experiment, study_name))),
+                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(study_cells)),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -306,50 +306,14 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
                     for _, row in analysis.cells.iterrows()]
 
 
-# What a ladder rung models, in a designer's words (rung_model). A learned player's temperature
-# is in its evaluation's units (points in katz, squares in nyz): below CAREFUL_TEMPERATURE it
-# rarely leaves its best move, above it often takes the second best or worse.
-CAREFUL_TEMPERATURE = 1.0
-
-
-def _study_named(experiment: dict[str, Any], name: str) -> dict[str, Any] | None:
-    return next((study for study in experiment["studies"] if (study.get("name") or study["game"]) == name), None)
-
-
-def rung_models(study: dict[str, Any] | None) -> list[str]:
-    """Per rung of a ladder study, weakest first: the rung and what kind of player it models."""
-    if study is None or not study.get("ladder"):
-        return []
-    from simulator.games import get_game
-
-    game = get_game(study["game"])
-    entries = [(entry, {}) if isinstance(entry, str) else (entry["policy"], entry.get("params") or {})
-               for entry in study["ladder"]]
-    return [rung_model(game, name, params) for name, params in entries]
-
-
-def rung_model(game, name: str, params: dict[str, Any]) -> str:
-    """"learned(temperature=2): a casual player who often picks the second-best move ..."."""
-    from simulator.plan import policy_label
-
-    spec = game.policies[name]
-    label = policy_label(name, params)
-    searches = name in game.search_policies
-    if name == "random":
-        return f"{label}: a newcomer who moves at random"
-    if spec.weights is not None:
-        temperature = float(params.get("temperature", spec.params.get("temperature", 0.0)))
-        sight = "looks ahead (a search on its learned evaluation)" if searches else "does not look ahead"
-        if temperature <= 0:
-            who = "an expert" if searches else "a practised player"
-            return f"{label}: {who} who always plays the move its learned evaluation ranks best and {sight}"
-        kind = ("a careful player who now and then picks a lesser move" if temperature < CAREFUL_TEMPERATURE
-                else "a casual player who often picks the second-best move or worse")
-        return (f"{label}: {kind} (moves drawn in proportion to exp(value / {temperature:g}), values in "
-                f"the evaluation's units); it {sight}")
-    if searches:
-        return f"{label}: a player who looks ahead by search ({spec.description})"
-    return f"{label}: a rule-of-thumb player ({spec.description})"
+def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
+    """Per rung of a ladder study, weakest first: what kind of player it models (the cells'
+    `rung_models`, plan.rung_model)."""
+    models: dict[str, str] = {}
+    for cell in study_cells:
+        for label, model in cell.get("rung_models", {}).items():
+            models.setdefault(label, f"{label}: {model}")
+    return list(models.values())
 
 
 def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,

@@ -111,13 +111,13 @@ def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> Tra
             card = _play_round(settings, out, number, cards, command, jobs, backend, scheduler, bar)
             _write_round(out, number, card)
             cards.append(card)
-            render_train_report(out, settings, cards, command)
+            render_train_report(out / REPORT, settings, cards, best_round(cards), command)
             bar.set_postfix_str(_round_text(card))
             bar.update(1)
     finally:
         bar.close()
     if not (out / REPORT).exists():
-        render_train_report(out, settings, cards, command)
+        render_train_report(out / REPORT, settings, cards, best_round(cards) if cards else None, command)
     return TrainOutcome(out, out / REPORT, cards, best_round(cards))
 
 

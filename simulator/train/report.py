@@ -66,9 +66,8 @@ def strength_chart(frame: pd.DataFrame) -> str:
     return charts.to_svg(figure)
 
 
-def render_train_report(out: Path, settings, cards: list[dict[str, Any]], command: str) -> Path:
-    from simulator.train.loop import REPORT, best_round
-
+def render_train_report(path: Path, settings, cards: list[dict[str, Any]], best: int | None, command: str) -> Path:
+    """Write the report of the rounds finished (`cards`; `best` the round in best.npz) to `path`."""
     frame = rounds_frame(cards)
     columns = ROUND_COLUMNS + [(name, meaning, "text") for name, meaning in MEASURES]
     columns += [(column, f"held-out R² ({column[3:]})", "num") for column in frame.columns if column.startswith("r2:")]
@@ -80,12 +79,11 @@ def render_train_report(out: Path, settings, cards: list[dict[str, Any]], comman
         autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True,
     )
     page = environment.get_template("train.html").render(
-        settings=settings, cards=cards, best=best_round(cards) if cards else None, chart=chart,
+        settings=settings, cards=cards, best=best, chart=chart,
         table=table_view(frame, "rounds", columns), command=command,
         rules_set=json.dumps(settings.rules, sort_keys=True) if settings.rules else "",
         played_rules=json.dumps(cards[-1]["rules"], indent=1, sort_keys=True) if cards else "",
         players=", ".join(f"{count} at {players} players" for players, count in settings.player_games().items()),
     )
-    path = out / REPORT
     write_text_atomic(path, page)
     return path

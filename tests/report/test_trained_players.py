@@ -14,8 +14,8 @@ from simulator.config import parse_experiment
 from simulator.games import get_game
 from simulator.games.base import params_hash, played_rules
 from simulator.games.katz.specs import WEIGHTS_FILE
-from simulator.plan import build_plan, trained_players
-from simulator.report.build import rung_model, trained_lines
+from simulator.plan import build_plan, rung_model, trained_players
+from simulator.report.build import trained_lines
 
 
 def variant_weights(folder, **knobs):
@@ -70,6 +70,6 @@ def test_the_report_names_training_rules_warns_and_describes_the_rungs(tmp_path)
 def test_rung_models_say_search_temperature_and_heuristic():
     katz = get_game("katz")
     assert "a careful player" in rung_model(katz, "learned", {"temperature": 0.5})
-    assert rung_model(katz, "strong", {}).startswith("strong: an expert who always plays")
-    assert "looks ahead" in rung_model(katz, "strong", {})
-    assert rung_model(katz, "greedy", {}).startswith("greedy: a rule-of-thumb player")
+    assert rung_model(katz, "strong", {}).startswith("an expert who looks ahead")
+    assert "without looking ahead" in rung_model(katz, "learned", {})
+    assert rung_model(katz, "greedy", {}).startswith("a rule-of-thumb player")
