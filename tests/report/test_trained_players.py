@@ -73,3 +73,13 @@ def test_rung_models_say_search_temperature_and_heuristic():
     assert rung_model(katz, "strong", {}).startswith("an expert who looks ahead")
     assert "without looking ahead" in rung_model(katz, "learned", {})
     assert rung_model(katz, "greedy", {}).startswith("a rule-of-thumb player")
+
+
+def test_the_shipped_players_count_as_trained_on_the_printed_rules():
+    """The shipped nyz card predates some knobs (equal_houses, ...): missing knobs are printed."""
+    plan = build_plan(parse_experiment({"games": 2, "studies": [
+        {"game": "nyz", "rules": {"players": 3}, "seats": ["learned"]},
+        {"game": "katz", "rules": {"players": 2}, "seats": ["strong"]}]}))
+    for cell in plan.cells:
+        assert [(entry["rules"], entry["differ"]) for entry in trained_players(cell)] == \
+            [("the printed rules", False)] * cell.players
