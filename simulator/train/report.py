@@ -79,7 +79,7 @@ def render_train_report(path: Path, settings, cards: list[dict[str, Any]], best:
         autoescape=jinja2.select_autoescape(["html"]), trim_blocks=True, lstrip_blocks=True,
     )
     page = environment.get_template("train.html").render(
-        settings=settings, cards=cards, best=best, chart=chart,
+        settings=settings, cards=cards, best=best, best_file=str(path.parent / "best.npz"), chart=chart,
         table=table_view(frame, "rounds", columns), command=command,
         rules_set=json.dumps(settings.rules, sort_keys=True) if settings.rules else "",
         played_rules=json.dumps(cards[-1]["rules"], indent=1, sort_keys=True) if cards else "",

@@ -111,3 +111,18 @@ def test_an_unknown_game_and_another_trainings_folder_are_refused(tmp_path):
     (tmp_path / "busy" / "x").write_text("x")
     result = CliRunner().invoke(main, ["train", "katz", "--out", str(tmp_path / "busy")])
     assert result.exit_code == 2 and "not empty" in result.output
+
+
+@pytest.mark.slow
+def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path):
+    """New York Zoo records through the step API with `learned` itself (solo and multi sets)."""
+    from simulator.games.nyz.specs import FEATURE_NAMES as NYZ_FEATURES, SET_NAMES as NYZ_SETS
+
+    out = tmp_path / "nyz"
+    result = CliRunner().invoke(main, ["train", "nyz", "--out", str(out), "--rounds", "1", "--games", "4",
+                                       "--gate-games", "2", "--strength-games", "0", "--set", "animal_supply=physical",
+                                       "-q", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    card = load_weights(out / "round-01.npz", "nyz", NYZ_FEATURES, NYZ_SETS).card
+    assert card["rules_set"] == {"animal_supply": "physical"} and card["rules"]["animal_supply"] == "physical"
+    assert all(card["fit"][name]["train_rows"] > 0 for name in NYZ_SETS)  # solo and 2-3 player games recorded
