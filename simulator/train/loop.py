@@ -45,7 +45,6 @@ BEST = "best.npz"
 REPORT = "report.html"
 GATE_CHUNK_GAMES = 200  # games per chunk of a gate run: fixed, so the deals do not depend on --jobs
 RECORD_CHUNKS_PER_JOB = 2
-OWNED = (TRAIN_INFO, "data", "candidates", "games", BEST, "best.json", REPORT)
 
 
 def round_path(out: Path, number: int) -> Path:
