@@ -412,6 +412,10 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, exp
     from simulator.train.settings import TRAINING_DEFAULTS, TrainSettings, training_module
 
     training_module(game)
+    if scheduler and backend != "dask":
+        raise ZoosimError("--scheduler is only used with --backend dask")
+    if backend == "dask" and not scheduler:
+        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     defaults = TRAINING_DEFAULTS[game]
     knobs = _rules_file(rules_file) if rules_file is not None else {}
     knobs.update(_parse_settings(settings))

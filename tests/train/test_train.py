@@ -92,6 +92,8 @@ def test_resume_after_an_interruption_gives_the_files_of_an_uninterrupted_traini
     (["--explore", "nan"], ["--explore"]),
     (["--games", "0"], ["--games"]),
     (["--resume"], ["--resume", "no training"]),
+    (["--backend", "dask"], ["needs --scheduler"]),
+    (["--scheduler", "tcp://127.0.0.1:8786"], ["--scheduler is only used with --backend dask"]),
 ])
 def test_bad_options_are_one_line_exit_2_and_write_nothing(tmp_path, arguments, words):
     (tmp_path / "list.yaml").write_text("- hand_size: 6\n")
@@ -126,3 +128,9 @@ def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path):
     card = load_weights(out / "round-01.npz", "nyz", NYZ_FEATURES, NYZ_SETS).card
     assert card["rules_set"] == {"animal_supply": "physical"} and card["rules"]["animal_supply"] == "physical"
     assert all(card["fit"][name]["train_rows"] > 0 for name in NYZ_SETS)  # solo and 2-3 player games recorded
+
+
+def test_the_gate_keeps_on_the_share_or_on_the_lower_bound():
+    gate = {"share": 0.55, "low": 0.48, "high": 0.62}
+    assert loop._kept(gate, "share") and not loop._kept(gate, "lower")
+    assert not loop._kept({"share": 0.5, "low": 0.45, "high": 0.55}, "share")  # a tie is not a gain
