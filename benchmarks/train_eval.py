@@ -20,7 +20,7 @@ same file, for any --jobs.
     python benchmarks/train_eval.py nyz --seed 2 --games 400 --out /tmp/try.npz
     python benchmarks/train_eval.py nyz --seed 1 --policies learned greedy_duel   # a 2nd round
     python benchmarks/train_eval.py katz --seed 1 --games 1000 --jobs 2   # Katz's shipped weights
-                                      # (katz/features.py train_weights; only --seed, --games,
+                                      # (katz/training.py train_weights; only --seed, --games,
                                       # --jobs and --out apply)
 
 Policies: each game seats policies drawn (by the seed) from --policies, one per seat; a learned
@@ -44,7 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simulator.games import get_game  # noqa: E402
 from simulator.games.base import params_hash, played_rules  # noqa: E402
-from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, save_weights  # noqa: E402
+from simulator.games.learned import WEIGHTS_FORMAT, save_weights  # noqa: E402
 
 # Tuning ranges of each feature's weight (squares of final margin per unit); the features not
 # listed keep weight 0 in that set. A hand-set prior starts each search beside the regression.
@@ -65,51 +65,21 @@ CARD_STUB = {"format": WEIGHTS_FORMAT, "game": "nyz", "rules": {}, "rules_hash":
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "simulator/games/nyz/weights/default.npz"
 
 
-def play_and_record(game_name: str, players: int, seats: list[tuple[str, dict]], seed: int):
-    """(features (positions, players, F), final empty squares (players,)) of one game."""
-    from simulator.games.nyz import features as NF
-    from simulator.games.nyz.state import D_DEST, SC_DECISION
+def play_chunk(game_name, players, policy_names, start, seeds, draws):
+    """Per set name, the rows and targets of one game per seed (nyz/training.py record), each
+    game's seats drawn from policy_names."""
+    from simulator.games.nyz import training
 
     game = get_game(game_name)
-    steps = game.steps
     params = game.make_params({"players": players})
-    position = steps.new_game(params, game.seat_policies(seats), seed=seed, rotation=0,
-                              stop_at_forced=False)
-    rows = []
-    while not steps.is_over(position):
-        if position.state.sc[SC_DECISION] == D_DEST:
-            rows.append(NF.all_seat_features(position.state, position.tables))
-        steps.apply(position, steps.policy_move(position))
-    return np.array(rows).reshape(-1, players, NF.N_FEATURES), -steps.scores(position).astype(float)
-
-
-def play_chunk(game_name, players, policy_names, start, seeds, draws):
-    positions, outcomes = [], []
+    chunks = []
     for seed, draw in zip(seeds, draws):
         seats = []
         for seat in range(players):
             name = policy_names[draw[seat] % len(policy_names)]
-            seats.append((name, {"weights": start} if "weights" in get_game(game_name).policies[name].params else {}))
-        features, empty = play_and_record(game_name, players, seats, int(seed))
-        positions.append(features)
-        outcomes.append(empty)
-    return positions, outcomes
-
-
-def training_rows(positions, outcomes, players):
-    """The fit's rows and targets: solo, the features and minus the final empty squares; 2-5
-    players, per seat its features minus the others' mean, and the margin over their mean."""
-    rows, targets = [], []
-    for features, empty in zip(positions, outcomes):
-        if players == 1:
-            rows.append(features[:, 0, :])
-            targets.append(np.full(len(features), -empty[0]))
-            continue
-        for seat in range(players):
-            others = [other for other in range(players) if other != seat]
-            rows.append(features[:, seat, :] - features[:, others, :].mean(axis=1))
-            targets.append(np.full(len(features), empty[others].mean() - empty[seat]))
-    return np.concatenate(rows), np.concatenate(targets)
+            seats.append((name, {"weights": start} if "weights" in game.policies[name].params else {}))
+        chunks.append(training.record(params, game.seat_policies(seats), [int(seed)], [0]))
+    return chunks
 
 
 def record(game_name, players, games, policy_names, start, seed, jobs):
@@ -120,9 +90,7 @@ def record(game_name, players, games, policy_names, start, seed, jobs):
     results = Parallel(n_jobs=jobs)(
         delayed(play_chunk)(game_name, players, policy_names, start, seeds[chunk], draws[chunk])
         for chunk in chunks if len(chunk))
-    positions = [p for chunk_positions, _ in results for p in chunk_positions]
-    outcomes = [o for _, chunk_outcomes in results for o in chunk_outcomes]
-    return positions, outcomes
+    return [data for chunk in results for data in chunk]
 
 
 def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
@@ -183,8 +151,8 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    if args.game == "katz":  # Katz's whole procedure is its own (katz/features.py train_weights)
-        from simulator.games.katz.features import train_weights
+    if args.game == "katz":  # Katz's whole procedure is its own (katz/training.py train_weights)
+        from simulator.games.katz.training import train_weights
 
         train_weights(args.seed, args.games, args.jobs, None if args.out == DEFAULT_OUT else args.out,
                       "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
@@ -196,27 +164,23 @@ def main() -> None:
     began = time.perf_counter()
     sets = {"solo": [(1, args.solo_games, args.solo_policies)],
             "multi": [(2, args.games, args.policies), (3, args.games_3p, args.policies)]}
-    weights, intercepts, fits, positions_total, games_total = [], [], {}, 0, 0
+    from simulator.games.nyz import training
+
+    data, games_total = {}, 0
     for set_name in SET_NAMES:
-        rows, targets = [], []
+        games_data = []
         for players, games, policy_names in sets[set_name]:
             if games <= 0:
                 continue
-            positions, outcomes = record(args.game, players, games, policy_names, args.start,
-                                         args.seed, args.jobs)
-            set_rows, set_targets = training_rows(positions, outcomes, players)
-            rows.append(set_rows)
-            targets.append(set_targets)
+            games_data += record(args.game, players, games, policy_names, args.start, args.seed, args.jobs)
             games_total += games
-        rows, targets = np.concatenate(rows), np.concatenate(targets)
-        positions_total += len(rows)
-        fit = fit_ridge(rows, targets, alpha=args.alpha, holdout=0.2, seed=args.seed)
-        weights.append(fit.coefficients)
-        intercepts.append(fit.intercept if set_name == "solo" else 0.0)  # multi: the intercept cancels
-        fits[set_name] = fit.quality
-        print(f"{set_name}: {len(rows)} rows, holdout R^2 {fit.quality['holdout_r2']:.3f}, "
-              f"RMSE {fit.quality['holdout_rmse']:.2f} squares")
-    weights, intercepts = np.array(weights), np.array(intercepts)
+        data[set_name] = tuple(np.concatenate([game_data[set_name][part] for game_data in games_data])
+                               for part in range(2))
+    weights, intercepts, fits = training.fit(data, args.seed, alpha=args.alpha)
+    positions_total = sum(len(data[set_name][0]) for set_name in SET_NAMES)
+    for set_name in SET_NAMES:
+        print(f"{set_name}: {len(data[set_name][0])} rows, holdout R^2 {fits[set_name]['holdout_r2']:.3f}, "
+              f"RMSE {fits[set_name]['holdout_rmse']:.2f} squares")
     tuning = {}
     if args.tune_trials > 0:
         with tempfile.TemporaryDirectory() as folder:

@@ -361,6 +361,125 @@ class PlayCommand(click.Command):
                 formatter.write_text(f"{name}: {legend}")
 
 
+@main.command()
+@click.argument("game", type=GameName(), metavar="GAME")
+@click.option("--rules", "rules_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="YAML file of rule knobs to train under (a mapping, as a study's `rules:`).")
+@click.option("--set", "settings", multiple=True, metavar="KNOB=VALUE",
+              help="A rule knob to train under (repeatable; on top of --rules).")
+@click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default=None,
+              help="Training folder (rounds, best.npz, report.html). Default: reports/GAME-train-<hash>.")
+@click.option("--rounds", type=click.IntRange(min=0, max=99), default=4, show_default=True,
+              help="Rounds after the starting point (round 0). A finished training resumed with more rounds goes on.")
+@click.option("--games", type=click.IntRange(min=1, max=10_000_000), default=None,
+              help="Games recorded per round, split over the game's player counts (default: nyz 400, katz 1000).")
+@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
+              help="Seed of the recorded games, the fits and the gates.")
+@click.option("--start", default="zero", show_default=True,
+              help="Round 0's weights: zero (from scratch: every weight 0, the player falls back on its "
+                   "tie-break or, in nyz, its heuristic), default (the shipped file) or PATH (a weights file).")
+@click.option("--play", default=None,
+              help="Policy that plays the recorded games (a learned one plays the best weights so far). "
+                   "Default: nyz learned, katz greedy_tuned (katz records heuristics only).")
+@click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
+              help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
+@click.option("--gate-policy", default="learned", show_default=True,
+              help="Learned policy of the head-to-heads (gate and strength), with each side's weights.")
+@click.option("--gate-games", type=click.IntRange(min=1, max=1_000_000), default=200, show_default=True,
+              help="Deals of the gate (two-player games, both seat orders) against the best so far.")
+@click.option("--strength-games", type=click.IntRange(min=0, max=1_000_000), default=200, show_default=True,
+              help="Deals against the shipped weights and against the heuristic per round (0: not measured).")
+@click.option("--keep", type=click.Choice(["share", "lower"]), default="share", show_default=True,
+              help="Keep a round when its gate win share is above 50% (share) or its 95%% lower bound is (lower).")
+@_jobs_option("Parallel workers (default: every core). Does not change the result.")
+@click.option("--resume", is_flag=True, help="Continue the training in --out after its last finished round.")
+@_backend_options
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+def train(game, rules_file, settings, out, rounds, games, seed, start, play, explore, gate_policy, gate_games,
+          strength_games, keep, jobs, resume, backend, scheduler, quiet):
+    """Train GAME's learned evaluation for the rules given, by expert iteration.
+
+    Round 0 is --start. Each later round records --games games, fits the evaluation on all the
+    data so far (the game's training.record and training.fit) and keeps the new weights only if
+    they beat the best so far head to head. Writes OUT/round-NN.npz (+ .json card) per round,
+    OUT/best.npz (the latest kept) and OUT/report.html. Seat the result in a study with
+    {policy: strong, params: {weights: OUT/best.npz}} (or learned).
+    """
+    import shlex
+
+    from simulator.rundir import DEFAULT_REPORTS_DIR
+    from simulator.train.loop import run_training
+    from simulator.train.settings import TRAINING_DEFAULTS, TrainSettings, training_module
+
+    training_module(game)
+    if scheduler and backend != "dask":
+        raise ZoosimError("--scheduler is only used with --backend dask")
+    if backend == "dask" and not scheduler:
+        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
+    defaults = TRAINING_DEFAULTS[game]
+    knobs = _rules_file(rules_file) if rules_file is not None else {}
+    knobs.update(_parse_settings(settings))
+    if explore not in (None, 0.0) and game == "nyz":
+        raise ZoosimError("nyz records the players' own decisions only; --explore must be 0", key="--explore")
+    chosen = TrainSettings(
+        game=game, rules=knobs, rounds=rounds, games=games or TRAIN_GAMES[game], seed=seed, start=start,
+        play=play or defaults.play, gate_policy=gate_policy, gate_games=gate_games,
+        strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
+        players=defaults.players)
+    _checked_training(chosen, rules_file)
+    out = out or DEFAULT_REPORTS_DIR / f"{game}-train-{chosen.digest()[:8]}"
+    words = _given_options(click.get_current_context(), skip=("out", "resume", "quiet"))
+    command = shlex.join(["zoosim", "train", game, *words, "--out", str(out)])
+    try:
+        outcome = run_training(chosen, out, command=command, jobs=jobs or os.cpu_count() or 1, backend=backend,
+                               scheduler=scheduler, resume=resume, progress=not quiet)
+    except KeyboardInterrupt as stop:
+        _exit_stopped(stop, f"; every finished round is kept in {out}. Resume with:\n  {command} --resume")
+    click.echo(f"best: round {outcome.best_round} in {out / 'best.npz'}")
+    click.echo(f"training report: {outcome.report}")
+
+
+TRAIN_GAMES = {"nyz": 400, "katz": 1000}  # default --games per round
+
+
+def _given_options(ctx: click.Context, skip: tuple[str, ...]) -> list[str]:
+    """The options given on the command line, as words (what made a training, for its card)."""
+    words = []
+    for param in ctx.command.params:
+        if not isinstance(param, click.Option) or param.name in skip:
+            continue
+        if ctx.get_parameter_source(param.name) != click.core.ParameterSource.COMMANDLINE:
+            continue
+        value = ctx.params[param.name]
+        flag = param.opts[0] if param.opts[0].startswith("--") else param.opts[-1]
+        if param.is_flag:
+            words.append(flag)
+        else:
+            for item in value if param.multiple else [value]:
+                words += [flag, str(item)]
+    return words
+
+
+def _rules_file(path: Path) -> dict:
+    from simulator.config import read_yaml_mapping
+
+    document, _ = read_yaml_mapping(path, what="a rules file must be a mapping of rule knobs (as a study's rules:)")
+    return document
+
+
+def _checked_training(chosen, rules_file: Path | None) -> None:
+    """check_settings, a rule problem named by where the rules came from (--rules FILE or --set)."""
+    from simulator.train.settings import check_settings
+
+    try:
+        check_settings(chosen)
+    except ZoosimError as error:
+        if error.file is None and error.key is not None and not error.key.startswith("--") and error.key != "GAME":
+            where = str(rules_file) if rules_file is not None else "--set"
+            raise ZoosimError(error.detail, file=where, key=error.key) from None
+        raise
+
+
 @main.command(cls=PlayCommand)
 @click.argument("game", type=GameName(), metavar="GAME")
 @click.option("--players", type=click.IntRange(min=1), default=None, help="Number of players.")

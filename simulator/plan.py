@@ -135,6 +135,10 @@ class Cell:
             # the manifest's JSON has its keys sorted)
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
+            **({"trained": trained} if (trained := trained_players(self)) else {}),
+            # a ladder cell (plan._make_cell's "rungs"): what each of its rungs models, for the report
+            **({"rung_models": {policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}}
+               if "rungs" in self.sweep_values else {}),
         }
 
 
@@ -198,6 +202,76 @@ def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
         if any(named):
             found.append([cell.index, named])
     return found
+
+
+# What a ladder rung models, in a designer's words (rung_model). A learned player's temperature
+# is in its evaluation's units (points in katz, squares in nyz): below CAREFUL_TEMPERATURE it
+# rarely leaves its best move, above it often takes the second best or worse.
+CAREFUL_TEMPERATURE = 1.0
+
+
+def rung_model(game, name: str, params: dict[str, Any]) -> str:
+    """What a ladder rung models in words: "a casual player who often picks the second-best move ..."."""
+    spec = game.policies[name]
+    searches = name in game.search_policies
+    if name == "random":
+        return "a newcomer who moves at random"
+    if spec.weights is not None:
+        temperature = float(params.get("temperature", spec.params.get("temperature", 0.0)))
+        sight = "looks ahead (a search on its learned evaluation)" if searches else "does not look ahead"
+        if temperature <= 0:
+            return ("an expert who looks ahead: a search on its learned evaluation" if searches else
+                    "a practised player who always plays the move its learned evaluation ranks best, "
+                    "without looking ahead")
+        kind = ("a careful player who now and then picks a lesser move" if temperature < CAREFUL_TEMPERATURE
+                else "a casual player who often picks the second-best move or worse")
+        return (f"{kind} (moves drawn in proportion to exp(value / {temperature:g}), values in "
+                f"the evaluation's units); it {sight}")
+    if searches:
+        return f"a player who looks ahead by search ({spec.description})"
+    return f"a rule-of-thumb player ({spec.description})"
+
+
+def trained_players(cell: Cell) -> list[dict[str, Any]]:
+    """Per seating slot of a learned player: the rules its weights were trained on, in words
+    (their card's `rules`, as knobs changed from the printed rules), and whether those differ
+    from the rules this cell plays (compared at the cell's player count, so a file trained at 4
+    players matches a 2-player cell of the same rules). Empty for a cell without one."""
+    game = get_game(cell.game)
+    found = []
+    for slot, (name, overrides) in enumerate(cell.seats):
+        spec = game.policies[name]
+        if spec.weights is None:
+            continue
+        card = spec.weights.resolve(overrides.get(WEIGHTS_PARAM, spec.params[WEIGHTS_PARAM])).card
+        changed = _changed_rules(game, card.get("rules") or {})
+        differ = changed is None
+        if changed is not None:
+            try:
+                trained = game.make_params({**changed, "players": cell.players})
+                differ = played_rules(trained) != played_rules(cell.params)
+            except ZoosimError:  # the training rules do not exist at this player count
+                differ = True
+        rules = "unknown rules" if changed is None else (
+            ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items())) or "the printed rules")
+        found.append({"slot": slot, "player": policy_label(name, overrides), "rules": rules, "differ": differ})
+    return found
+
+
+def _changed_rules(game, rules: dict[str, Any]) -> dict[str, Any] | None:
+    """The knobs (top level) in which a card's played rules differ from the printed rules at the
+    same player count; None when the card names no player count or knobs the game does not have.
+    A knob the card lacks is at its printed value (the card predates the knob: the shipped nyz
+    card has no equal_houses)."""
+    if "players" not in rules:
+        return None
+    try:
+        printed = played_rules(game.make_params({"players": rules["players"]}))
+    except ZoosimError:
+        return None
+    if not set(rules) <= set(printed):
+        return None
+    return {key: value for key, value in rules.items() if key != "players" and printed[key] != value}
 
 
 def policy_label(name: str, overrides: dict[str, float | str]) -> str:

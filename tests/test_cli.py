@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from simulator.cli import main
 from simulator.errors import Terminated
 
-COMMANDS = ["run", "validate", "report", "compare", "play", "rules", "bench"]
+COMMANDS = ["run", "validate", "report", "compare", "play", "rules", "bench", "train"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)

@@ -125,7 +125,7 @@ def render_html(
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis),
-                "ladder": _ladder_view(study_name, study_cells, analysis),
+                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(study_cells)),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -143,6 +143,7 @@ def render_html(
         overrides=command_line_overrides(experiment_text, experiment),
         previous=previous,
         summary=summary(manifest, analysis),
+        trained=trained_lines(manifest["cells"]),
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
@@ -270,6 +271,25 @@ def _verdict_view(cell: dict[str, Any], row: pd.Series, ladders: set[str]) -> di
     return {"verdict": row["verdict"], "sentence": f"{row['sentence']} (players: {players_text(cell['seats'])})"}
 
 
+def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
+    """What the report says of learned players (plan.trained_players): per player, the rules it
+    was trained on ("notes"), and one warning per cell whose rules differ from its learned
+    players' training rules ("warnings")."""
+    notes: dict[str, str] = {}
+    warnings = []
+    for cell in cells:
+        entries = cell.get("trained", [])
+        for entry in entries:
+            notes.setdefault(entry["player"], f"{entry['player']}: trained on {entry['rules']}")
+        differing = [entry for entry in entries if entry["differ"]]
+        if differing:
+            who = "; ".join(f"seat slot {entry['slot']} {entry['player']} (trained on {entry['rules']})"
+                            for entry in differing)
+            warnings.append(f"{cell['label']}: its rules differ from the training rules of {who}; "
+                            "the players may misplay what changed")
+    return {"notes": list(notes.values()), "warnings": warnings}
+
+
 def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]]:
     """One line per cell, led by each strength ladder's verdict per player count (its sentence
     names the strongest rung). A cell's line names the players behind its verdict; a ladder's
@@ -286,7 +306,18 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
                     for _, row in analysis.cells.iterrows()]
 
 
-def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis) -> dict[str, Any] | None:
+def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
+    """Per rung of a ladder study, weakest first: what kind of player it models (the cells'
+    `rung_models`, plan.rung_model)."""
+    models: dict[str, str] = {}
+    for cell in study_cells:
+        for label, model in cell.get("rung_models", {}).items():
+            models.setdefault(label, f"{label}: {model}")
+    return list(models.values())
+
+
+def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,
+                 rungs: list[str]) -> dict[str, Any] | None:
     """A ladder study's verdicts in words; per player count a chart of each seat's deviation from
     fair against the rungs (self-play only, in rung order) and a chart of its head-to-heads; the
     numbers as tables."""
@@ -306,6 +337,7 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
                                                                  "win rate from fair (the strength scale)")
                        for players, group in policies.groupby("players")}
     return {
+        "rungs": rungs,
         "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": row["sentence"]}
                      for _, row in verdicts.iterrows()],
         "charts": [chart for players, group in seats.groupby("players") for chart in (

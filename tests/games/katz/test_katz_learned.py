@@ -19,6 +19,7 @@ from simulator.games.katz import GAME, play
 from simulator.games.katz import features as F
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
+from simulator.games.katz import training
 from simulator.games.katz.specs import (
     FEATURE_NAMES, L_WEIGHTS, SET_NAMES, S_WEIGHTS, WEIGHTS_FILE,
 )
@@ -110,8 +111,8 @@ def test_the_shipped_card_says_how_the_weights_were_made():
 
 def test_training_is_reproducible_from_a_seed_for_any_jobs(tmp_path):
     one, two = tmp_path / "one.npz", tmp_path / "two.npz"
-    F.train_weights(3, 20, 1, one, "test")
-    F.train_weights(3, 20, 2, two, "test")
+    training.train_weights(3, 20, 1, one, "test")
+    training.train_weights(3, 20, 2, two, "test")
     assert one.read_bytes() == two.read_bytes()
     loaded = load_weights(one, "katz", FEATURE_NAMES, SET_NAMES)
     assert loaded.card["training_games"] == 20 and loaded.card["seed"] == 3

@@ -1,0 +1,117 @@
+"""What a training is: the game, its rules, the rounds and their games, the seed, the starting
+weights and the players that make and judge the data; checked before anything is written.
+
+Per game (TRAINING_DEFAULTS) the training says which policy plays the recorded games (`play`,
+with the current weights where it is a learned policy), with which share of random decisions,
+at which player counts (shares of --games), and which heuristic measures strength.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from simulator.digest import SHORT, json_digest
+from simulator.errors import ZoosimError
+
+START_DEFAULT = "default"  # the game's shipped weights
+START_ZERO = "zero"  # every weight 0: the game's tie-break or heuristic alone (see docs)
+KEEP_RULES = ("share", "lower")  # gate: keep on the win share above 50%, or its 95% lower bound
+GATE_PLAYERS = 2  # gates and strength games are two-player head-to-heads, seats rotated
+
+
+@dataclass(frozen=True)
+class GameTraining:
+    """A game's training defaults: the recording policy, its random share, the player counts
+    (share of the round's games each), the heuristic strength is measured against."""
+
+    play: str
+    explore: float
+    players: dict[int, float]
+    heuristic: str
+    recordable: tuple[str, ...] | None = None  # the policies its record() can play; None: any
+
+
+TRAINING_DEFAULTS = {
+    # nyz: the learned player itself with the current weights (its heuristic finishes each turn);
+    # player counts as benchmarks/train_eval.py records them (solo 1500, 2 players 1500, 3: 300)
+    "nyz": GameTraining(play="learned", explore=0.0, players={1: 0.45, 2: 0.45, 3: 0.10},
+                        heuristic="greedy_duel"),
+    # katz: its recording kernel plays heuristics only (katz/training.py), so each round adds
+    # greedy_tuned games with 15% random decisions to the data (katz/training.py's TRAINING_*)
+    "katz": GameTraining(play="greedy_tuned", explore=0.15, players={2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2},
+                         heuristic="greedy_tuned",
+                         recordable=("random", "greedy", "greedy_tuned", "expectimax")),
+}
+
+
+@dataclass(frozen=True)
+class TrainSettings:
+    """One training. `rounds` is not part of its identity: a finished training resumed with more
+    rounds goes on where it stopped."""
+
+    game: str
+    rules: dict[str, Any]
+    rounds: int
+    games: int
+    seed: int
+    start: str
+    play: str
+    gate_policy: str
+    gate_games: int
+    strength_games: int
+    keep: str
+    explore: float
+    players: dict[int, float] = field(default_factory=dict)
+
+    def identity(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("rounds")
+        data["players"] = {str(k): v for k, v in self.players.items()}
+        if self.start not in (START_DEFAULT, START_ZERO):
+            data["start"] = str(Path(self.start).resolve())
+        return data
+
+    def digest(self) -> str:
+        return json_digest(self.identity(), SHORT)
+
+    def player_games(self) -> dict[int, int]:
+        """Recorded games per player count and round: its share of `games`, at least one."""
+        return {players: max(1, int(round(self.games * share))) for players, share in self.players.items()}
+
+
+def training_module(game: str):
+    """The game's training code (simulator/games/<game>/training.py), or a one-line error."""
+    if game not in TRAINING_DEFAULTS:
+        raise ZoosimError(f"game '{game}' has no training code (trainable: {', '.join(TRAINING_DEFAULTS)})",
+                          key="GAME")
+    return importlib.import_module(f"simulator.games.{game}.training")
+
+
+def check_settings(settings: TrainSettings) -> None:
+    """Every problem of the settings as one ZoosimError naming the option, before anything is
+    written: the rules at every player count, the policies, the starting weights."""
+    from simulator.games import get_game
+
+    training_module(settings.game)
+    game = get_game(settings.game)
+    for players in sorted({*settings.players, GATE_PLAYERS}):
+        game.make_params({**settings.rules, "players": players})
+    for option, name in (("--play", settings.play), ("--gate-policy", settings.gate_policy)):
+        if name not in game.policies:
+            raise ZoosimError(f"unknown policy '{name}' of {settings.game} (allowed: {', '.join(game.policies)})",
+                              key=option)
+    recordable = TRAINING_DEFAULTS[settings.game].recordable
+    if recordable is not None and settings.play not in recordable:
+        raise ZoosimError(f"{settings.game}'s recording plays heuristics only (allowed: {', '.join(recordable)})",
+                          key="--play")
+    if game.policies[settings.gate_policy].weights is None:
+        learned = [name for name, spec in game.policies.items() if spec.weights is not None]
+        raise ZoosimError(f"'{settings.gate_policy}' plays no learned weights (allowed: {', '.join(learned)})",
+                          key="--gate-policy")
+    if settings.keep not in KEEP_RULES:
+        raise ZoosimError(f"unknown keep rule '{settings.keep}' (allowed: {', '.join(KEEP_RULES)})", key="--keep")
+    if settings.start not in (START_DEFAULT, START_ZERO):
+        game.policies[settings.gate_policy].weights.resolve(settings.start)

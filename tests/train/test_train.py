@@ -1,0 +1,136 @@
+"""`zoosim train` (issue #23 item 1): a tiny Katz training writes loadable weights, the same
+files for --jobs 1 and 2 and after a resume, a report; bad options are one line, exit 2, and
+nothing written. Katz, because its recording and players are numba kernels (cheap games)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+from simulator.cli import main
+from simulator.games.katz.specs import FEATURE_NAMES, SET_NAMES
+from simulator.games.learned import load_weights
+from simulator.train import loop
+
+TINY = ["--games", "12", "--gate-games", "8", "--strength-games", "4", "--seed", "5"]
+
+
+def train(out, *extra, rounds=1):
+    result = CliRunner().invoke(main, ["train", "katz", "--out", str(out), "--rounds", str(rounds), "-q", *TINY, *extra])
+    return result
+
+
+def round_files(out):
+    """Each round's arrays and card (without the command line, which names the folder)."""
+    files = {}
+    for path in sorted(out.glob("round-*.npz")) + [out / "best.npz"]:
+        card = json.loads(path.with_suffix(".json").read_text())
+        card.pop("command")
+        files[path.name] = (path.read_bytes(), card)
+    return files
+
+
+def test_training_writes_weights_learned_loads_and_a_report(tmp_path):
+    result = train(tmp_path / "t", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "t"
+    for number in (0, 1):
+        weights = load_weights(loop.round_path(out, number), "katz", FEATURE_NAMES, SET_NAMES)
+        assert weights.card["round"] == number and weights.card["rules_hash"]
+    first = json.loads((out / "round-01.json").read_text())
+    assert first["gate"]["deals"] == 8 and 0 <= first["gate"]["low"] <= first["gate"]["share"] <= first["gate"]["high"] <= 1
+    assert set(first["strength"]) == {"shipped", "heuristic"}
+    assert first["training_games"] == sum(first["training"]["players"].values()) == 11  # 12 x the shares, rounded
+    assert first["training_positions"] > 0
+    zero = load_weights(out / "round-00.npz", "katz", FEATURE_NAMES, SET_NAMES)
+    assert not np.any(zero.weights)  # --start zero: from scratch
+    kept = 1 if first["kept"] else 0
+    assert (out / "best.npz").read_bytes() == loop.round_path(out, kept).read_bytes()
+    page = (out / "report.html").read_text()
+    assert "Strength per round" in page and "<svg" in page and "zoosim train katz" in page
+    # a study seats the trained player (issue #23 item 2)
+    experiment = tmp_path / "seat.yaml"
+    experiment.write_text("games: 4\nstudies: [{game: katz, rules: {players: 2}, seats: "
+                          f"[{{policy: learned, params: {{weights: {out / 'best.npz'}}}}}, greedy]}}]\n")
+    played = CliRunner().invoke(main, ["run", str(experiment), "--out", str(tmp_path / "run"), "-q", "--no-report"])
+    assert played.exit_code == 0, played.output
+
+
+def test_same_seed_same_files_for_any_jobs(tmp_path):
+    assert train(tmp_path / "one", "--jobs", "1").exit_code == 0
+    assert train(tmp_path / "two", "--jobs", "2").exit_code == 0
+    assert round_files(tmp_path / "one") == round_files(tmp_path / "two")
+
+
+def test_resume_after_an_interruption_gives_the_files_of_an_uninterrupted_training(tmp_path, monkeypatch):
+    assert train(tmp_path / "whole", "--jobs", "1", rounds=2).exit_code == 0
+    stopped = tmp_path / "stopped"
+    assert train(stopped, "--jobs", "1", rounds=1).exit_code == 0  # stopped after round 1 ...
+    real_gate = loop.play_gate
+
+    def interrupted(*args, **kwargs):  # ... and Ctrl-C in round 2's gate, after its data and fit
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(loop, "play_gate", interrupted)
+    result = train(stopped, "--jobs", "1", "--resume", rounds=2)
+    assert result.exit_code == 130 and "--resume" in result.output
+    assert not (stopped / "round-02.json").exists()
+    monkeypatch.setattr(loop, "play_gate", real_gate)
+    assert train(stopped, "--jobs", "1", "--resume", rounds=2).exit_code == 0
+    assert round_files(stopped) == round_files(tmp_path / "whole")
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (["--set", "hand_sise=6"], ["--set", "hand_sise"]),
+    (["--rules", "{tmp}/list.yaml"], ["list.yaml", "mapping"]),
+    (["--start", "{tmp}/missing.npz"], ["missing.npz"]),
+    (["--play", "learned"], ["--play", "heuristics only"]),
+    (["--gate-policy", "greedy"], ["--gate-policy", "no learned weights"]),
+    (["--explore", "nan"], ["--explore"]),
+    (["--games", "0"], ["--games"]),
+    (["--resume"], ["--resume", "no training"]),
+    (["--backend", "dask"], ["needs --scheduler"]),
+    (["--scheduler", "tcp://127.0.0.1:8786"], ["--scheduler is only used with --backend dask"]),
+])
+def test_bad_options_are_one_line_exit_2_and_write_nothing(tmp_path, arguments, words):
+    (tmp_path / "list.yaml").write_text("- hand_size: 6\n")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["train", "katz", "--out", str(out), *[a.replace("{tmp}", str(tmp_path)) for a in arguments]])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert all(word in line for word in words), line
+    assert not out.exists()
+
+
+def test_an_unknown_game_and_another_trainings_folder_are_refused(tmp_path):
+    result = CliRunner().invoke(main, ["train", "coin", "--out", str(tmp_path / "c")])
+    assert result.exit_code == 2 and "no training code" in result.output
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "x").write_text("x")
+    result = CliRunner().invoke(main, ["train", "katz", "--out", str(tmp_path / "busy")])
+    assert result.exit_code == 2 and "not empty" in result.output
+
+
+@pytest.mark.slow
+def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path):
+    """New York Zoo records through the step API with `learned` itself (solo and multi sets)."""
+    from simulator.games.nyz.specs import FEATURE_NAMES as NYZ_FEATURES, SET_NAMES as NYZ_SETS
+
+    out = tmp_path / "nyz"
+    result = CliRunner().invoke(main, ["train", "nyz", "--out", str(out), "--rounds", "1", "--games", "4",
+                                       "--gate-games", "2", "--strength-games", "0", "--set", "animal_supply=physical",
+                                       "-q", "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    card = load_weights(out / "round-01.npz", "nyz", NYZ_FEATURES, NYZ_SETS).card
+    assert card["rules_set"] == {"animal_supply": "physical"} and card["rules"]["animal_supply"] == "physical"
+    assert all(card["fit"][name]["train_rows"] > 0 for name in NYZ_SETS)  # solo and 2-3 player games recorded
+
+
+def test_the_gate_keeps_on_the_share_or_on_the_lower_bound():
+    gate = {"share": 0.55, "low": 0.48, "high": 0.62}
+    assert loop._kept(gate, "share") and not loop._kept(gate, "lower")
+    assert not loop._kept({"share": 0.5, "low": 0.45, "high": 0.55}, "share")  # a tie is not a gain
