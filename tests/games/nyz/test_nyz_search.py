@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from nyz_helpers import play, seating
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
@@ -28,17 +29,6 @@ from simulator.runner import run_plan
 from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
 
 SMALL = {"iterations": 3}
-
-
-def seating(*policies):
-    return GAME.seat_policies([(name, params) for name, params in policies])
-
-
-def play(params, seats, seeds, rotations=None, check=False):
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    if rotations is None:
-        rotations = np.zeros(len(seeds), dtype=np.int64)
-    return GAME.play_batch(params, seats, seeds, np.asarray(rotations, dtype=np.int64), check=check)
 
 
 @pytest.mark.parametrize("players", [1, 2])

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from nyz_helpers import play, seating
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
@@ -21,16 +22,6 @@ from simulator.runner import run_plan
 from tests_support import log_digests, refused_run
 
 SMALL = {"iterations": 4, "width": 3}
-
-
-def seating(*policies):
-    return GAME.seat_policies([(name, params) for name, params in policies])
-
-
-def play(params, seats, seeds, rotations=None, check=False):
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    rotations = np.zeros(len(seeds), dtype=np.int64) if rotations is None else np.asarray(rotations)
-    return GAME.play_batch(params, seats, seeds, rotations, check=check)
 
 
 @pytest.mark.parametrize("searched", ["every", "turn_start"])
