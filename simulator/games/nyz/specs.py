@@ -157,8 +157,8 @@ SEARCH_POLICIES = {
     ),
     "mcts_duel": mcts_spec(
         "mcts_duel", "greedy_duel",
-        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
-        "games as greedy_duel does",
+        "mcts with greedy_duel ranking and rollouts: the strongest 2-player tree search (`strong` "
+        "beats it); loses solo games as greedy_duel does",
     ),
 }
 
