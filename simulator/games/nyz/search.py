@@ -1,9 +1,10 @@
 """New York Zoo search policies `mcts` and `mcts_duel`: Monte Carlo tree search over the game's
 decisions (they differ in the default heuristic only); and the policies on the learned
-evaluation (features.py), which use the same scratch game and workspace: `strong` (this search,
-rollouts cut off by the evaluation) and `learned` (no search; see learned_move and "Learned
-policies" below). The tree search itself is simulator/games/search.py (shared with Alles für die Katz); this module gives it
-the New York Zoo step functions and allocates its workspace.
+evaluation (features.py), which use the same scratch game and workspace: `strong` (sequential
+halving at the root over lines valued by the evaluation; strong_move and "Strong" below) and
+`learned` (no search; see learned_move and "Learned policies" below). The tree search itself is
+simulator/games/search.py (shared with Alles für die Katz); this module gives it the New York
+Zoo step functions and allocates its workspace.
 
 Information (N-12.6). Everything is public except, with `ai_sees_full_stacks = false`, the tiles
 below the top of each bay. With the default (true) nothing is hidden: `determinize` is never
@@ -58,15 +59,33 @@ Rewards (in [0, 1], the seat's value of the position):
 Learned policies. `learned` takes, among the heuristic's `width` best moves, the one whose
 position at the end of the seat's turn (the heuristic finishing the turn on the scratch game)
 features.position_value values most, or draws from the softmax of those values over
-`temperature` with the game's stream. `strong` is this search with the evaluation as the cut-off
-value (scores: the softmax over seats of the predicted values over `score_scale`; solo, a
-logistic of the predicted final score around -1/2, i.e. around a complete board). Both read the
-evaluation's weights from their parameter row (learned.py's layout, from specs.L_WEIGHTS /
-specs.S_WEIGHTS on) and use `solo_heuristic` in place of `heuristic` in solo games.
+`temperature` with the game's stream. Both learned policies read the evaluation's weights from
+their parameter row (learned.py's layout, from specs.L_WEIGHTS / specs.S_WEIGHTS on) and use
+`solo_heuristic` in place of `heuristic` in solo games.
 
-Parameters (row of the seat's policy_params): iterations, exploration, rollout (random or
-greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per decision),
-score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy rollouts).
+Strong (strong_move; docs/players.md, "Learned players (New York Zoo)", has the measurements).
+With no chance after the setup, the heuristic playing every seat from a position is one
+deterministic line, so sampling a move's line again tells nothing new; looking further along it
+does. `strong` is sequential halving (Karnin, Koren & Somekh 2013; the root of Gumbel MuZero)
+over the heuristic's `width` best moves of the decision with that as the arm pull: a move's
+line is the move, then the heuristic for every seat; one extension of it is `rollout_depth`
+more turns after the rest of the seat's turn (solo `solo_rollout_depth`; 0 = to the end of the
+game, then one round). A round gives each surviving move max(1, iterations / (rounds x
+survivors)) extensions more (rounds = ceil(log2 width)), values each line's position by
+position_value (the margin in squares over the others' mean, a finished game its true margin;
+solo minus the empty squares), and keeps the better half (ties: the heuristic's order); the
+best of the last round is played. A larger budget looks further along the finalists' lines,
+which the evaluation values more accurately the nearer they are to the end. With width 1 it
+plays its heuristic's games exactly. `searched: turn_start` (2-5 players) searches only each
+turn's destination (N-4.1) and lets the heuristic take the turn's other decisions; solo every
+decision is searched (a solo win needs the whole board covered in time, N-8.2). With hidden stacks
+(N-12.6) every line of one decision is played on the same determinization, drawn with one
+number of the game's stream.
+
+Parameters of the tree search (row of the seat's policy_params): iterations, exploration, rollout
+(random or greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per
+decision), score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy
+rollouts); `strong`'s row is specs.py's (ITERATIONS .. S_WEIGHTS).
 """
 
 import math
@@ -79,14 +98,15 @@ from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
-from simulator.games.nyz.features import N_FEATURES, linear_value, position_value, solo_time_used
+from simulator.games.nyz.features import N_FEATURES, position_value, solo_time_used
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
-    ROLLOUT_DEPTH, S_SOLO_HEURISTIC, S_WEIGHTS, SCORE_SCALE, SET_MULTI, SET_SOLO, STRONG, WIDTH,
+    ROLLOUT_DEPTH, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_WEIGHTS, SCORE_SCALE,
+    SEARCH_TURN_START, STRONG, WIDTH,
 )
 from simulator.games.nyz.state import (
-    E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES,
+    D_DEST, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES, P_ENCLOSURES,
     P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, SC_DECIDER, SC_DECISION, SC_CHECKED,
     SC_N_OPTIONS, SC_OVER, SC_PLAYERS, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
 )
@@ -110,11 +130,8 @@ PRIOR_WEIGHT = 1.0
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
 # ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), option values float64
 # (MAX_OPTIONS,), seen flags int32 (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,),
-# width, score scale, evaluate (1: `strong`, cut-off positions by the learned evaluation),
-# the evaluation's weights (the seat's row from its weights slot on), a features buffer float64
-# (N_FEATURES,))
-(CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE, CTX_EVALUATE,
- CTX_EVALUATION, CTX_FEATURES) = range(10)
+# width, score scale)
+CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(7)
 
 
 @kernel
@@ -264,9 +281,6 @@ def scores(st, ctx, out):
         if over:
             empty = M.empty_squares(st, tab, 0)
             out[0] = 1.0 if st.seat[0, P_WIN] != 0 else 1.0 / (1.0 + math.exp(empty / scale))
-        elif ctx[CTX_EVALUATE] != 0:  # the predicted final score is minus the empty squares
-            predicted = linear_value(st, tab, 0, ctx[CTX_EVALUATION], SET_SOLO, ctx[CTX_FEATURES])
-            out[0] = 1.0 / (1.0 + math.exp(min(-(predicted + 0.5) / scale, 700.0)))
         else:
             to_fill = tab.to_fill[0]
             projected = (to_fill - remaining_squares(st, tab, 0)) / solo_time_used(st, tab)
@@ -274,10 +288,7 @@ def scores(st, ctx, out):
         return
     if not over:
         for seat in range(players):
-            if ctx[CTX_EVALUATE] != 0:  # minus the predicted value: fewer squares left, more
-                out[seat] = -linear_value(st, tab, seat, ctx[CTX_EVALUATION], SET_MULTI, ctx[CTX_FEATURES])
-            else:
-                out[seat] = remaining_squares(st, tab, seat)
+            out[seat] = remaining_squares(st, tab, seat)
         softmax_of_minus(out, players, scale)
         return
     winners = 0
@@ -311,11 +322,12 @@ def search_workspace(tab, policy_id, policy_params):
 def allocate_search(tab, policy_id, policy_params):
     """(scratch game, workspace) of the search policy of one game or batch: the scratch game
     (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
-    workspace: a tree sized for the largest `iterations` among the seats, option values, seen
-    flags, a tile pool and the ranked root moves."""
+    workspace: a tree sized for the largest `iterations` among the mcts seats (`strong` uses its
+    move buffer for its survivors and its stream for its deals), option values, seen flags, a
+    tile pool, the ranked root moves, a features buffer and the ranked moves' values."""
     iterations = 0
     for seat in range(policy_id.shape[0]):
-        if policy_id[seat] == MCTS or policy_id[seat] == STRONG:
+        if policy_id[seat] == MCTS:
             iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
     scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
@@ -348,7 +360,7 @@ def learned_move(st, tab, scratch, workspace, params):
     tree, values, seen, pool, ranked, features, move_values = workspace
     weights = HEURISTIC_WEIGHTS[int(params[L_SOLO_HEURISTIC if tab.rules[R_SOLO] != 0 else L_HEURISTIC])]
     evaluation = params[L_WEIGHTS:]
-    ctx = (tab, weights, values, seen, pool, int(params[L_WIDTH]), 1.0, 1, evaluation, features)
+    ctx = (tab, weights, values, seen, pool, int(params[L_WIDTH]), 1.0)
     count = legal_moves(st, ctx, ranked)
     best, best_value = 0, -math.inf
     for k in range(count):
@@ -375,6 +387,62 @@ def learned_move(st, tab, scratch, workspace, params):
 
 
 @kernel
+def play_line(st, tab, weights, last_turn):
+    """Play the heuristic (greedy with `weights`) for every seat until the game ends or turn
+    `last_turn` + 1 starts (last_turn < 0: to the end of the game)."""
+    while st.sc[SC_OVER] == 0 and (last_turn < 0 or st.sc[SC_TURNS] <= last_turn):
+        n = st.sc[SC_N_OPTIONS]
+        M.apply_move(st, tab, st.options[P.greedy(st, tab, st.sc[SC_DECIDER], n, weights)])
+
+
+@kernel
+def strong_move(st, tab, scratch, workspace, params):
+    """The `strong` policy (module docstring, "Strong"): sequential halving over the heuristic's
+    `width` best moves, each round extending the surviving moves' lines and ranking them by the
+    evaluation of the positions reached; the best survivor of the last round."""
+    seat = st.sc[SC_DECIDER]
+    tree, values, seen, pool, ranked, features, move_values = workspace
+    order, rng = tree[3], tree[5]  # survivors' indices into ranked, best first; the deal stream
+    solo = tab.rules[R_SOLO] != 0
+    weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
+    if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
+        return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
+    evaluation = params[S_WEIGHTS:]
+    ctx = (tab, weights, values, seen, pool, int(params[WIDTH]), 1.0)
+    count = legal_moves(st, ctx, ranked)
+    if count == 1:
+        return ranked[0]
+    depth = int(params[S_SOLO_ROLLOUT_DEPTH if solo else ROLLOUT_DEPTH])
+    hidden = tab.rules[R_SEES_FULL_STACKS] == 0
+    deal = random_stream.next_u64(st.rng) if hidden else np.uint64(0)
+    budget = int(params[ITERATIONS])
+    rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
+    for k in range(count):
+        order[k] = k
+    survivors, extensions = count, 0
+    for _ in range(rounds):
+        extensions += max(1, budget // (rounds * survivors))
+        for j in range(survivors):
+            k = order[j]
+            copy_state(st, scratch)
+            if hidden:  # every move's line on the same deal of the unseen tiles
+                rng[0] = deal
+                determinize(scratch, ctx, seat, rng)
+            M.apply_move(scratch, tab, ranked[k])
+            play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth)
+            move_values[k] = position_value(scratch, tab, seat, evaluation, features)
+        for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
+            k = order[j]
+            i = j
+            while i > 0 and move_values[order[i - 1]] < move_values[k]:
+                order[i] = order[i - 1]
+                i -= 1
+            order[i] = k
+        survivors = (survivors + 1) // 2
+    return ranked[order[0]]
+
+
+@kernel
 def choose_move(st, tab, scratch, workspace):
     """Index into st.options chosen by the search policy of the seat to decide (`scratch`: a
     reference to the scratch game of allocate_search, made by the allocating caller)."""
@@ -385,12 +453,12 @@ def choose_move(st, tab, scratch, workspace):
     params = st.policy_params[seat]
     if st.policy_id[seat] == LEARNED:
         move = learned_move(st, tab, scratch, workspace, params)
+    elif st.policy_id[seat] == STRONG:
+        move = strong_move(st, tab, scratch, workspace, params)
     else:
-        tree, values, seen, pool, ranked, features, _ = workspace
-        strong = st.policy_id[seat] == STRONG
-        heuristic = S_SOLO_HEURISTIC if strong and tab.rules[R_SOLO] != 0 else HEURISTIC
-        ctx = (tab, HEURISTIC_WEIGHTS[int(params[heuristic])], values, seen, pool, int(params[WIDTH]),
-               params[SCORE_SCALE], 1 if strong else 0, params[S_WEIGHTS:], features)
+        tree, values, seen, pool, ranked, _, _ = workspace
+        ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], values, seen, pool, int(params[WIDTH]),
+               params[SCORE_SCALE])
         # the root's moves best first, so that equally good children go to the heuristic's order
         count = legal_moves(st, ctx, ranked)
         move = ranked[search(ctx, st, scratch, tree, st.rng, seat, ranked, count,

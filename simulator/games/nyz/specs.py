@@ -157,8 +157,8 @@ SEARCH_POLICIES = {
     ),
     "mcts_duel": mcts_spec(
         "mcts_duel", "greedy_duel",
-        "mcts with greedy_duel ranking and rollouts: the strongest 2-player policy; loses solo "
-        "games as greedy_duel does",
+        "mcts with greedy_duel ranking and rollouts: the strongest 2-player tree search (`strong` "
+        "beats it); loses solo games as greedy_duel does",
     ),
 }
 
@@ -188,10 +188,16 @@ L_WIDTH = 1
 L_HEURISTIC = 2
 L_SOLO_HEURISTIC = 3
 L_WEIGHTS = 4
-# Policy parameter row of `strong`: mcts's (ITERATIONS .. HEURISTIC), then its solo heuristic
-# and the weights.
-S_SOLO_HEURISTIC = 7
-S_WEIGHTS = 8
+# Policy parameter row of `strong` (search.py's strong_move): the names it shares with mcts at
+# mcts's places (ITERATIONS, ROLLOUT_DEPTH, WIDTH, HEURISTIC), its own at the places between.
+S_SOLO_ROLLOUT_DEPTH = 1
+S_SEARCHED = 2
+S_SOLO_HEURISTIC = 5
+S_WEIGHTS = 7
+# `searched` choices: which decisions strong searches in 2-5 player games (the others its
+# heuristic takes; solo it searches every one)
+SEARCHED_DECISIONS = ("every", "turn_start")
+SEARCH_EVERY, SEARCH_TURN_START = 0, 1
 
 TEMPERATURE_HELP = ("0: the best move by the evaluation; > 0: a softmax over the moves' values "
                     "(squares of margin) divided by this, drawn with the game's random stream")
@@ -199,7 +205,6 @@ WEIGHTS_HELP = "the evaluation's weights file (default: the shipped one)"
 SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (greedy_duel loses "
                        "solo games)")
 
-_STRONG_BASE = mcts_spec("strong", "greedy_duel", "")
 
 LEARNED_POLICIES = {
     "learned": PolicySpec(
@@ -222,16 +227,33 @@ LEARNED_POLICIES = {
     ),
     "strong": PolicySpec(
         name="strong", policy_id=STRONG,
-        description="mcts whose rollouts stop after `rollout_depth` decisions at the learned "
-                    "evaluation (softmax of the predicted margins over score_scale)",
-        params={**_STRONG_BASE.params, "iterations": 16.0, "rollout_depth": 8.0, "width": 3.0,
-                "solo_heuristic": "greedy_tuned", "weights": DEFAULT_WEIGHTS},
-        param_help={**_STRONG_BASE.param_help, "solo_heuristic": SOLO_HEURISTIC_HELP,
-                    "rollout_depth": "decisions per rollout before the learned evaluation "
-                                     "estimates the position (0 = to the end)",
-                    "weights": WEIGHTS_HELP},
-        ranges=_STRONG_BASE.ranges,
-        choices={**_STRONG_BASE.choices, "solo_heuristic": HEURISTICS},
+        description="sequential halving over the heuristic's `width` best moves: each move's "
+                    "line is played on by the heuristic, the survivors further each round, and "
+                    "valued by the learned evaluation (the margin in squares)",
+        params={"iterations": 16.0, "solo_rollout_depth": 0.0, "searched": "turn_start",
+                "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
+                "heuristic": "greedy_duel", "weights": DEFAULT_WEIGHTS},
+        param_help={
+            "iterations": "budget per decision in line extensions (at least one per move and "
+                          "round): more looks further ahead",
+            "solo_rollout_depth": "solo: turns per extension (0 = every line to the end)",
+            "searched": "2-5 players: decisions searched, every one or turn_start (the "
+                        "destination, N-4.1; the heuristic takes the rest of the turn); solo "
+                        "searches every decision",
+            "rollout_depth": "2-5 players: turns a line is extended by per extension, after the "
+                             "rest of the seat's turn (0 = to the end)",
+            "width": "moves considered per decision: the best by the heuristic's move values",
+            "solo_heuristic": SOLO_HEURISTIC_HELP,
+            "heuristic": "heuristic whose move values rank the moves and play the lines",
+            "weights": WEIGHTS_HELP,
+        },
+        ranges={
+            "iterations": SEARCH_RANGES["iterations"],
+            "rollout_depth": SEARCH_RANGES["rollout_depth"],
+            "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
+            "width": ParamRange(1, MAX_OPTIONS, integer=True),
+        },
+        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
         weights=WEIGHTS,
     ),
 }

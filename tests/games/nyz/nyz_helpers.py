@@ -1,11 +1,12 @@
 """Scripted New York Zoo positions for the scenario tests: put tiles, animals and houses on a
 board, empty bays, then restart the turn so the engine stops at the next decision. They write the
-engine's state arrays directly (layouts in simulator/games/nyz/state.py)."""
+engine's state arrays directly (layouts in simulator/games/nyz/state.py). Also the policy tests'
+shorthands for a seating and a batch of games (`seating`, `play`)."""
 
 import numpy as np
 
 from simulator.games.kernels import allocating, by_ref
-from simulator.games.nyz import components
+from simulator.games.nyz import GAME, components
 from simulator.games.nyz.bits import popcount
 from simulator.games.nyz.moves import advance, fits, new_enclosure
 from simulator.games.nyz.step_api import Position
@@ -96,3 +97,15 @@ def restart_turn(position, active=None, elephant=None) -> Position:
     st.sc[SC_FOLLOW_LEN] = 0
     _advance(st, position.tables)
     return position
+
+
+def seating(*policies):
+    """The seat policies of (name, params) pairs, slot order."""
+    return GAME.seat_policies([(name, params) for name, params in policies])
+
+
+def play(params, seats, seeds, rotations=None, check=False):
+    """play_batch's columns for the seeds (rotation 0 unless given)."""
+    seeds = np.asarray(seeds, dtype=np.uint64)
+    rotations = np.zeros(len(seeds), dtype=np.int64) if rotations is None else np.asarray(rotations, dtype=np.int64)
+    return GAME.play_batch(params, seats, seeds, rotations, check=check)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
+from nyz_helpers import play, seating
 from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
@@ -28,17 +29,6 @@ from simulator.runner import run_plan
 from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
 
 SMALL = {"iterations": 3}
-
-
-def seating(*policies):
-    return GAME.seat_policies([(name, params) for name, params in policies])
-
-
-def play(params, seats, seeds, rotations=None, check=False):
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    if rotations is None:
-        rotations = np.zeros(len(seeds), dtype=np.int64)
-    return GAME.play_batch(params, seats, seeds, np.asarray(rotations, dtype=np.int64), check=check)
 
 
 @pytest.mark.parametrize("players", [1, 2])
@@ -127,9 +117,9 @@ def hidden_layers(state):
 
 def determinized(position, draw):
     tab = position.tables
-    scratch, (tree, values, seen, pool, ranked, features, _) = NS.allocate_search(
+    scratch, (tree, values, seen, pool, ranked, _, _) = NS.allocate_search(
         tab, position.state.policy_id, position.state.policy_params)
-    ctx = (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, 3.0, 0, position.state.policy_params[0], features)
+    ctx = (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, 3.0)
     NS.copy_state(position.state, scratch)
     NS.determinize(scratch, ctx, position.decider, random_stream.new_state(np.uint64(draw)))
     return scratch
@@ -277,10 +267,9 @@ def finished_rewards(seed, scale=3.0):
     while not step_api.is_over(position):
         step_api.apply(position, step_api.policy_move(position))
     tab, state = position.tables, position.state
-    _, (tree, values, seen, pool, ranked, features, _) = NS.allocate_search(tab, state.policy_id, state.policy_params)
+    _, (tree, values, seen, pool, ranked, _, _) = NS.allocate_search(tab, state.policy_id, state.policy_params)
     rewards = np.zeros(2)
-    NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, scale, 0, state.policy_params[0], features),
-              rewards)
+    NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, scale), rewards)
     empty = [int(empty_squares(state, tab, seat)) for seat in range(2)]
     return empty, [int(state.seat[seat, P_WIN]) for seat in range(2)], rewards
 
