@@ -1,11 +1,8 @@
 """Train a game's learned evaluation (issue #19 item 2) and write its weights file.
 
-1. Regression. Plays self-play games through the ordinary engine (the step API, so every game
-   is the game play_batch plays for its seed), records every seat's features at each turn's
-   first decision (the destination) with the game's final outcome, and fits learned.fit_ridge
-   per set. New York Zoo's sets: `solo` (target: minus the final empty squares) and `multi`
-   (target: the final margin in squares over the other seats' mean; rows are a seat's features
-   minus the others' mean, features.py). The card's `fit` has the fit's quality.
+1. Regression. Plays self-play games and fits the evaluation by simulator/games/nyz/training.py
+   (record() and fit(), the training contract `zoosim train` shares; its docstring says what is
+   recorded and fitted per set). The card's `fit` has the fit's quality.
 2. Tuning (--tune-trials, 0 to skip). The regression's evaluation predicts outcomes but plays
    badly when a policy maximises it (measured: 0-7% against greedy_duel; the weights of
    correlated features such as fill_share and open enclosures come out with signs that reward
@@ -65,64 +62,38 @@ CARD_STUB = {"format": WEIGHTS_FORMAT, "game": "nyz", "rules": {}, "rules_hash":
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "simulator/games/nyz/weights/default.npz"
 
 
-def play_and_record(game_name: str, players: int, seats: list[tuple[str, dict]], seed: int):
-    """(features (positions, players, F), final empty squares (players,)) of one game."""
-    from simulator.games.nyz import features as NF
-    from simulator.games.nyz.state import D_DEST, SC_DECISION
+def record_chunk(players, policy_names, start, seeds, draws):
+    """training.record's data of some games, each seating the policies its draw picks."""
+    from simulator.games.nyz import training
 
-    game = get_game(game_name)
-    steps = game.steps
+    game = get_game("nyz")
     params = game.make_params({"players": players})
-    position = steps.new_game(params, game.seat_policies(seats), seed=seed, rotation=0,
-                              stop_at_forced=False)
-    rows = []
-    while not steps.is_over(position):
-        if position.state.sc[SC_DECISION] == D_DEST:
-            rows.append(NF.all_seat_features(position.state, position.tables))
-        steps.apply(position, steps.policy_move(position))
-    return np.array(rows).reshape(-1, players, NF.N_FEATURES), -steps.scores(position).astype(float)
-
-
-def play_chunk(game_name, players, policy_names, start, seeds, draws):
-    positions, outcomes = [], []
+    chunks = []
     for seed, draw in zip(seeds, draws):
         seats = []
         for seat in range(players):
             name = policy_names[draw[seat] % len(policy_names)]
-            seats.append((name, {"weights": start} if "weights" in get_game(game_name).policies[name].params else {}))
-        features, empty = play_and_record(game_name, players, seats, int(seed))
-        positions.append(features)
-        outcomes.append(empty)
-    return positions, outcomes
+            seats.append((name, {"weights": start} if "weights" in game.policies[name].params else {}))
+        chunks.append(training.record(params, game.seat_policies(seats), [int(seed)], [0]))
+    return chunks
 
 
-def training_rows(positions, outcomes, players):
-    """The fit's rows and targets: solo, the features and minus the final empty squares; 2-5
-    players, per seat its features minus the others' mean, and the margin over their mean."""
-    rows, targets = [], []
-    for features, empty in zip(positions, outcomes):
-        if players == 1:
-            rows.append(features[:, 0, :])
-            targets.append(np.full(len(features), -empty[0]))
-            continue
-        for seat in range(players):
-            others = [other for other in range(players) if other != seat]
-            rows.append(features[:, seat, :] - features[:, others, :].mean(axis=1))
-            targets.append(np.full(len(features), empty[others].mean() - empty[seat]))
-    return np.concatenate(rows), np.concatenate(targets)
-
-
-def record(game_name, players, games, policy_names, start, seed, jobs):
+def record(players, games, policy_names, start, seed, jobs):
+    """training.record's data of `games` seeded games at `players`, the chunks in seed order."""
     sequence = np.random.SeedSequence([seed, players])
     seeds = sequence.generate_state(games, dtype=np.uint64)
     draws = np.random.default_rng(sequence.spawn(1)[0]).integers(0, 1 << 30, size=(games, players))
     chunks = np.array_split(np.arange(games), max(1, min(games, 8 * jobs)))
     results = Parallel(n_jobs=jobs)(
-        delayed(play_chunk)(game_name, players, policy_names, start, seeds[chunk], draws[chunk])
+        delayed(record_chunk)(players, policy_names, start, seeds[chunk], draws[chunk])
         for chunk in chunks if len(chunk))
-    positions = [p for chunk_positions, _ in results for p in chunk_positions]
-    outcomes = [o for _, chunk_outcomes in results for o in chunk_outcomes]
-    return positions, outcomes
+    return [data for chunk in results for data in chunk]
+
+
+def concatenate(chunks):
+    """record()'s chunks joined key by key, array by array (the training contract)."""
+    return {name: tuple(np.concatenate(arrays) for arrays in zip(*(chunk[name] for chunk in chunks)))
+            for name in chunks[0]}
 
 
 def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
@@ -190,33 +161,24 @@ def main() -> None:
                       "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
         return
 
+    from simulator.games.nyz import training
     from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES
 
     game = get_game(args.game)
     began = time.perf_counter()
-    sets = {"solo": [(1, args.solo_games, args.solo_policies)],
-            "multi": [(2, args.games, args.policies), (3, args.games_3p, args.policies)]}
-    weights, intercepts, fits, positions_total, games_total = [], [], {}, 0, 0
+    plays = [(1, args.solo_games, args.solo_policies), (2, args.games, args.policies),
+             (3, args.games_3p, args.policies)]
+    chunks = []
+    for players, games, policy_names in plays:
+        if games > 0:
+            chunks += record(players, games, policy_names, args.start, args.seed, args.jobs)
+    data = concatenate(chunks)
+    weights, intercepts, fits = training.fit(data, args.seed, alpha=args.alpha)
     for set_name in SET_NAMES:
-        rows, targets = [], []
-        for players, games, policy_names in sets[set_name]:
-            if games <= 0:
-                continue
-            positions, outcomes = record(args.game, players, games, policy_names, args.start,
-                                         args.seed, args.jobs)
-            set_rows, set_targets = training_rows(positions, outcomes, players)
-            rows.append(set_rows)
-            targets.append(set_targets)
-            games_total += games
-        rows, targets = np.concatenate(rows), np.concatenate(targets)
-        positions_total += len(rows)
-        fit = fit_ridge(rows, targets, alpha=args.alpha, holdout=0.2, seed=args.seed)
-        weights.append(fit.coefficients)
-        intercepts.append(fit.intercept if set_name == "solo" else 0.0)  # multi: the intercept cancels
-        fits[set_name] = fit.quality
-        print(f"{set_name}: {len(rows)} rows, holdout R^2 {fit.quality['holdout_r2']:.3f}, "
-              f"RMSE {fit.quality['holdout_rmse']:.2f} squares")
-    weights, intercepts = np.array(weights), np.array(intercepts)
+        print(f"{set_name}: {len(data[set_name][0])} rows, holdout R^2 {fits[set_name]['holdout_r2']:.3f}, "
+              f"RMSE {fits[set_name]['holdout_rmse']:.2f} squares")
+    games_total = sum(games for _, games, _ in plays if games > 0)
+    positions_total = sum(len(data[name][0]) for name in SET_NAMES)
     tuning = {}
     if args.tune_trials > 0:
         with tempfile.TemporaryDirectory() as folder:
