@@ -20,6 +20,7 @@ from simulator.games.learned import card_path, load_weights
 from simulator.games.nyz import GAME, step_api, training
 from simulator.games.nyz.features import F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features
 from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES, WEIGHTS
+from simulator.games.nyz.state import D_DEST, D_PLACE
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import SEARCH_PARAMETER_REFUSALS, log_digests, refused_run
@@ -67,6 +68,25 @@ def test_learned_with_width_one_plays_its_heuristics_games():
         plain = play(params, seating(*[(heuristic, {})] * players), range(6))
         assert np.array_equal(learned["score"], plain["score"])
         assert np.array_equal(learned["turns"], plain["turns"])
+
+
+def test_learned_values_only_the_destination_and_placement_in_two_player_games():
+    """Every other decision (populating, animals, houses, attractions, breeding) is the
+    heuristic's move; the destination or the placement is not always (search.valued_decision)."""
+    params = GAME.params_model(players=2)
+    learned = step_api.new_game(params, seating(("learned", {}), ("learned", {})), seed=3)
+    heuristic = step_api.new_game(params, seating(("greedy_duel", {}), ("greedy_duel", {})), seed=3)
+    other_decisions, valued_differ = 0, 0
+    while not step_api.is_over(learned):
+        move = step_api.policy_move(learned)
+        if learned.decision in (D_DEST, D_PLACE):
+            valued_differ += move != step_api.policy_move(heuristic)
+        else:
+            assert move == step_api.policy_move(heuristic)
+            other_decisions += 1
+        step_api.apply(learned, move)
+        step_api.apply(heuristic, move)
+    assert other_decisions > 10 and valued_differ > 0
 
 
 def test_learned_plays_other_games_than_its_heuristic_and_beats_random():
