@@ -1,11 +1,8 @@
 """Train a game's learned evaluation (issue #19 item 2) and write its weights file.
 
-1. Regression. Plays self-play games through the ordinary engine (the step API, so every game
-   is the game play_batch plays for its seed), records every seat's features at each turn's
-   first decision (the destination) with the game's final outcome, and fits learned.fit_ridge
-   per set. New York Zoo's sets: `solo` (target: minus the final empty squares) and `multi`
-   (target: the final margin in squares over the other seats' mean; rows are a seat's features
-   minus the others' mean, features.py). The card's `fit` has the fit's quality.
+1. Regression. Plays self-play games and fits the evaluation by simulator/games/nyz/training.py
+   (record() and fit(), the training contract `zoosim train` shares; its docstring says what is
+   recorded and fitted per set). The card's `fit` has the fit's quality.
 2. Tuning (--tune-trials, 0 to skip). The regression's evaluation predicts outcomes but plays
    badly when a policy maximises it (measured: 0-7% against greedy_duel; the weights of
    correlated features such as fill_share and open enclosures come out with signs that reward
@@ -20,7 +17,7 @@ same file, for any --jobs.
     python benchmarks/train_eval.py nyz --seed 2 --games 400 --out /tmp/try.npz
     python benchmarks/train_eval.py nyz --seed 1 --policies learned greedy_duel   # a 2nd round
     python benchmarks/train_eval.py katz --seed 1 --games 1000 --jobs 2   # Katz's shipped weights
-                                      # (katz/training.py train_weights; only --seed, --games,
+                                      # (katz/features.py train_weights; only --seed, --games,
                                       # --jobs and --out apply)
 
 Policies: each game seats policies drawn (by the seed) from --policies, one per seat; a learned
@@ -44,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simulator.games import get_game  # noqa: E402
 from simulator.games.base import params_hash, played_rules  # noqa: E402
-from simulator.games.learned import WEIGHTS_FORMAT, save_weights  # noqa: E402
+from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, save_weights  # noqa: E402
 
 # Tuning ranges of each feature's weight (squares of final margin per unit); the features not
 # listed keep weight 0 in that set. A hand-set prior starts each search beside the regression.
@@ -65,12 +62,11 @@ CARD_STUB = {"format": WEIGHTS_FORMAT, "game": "nyz", "rules": {}, "rules_hash":
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "simulator/games/nyz/weights/default.npz"
 
 
-def play_chunk(game_name, players, policy_names, start, seeds, draws):
-    """Per set name, the rows and targets of one game per seed (nyz/training.py record), each
-    game's seats drawn from policy_names."""
+def record_chunk(players, policy_names, start, seeds, draws):
+    """training.record's data of some games, each seating the policies its draw picks."""
     from simulator.games.nyz import training
 
-    game = get_game(game_name)
+    game = get_game("nyz")
     params = game.make_params({"players": players})
     chunks = []
     for seed, draw in zip(seeds, draws):
@@ -82,15 +78,22 @@ def play_chunk(game_name, players, policy_names, start, seeds, draws):
     return chunks
 
 
-def record(game_name, players, games, policy_names, start, seed, jobs):
+def record(players, games, policy_names, start, seed, jobs):
+    """training.record's data of `games` seeded games at `players`, the chunks in seed order."""
     sequence = np.random.SeedSequence([seed, players])
     seeds = sequence.generate_state(games, dtype=np.uint64)
     draws = np.random.default_rng(sequence.spawn(1)[0]).integers(0, 1 << 30, size=(games, players))
     chunks = np.array_split(np.arange(games), max(1, min(games, 8 * jobs)))
     results = Parallel(n_jobs=jobs)(
-        delayed(play_chunk)(game_name, players, policy_names, start, seeds[chunk], draws[chunk])
+        delayed(record_chunk)(players, policy_names, start, seeds[chunk], draws[chunk])
         for chunk in chunks if len(chunk))
     return [data for chunk in results for data in chunk]
+
+
+def concatenate(chunks):
+    """record()'s chunks joined key by key, array by array (the training contract)."""
+    return {name: tuple(np.concatenate(arrays) for arrays in zip(*(chunk[name] for chunk in chunks)))
+            for name in chunks[0]}
 
 
 def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
@@ -151,36 +154,31 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    if args.game == "katz":  # Katz's whole procedure is its own (katz/training.py train_weights)
-        from simulator.games.katz.training import train_weights
+    if args.game == "katz":  # Katz's whole procedure is its own (katz/features.py train_weights)
+        from simulator.games.katz.features import train_weights
 
         train_weights(args.seed, args.games, args.jobs, None if args.out == DEFAULT_OUT else args.out,
                       "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
         return
 
+    from simulator.games.nyz import training
     from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES
 
     game = get_game(args.game)
     began = time.perf_counter()
-    sets = {"solo": [(1, args.solo_games, args.solo_policies)],
-            "multi": [(2, args.games, args.policies), (3, args.games_3p, args.policies)]}
-    from simulator.games.nyz import training
-
-    data, games_total = {}, 0
-    for set_name in SET_NAMES:
-        games_data = []
-        for players, games, policy_names in sets[set_name]:
-            if games <= 0:
-                continue
-            games_data += record(args.game, players, games, policy_names, args.start, args.seed, args.jobs)
-            games_total += games
-        data[set_name] = tuple(np.concatenate([game_data[set_name][part] for game_data in games_data])
-                               for part in range(2))
+    plays = [(1, args.solo_games, args.solo_policies), (2, args.games, args.policies),
+             (3, args.games_3p, args.policies)]
+    chunks = []
+    for players, games, policy_names in plays:
+        if games > 0:
+            chunks += record(players, games, policy_names, args.start, args.seed, args.jobs)
+    data = concatenate(chunks)
     weights, intercepts, fits = training.fit(data, args.seed, alpha=args.alpha)
-    positions_total = sum(len(data[set_name][0]) for set_name in SET_NAMES)
     for set_name in SET_NAMES:
         print(f"{set_name}: {len(data[set_name][0])} rows, holdout R^2 {fits[set_name]['holdout_r2']:.3f}, "
               f"RMSE {fits[set_name]['holdout_rmse']:.2f} squares")
+    games_total = sum(games for _, games, _ in plays if games > 0)
+    positions_total = sum(len(data[name][0]) for name in SET_NAMES)
     tuning = {}
     if args.tune_trials > 0:
         with tempfile.TemporaryDirectory() as folder:

@@ -209,14 +209,16 @@ SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (gr
 LEARNED_POLICIES = {
     "learned": PolicySpec(
         name="learned", policy_id=LEARNED,
-        description="no search: each of the heuristic's `width` best moves is played on to the "
+        description="no search: at the destination and the tile's placement (solo: every "
+                    "decision) each of the heuristic's `width` best moves is played on to the "
                     "end of the turn by the heuristic and the learned evaluation of the position "
-                    "reached picks the move",
+                    "reached picks the move; the heuristic takes the other decisions",
         params={"temperature": 0.0, "width": 4.0, "heuristic": "greedy_duel",
                 "solo_heuristic": "greedy_tuned", "weights": DEFAULT_WEIGHTS},
         param_help={
             "temperature": TEMPERATURE_HELP,
-            "width": "moves evaluated per decision: the best by the heuristic's move values",
+            "width": "moves evaluated per valued decision: the best by the heuristic's move "
+                     "values",
             "heuristic": "heuristic whose move values rank the moves and finish the turn",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "weights": WEIGHTS_HELP,

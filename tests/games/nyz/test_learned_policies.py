@@ -17,9 +17,10 @@ from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games.learned import card_path, load_weights
-from simulator.games.nyz import GAME, step_api
+from simulator.games.nyz import GAME, step_api, training
 from simulator.games.nyz.features import F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features
 from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES, WEIGHTS
+from simulator.games.nyz.state import D_DEST, D_PLACE
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import log_digests, refused_run
@@ -67,6 +68,25 @@ def test_learned_with_width_one_plays_its_heuristics_games():
         plain = play(params, seating(*[(heuristic, {})] * players), range(6))
         assert np.array_equal(learned["score"], plain["score"])
         assert np.array_equal(learned["turns"], plain["turns"])
+
+
+def test_learned_values_only_the_destination_and_placement_in_two_player_games():
+    """Every other decision (populating, animals, houses, attractions, breeding) is the
+    heuristic's move; the destination or the placement is not always (search.valued_decision)."""
+    params = GAME.params_model(players=2)
+    learned = step_api.new_game(params, seating(("learned", {}), ("learned", {})), seed=3)
+    heuristic = step_api.new_game(params, seating(("greedy_duel", {}), ("greedy_duel", {})), seed=3)
+    other_decisions, valued_differ = 0, 0
+    while not step_api.is_over(learned):
+        move = step_api.policy_move(learned)
+        if learned.decision in (D_DEST, D_PLACE):
+            valued_differ += move != step_api.policy_move(heuristic)
+        else:
+            assert move == step_api.policy_move(heuristic)
+            other_decisions += 1
+        step_api.apply(learned, move)
+        step_api.apply(heuristic, move)
+    assert other_decisions > 10 and valued_differ > 0
 
 
 def test_learned_plays_other_games_than_its_heuristic_and_beats_random():
@@ -170,3 +190,36 @@ def test_rules_lists_the_learned_policies_with_their_parameters():
     assert result.exit_code == 0
     for words in ("learned: ", "strong: ", "temperature = 0", "weights = default (the shipped file)"):
         assert words in result.output
+
+
+def test_training_records_every_seats_rows_reproducibly_into_its_own_set():
+    """The training contract's record(): 2 players give multi rows only, per seat its features
+    minus the other's, a target the margin; the same seeds give the same arrays."""
+    params = GAME.params_model(players=2)
+    seats = seating(("greedy_duel", {}), ("greedy", {}))
+    data = training.record(params, seats, [5, 6], [0, 1])
+    again = training.record(params, seats, [5, 6], [0, 1])
+    rows, targets = data["multi"]
+    assert rows.shape[1] == N_FEATURES and len(rows) == len(targets) > 0
+    assert len(data["solo"][0]) == len(data["solo"][1]) == 0
+    assert all(np.array_equal(a, b) for name in SET_NAMES for a, b in zip(data[name], again[name]))
+    empty = play(params, seats, [5])["empty_squares"][0]  # rows: game 5's seat 0 first
+    assert targets[0] == empty[1] - empty[0]
+    with pytest.raises(ZoosimError, match="explore"):
+        training.record(params, seats, [5], [0], explore=0.1)
+
+
+def test_training_fit_recovers_known_weights_of_a_synthetic_set():
+    """fit() on rows whose targets are an exact linear function: the weights come back (solo with
+    its intercept; multi's intercept is 0 by construction, the margin cancels it)."""
+    rng = np.random.default_rng(0)
+    truth = rng.normal(size=(len(SET_NAMES), N_FEATURES))
+    data = {}
+    for index, name in enumerate(SET_NAMES):
+        rows = rng.normal(size=(400, N_FEATURES))
+        intercept = 3.0 if name == "solo" else 0.0
+        data[name] = (rows, rows @ truth[index] + intercept)
+    weights, intercepts, info = training.fit(data, seed=1, alpha=1e-9)
+    assert np.allclose(weights, truth, atol=1e-6)
+    assert np.allclose(intercepts, [3.0 if name == "solo" else 0.0 for name in SET_NAMES], atol=1e-6)
+    assert set(info) == set(SET_NAMES) and info["multi"]["holdout_r2"] > 0.999
