@@ -184,11 +184,8 @@ def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
         visible = R.cell_visible_kinds(rules, lines, cell)
         for slot in range(hand_len):
             card = hand[slot]
-            if R.card_fits(cards[card, S.CARD_KIND_BIT], visible):
-                if has_copies and R.repeated_in_hand(hand, slot):
-                    continue
-                out[count] = R.encode_move(S.MOVE_REPLACE, cell, card)
-                count += 1
+            keep = R.listed_once(has_copies, hand, slot, R.card_fits(cards[card, S.CARD_KIND_BIT], visible))
+            count = R.append_if(out, count, R.encode_move(S.MOVE_REPLACE, cell, card), keep)
     return count
 
 
@@ -209,9 +206,8 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     cell_count = rules[S.P_CELLS]
     if R.draw_available(rules, scalars):  # K-3.2.1: any face-down cell
         for cell in range(cell_count):
-            if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
-                out[count] = R.encode_move(S.MOVE_DRAW, cell, 0)
-                count += 1
+            count = R.append_if(out, count, R.encode_move(S.MOVE_DRAW, cell, 0),
+                                cells[S.CELL_STATE, cell] == S.FACE_DOWN)
     if scalars[S.S_BARE_KEEPERS] > 0 and hand_len > 0:
         count = replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count)
     if rules[S.P_ALLOW_PASS]:  # K-3.2.6
@@ -240,31 +236,58 @@ def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
 # ---- turn sequencing (K-3.6, K-4.1) -------------------------------------------------------------
 
 
-@kernel
+@inline_kernel
+def next_seat(rules, seat):
+    """The seat after `seat` in turn order: (seat + 1) % players without the division."""
+    following = seat + 1
+    return following if following < rules[S.P_PLAYERS] else 0
+
+
+@inline_kernel
+def enter_seat_turn(scalars, seats, seat):
+    """The turn comes round to `seat`: count it (and the round, at the start seat) and open its
+    action phase."""
+    if seat == scalars[S.S_START_SEAT]:
+        scalars[S.S_TABLE_ROUNDS] += 1
+    seats[seat, S.SEAT_TURNS] += 1
+    scalars[S.S_SEAT] = seat
+    scalars[S.S_IN_EXTRA_TURN] = 0
+    scalars[S.S_PHASE] = S.PHASE_ACTION
+
+
+@inline_kernel
 def begin_seat_turn(rules, cards, game, seat):
+    """Hand the turn to `seat` (see seat_turns_from). The common case - no final turns, no
+    pending skip, a draw available - is inlined into the callers: the call to the general
+    kernel passes the rule array, card table and game as ~80 machine words on the stack, which
+    cost about a tenth of a random game's time when paid every turn (issue #25)."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    if (scalars[S.S_FINAL_TURNS_LEFT] < 0 and seats[seat, S.SEAT_SKIP_PENDING] == 0
+            and R.draw_available(rules, scalars)):
+        enter_seat_turn(scalars, seats, seat)
+        return
+    seat_turns_from(rules, cards, game, seat)
+
+
+@kernel
+def seat_turns_from(rules, cards, game, seat):
     """Hand the turn to `seat`, or past it: a pending skip loses the whole turn (K-3.5.2); a seat
     with no legal action passes (K-4.1.5); in the final turns of complete_round (K-4.1.4) each
     seat turn counts down and the deal ends when none is left."""
     scalars, cells, hidden, lines, hands, seats, events = game
-    players = rules[S.P_PLAYERS]
     while True:
         if scalars[S.S_FINAL_TURNS_LEFT] == 0:
             end_deal(rules, cards, game)
             return
         if scalars[S.S_FINAL_TURNS_LEFT] > 0:
             scalars[S.S_FINAL_TURNS_LEFT] -= 1
-        if seat == scalars[S.S_START_SEAT]:
-            scalars[S.S_TABLE_ROUNDS] += 1
-        seats[seat, S.SEAT_TURNS] += 1
-        scalars[S.S_SEAT] = seat
-        scalars[S.S_IN_EXTRA_TURN] = 0
-        scalars[S.S_PHASE] = S.PHASE_ACTION
+        enter_seat_turn(scalars, seats, seat)
         if seats[seat, S.SEAT_SKIP_PENDING]:
             seats[seat, S.SEAT_SKIP_PENDING] = 0
             scalars[S.S_SKIPPED_TURNS] += 1
             seats[seat, S.SEAT_TURNS_SKIPPED] += 1
             emit(scalars, events, S.EV_SKIPPED, seat, -1, -1)
-            seat = (seat + 1) % players
+            seat = next_seat(rules, seat)
             continue
         if R.draw_available(rules, scalars):  # the common case, without a call
             return
@@ -274,7 +297,7 @@ def begin_seat_turn(rules, cards, game, seat):
         emit(scalars, events, S.EV_FORCED_PASS, seat, -1, -1)
         if count_pass(rules, cards, game):
             return
-        seat = (seat + 1) % players
+        seat = next_seat(rules, seat)
 
 
 @kernel
@@ -321,7 +344,7 @@ def finish_action(rules, cards, game, extra_turn):
             turns_left = (scalars[S.S_START_SEAT] - seat - 1) % players
             scalars[S.S_FINAL_TURNS_LEFT] = turns_left
             emit(scalars, events, S.EV_FINAL_TURNS, seat, turns_left, -1)
-            begin_seat_turn(rules, cards, game, (seat + 1) % players)
+            begin_seat_turn(rules, cards, game, next_seat(rules, seat))
             return
         if extra_turn:
             scalars[S.S_EXTRA_TURNS] += 1
@@ -336,7 +359,7 @@ def finish_action(rules, cards, game, extra_turn):
             # K-4.1.5: by default the lost extra turn does not add to the passes in a row
             if rules[S.P_LOST_EXTRA_TURN_IN_PASS_STREAK] and count_pass(rules, cards, game):
                 return
-    begin_seat_turn(rules, cards, game, (seat + 1) % players)
+    begin_seat_turn(rules, cards, game, next_seat(rules, seat))
 
 
 @kernel
@@ -482,7 +505,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_FIRST_TURN] = 0
         emit(scalars, events, S.EV_PASS, seat, -1, -1)
         if not count_pass(rules, cards, game):
-            begin_seat_turn(rules, cards, game, (seat + 1) % rules[S.P_PLAYERS])
+            begin_seat_turn(rules, cards, game, next_seat(rules, seat))
         settle(rules, cards, deck, game, rng)
         return
     finish_action(rules, cards, game, extra_turn)
