@@ -152,7 +152,7 @@ def begin_deal(rules, cards, deck, game, rng):
     scalars[S.S_BARE_KEEPERS] = 0
     scalars[S.S_FIRST_TURN] = 1  # K-3.8: until the start seat's first action is done
     emit(scalars, events, S.EV_DEAL, start_seat, deal, -1)
-    begin_seat_turn(rules, cards, game, start_seat)
+    seat_turns_from(rules, cards, game, start_seat)
 
 
 @inline_kernel
@@ -257,10 +257,12 @@ def enter_seat_turn(scalars, seats, seat):
 
 @inline_kernel
 def begin_seat_turn(rules, cards, game, seat):
-    """Hand the turn to `seat` (see seat_turns_from). The common case - no final turns, no
-    pending skip, a draw available - is inlined into the callers: the call to the general
-    kernel passes the rule array, card table and game as ~80 machine words on the stack, which
-    cost about a tenth of a random game's time when paid every turn (issue #25)."""
+    """Hand the turn to `seat` (see seat_turns_from) after an ordinary action. The common case -
+    no final turns, no pending skip, a draw available - is inlined into the caller: the call to
+    the general kernel passes the rule array, card table and game as ~80 machine words on the
+    stack, which cost about a tenth of a random game's time when paid every turn (issue #25).
+    The rare callers (a deal's start, a pass, the final turns) call seat_turns_from, so the
+    fast path is compiled in once."""
     scalars, cells, hidden, lines, hands, seats, events = game
     if (scalars[S.S_FINAL_TURNS_LEFT] < 0 and seats[seat, S.SEAT_SKIP_PENDING] == 0
             and R.draw_available(rules, scalars)):
@@ -344,7 +346,7 @@ def finish_action(rules, cards, game, extra_turn):
             turns_left = (scalars[S.S_START_SEAT] - seat - 1) % players
             scalars[S.S_FINAL_TURNS_LEFT] = turns_left
             emit(scalars, events, S.EV_FINAL_TURNS, seat, turns_left, -1)
-            begin_seat_turn(rules, cards, game, next_seat(rules, seat))
+            seat_turns_from(rules, cards, game, next_seat(rules, seat))
             return
         if extra_turn:
             scalars[S.S_EXTRA_TURNS] += 1
@@ -505,7 +507,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_FIRST_TURN] = 0
         emit(scalars, events, S.EV_PASS, seat, -1, -1)
         if not count_pass(rules, cards, game):
-            begin_seat_turn(rules, cards, game, next_seat(rules, seat))
+            seat_turns_from(rules, cards, game, next_seat(rules, seat))
         settle(rules, cards, deck, game, rng)
         return
     finish_action(rules, cards, game, extra_turn)
