@@ -110,7 +110,7 @@ def instrumented(recorder: Recorder):
     from simulator import runner
     from simulator.games.katz import play
 
-    recorder.wrap(play, "play_games", "kernel", games=lambda args: len(args[6]))
+    recorder.wrap(play, "play_games", "kernel", games=lambda args: len(args[7]))
     recorder.wrap(runner, "_play_games", "batch")
     recorder.wrap(runner, "record_columns", "records")
     recorder.wrap(runner, "summarize_columns", "summary")

@@ -153,7 +153,7 @@ def begin_deal(rules, cards, deck, game, rng):
     scalars[S.S_FIRST_TURN] = 1  # K-3.8: until the start seat's first action is done
     scalars[S.S_REVERSED] = 0  # K-3.6.1: every deal's first round runs forwards
     emit(scalars, events, S.EV_DEAL, start_seat, deal, -1)
-    begin_seat_turn(rules, cards, game, start_seat)
+    seat_turns_from(rules, cards, game, start_seat)
 
 
 @inline_kernel
@@ -185,11 +185,8 @@ def replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count):
         visible = R.cell_visible_kinds(rules, lines, cell)
         for slot in range(hand_len):
             card = hand[slot]
-            if R.card_fits(cards[card, S.CARD_KIND_BIT], visible):
-                if has_copies and R.repeated_in_hand(hand, slot):
-                    continue
-                out[count] = R.encode_move(S.MOVE_REPLACE, cell, card)
-                count += 1
+            keep = R.listed_once(has_copies, hand, slot, R.card_fits(cards[card, S.CARD_KIND_BIT], visible))
+            count = R.append_if(out, count, R.encode_move(S.MOVE_REPLACE, cell, card), keep)
     return count
 
 
@@ -210,9 +207,8 @@ def legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, out):
     cell_count = rules[S.P_CELLS]
     if R.draw_available(rules, scalars):  # K-3.2.1: any face-down cell
         for cell in range(cell_count):
-            if cells[S.CELL_STATE, cell] == S.FACE_DOWN:
-                out[count] = R.encode_move(S.MOVE_DRAW, cell, 0)
-                count += 1
+            count = R.append_if(out, count, R.encode_move(S.MOVE_DRAW, cell, 0),
+                                cells[S.CELL_STATE, cell] == S.FACE_DOWN)
     if scalars[S.S_BARE_KEEPERS] > 0 and hand_len > 0:
         count = replacement_moves(rules, cards, cells, lines, hand, hand_len, out, count)
     if rules[S.P_ALLOW_PASS]:  # K-3.2.6
@@ -261,11 +257,12 @@ def round_first_seat(rules, scalars):
 
 @inline_kernel
 def next_seat(rules, scalars, seat):
-    """The seat whose turn follows `seat`'s (K-3.6): the next one up; with `turn_order: snake`
-    (K-3.6.1) the round's last seat moves again and the order turns round."""
+    """The seat whose turn follows `seat`'s (K-3.6): the next one up, without a division; with
+    `turn_order: snake` (K-3.6.1) the round's last seat moves again and the order turns round."""
     players = rules[S.P_PLAYERS]
     if rules[S.P_TURN_ORDER_SNAKE] == 0:
-        return (seat + 1) % players
+        following = seat + 1
+        return following if following < players else 0
     if seat == round_last_seat(rules, scalars):
         scalars[S.S_REVERSED] = 1 - scalars[S.S_REVERSED]
         return seat
@@ -274,8 +271,36 @@ def next_seat(rules, scalars, seat):
     return (seat + 1) % players
 
 
-@kernel
+@inline_kernel
+def enter_seat_turn(rules, scalars, seats, seat):
+    """The turn comes round to `seat`: count it (and the round, at the round's first seat) and
+    open its action phase."""
+    if seat == round_first_seat(rules, scalars):
+        scalars[S.S_TABLE_ROUNDS] += 1
+    seats[seat, S.SEAT_TURNS] += 1
+    scalars[S.S_SEAT] = seat
+    scalars[S.S_IN_EXTRA_TURN] = 0
+    scalars[S.S_PHASE] = S.PHASE_ACTION
+
+
+@inline_kernel
 def begin_seat_turn(rules, cards, game, seat):
+    """Hand the turn to `seat` (see seat_turns_from) after an ordinary action. The common case -
+    no final turns, no pending skip, a draw available - is inlined into the caller: the call to
+    the general kernel passes the rule array, card table and game as ~80 machine words on the
+    stack, which cost about a tenth of a random game's time when paid every turn (issue #25).
+    The rare callers (a deal's start, a pass, the final turns) call seat_turns_from, so the
+    fast path is compiled in once."""
+    scalars, cells, hidden, lines, hands, seats, events = game
+    if (scalars[S.S_FINAL_TURNS_LEFT] < 0 and seats[seat, S.SEAT_SKIP_PENDING] == 0
+            and R.draw_available(rules, scalars)):
+        enter_seat_turn(rules, scalars, seats, seat)
+        return
+    seat_turns_from(rules, cards, game, seat)
+
+
+@kernel
+def seat_turns_from(rules, cards, game, seat):
     """Hand the turn to `seat`, or past it: a pending skip loses the whole turn (K-3.5.2); a seat
     with no legal action passes (K-4.1.5); in the final turns of complete_round (K-4.1.4) each
     seat turn counts down and the deal ends when none is left."""
@@ -286,12 +311,7 @@ def begin_seat_turn(rules, cards, game, seat):
             return
         if scalars[S.S_FINAL_TURNS_LEFT] > 0:
             scalars[S.S_FINAL_TURNS_LEFT] -= 1
-        if seat == round_first_seat(rules, scalars):
-            scalars[S.S_TABLE_ROUNDS] += 1
-        seats[seat, S.SEAT_TURNS] += 1
-        scalars[S.S_SEAT] = seat
-        scalars[S.S_IN_EXTRA_TURN] = 0
-        scalars[S.S_PHASE] = S.PHASE_ACTION
+        enter_seat_turn(rules, scalars, seats, seat)
         if seats[seat, S.SEAT_SKIP_PENDING]:
             seats[seat, S.SEAT_SKIP_PENDING] = 0
             scalars[S.S_SKIPPED_TURNS] += 1
@@ -356,7 +376,7 @@ def finish_action(rules, cards, game, extra_turn):
             turns_left = (seat - last) % players if scalars[S.S_REVERSED] else (last - seat) % players
             scalars[S.S_FINAL_TURNS_LEFT] = turns_left
             emit(scalars, events, S.EV_FINAL_TURNS, seat, turns_left, -1)
-            begin_seat_turn(rules, cards, game, next_seat(rules, scalars, seat))
+            seat_turns_from(rules, cards, game, next_seat(rules, scalars, seat))
             return
         if extra_turn:
             scalars[S.S_EXTRA_TURNS] += 1
@@ -517,7 +537,7 @@ def apply_move(rules, cards, deck, game, rng, move):
         scalars[S.S_FIRST_TURN] = 0
         emit(scalars, events, S.EV_PASS, seat, -1, -1)
         if not count_pass(rules, cards, game):
-            begin_seat_turn(rules, cards, game, next_seat(rules, scalars, seat))
+            seat_turns_from(rules, cards, game, next_seat(rules, scalars, seat))
         settle(rules, cards, deck, game, rng)
         return
     finish_action(rules, cards, game, extra_turn)

@@ -69,6 +69,11 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
     policy receives public state and its own hand only (never `hidden` or other hands); the
     search policies (search.py) receive the game and sample what `ismcts` may not see."""
     scalars, cells, hidden, lines, hands, seats, events = game
+    # workspace is None when every seat plays random (play_batch): numba then prunes the rest
+    # before typing, and a random batch compiles without the heuristics (issue #25: a smaller
+    # kernel, and no seat-to-policy lookups per decision)
+    if workspace is None:
+        return P.random_move(rng, count)
     seat = scalars[S.S_SEAT]
     slot = seats[seat, S.SEAT_SLOT]
     # search_workspace is None when no seat searches (KS.search_workspace): numba then prunes
@@ -83,17 +88,18 @@ def choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
 
 
 @allocating  # allocates buffers and one generator per game
-def play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds, rotations,
-               check, column_scalars, game_out, seat_out):
+def play_games(rules, cards, deck, policy_ids, policy_params, workspace, search_workspace, seeds,
+               rotations, check, column_scalars, game_out, seat_out):
     """Play every game to the end; game_out[g, i] is scalar column_scalars[i] (the
     S.GAME_COLUMNS), seat_out[j, g, seat] is S.SEAT_COLUMNS[j] (column-major, so each column is one
-    contiguous block for play_batch). `search_workspace`: KS.search_workspace's (None when no
-    seat searches: this specialisation compiles without the search). `check`: True in checked
-    mode, None otherwise (that specialisation compiles without the invariants)."""
+    contiguous block for play_batch). `workspace`: the policies' (P.allocate_workspace), None
+    when every seat plays random (this specialisation compiles without the heuristics).
+    `search_workspace`: KS.search_workspace's (None when no seat searches: this specialisation
+    compiles without the search). `check`: True in checked mode, None otherwise (that
+    specialisation compiles without the invariants)."""
     game = allocate_game(rules, 0)
     scalars, cells, hidden, lines, hands, seats, events = game
     moves = np.empty(max_moves(rules), dtype=np.int64)
-    workspace = P.allocate_workspace(rules)
     cells_before = np.empty_like(cells)
     lines_scratch = np.empty_like(lines)
     counts = np.empty(rules[S.P_CARD_IDS], dtype=np.int64)
@@ -173,6 +179,7 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     rules, cards, deck = rule_array(params), card_table(params), deck_cards(params)
     policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
     policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
+    workspace = policy_workspace(rules, policy_ids)
     search_workspace = KS.search_workspace(rules, cards, deck, policy_ids, policy_params)
     column_scalars = np.asarray(GAME_COLUMN_SCALARS, dtype=np.int64)
     columns = {name: np.empty(games, dtype=RECORDS.dtype(name)) for name in RECORDS.game}
@@ -182,8 +189,9 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
     for first in range(0, games, PIECE_GAMES):
         stop = min(games, first + PIECE_GAMES)
         game_out, seat_out = piece_buffers(stop - first, players)
-        play_games(rules, cards, deck, policy_ids, policy_params, search_workspace, seeds[first:stop],
-                   rotations[first:stop], True if check else None, column_scalars, game_out, seat_out)
+        play_games(rules, cards, deck, policy_ids, policy_params, workspace, search_workspace,
+                   seeds[first:stop], rotations[first:stop], True if check else None,
+                   column_scalars, game_out, seat_out)
         for index, name in enumerate(RECORDS.game):
             columns[name][first:stop] = game_out[:, index]
         for index, name in enumerate(RECORDS.seat):
@@ -191,6 +199,16 @@ def play_batch(params: Params, seat_policies: SeatPolicies, seeds, rotations, ch
             target[first:stop] = RECORDS.seat_column(seat_out, index)
     columns["score"] = points_from_halves(params, halves)
     return {name: columns[name] for name in (*RECORDS.game, *RECORDS.seat)}  # in RECORDS' order
+
+
+def policy_workspace(rules: np.ndarray, policy_ids: np.ndarray):
+    """The policies' scratch arrays for one batch (P.allocate_workspace), or None when every
+    seat plays random: the play kernels compiled for None leave the heuristics out (a
+    random-only batch is the C reference's game, issue #25). Search seats need the heuristics'
+    workspace too (their rollouts and priors)."""
+    if np.all(policy_ids == P.RANDOM):
+        return None
+    return P.allocate_workspace(rules)
 
 
 # The kernel writes a batch's records as int64 into buffers of PIECE_GAMES games at most, which

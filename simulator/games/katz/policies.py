@@ -47,7 +47,7 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
                 seats, moves, move_count, rng, workspace):
     """Index into moves[:move_count] chosen by policy `policy_id`."""
     if policy_id == RANDOM or move_count == 1:
-        return random_stream.randint(rng, move_count) if move_count > 1 else 0
+        return random_move(rng, move_count)
     stats, bonuses = workspace[0], workspace[5]
     R.fill_kind_stats(rules, cards, hand, hand_len, stats)
     fill_entry_bonuses(rules, scalars, policy_params, bonuses)
@@ -58,6 +58,12 @@ def choose_move(policy_id, policy_params, rules, cards, scalars, cells, lines, h
                              moves, move_count, workspace[1][0], workspace[4][0])
     return expectimax_action(rules, cards, cells, lines, hand, hand_len, stats, bonuses, moves,
                              move_count, workspace)
+
+
+@R.inline_kernel
+def random_move(rng, move_count):
+    """`random`: uniform over the legal moves; a single legal move draws no random number."""
+    return random_stream.randint(rng, move_count) if move_count > 1 else 0
 
 
 @R.inline_kernel

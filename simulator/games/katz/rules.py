@@ -7,6 +7,8 @@ anything hidden. The engine asks the same functions, so there is one implementat
 Array layouts are documented in state.py; rule ids refer to seeds/alles-fuer-die-katz.md.
 """
 
+import numpy as np
+
 from simulator.games.katz import state as S
 from simulator.games.kernels import inline_kernel, kernel
 
@@ -102,6 +104,27 @@ def encode_move(move_type, cell, card):
 
 
 @inline_kernel
+def append_if(out, count, move, keep):
+    """Append `move` at out[count] when `keep`; returns the new count. Branch-free: the move is
+    written either way and counted only if kept (a move buffer, moves.max_moves, has room for
+    every candidate), because whether a card fits or a cell is face down is a coin flip to the
+    processor, and a mispredicted branch per candidate cost more than the store (issue #25).
+    The index is unsigned (count >= 0), so numba adds no negative-index wraparound to it."""
+    out[np.uint64(count)] = move
+    return count + keep
+
+
+@inline_kernel
+def listed_once(has_copies, hand, slot, keep):
+    """`keep`, unless the deck has copies and an earlier slot holds the same card (K-3.2.5: one
+    move per distinct card). `has_copies` (rules[P_COPIES] > 1) is tested first: without copies
+    `keep` passes through with no branch on it."""
+    if has_copies:
+        return keep and not repeated_in_hand(hand, slot)
+    return keep
+
+
+@inline_kernel
 def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     """Legal outcomes after a draw into `gap` (K-3.2.2 to K-3.3), written to `out`; returns the
     count. `hand` holds the cards that may leave the hand, the drawn card included (all of the
@@ -111,11 +134,8 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
     count = 0
     for slot in range(hand_len):
         card = hand[slot]
-        if card_fits(cards[card, S.CARD_KIND_BIT], visible):
-            if has_copies and repeated_in_hand(hand, slot):
-                continue
-            out[count] = encode_move(S.MOVE_PLACE, gap, card)
-            count += 1
+        keep = listed_once(has_copies, hand, slot, card_fits(cards[card, S.CARD_KIND_BIT], visible))
+        count = append_if(out, count, encode_move(S.MOVE_PLACE, gap, card), keep)
     any_fits = count > 0
     any_eligible = False
     # K-3.3.5: the exception is asked only when nothing fits, unless the summary's reading lets
@@ -125,11 +145,8 @@ def placement_outcomes(rules, cards, lines, gap, hand, hand_len, out):
         eligible = cover_eligible_kinds(rules, lines, gap, visible, 0) & visible
         for slot in range(hand_len):
             card = hand[slot]
-            if cards[card, S.CARD_KIND_BIT] & eligible:
-                if has_copies and repeated_in_hand(hand, slot):
-                    continue
-                out[count] = encode_move(S.MOVE_COVER, gap, card)
-                count += 1
+            keep = listed_once(has_copies, hand, slot, (cards[card, S.CARD_KIND_BIT] & eligible) != 0)
+            count = append_if(out, count, encode_move(S.MOVE_COVER, gap, card), keep)
         any_eligible = count > fits_count
     if bare_keeper_legal(rules, any_fits, any_eligible):
         out[count] = encode_move(S.MOVE_KEEPER, gap, 0)
@@ -262,15 +279,20 @@ def fill_kind_stats(rules, cards, hand, hand_len, stats):
 
 @kernel
 def hand_score(rules, cards, hand, hand_len):
-    """K-4.2 score of a hand, kind by kind."""
+    """K-4.2 score of a hand, kind by kind. Branch-free over the hand (whether a card is of the
+    kind is a coin flip to the processor) and without a division per card (issue #25: the
+    earlier `card // values == kind` with branches cost a tenth of a random game's time)."""
     values = rules[S.P_VALUES]
     score = 0
     for kind in range(rules[S.P_KINDS]):
-        top, second, total, count = -1, -1, 0, 0
+        top, total, count = -1, 0, 0  # kind_term's summary of the kind (STAT_* without second)
         for slot in range(hand_len):
             card = hand[slot]
-            if card // values == kind:
-                top, second, total, count = stats_with(top, second, total, count, cards[card, S.CARD_VALUE])
+            match = cards[card, S.CARD_KIND] == kind
+            value = cards[card, S.CARD_VALUE]
+            top = max(top, value if match else -1)
+            total += value if match else 0
+            count += match
         score += kind_term(rules, cards[kind * values, S.CARD_IS_PENALTY] != 0, top, total, count)
     return score
 

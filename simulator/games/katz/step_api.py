@@ -21,7 +21,9 @@ from simulator.games.katz.moves import (
     winners_into,
 )
 from simulator.games.katz.params import Params, deck_cards, rule_array
-from simulator.games.katz.play import choose_for_seat, play_one_game, points_from_halves
+from simulator.games.katz.play import (
+    choose_for_seat, play_one_game, points_from_halves, policy_workspace,
+)
 
 
 @dataclass
@@ -132,7 +134,7 @@ def finished_game(params: Params, seat_policies: SeatPolicies, seed: int = 0, ro
     cells = state.cells
     play_one_game(state.rules, state.cards, state.deck, state.policy_ids, state.policy_params, state.game,
                   state.rng, np.int64(state.rotation), None, step_limit(state.rules),
-                  np.empty(max_moves(state.rules), dtype=np.int64), P.allocate_workspace(state.rules),
+                  np.empty(max_moves(state.rules), dtype=np.int64), policy_workspace(state.rules, state.policy_ids),
                   KS.search_workspace(state.rules, state.cards, state.deck, state.policy_ids, state.policy_params),
                   np.empty_like(cells), np.empty_like(state.lines), np.empty(state.rules[S.P_CARD_IDS], dtype=np.int64))
     return state

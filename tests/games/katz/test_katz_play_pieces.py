@@ -1,7 +1,8 @@
 """Katz play_batch plays in pieces of play.PIECE_GAMES games into per-thread buffers (issue #25:
 a fresh int64 pair per batch cost page faults and unmapping in every thread): the pieces are
 invisible in the records, and the buffers are reused within a thread and never shared between
-threads."""
+threads. A batch where every seat plays random plays a kernel specialised without the heuristics,
+and the same games."""
 
 from __future__ import annotations
 
@@ -44,3 +45,39 @@ def test_the_piece_buffers_are_kept_per_thread():
     thread.start()
     thread.join()
     assert not np.shares_memory(first[0], other[0][0]) and not np.shares_memory(first[1], other[0][1])
+
+
+def test_a_random_batch_plays_a_kernel_without_the_heuristics_and_the_same_games():
+    """Issue #25: a batch where every seat plays random passes no policy workspace
+    (play.policy_workspace is None), so its kernels compile without the heuristics; any other
+    seating passes one. The random-only kernel plays the games the general one plays with the
+    same seats, record for record."""
+    import inspect
+
+    from numba import types
+
+    from simulator.games.katz.moves import card_table
+    from simulator.games.katz.params import deck_cards, rule_array
+
+    params = make_params(players=3)
+    rules, cards, deck = rule_array(params), card_table(params), deck_cards(params)
+    randoms = GAME.seat_policies([("random", {})] * 3)
+    mixed = GAME.seat_policies([("random", {}), ("greedy", {}), ("random", {})])
+    assert play.policy_workspace(rules, np.asarray(randoms.policy_ids)) is None
+    assert play.policy_workspace(rules, np.asarray(mixed.policy_ids)) is not None
+
+    seeds, rotations = np.arange(40, dtype=np.uint64) * np.uint64(7919), np.arange(40) % 3
+    policy_ids = np.asarray(randoms.policy_ids, dtype=np.int64)
+    policy_params = np.asarray(randoms.policy_params, dtype=np.float64)
+    column_scalars = np.asarray(play.GAME_COLUMN_SCALARS, dtype=np.int64)
+    outputs = []
+    for workspace in (None, play.P.allocate_workspace(rules)):
+        game_out = np.zeros((len(seeds), len(play.RECORDS.game)), dtype=np.int64)
+        seat_out = np.zeros((len(play.RECORDS.seat), len(seeds), 3), dtype=np.int64)
+        play.play_games(rules, cards, deck, policy_ids, policy_params, workspace, None, seeds,
+                        rotations, None, column_scalars, game_out, seat_out)
+        outputs.append((game_out, seat_out))
+    np.testing.assert_array_equal(outputs[0][0], outputs[1][0])
+    np.testing.assert_array_equal(outputs[0][1], outputs[1][1])
+    position = list(inspect.signature(play.play_games.py_func).parameters).index("workspace")
+    assert {isinstance(signature[position], types.NoneType) for signature in play.play_games.signatures} == {True, False}
