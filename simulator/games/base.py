@@ -325,11 +325,18 @@ class Game:
     # without any of them compiles play kernels without them, so the runner warms each kind up
     # that a run plays (`kernel_variant`)
     search_policies: frozenset[str] = frozenset()
+    # Policies that need none of the heuristics' code (random play): a seating of only these
+    # compiles play kernels without the heuristics (`kernel_variant` "plain")
+    plain_policies: frozenset[str] = frozenset()
 
     def kernel_variant(self, seat_names: Iterable[str]) -> str:
         """Which specialisation of the play kernels a seating compiles: "search" when a seat
-        plays one of `search_policies`, else "heuristic"."""
-        return "search" if self.search_policies.intersection(seat_names) else "heuristic"
+        plays one of `search_policies`, "plain" when every seat plays one of `plain_policies`,
+        else "heuristic"."""
+        names = set(seat_names)
+        if self.search_policies & names:
+            return "search"
+        return "plain" if names and names <= self.plain_policies else "heuristic"
 
     def make_params(self, knobs: Mapping[str, Any] | None = None) -> pydantic.BaseModel:
         """Validated params: preset knobs first, then the given ones (dotted names allowed)."""

@@ -149,8 +149,9 @@ def test_the_parent_warms_kernels_up_once_then_leaves_loading_them_to_the_worker
 
 
 def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypatch):
-    """A seating with a search policy compiles other play kernels than one without (base.Game
-    .kernel_variant): each variant a run plays is warmed up once, with its own marker."""
+    """A seating with a search policy compiles other play kernels than one without, and Katz's
+    random-only seating others again (base.Game.kernel_variant): each variant a run plays is
+    warmed up once, with its own marker."""
     from simulator import runner
     from simulator.games import kernel_cache
 
@@ -161,15 +162,17 @@ def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypat
     plan = build_plan(parse_experiment({"games": 10, "studies": [
         {"name": "h", "game": "katz", "rules": {"players": 2}, "pool": ["greedy", "random"]},
         {"name": "s", "game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 2}}]},
+        {"name": "r", "game": "katz", "rules": {"players": 2}, "seats": ["random"]},
     ]}))
     todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
-    assert len(played) == 2 and sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "search"]
+    assert len(played) == 3 and sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "plain", "search"]
     # a checked run warms up the checked specialisations (Katz compiles its invariants only
     # into checked batches), each under a marker of its own
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[], check=True)
-    assert [check for _, check in played] == [False, False, True, True]
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "heuristic-checked", "search", "search-checked"]
+    assert [check for _, check in played] == [False] * 3 + [True] * 3
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "heuristic", "heuristic-checked", "plain", "plain-checked", "search", "search-checked"]
 
 
 def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games(tmp_path, monkeypatch):

@@ -24,6 +24,7 @@ GAME = Game(
     },
     policies={**POLICIES, **SEARCH_POLICIES, **LEARNED_POLICIES},
     search_policies=frozenset(SEARCH_POLICIES) | {"strong"},
+    plain_policies=frozenset({"random"}),  # play.policy_workspace: random-only batches
     default_policy="greedy",
     end_reasons=state.END_REASONS,
     violation_names=state.VIOLATION_NAMES,
