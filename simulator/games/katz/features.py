@@ -21,8 +21,8 @@ writes them: intercept of set 0, its FEATURES weights, intercept of set 1, its w
 Recording (`record_games`): games played by a behaviour policy (a heuristic of policies.py, with
 a share `explore` of its decisions replaced by a uniformly random legal move, so that every kind
 of move is seen), one row per decision: the deciding seat's position row with the chosen move's
-features, the seat, and the game; the targets are each seat's final score. `train_weights` (recording,
-fit and weights file in one) is the game's hook for benchmarks/train_eval.py.
+features, the seat, and the game; the targets are each seat's final score. training.py turns
+them into the training data and fits the evaluation.
 """
 
 import numpy as np
@@ -32,7 +32,6 @@ from simulator.games.katz import moves as M
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-from simulator.games.katz.params import deck_cards, rule_array
 from simulator.games.katz.specs import FEATURE_NAMES, SET_NAMES  # noqa: F401  (names of F_*, SET_*)
 from simulator.games.kernels import allocating, kernel
 
@@ -283,96 +282,3 @@ def record_games(rules, cards, deck, policy_ids, policy_params, explore, seeds, 
         for seat in range(rules[S.P_PLAYERS]):
             finals[g, seat] = 0.5 * M.final_half_points(rules, seats, seat)
     return written
-
-
-# Training (train_weights): games of each player count, their share of --games, played by
-# greedy_tuned (the strongest heuristic) with a share TRAINING_EXPLORE of random decisions. The
-# target is the seat's own final score: the margin over the other seats' mean fitted worse
-# (learned won 43.8% against greedy_tuned with it, 54.6% with the score; 500 deals each).
-TRAINING_PLAYERS = {2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2}
-TRAINING_POLICY = "greedy_tuned"
-TRAINING_EXPLORE = 0.15
-TRAINING_ALPHA = 1.0  # ridge penalty
-
-
-def training_rows(params, seat_policies, seeds, rotations, explore):
-    """Rows and targets of each evaluation set (SET_NAMES order) from games played by
-    `seat_policies` (heuristics) with a share `explore` of random decisions. The position set's
-    rows are the move set's with the move features zeroed; every target is the deciding seat's
-    final score in points."""
-    rules, cards, deck = params_arrays(params)
-    seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
-    rotations = np.ascontiguousarray(rotations, dtype=np.int64)
-    capacity = len(seeds) * (int(rules[S.P_CELLS]) + int(rules[S.P_DECK_SIZE])) * 3 + 1024
-    rows = np.zeros((capacity, FEATURES), dtype=np.float64)
-    row_seats = np.zeros(capacity, dtype=np.int64)
-    row_games = np.zeros(capacity, dtype=np.int64)
-    finals = np.zeros((len(seeds), params.players), dtype=np.float64)
-    written = record_games(rules, cards, deck,
-                           np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64),
-                           np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64),
-                           float(explore), seeds, rotations, rows, row_seats, row_games, finals)
-    if written >= capacity:  # more decisions than a game can have: an engine bug
-        raise RuntimeError(f"training_rows: {written} decisions reached the capacity {capacity}")
-    with_moves = rows[:written]
-    targets = finals[row_games[:written], row_seats[:written]]
-    positions = with_moves.copy()
-    positions[:, FIRST_MOVE_FEATURE:] = 0.0
-    return [positions, with_moves], [targets, targets]
-
-
-def _training_chunk(players, seeds, rotations):
-    from simulator.games.katz import GAME
-
-    params = GAME.make_params({"players": players})
-    seating = GAME.seat_policies([(TRAINING_POLICY, {})] * players)
-    return training_rows(params, seating, seeds, rotations, TRAINING_EXPLORE)
-
-
-def train_weights(seed, games, jobs, out, command):
-    """Katz's part of benchmarks/train_eval.py: record `games` training games (TRAINING_*),
-    fit one ridge evaluation per set, write `out` (None: the shipped WEIGHTS_FILE) with its card;
-    returns the card. The same seed and games give the same file for any `jobs`."""
-    from joblib import Parallel, delayed
-
-    from simulator.games.base import params_hash, played_rules
-    from simulator.games.katz import GAME
-    from simulator.games.katz.specs import WEIGHTS_FILE
-    from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, save_weights
-
-    tasks = []
-    for players, share in TRAINING_PLAYERS.items():
-        count = int(round(games * share))
-        seeds = np.random.SeedSequence([seed, players]).generate_state(count, dtype=np.uint64)
-        rotations = np.arange(count) % players  # by the game's index: the same for any jobs
-        for chunk in np.array_split(np.arange(count), max(1, min(count, 4 * jobs))):
-            if len(chunk):
-                tasks.append((players, seeds[chunk], rotations[chunk]))
-    parts = Parallel(n_jobs=jobs)(delayed(_training_chunk)(*task) for task in tasks)
-    weights, intercepts, fits = [], [], {}
-    for index, name in enumerate(SET_NAMES):
-        rows = np.concatenate([part[0][index] for part in parts])
-        targets = np.concatenate([part[1][index] for part in parts])
-        fit = fit_ridge(rows, targets, alpha=TRAINING_ALPHA, holdout=0.2, seed=seed)
-        weights.append(fit.coefficients)
-        intercepts.append(fit.intercept)
-        fits[name] = fit.quality
-    params = GAME.make_params({})
-    card = {
-        "format": WEIGHTS_FORMAT, "game": "katz", "features": list(FEATURE_NAMES),
-        "sets": list(SET_NAMES), "rules": played_rules(params),
-        "rules_hash": params_hash(params, GAME.rules_version), "seed": int(seed),
-        "training_games": int(sum(len(task[1]) for task in tasks)),
-        "training_positions": int(fits[SET_NAMES[0]]["train_rows"] + fits[SET_NAMES[0]]["holdout_rows"]),
-        "command": command, "fit": fits, "strength": None,
-        "training": {"players": {str(k): v for k, v in TRAINING_PLAYERS.items()},
-                     "policy": TRAINING_POLICY, "explore": TRAINING_EXPLORE,
-                     "alpha": TRAINING_ALPHA},
-    }
-    out = WEIGHTS_FILE if out is None else out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_weights(out, np.array(weights), np.array(intercepts), card)
-    return card
-def params_arrays(params):
-    """Rule array, card table and deck of a Params (as play_batch builds them)."""
-    return rule_array(params), M.card_table(params), deck_cards(params)

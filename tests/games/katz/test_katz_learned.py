@@ -17,6 +17,7 @@ from test_katz_search import assert_identical_for_jobs, win_share
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, play
 from simulator.games.katz import features as F
+from simulator.games.katz import training
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz.specs import (
@@ -108,13 +109,39 @@ def test_the_shipped_card_says_how_the_weights_were_made():
     assert card_data["training_games"] > 0 and card_data["fit"]["move"]["holdout_r2"] > 0.1
 
 
-def test_training_is_reproducible_from_a_seed_for_any_jobs(tmp_path):
-    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
-    F.train_weights(3, 20, 1, one, "test")
-    F.train_weights(3, 20, 2, two, "test")
-    assert one.read_bytes() == two.read_bytes()
-    loaded = load_weights(one, "katz", FEATURE_NAMES, SET_NAMES)
-    assert loaded.card["training_games"] == 20 and loaded.card["seed"] == 3
+def test_recording_is_deterministic_and_its_chunks_join_into_the_whole():
+    """training.record over a split of the seeds, joined in order, is the record of all of
+    them (what makes benchmarks/train_eval.py katz's file the same for any --jobs)."""
+    params = make_params(players=3)
+    seating = GAME.seat_policies([("greedy_tuned", {})] * 3)
+    game_seeds, rotations = seeds(6, 41), np.arange(6) % 3
+    whole = training.record(params, seating, game_seeds, rotations, explore=0.2)
+    first = training.record(params, seating, game_seeds[:2], rotations[:2], explore=0.2)
+    rest = training.record(params, seating, game_seeds[2:], rotations[2:], explore=0.2)
+    assert list(whole) == list(SET_NAMES)
+    for name in SET_NAMES:
+        for array, head, tail in zip(whole[name], first[name], rest[name]):
+            assert np.array_equal(array, np.concatenate([head, tail]))
+    positions, targets = whole["position"]
+    moves, same_targets = whole["move"]
+    assert positions.shape == moves.shape and positions.shape[1] == F.FEATURES
+    assert np.array_equal(targets, same_targets) and len(targets) > 6 * 10
+    assert np.all(positions[:, F.FIRST_MOVE_FEATURE:] == 0)
+    assert np.array_equal(positions[:, :F.FIRST_MOVE_FEATURE], moves[:, :F.FIRST_MOVE_FEATURE])
+    assert np.any(moves[:, F.F_DRAW] == 1) and np.any(moves[:, F.F_MOVE_WORTH] != 0)
+
+
+def test_fit_recovers_a_linear_target_per_set():
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(400, F.FEATURES))
+    truth = np.arange(F.FEATURES) / 10.0
+    data = {"position": (rows, rows @ truth + 3.0), "move": (rows, rows @ -truth - 1.0)}
+    weights, intercepts, fits = training.fit(data, seed=2)
+    assert weights.shape == (len(SET_NAMES), F.FEATURES) and intercepts.shape == (len(SET_NAMES),)
+    assert np.allclose(weights[0], truth, atol=0.02) and np.allclose(weights[1], -truth, atol=0.02)
+    assert np.allclose(intercepts, [3.0, -1.0], atol=0.02)
+    assert set(fits) == set(SET_NAMES) and fits["move"]["holdout_r2"] > 0.99
+    json.dumps(fits)  # the card's fit entry
 
 
 def test_learned_beats_random_and_a_cold_apprentice_beats_a_hot_one():
