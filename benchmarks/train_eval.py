@@ -21,7 +21,9 @@ same file, for any --jobs.
     python benchmarks/train_eval.py nyz --seed 1 --policies learned greedy_duel   # a 2nd round
     python benchmarks/train_eval.py katz --seed 1 --games 1000 --jobs 2   # Katz's shipped weights
                                       # (train_katz over katz/training.py; only --seed, --games,
-                                      # --jobs and --out apply)
+                                      # --jobs, --out, --katz-policy and --start apply)
+    python benchmarks/train_eval.py katz --katz-policy strong --start round1.npz --out round2.npz
+                                      # a second round on the games of `strong` (expert iteration)
 
 Policies: each game seats policies drawn (by the seed) from --policies, one per seat; a learned
 policy in the list plays with the weights file given by --start (default: the shipped one).
@@ -167,19 +169,19 @@ def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
             "prior_score": study.trials[1].value, "best_score": study.best_value}
 
 
-def katz_chunk(players, seeds, rotations):
-    """Katz training data of one chunk of games (katz/training.py's TRAINING_* seating)."""
+def katz_chunk(policy, players, seeds, rotations):
+    """Katz training data of one chunk of games, `policy` (name, parameters) in every seat."""
     from simulator.games.katz import training
 
     game = get_game("katz")
-    seating = game.seat_policies([(training.TRAINING_POLICY, {})] * players)
+    seating = game.seat_policies([policy] * players)
     return training.record(game.make_params({"players": players}), seating, seeds, rotations,
                            training.TRAINING_EXPLORE)
 
 
-def train_katz(seed, games, jobs, out, command):
-    """Katz's weights: `games` training games split by katz/training.py's TRAINING_PLAYERS,
-    recorded in chunks over `jobs` processes (training.record), fitted (training.fit) and written
+def train_katz(seed, games, jobs, out, command, policy):
+    """Katz's weights: `games` training games split by katz/training.py's TRAINING_PLAYERS and
+    played by `policy` (name, parameters) in every seat, recorded in chunks over `jobs` processes (training.record), fitted (training.fit) and written
     to `out` with their card. The same seed and games give the same file for any `jobs`: a game's
     seed and seat rotation depend on its index only, and the chunks are joined in order."""
     from simulator.games.katz import training
@@ -193,7 +195,7 @@ def train_katz(seed, games, jobs, out, command):
         for chunk in np.array_split(np.arange(count), max(1, min(count, 4 * jobs))):
             if len(chunk):
                 tasks.append((players, seeds[chunk], rotations[chunk]))
-    parts = Parallel(n_jobs=jobs)(delayed(katz_chunk)(*task) for task in tasks)
+    parts = Parallel(n_jobs=jobs)(delayed(katz_chunk)(policy, *task) for task in tasks)
     data = {name: tuple(np.concatenate([part[name][index] for part in parts])
                         for index in range(len(parts[0][name])))
             for name in SET_NAMES}
@@ -208,7 +210,8 @@ def train_katz(seed, games, jobs, out, command):
         "training_positions": int(len(data[SET_NAMES[0]][0])),
         "command": command, "fit": fits, "strength": None,
         "training": {"players": {str(k): v for k, v in training.TRAINING_PLAYERS.items()},
-                     "policy": training.TRAINING_POLICY, "explore": training.TRAINING_EXPLORE,
+                     "policy": policy[0], "policy_params": policy[1],
+                     "explore": training.TRAINING_EXPLORE,
                      "alpha": training.TRAINING_ALPHA},
     }
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -228,6 +231,7 @@ def main() -> None:
     parser.add_argument("--policies", nargs="+", default=["greedy_duel", "greedy_tuned", "greedy"])
     parser.add_argument("--solo-policies", nargs="+", default=["greedy_tuned", "greedy"])
     parser.add_argument("--start", default="default", help="weights of learned policies in --policies")
+    parser.add_argument("--katz-policy", help="katz: the policy of every seat (default: katz/training.py's)")
     parser.add_argument("--alpha", type=float, default=1.0, help="ridge penalty")
     parser.add_argument("--tune-trials", type=int, default=120, help="tuning trials per set (0: none)")
     parser.add_argument("--tune-deals", type=int, default=100, help="deals per tuning trial")
@@ -236,9 +240,15 @@ def main() -> None:
     args = parser.parse_args()
     if args.game == "katz":  # Katz's procedure is its own (train_katz)
         from simulator.games.katz.specs import WEIGHTS_FILE
+        from simulator.games.katz.training import TRAINING_POLICY
 
+        name = args.katz_policy or TRAINING_POLICY
+        if name not in get_game("katz").policies:
+            parser.exit(2, f"train_eval.py: --katz-policy {name!r} is no katz policy; allowed: "
+                           f"{', '.join(sorted(get_game('katz').policies))}\n")
+        policy = (name, {"weights": args.start} if "weights" in get_game("katz").policies[name].params else {})
         train_katz(args.seed, args.games, args.jobs, WEIGHTS_FILE if args.out == DEFAULT_OUT else args.out,
-                   "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
+                   "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]), policy)
         return
 
     from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES

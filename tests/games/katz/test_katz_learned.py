@@ -122,13 +122,47 @@ def test_recording_is_deterministic_and_its_chunks_join_into_the_whole():
     for name in SET_NAMES:
         for array, head, tail in zip(whole[name], first[name], rest[name]):
             assert np.array_equal(array, np.concatenate([head, tail]))
-    positions, targets = whole["position"]
-    moves, same_targets = whole["move"]
+    positions, targets, deciders = whole["position"]
+    moves, same_targets, same_deciders = whole["move"]
     assert positions.shape == moves.shape and positions.shape[1] == F.FEATURES
     assert np.array_equal(targets, same_targets) and len(targets) > 6 * 10
+    assert np.array_equal(deciders, same_deciders) and set(deciders.tolist()) == {0, 1, 2}
     assert np.all(positions[:, F.FIRST_MOVE_FEATURE:] == 0)
     assert np.array_equal(positions[:, :F.FIRST_MOVE_FEATURE], moves[:, :F.FIRST_MOVE_FEATURE])
     assert np.any(moves[:, F.F_DRAW] == 1) and np.any(moves[:, F.F_MOVE_WORTH] != 0)
+
+
+def test_recorded_heuristic_games_without_exploration_are_play_batchs_games():
+    """With explore 0 and heuristic seats every recorded game is the game play_batch plays for
+    its seed: each row's target is its seat's final score there."""
+    params = make_params(players=2)
+    seating = GAME.seat_policies([("greedy_tuned", {}), ("greedy", {})])
+    game_seeds, rotations = seeds(3, 77), np.arange(3) % 2
+    scores = play.play_batch(params, seating, game_seeds, rotations)["score"]
+    for game_index in range(3):
+        data = training.record(params, seating, game_seeds[game_index:game_index + 1],
+                               rotations[game_index:game_index + 1])
+        rows, targets, deciders = data["move"]
+        assert len(rows) >= 10 and set(deciders.tolist()) == {0, 1}
+        assert np.array_equal(targets, scores[game_index, deciders].astype(float))
+
+
+def test_strongs_games_are_recorded_deterministically():
+    """Expert iteration records `strong`'s games (search with its own stream per decision):
+    the same seeds give the same data, and each seat's rows of a game share its final score."""
+    params = make_params(players=3)
+    seating = GAME.seat_policies([("strong", SMALL), ("learned", {}), ("greedy_tuned", {})])
+    game_seeds, rotations = seeds(2, 5), np.arange(2) % 3
+    once = training.record(params, seating, game_seeds, rotations, explore=0.1)
+    again = training.record(params, seating, game_seeds, rotations, explore=0.1)
+    for name in SET_NAMES:
+        for first, second in zip(once[name], again[name]):
+            assert np.array_equal(first, second)
+    single = training.record(params, seating, game_seeds[:1], rotations[:1], explore=0.1)
+    rows, targets, deciders = single["move"]
+    assert set(deciders.tolist()) == {0, 1, 2}
+    for seat in range(3):
+        assert len(set(targets[deciders == seat].tolist())) == 1
 
 
 def test_fit_recovers_a_linear_target_per_set():
