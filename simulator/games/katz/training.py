@@ -63,7 +63,8 @@ def record_games(rules, cards, deck, policy_ids, policy_params, search_workspace
             count = M.legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
             if count == 0:
                 break
-            if random_stream.uniform(rng) < explore:
+            # no draw at explore 0: the games are then play_batch's, search players' included
+            if explore > 0.0 and random_stream.uniform(rng) < explore:
                 index = random_stream.randint(rng, count)
             else:
                 index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,

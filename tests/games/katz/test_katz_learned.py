@@ -132,11 +132,12 @@ def test_recording_is_deterministic_and_its_chunks_join_into_the_whole():
     assert np.any(moves[:, F.F_DRAW] == 1) and np.any(moves[:, F.F_MOVE_WORTH] != 0)
 
 
-def test_recorded_heuristic_games_without_exploration_are_play_batchs_games():
-    """With explore 0 and heuristic seats every recorded game is the game play_batch plays for
-    its seed: each row's target is its seat's final score there."""
+@pytest.mark.parametrize("policy", [("greedy_tuned", {}), ("strong", SMALL)])
+def test_recorded_games_without_exploration_are_play_batchs_games(policy):
+    """With explore 0 every recorded game is the game play_batch plays for its seed, search
+    players included: each row's target is its seat's final score there."""
     params = make_params(players=2)
-    seating = GAME.seat_policies([("greedy_tuned", {}), ("greedy", {})])
+    seating = GAME.seat_policies([policy, ("greedy", {})])
     game_seeds, rotations = seeds(3, 77), np.arange(3) % 2
     scores = play.play_batch(params, seating, game_seeds, rotations)["score"]
     for game_index in range(3):
