@@ -17,8 +17,10 @@ same file, for any --jobs.
     python benchmarks/train_eval.py nyz --seed 2 --games 400 --out /tmp/try.npz
     python benchmarks/train_eval.py nyz --seed 1 --policies learned greedy_duel   # a 2nd round
     python benchmarks/train_eval.py katz --seed 1 --games 1000 --jobs 2   # Katz's shipped weights
-                                      # (katz/features.py train_weights; only --seed, --games,
-                                      # --jobs and --out apply)
+                                      # (train_katz over katz/training.py; only --seed, --games,
+                                      # --jobs, --out, --katz-policy and --start apply)
+    python benchmarks/train_eval.py katz --katz-policy strong --start round1.npz --out round2.npz
+                                      # a second round on the games of `strong` (expert iteration)
 
 Policies: each game seats policies drawn (by the seed) from --policies, one per seat; a learned
 policy in the list plays with the weights file given by --start (default: the shipped one).
@@ -138,6 +140,58 @@ def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
             "prior_score": study.trials[1].value, "best_score": study.best_value}
 
 
+def katz_chunk(policy, players, seeds, rotations):
+    """Katz training data of one chunk of games, `policy` (name, parameters) in every seat."""
+    from simulator.games.katz import training
+
+    game = get_game("katz")
+    seating = game.seat_policies([policy] * players)
+    return training.record(game.make_params({"players": players}), seating, seeds, rotations,
+                           training.TRAINING_EXPLORE)
+
+
+def train_katz(seed, games, jobs, out, command, policy):
+    """Katz's weights: `games` training games split by katz/training.py's TRAINING_PLAYERS and
+    played by `policy` (name, parameters) in every seat, recorded in chunks over `jobs` processes (training.record), fitted (training.fit) and written
+    to `out` with their card. The same seed and games give the same file for any `jobs`: a game's
+    seed and seat rotation depend on its index only, and the chunks are joined in order."""
+    from simulator.games.katz import training
+    from simulator.games.katz.specs import FEATURE_NAMES, SET_NAMES
+
+    tasks = []
+    for players, share in training.TRAINING_PLAYERS.items():
+        count = int(round(games * share))
+        seeds = np.random.SeedSequence([seed, players]).generate_state(count, dtype=np.uint64)
+        rotations = np.arange(count) % players
+        for chunk in np.array_split(np.arange(count), max(1, min(count, 4 * jobs))):
+            if len(chunk):
+                tasks.append((players, seeds[chunk], rotations[chunk]))
+    parts = Parallel(n_jobs=jobs)(delayed(katz_chunk)(policy, *task) for task in tasks)
+    data = {name: tuple(np.concatenate([part[name][index] for part in parts])
+                        for index in range(len(parts[0][name])))
+            for name in SET_NAMES}
+    weights, intercepts, fits = training.fit(data, seed)
+    game = get_game("katz")
+    params = game.make_params({})
+    card = {
+        "format": WEIGHTS_FORMAT, "game": "katz", "features": list(FEATURE_NAMES),
+        "sets": list(SET_NAMES), "rules": played_rules(params),
+        "rules_hash": params_hash(params, game.rules_version), "seed": int(seed),
+        "training_games": int(sum(len(task[1]) for task in tasks)),
+        "training_positions": int(len(data[SET_NAMES[0]][0])),
+        "command": command, "fit": fits, "strength": None,
+        "training": {"players": {str(k): v for k, v in training.TRAINING_PLAYERS.items()},
+                     "policy": policy[0], "policy_params": policy[1],
+                     "explore": training.TRAINING_EXPLORE,
+                     "alpha": training.TRAINING_ALPHA},
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_weights(out, weights, intercepts, card)
+    print(f"wrote {out}: {card['training_positions']} positions, move set holdout R^2 "
+          f"{fits['move']['holdout_r2']:.3f}")
+    return card
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game", choices=["nyz", "katz"])
@@ -148,17 +202,24 @@ def main() -> None:
     parser.add_argument("--policies", nargs="+", default=["greedy_duel", "greedy_tuned", "greedy"])
     parser.add_argument("--solo-policies", nargs="+", default=["greedy_tuned", "greedy"])
     parser.add_argument("--start", default="default", help="weights of learned policies in --policies")
+    parser.add_argument("--katz-policy", help="katz: the policy of every seat (default: katz/training.py's)")
     parser.add_argument("--alpha", type=float, default=1.0, help="ridge penalty")
     parser.add_argument("--tune-trials", type=int, default=120, help="tuning trials per set (0: none)")
     parser.add_argument("--tune-deals", type=int, default=100, help="deals per tuning trial")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
-    if args.game == "katz":  # Katz's whole procedure is its own (katz/features.py train_weights)
-        from simulator.games.katz.features import train_weights
+    if args.game == "katz":  # Katz's procedure is its own (train_katz)
+        from simulator.games.katz.specs import WEIGHTS_FILE
+        from simulator.games.katz.training import TRAINING_POLICY
 
-        train_weights(args.seed, args.games, args.jobs, None if args.out == DEFAULT_OUT else args.out,
-                      "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]))
+        name = args.katz_policy or TRAINING_POLICY
+        if name not in get_game("katz").policies:
+            parser.exit(2, f"train_eval.py: --katz-policy {name!r} is no katz policy; allowed: "
+                           f"{', '.join(sorted(get_game('katz').policies))}\n")
+        policy = (name, {"weights": args.start} if "weights" in get_game("katz").policies[name].params else {})
+        train_katz(args.seed, args.games, args.jobs, WEIGHTS_FILE if args.out == DEFAULT_OUT else args.out,
+                   "python benchmarks/train_eval.py " + shlex.join(sys.argv[1:]), policy)
         return
 
     from simulator.games.nyz import training

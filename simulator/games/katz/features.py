@@ -1,5 +1,5 @@
 """Features of a Katz position and of a move from one seat's point of view, the learned
-evaluation over them, and the recording of training positions (issue #19 item 2).
+and the learned evaluation over them (issue #19 item 2).
 
 What a seat sees (K-8.3): the public zoo (cells, line summaries), the public seat facts (hand
 sizes, pending skips, banked scores) and its own hand. Every feature below reads only those, so
@@ -18,21 +18,16 @@ Evaluation (weights file of games/learned.py, two sets, both over the whole row)
 In a policy's parameter row the weights lie from slot `offset` on as learned.Weights.vector
 writes them: intercept of set 0, its FEATURES weights, intercept of set 1, its weights.
 
-Recording (`record_games`): games played by a behaviour policy (a heuristic of policies.py, with
-a share `explore` of its decisions replaced by a uniformly random legal move, so that every kind
-of move is seen), one row per decision: the deciding seat's position row with the chosen move's
-features, the seat, and the game; the targets are each seat's final score. training.py turns them into the
-training sets and fits them.
+The training positions are recorded and fitted by training.py (fill_decision_row is the row of
+one recorded decision).
 """
 
 import numpy as np
 
-from simulator.games import rng as random_stream
 from simulator.games.katz import moves as M
 from simulator.games.katz import policies as P
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-from simulator.games.katz.params import deck_cards, rule_array
 from simulator.games.katz.specs import FEATURE_NAMES, SET_NAMES  # noqa: F401  (names of F_*, SET_*)
 from simulator.games.kernels import allocating, kernel
 
@@ -221,6 +216,21 @@ def fill_move_values(weights, offset, rules, cards, scalars, cells, lines, hand,
 
 
 @kernel
+def fill_decision_row(rules, cards, scalars, cells, lines, hand, hand_len, seats, moves, count,
+                      index, scratch):
+    """scratch's row = the deciding seat's position features with those of moves[index]: the
+    row a recorded decision adds to the training data (training.py)."""
+    row, worths, workspace = scratch
+    P.fill_move_worths(POINTS_ONLY, rules, cards, scalars, cells, lines, hand, hand_len, moves,
+                       count, workspace, worths)
+    R.fill_kind_stats(rules, cards, hand, hand_len, workspace[0])
+    fill_position(rules, cards, scalars, cells, lines, hand, hand_len, seats, scalars[S.S_SEAT],
+                  workspace[0], row)
+    fill_move(rules, cards, scalars, lines, moves[index], worths[index], row)
+    fill_fitting_kinds(rules, cards, lines, hand, hand_len, moves[index], row)
+
+
+@kernel
 def position_value(weights, offset, rules, cards, scalars, cells, lines, hand, hand_len, seats,
                    seat, scratch):
     """The position set's estimate of `seat`'s final score, from what that seat sees."""
@@ -229,62 +239,3 @@ def position_value(weights, offset, rules, cards, scalars, cells, lines, hand, h
     R.fill_kind_stats(rules, cards, hand, hand_len, stats)
     fill_position(rules, cards, scalars, cells, lines, hand, hand_len, seats, seat, stats, row)
     return evaluate(weights, offset, SET_POSITION, row)
-
-
-# ---- recording training positions ----------------------------------------------------------------
-
-
-@allocating
-def record_games(rules, cards, deck, policy_ids, policy_params, explore, seeds, rotations,
-                 rows, row_seats, row_games, finals):
-    """Play one game per seed with the heuristics of `policy_ids` (by slot, as play_batch),
-    a share `explore` of the decisions made uniformly at random instead, recording one row per
-    decision into rows (capacity, FEATURES), the deciding seat and the game index; finals[g, seat]
-    = the seat's final score in points. Returns the rows written (stops at the capacity)."""
-    game = M.allocate_game(rules, 0)
-    scalars, cells, hidden, lines, hands, seats, events = game
-    moves = np.empty(M.max_moves(rules), dtype=np.int64)
-    scratch = allocate_features(rules)
-    row, worths, workspace = scratch
-    rng = random_stream.new_state(0)
-    limit = M.step_limit(rules)
-    written = 0
-    capacity = rows.shape[0]
-    for g in range(seeds.shape[0]):
-        rng[0] = seeds[g]
-        M.start_game(rules, cards, deck, game, rng, rotations[g])
-        while scalars[S.S_PHASE] != S.PHASE_OVER and scalars[S.S_STEPS] < limit:
-            count = M.legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
-            if count == 0:
-                break
-            seat = scalars[S.S_SEAT]
-            hand, hand_len = hands[seat], seats[seat, S.SEAT_HAND_LEN]
-            if random_stream.uniform(rng) < explore:
-                index = random_stream.randint(rng, count)
-            else:
-                slot = seats[seat, S.SEAT_SLOT]
-                index = P.choose_move(policy_ids[slot], policy_params[slot], rules, cards, scalars,
-                                      cells, lines, hand, hand_len, seats, moves, count, rng,
-                                      workspace)
-            if written < capacity:
-                P.fill_move_worths(POINTS_ONLY, rules, cards, scalars, cells, lines, hand,
-                                   hand_len, moves, count, workspace, worths)
-                R.fill_kind_stats(rules, cards, hand, hand_len, workspace[0])
-                fill_position(rules, cards, scalars, cells, lines, hand, hand_len, seats, seat,
-                              workspace[0], row)
-                fill_move(rules, cards, scalars, lines, moves[index], worths[index], row)
-                fill_fitting_kinds(rules, cards, lines, hand, hand_len, moves[index], row)
-                for feature in range(FEATURES):
-                    rows[written, feature] = row[feature]
-                row_seats[written] = seat
-                row_games[written] = g
-                written += 1
-            M.apply_move(rules, cards, deck, game, rng, moves[index])
-        for seat in range(rules[S.P_PLAYERS]):
-            finals[g, seat] = 0.5 * M.final_half_points(rules, seats, seat)
-    return written
-
-
-def params_arrays(params):
-    """Rule array, card table and deck of a Params (as play_batch builds them)."""
-    return rule_array(params), M.card_table(params), deck_cards(params)

@@ -180,7 +180,7 @@ LEARNED_POLICIES = {
             "estimated final score, root priors from the learned move values; hidden cards "
             "sampled as ismcts samples them"
         ),
-        params={"iterations": 24.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 2.0,
+        params={"iterations": 12.0, "exploration": 0.3, "rollout": "greedy", "rollout_depth": 2.0,
                 "score_scale": 4.0, "prior_weight": 10.0, "weights": DEFAULT_WEIGHTS},
         param_help={
             **_SEARCH_HELP,

@@ -1,112 +1,128 @@
-"""Katz's training code behind the per-game training contract (record, fit): the training sets
-from recorded games (features.record_games, the numba kernel) and the ridge fit of the learned
-evaluation, plus `train_weights`, the game's whole procedure for benchmarks/train_eval.py.
+"""Katz's training code (issue #19 item 2; the per-game training contract): `record` plays games
+and returns the positions and targets of each evaluation set, `fit` fits the learned evaluation
+on them. benchmarks/train_eval.py katz (the command that reproduces the shipped weights) and
+`zoosim train` call only these two.
 
-Sets (specs.SET_NAMES): `position` rows are the deciding seat's position features (the move
-features zeroed), `move` rows the same with the chosen move's features; every target is the
-deciding seat's final score in points. Recording plays heuristics only (features.record_games
-dispatches to policies.choose_move), with a share `explore` of random decisions.
+What is recorded (`record_games`): games played by any policies (heuristics, search and learned
+players, as play_batch seats them), a share `explore` of the decisions made by a uniformly random
+legal move instead (so that every kind of move is seen); one row per decision: the deciding
+seat's position features with the chosen move's features (features.fill_decision_row). The
+`position` set's rows are the same with the move features zeroed. Every target is the deciding
+seat's final score in points.
+
+The training's settings (TRAINING_*, benchmarks/train_eval.py katz): games of each player
+count, their share of the training games, played by TRAINING_POLICY (greedy_tuned, the strongest
+heuristic; train_eval.py's --katz-policy seats another, e.g. `strong` for a second round on its
+own games) with a share TRAINING_EXPLORE of random decisions; the shipped weights' card
+(weights/default.json) names the command that made them. The target is the seat's own final
+score: the margin over the other seats' mean fitted worse (learned won 43.8% against
+greedy_tuned with it, 54.6% with the score; 500 deals each).
 """
-
-from __future__ import annotations
 
 import numpy as np
 
+from simulator.games import rng as random_stream
+from simulator.games.katz import features as F
+from simulator.games.katz import moves as M
+from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
-from simulator.games.katz.features import FIRST_MOVE_FEATURE, FEATURES, params_arrays, record_games
-from simulator.games.katz.specs import FEATURE_NAMES, SET_NAMES
+from simulator.games.katz.params import deck_cards, rule_array
+from simulator.games.katz.play import choose_for_seat
+from simulator.games.katz.specs import SET_NAMES
+from simulator.games.kernels import allocating
 from simulator.games.learned import fit_ridge
 
-# Training (train_weights): games of each player count, their share of --games, played by
-# greedy_tuned (the strongest heuristic) with a share TRAINING_EXPLORE of random decisions. The
-# target is the seat's own final score: the margin over the other seats' mean fitted worse
-# (learned won 43.8% against greedy_tuned with it, 54.6% with the score; 500 deals each).
-TRAINING_PLAYERS = {2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2}
+TRAINING_PLAYERS = {2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2}  # player count: share of the training games
 TRAINING_POLICY = "greedy_tuned"
 TRAINING_EXPLORE = 0.15
 TRAINING_ALPHA = 1.0  # ridge penalty
+TRAINING_HOLDOUT = 0.2  # share of the rows kept out of the fit to measure it
 
 
-def record(params, seat_policies, seeds, rotations, explore: float = 0.0) -> dict[str, tuple[np.ndarray, ...]]:
-    """The training contract's record: per set name (rows, targets) of the games played by
-    `seat_policies` (heuristics) with a share `explore` of random decisions, one game per seed."""
-    rules, cards, deck = params_arrays(params)
+@allocating
+def record_games(rules, cards, deck, policy_ids, policy_params, search_workspace, explore, seeds,
+                 rotations, rows, row_seats, row_games, finals):
+    """Play one game per seed with the policies of `policy_ids` (by slot, as play_batch; the
+    search policies with `search_workspace`, search.search_workspace's), a share `explore` of the
+    decisions made uniformly at random instead, recording one row per decision into rows
+    (capacity, FEATURES), the deciding seat and the game index; finals[g, seat] = the seat's
+    final score in points. Returns the rows written (stops at the capacity)."""
+    game = M.allocate_game(rules, 0)
+    scalars, cells, hidden, lines, hands, seats, events = game
+    moves = np.empty(M.max_moves(rules), dtype=np.int64)
+    scratch = F.allocate_features(rules)
+    row, workspace = scratch[0], scratch[2]
+    rng = random_stream.new_state(0)
+    limit = M.step_limit(rules)
+    written = 0
+    capacity = rows.shape[0]
+    for g in range(seeds.shape[0]):
+        rng[0] = seeds[g]
+        M.start_game(rules, cards, deck, game, rng, rotations[g])
+        while scalars[S.S_PHASE] != S.PHASE_OVER and scalars[S.S_STEPS] < limit:
+            count = M.legal_moves_into(rules, cards, scalars, cells, lines, hands, seats, moves)
+            if count == 0:
+                break
+            # no draw at explore 0: the games are then play_batch's, search players' included
+            if explore > 0.0 and random_stream.uniform(rng) < explore:
+                index = random_stream.randint(rng, count)
+            else:
+                index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
+                                        rng, workspace, search_workspace)
+            if written < capacity:
+                seat = scalars[S.S_SEAT]
+                F.fill_decision_row(rules, cards, scalars, cells, lines, hands[seat],
+                                    seats[seat, S.SEAT_HAND_LEN], seats, moves, count, index,
+                                    scratch)
+                for feature in range(F.FEATURES):
+                    rows[written, feature] = row[feature]
+                row_seats[written] = seat
+                row_games[written] = g
+                written += 1
+            M.apply_move(rules, cards, deck, game, rng, moves[index])
+        for seat in range(rules[S.P_PLAYERS]):
+            finals[g, seat] = 0.5 * M.final_half_points(rules, seats, seat)
+    return written
+
+
+def record(params, seat_policies, seeds, rotations, explore=0.0):
+    """Play one game per seed (rotation per game) with `seat_policies` (GAME.seat_policies'
+    output: any Katz policies), a share `explore` of the decisions made uniformly at random;
+    returns {set name: (rows (n, FEATURES) float64, targets (n,) float64, deciding seats (n,)
+    int64)} in SET_NAMES order (module docstring). Deterministic for the seeds: the games of one call are the games of
+    several calls over a split of the seeds, in order."""
+    rules, cards, deck = rule_array(params), M.card_table(params), deck_cards(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     capacity = len(seeds) * (int(rules[S.P_CELLS]) + int(rules[S.P_DECK_SIZE])) * 3 + 1024
-    rows = np.zeros((capacity, FEATURES), dtype=np.float64)
+    rows = np.zeros((capacity, F.FEATURES), dtype=np.float64)
     row_seats = np.zeros(capacity, dtype=np.int64)
     row_games = np.zeros(capacity, dtype=np.int64)
     finals = np.zeros((len(seeds), params.players), dtype=np.float64)
-    written = record_games(rules, cards, deck,
-                           np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64),
-                           np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64),
+    policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
+    policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
+    written = record_games(rules, cards, deck, policy_ids, policy_params,
+                           KS.search_workspace(rules, cards, deck, policy_ids, policy_params),
                            float(explore), seeds, rotations, rows, row_seats, row_games, finals)
     if written >= capacity:  # more decisions than a game can have: an engine bug
         raise RuntimeError(f"record: {written} decisions reached the capacity {capacity}")
     with_moves = rows[:written]
-    targets = finals[row_games[:written], row_seats[:written]]
+    deciders = row_seats[:written]
+    targets = finals[row_games[:written], deciders]
     positions = with_moves.copy()
-    positions[:, FIRST_MOVE_FEATURE:] = 0.0
-    return {SET_NAMES[0]: (positions, targets), SET_NAMES[1]: (with_moves, targets.copy())}
+    positions[:, F.FIRST_MOVE_FEATURE:] = 0.0
+    return dict(zip(SET_NAMES, ((positions, targets, deciders), (with_moves, targets, deciders))))
 
 
-def fit(data: dict[str, tuple[np.ndarray, ...]], seed: int) -> tuple[np.ndarray, np.ndarray, dict]:
-    """The training contract's fit: one ridge evaluation per set (TRAINING_ALPHA, a 20%
-    held-out share chosen by `seed`)."""
+def fit(data, seed):
+    """(weights (len(SET_NAMES), F.FEATURES), intercepts (len(SET_NAMES),), fit quality per set)
+    of one ridge fit per set (TRAINING_ALPHA, a seeded TRAINING_HOLDOUT share held out) on
+    record()'s data, or on several record() calls' chunks concatenated along axis 0."""
     weights, intercepts, fits = [], [], {}
     for name in SET_NAMES:
-        result = fit_ridge(data[name][0], data[name][1], alpha=TRAINING_ALPHA, holdout=0.2, seed=seed)
+        rows, targets = data[name][:2]
+        result = fit_ridge(rows, targets, alpha=TRAINING_ALPHA, holdout=TRAINING_HOLDOUT, seed=seed)
         weights.append(result.coefficients)
         intercepts.append(result.intercept)
         fits[name] = result.quality
     return np.array(weights), np.array(intercepts), fits
-
-
-def _training_chunk(players, seeds, rotations):
-    from simulator.games.katz import GAME
-
-    params = GAME.make_params({"players": players})
-    seating = GAME.seat_policies([(TRAINING_POLICY, {})] * players)
-    return record(params, seating, seeds, rotations, TRAINING_EXPLORE)
-
-
-def train_weights(seed, games, jobs, out, command):
-    """Katz's part of benchmarks/train_eval.py: record `games` training games (TRAINING_*),
-    fit one ridge evaluation per set, write `out` (None: the shipped WEIGHTS_FILE) with its card;
-    returns the card. The same seed and games give the same file for any `jobs`."""
-    from joblib import Parallel, delayed
-
-    from simulator.games.base import params_hash, played_rules
-    from simulator.games.katz import GAME
-    from simulator.games.katz.specs import WEIGHTS_FILE
-    from simulator.games.learned import WEIGHTS_FORMAT, save_weights
-
-    tasks = []
-    for players, share in TRAINING_PLAYERS.items():
-        count = int(round(games * share))
-        seeds = np.random.SeedSequence([seed, players]).generate_state(count, dtype=np.uint64)
-        rotations = np.arange(count) % players  # by the game's index: the same for any jobs
-        for chunk in np.array_split(np.arange(count), max(1, min(count, 4 * jobs))):
-            if len(chunk):
-                tasks.append((players, seeds[chunk], rotations[chunk]))
-    parts = Parallel(n_jobs=jobs)(delayed(_training_chunk)(*task) for task in tasks)
-    data = {name: tuple(np.concatenate([part[name][i] for part in parts]) for i in range(2))
-            for name in SET_NAMES}
-    weights, intercepts, fits = fit(data, seed)
-    params = GAME.make_params({})
-    card = {
-        "format": WEIGHTS_FORMAT, "game": "katz", "features": list(FEATURE_NAMES),
-        "sets": list(SET_NAMES), "rules": played_rules(params),
-        "rules_hash": params_hash(params, GAME.rules_version), "seed": int(seed),
-        "training_games": int(sum(len(task[1]) for task in tasks)),
-        "training_positions": int(fits[SET_NAMES[0]]["train_rows"] + fits[SET_NAMES[0]]["holdout_rows"]),
-        "command": command, "fit": fits, "strength": None,
-        "training": {"players": {str(k): v for k, v in TRAINING_PLAYERS.items()},
-                     "policy": TRAINING_POLICY, "explore": TRAINING_EXPLORE,
-                     "alpha": TRAINING_ALPHA},
-    }
-    out = WEIGHTS_FILE if out is None else out
-    out.parent.mkdir(parents=True, exist_ok=True)
-    save_weights(out, weights, intercepts, card)
-    return card

@@ -17,6 +17,7 @@ from test_katz_search import assert_identical_for_jobs, win_share
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, play
 from simulator.games.katz import features as F
+from simulator.games.katz import training
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz import training
@@ -109,13 +110,74 @@ def test_the_shipped_card_says_how_the_weights_were_made():
     assert card_data["training_games"] > 0 and card_data["fit"]["move"]["holdout_r2"] > 0.1
 
 
-def test_training_is_reproducible_from_a_seed_for_any_jobs(tmp_path):
-    one, two = tmp_path / "one.npz", tmp_path / "two.npz"
-    training.train_weights(3, 20, 1, one, "test")
-    training.train_weights(3, 20, 2, two, "test")
-    assert one.read_bytes() == two.read_bytes()
-    loaded = load_weights(one, "katz", FEATURE_NAMES, SET_NAMES)
-    assert loaded.card["training_games"] == 20 and loaded.card["seed"] == 3
+def test_recording_is_deterministic_and_its_chunks_join_into_the_whole():
+    """training.record over a split of the seeds, joined in order, is the record of all of
+    them (what makes benchmarks/train_eval.py katz's file the same for any --jobs)."""
+    params = make_params(players=3)
+    seating = GAME.seat_policies([("greedy_tuned", {})] * 3)
+    game_seeds, rotations = seeds(6, 41), np.arange(6) % 3
+    whole = training.record(params, seating, game_seeds, rotations, explore=0.2)
+    first = training.record(params, seating, game_seeds[:2], rotations[:2], explore=0.2)
+    rest = training.record(params, seating, game_seeds[2:], rotations[2:], explore=0.2)
+    assert list(whole) == list(SET_NAMES)
+    for name in SET_NAMES:
+        for array, head, tail in zip(whole[name], first[name], rest[name]):
+            assert np.array_equal(array, np.concatenate([head, tail]))
+    positions, targets, deciders = whole["position"]
+    moves, same_targets, same_deciders = whole["move"]
+    assert positions.shape == moves.shape and positions.shape[1] == F.FEATURES
+    assert np.array_equal(targets, same_targets) and len(targets) > 6 * 10
+    assert np.array_equal(deciders, same_deciders) and set(deciders.tolist()) == {0, 1, 2}
+    assert np.all(positions[:, F.FIRST_MOVE_FEATURE:] == 0)
+    assert np.array_equal(positions[:, :F.FIRST_MOVE_FEATURE], moves[:, :F.FIRST_MOVE_FEATURE])
+    assert np.any(moves[:, F.F_DRAW] == 1) and np.any(moves[:, F.F_MOVE_WORTH] != 0)
+
+
+@pytest.mark.parametrize("policy", [("greedy_tuned", {}), ("strong", SMALL)])
+def test_recorded_games_without_exploration_are_play_batchs_games(policy):
+    """With explore 0 every recorded game is the game play_batch plays for its seed, search
+    players included: each row's target is its seat's final score there."""
+    params = make_params(players=2)
+    seating = GAME.seat_policies([policy, ("greedy", {})])
+    game_seeds, rotations = seeds(3, 77), np.arange(3) % 2
+    scores = play.play_batch(params, seating, game_seeds, rotations)["score"]
+    for game_index in range(3):
+        data = training.record(params, seating, game_seeds[game_index:game_index + 1],
+                               rotations[game_index:game_index + 1])
+        rows, targets, deciders = data["move"]
+        assert len(rows) >= 10 and set(deciders.tolist()) == {0, 1}
+        assert np.array_equal(targets, scores[game_index, deciders].astype(float))
+
+
+def test_strongs_games_are_recorded_deterministically():
+    """Expert iteration records `strong`'s games (search with its own stream per decision):
+    the same seeds give the same data, and each seat's rows of a game share its final score."""
+    params = make_params(players=3)
+    seating = GAME.seat_policies([("strong", SMALL), ("learned", {}), ("greedy_tuned", {})])
+    game_seeds, rotations = seeds(2, 5), np.arange(2) % 3
+    once = training.record(params, seating, game_seeds, rotations, explore=0.1)
+    again = training.record(params, seating, game_seeds, rotations, explore=0.1)
+    for name in SET_NAMES:
+        for first, second in zip(once[name], again[name]):
+            assert np.array_equal(first, second)
+    single = training.record(params, seating, game_seeds[:1], rotations[:1], explore=0.1)
+    rows, targets, deciders = single["move"]
+    assert set(deciders.tolist()) == {0, 1, 2}
+    for seat in range(3):
+        assert len(set(targets[deciders == seat].tolist())) == 1
+
+
+def test_fit_recovers_a_linear_target_per_set():
+    rng = np.random.default_rng(5)
+    rows = rng.normal(size=(400, F.FEATURES))
+    truth = np.arange(F.FEATURES) / 10.0
+    data = {"position": (rows, rows @ truth + 3.0), "move": (rows, rows @ -truth - 1.0)}
+    weights, intercepts, fits = training.fit(data, seed=2)
+    assert weights.shape == (len(SET_NAMES), F.FEATURES) and intercepts.shape == (len(SET_NAMES),)
+    assert np.allclose(weights[0], truth, atol=0.02) and np.allclose(weights[1], -truth, atol=0.02)
+    assert np.allclose(intercepts, [3.0, -1.0], atol=0.02)
+    assert set(fits) == set(SET_NAMES) and fits["move"]["holdout_r2"] > 0.99
+    json.dumps(fits)  # the card's fit entry
 
 
 def test_learned_beats_random_and_a_cold_apprentice_beats_a_hot_one():
@@ -128,8 +190,10 @@ def test_learned_beats_random_and_a_cold_apprentice_beats_a_hot_one():
     assert wins.mean() > 0.6
 
 
-def test_strong_beats_learned_with_a_modest_budget():
-    assert win_share(["strong", "learned"], 100) > 0.5
+def test_strong_beats_greedy_with_its_shipped_budget():
+    """(Against its own apprentice `strong` is level: 48.7% at 12 iterations, 50.0% at 24 over
+    1,000 deals, docs/benchmarks.md; against the heuristics it gains.)"""
+    assert win_share(["strong", "greedy"], 100) > 0.55
 
 
 @pytest.mark.parametrize("policy, policy_params", [("learned", {}), ("learned", {"temperature": 2.0}),
