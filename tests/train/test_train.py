@@ -87,7 +87,7 @@ def test_resume_after_an_interruption_gives_the_files_of_an_uninterrupted_traini
     (["--set", "hand_sise=6"], ["--set", "hand_sise"]),
     (["--rules", "{tmp}/list.yaml"], ["list.yaml", "mapping"]),
     (["--start", "{tmp}/missing.npz"], ["missing.npz"]),
-    (["--play", "learned"], ["--play", "heuristics only"]),
+    (["--play", "learnt"], ["--play", "unknown policy 'learnt'"]),
     (["--gate-policy", "greedy"], ["--gate-policy", "no learned weights"]),
     (["--explore", "nan"], ["--explore"]),
     (["--games", "0"], ["--games"]),
