@@ -380,7 +380,7 @@ class PlayCommand(click.Command):
                    "tie-break or, in nyz, its heuristic), default (the shipped file) or PATH (a weights file).")
 @click.option("--play", default=None,
               help="Policy that plays the recorded games (a learned one plays the best weights so far). "
-                   "Default: nyz learned, katz greedy_tuned (katz records heuristics only).")
+                   "Default: nyz learned, katz greedy_tuned.")
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
               help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
 @click.option("--gate-policy", default="learned", show_default=True,
