@@ -3,6 +3,7 @@ runner, analysis and report can be tested against known truth without any engine
 
 from __future__ import annotations
 
+import signal
 import sys
 import types
 from pathlib import Path
@@ -110,3 +111,22 @@ def write_experiment(tmp_path):
         return path
 
     return write
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_left_as_found():
+    """A test that leaves Ctrl-C or SIGTERM ignored in its worker (a command's end run in-process
+    ignores both, processes.run_console) would make every process a later test starts there
+    ignore them too, and the interruption tests fail far from the cause (CI, 2026-12-02: five
+    Ctrl-C tests of one worker ran to the end): such a test fails here, and every test starts
+    with the handlers at their defaults."""
+    defaults = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    for number, default in defaults.items():  # left ignored by a fixture of an earlier test
+        if signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, default)
+    found = {number: signal.getsignal(number) for number in defaults}
+    yield
+    changed = [number for number, handler in found.items() if signal.getsignal(number) != handler]
+    for number in changed:
+        signal.signal(number, found[number])
+    assert not changed, f"the test left {', '.join(signal.Signals(n).name for n in changed)} changed"
