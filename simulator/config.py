@@ -264,34 +264,50 @@ def read_yaml_mapping(path: Path, *, what: str) -> tuple[dict[str, Any], str]:
 
 def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Experiment:
     """Validate a parsed document; errors become one-line ZoosimErrors naming the key path."""
-    _refuse_knobs_at_study_level(document, file)
+    _refuse_misplaced_knobs(document, file)
     return parse_document(Experiment, document, file=file)
 
 
-def _refuse_knobs_at_study_level(document: dict[str, Any], file: str | None) -> None:
-    """A rule knob written beside `game:` (`players: 3`) belongs under `rules:` or `sweep:`; said
-    so rather than as an unknown study key with a look-alike suggestion. A study whose game is
-    not known is left to the schema, which names the game."""
+def _refuse_misplaced_knobs(document: dict[str, Any], file: str | None) -> None:
+    """A rule knob written beside `game:` or at the experiment's top level (`players: 3`) belongs
+    under a study's `rules:` or `sweep:`; said so rather than as an unknown key with a look-alike
+    suggestion. A study whose game is not known is left to the schema, which names the game."""
     studies = document.get("studies")
-    for index, study in enumerate(studies if isinstance(studies, list) else []):
-        if not isinstance(study, dict) or not isinstance(study.get("game"), str):
+    studies = studies if isinstance(studies, list) else []
+    for key in _unknown_keys(document, Experiment):
+        for study in studies:
+            if isinstance(study, dict) and key.split(".")[0] in _knobs_of(study.get("game")):
+                raise ZoosimError(
+                    f"'{key}' is a rule knob of {study['game']}, not an experiment key: put it under a "
+                    f"study's 'rules:' (one value) or 'sweep:' (a list of values to compare)",
+                    file=file, key=key,
+                )
+    for index, study in enumerate(studies):
+        if not isinstance(study, dict):
             continue
-        misplaced = [key for key in study if isinstance(key, str) and key not in Study.model_fields]
-        if not misplaced:
-            continue
-        from simulator.games import get_game  # only on this error path: the schema knows no game
-
-        try:
-            knobs = get_game(study["game"]).params_model.model_fields
-        except ZoosimError:
-            continue
-        for key in misplaced:
-            if key.split(".")[0] in knobs:
+        for key in _unknown_keys(study, Study):
+            if key.split(".")[0] in _knobs_of(study.get("game")):
                 raise ZoosimError(
                     f"'{key}' is a rule knob of {study['game']}, not a study key: put it under 'rules:' "
                     f"(one value, e.g. rules: {{{key}: ...}}) or 'sweep:' (a list of values to compare)",
                     file=file, key=f"studies[{index}].{key}",
                 )
+
+
+def _unknown_keys(mapping: dict, model: type[pydantic.BaseModel]) -> list[str]:
+    return [key for key in mapping if isinstance(key, str) and key not in model.model_fields]
+
+
+def _knobs_of(game: Any) -> dict:
+    """The rule knobs of a game named in a file, or none when the name is not a known game."""
+    if not isinstance(game, str):
+        return {}
+    from simulator.games import get_game  # only on an error path: the schema knows no game
+
+    try:
+        return get_game(game).params_model.model_fields
+    except ZoosimError:
+        return {}
 
 
 def parse_document(model: type[pydantic.BaseModel], document: dict[str, Any], *, file: str | None = None):

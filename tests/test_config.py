@@ -149,3 +149,14 @@ def test_a_rule_knob_at_study_level_says_it_belongs_under_rules_or_sweep(write_e
     assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
     assert f"studies[0].{knob}: '{knob}' is a rule knob of coin" in result.stderr
     assert "under 'rules:'" in result.stderr and "'sweep:'" in result.stderr and "did you mean" not in result.stderr
+
+
+@pytest.mark.parametrize("knob", ["players", "first_seat_bonus"])
+def test_a_rule_knob_at_the_top_level_says_it_belongs_in_a_study(write_experiment, knob):
+    """#21 finding 6 at the experiment's top level: `players: 3` beside `seed:` was an unknown key
+    with the experiment's keys listed, not a word on where a rule knob goes."""
+    path = write_experiment(f"{knob}: 3\nstudies: [{{game: coin, seats: [random]}}]\n", "bad.yaml")
+    result = CliRunner().invoke(main, ["validate", str(path)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1, result.output
+    assert f"{knob}: '{knob}' is a rule knob of coin, not an experiment key" in result.stderr
+    assert "a study's 'rules:'" in result.stderr and "'sweep:'" in result.stderr
