@@ -193,6 +193,30 @@ def test_policies_never_peek(policy, policy_params):
     assert decisions > 100
 
 
+@pytest.mark.parametrize("policy, policy_params", [
+    ("ismcts", {"iterations": 40}), ("strong", {"iterations": 12}),
+])
+def test_search_never_peeks_at_future_round_orders(policy, policy_params):
+    """K-3.6.2 and K-8.3: with `turn_order: random_each_round` the later rounds' seat orders
+    are unknown to every seat (only the current round's is public), so changing the deal's
+    order stream never changes a search player's choice: its determinizations redraw them."""
+    params = make_params(players=3, turn_order="random_each_round")
+    seating = GAME.seat_policies([(policy, policy_params)] * 3)
+    rng = np.random.default_rng(2)
+    decisions = 0
+    for seed in range(4):
+        state = step_api.new_game(params, seating, seed=seed)
+        while not step_api.is_over(state):
+            choice = step_api.policy_move(clone(state))
+            for _ in range(2):
+                blind = clone(state)
+                blind.scalars[S.S_ORDER_STREAM] = rng.integers(-2**63, 2**63 - 1)
+                assert step_api.policy_move(blind) == choice
+            step_api.apply(state, step_api.policy_move(state))
+            decisions += 1
+    assert decisions > 60
+
+
 def seat_results(names, games, players=4, **knobs):
     """Mean score and win rate per policy name, every deal played in every rotation."""
     params = make_params(players=players, **knobs)
