@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-from simulator.games.katz.moves import legal_moves_into, recount_lines
+from simulator.games.katz.moves import drawn_orders, legal_moves_into, recount_lines
 from simulator.games.kernels import inline_kernel, kernel
 
 
@@ -86,7 +86,7 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
         return S.VIOLATION_BOUNDS
     # K-3.6.2: the current round's order holds every seat once, and the seat to move holds the
     # order's current place
-    if rules[S.P_TURN_ORDER] == S.ORDER_RANDOM_EACH_ROUND and scalars[S.S_PHASE] != S.PHASE_OVER:
+    if drawn_orders(rules) and scalars[S.S_PHASE] != S.PHASE_OVER:
         seats_in_order = 0
         for place in range(players):
             seats_in_order |= 1 << scalars[S.S_ROUND_ORDER + place]

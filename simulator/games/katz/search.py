@@ -13,7 +13,7 @@ conditions on its hand, the public zoo and the known card counts; the cards it s
 either in its hand or face up or covered, and therefore excluded. It does not infer anything
 from the opponents' choices (for example that a seat that put a keeper into a gap held no card
 fitting it): every consistent deal is equally likely. It never reads `hidden` or another hand:
-determinize clears them before dealing. With `turn_order: random_each_round` (K-3.6.2) it knows
+determinize clears them before dealing. With a drawn turn order (K-3.6.2) it knows
 the current round's seat order (public) but not the later rounds': determinize redraws the
 deal's order stream. Deals after the current one are shuffled
 afresh inside the simulation (K-4.4), from the search's own stream.
@@ -117,7 +117,7 @@ def determinize(game, ctx, observer, rng):
     for index in range(scalars[S.S_SET_ASIDE]):
         hidden[cell_count + index] = pool[dealt]
         dealt += 1
-    if rules[S.P_TURN_ORDER] == S.ORDER_RANDOM_EACH_ROUND:
+    if M.drawn_orders(rules):
         # K-3.6.2: the current round's order is public, the later rounds' orders are not: a
         # fresh order stream for the rest of the deal
         M.order_stream(scalars)[0] = random_stream.next_u64(rng)

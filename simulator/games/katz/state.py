@@ -109,6 +109,7 @@ TIE_LATER_SEAT = 3  # 'later_seat'
 ORDER_CLOCKWISE = 0  # 'clockwise'
 ORDER_SNAKE = 1  # 'snake'
 ORDER_RANDOM_EACH_ROUND = 2  # 'random_each_round'
+ORDER_RANDOM_AFTER_FIRST_ROUND = 3  # 'random_after_first_round'
 P_SIZE = RULES.size
 P_CELL_LINES = P_SIZE
 
@@ -192,12 +193,13 @@ S_FIRST_TURN = 32  # 1 during the start seat's first action of a deal (K-3.8)
 S_LAST_MOVER = 33  # seat of the last move applied
 S_ENDER = 34  # seat whose action (or pass) ended the last finished deal
 S_REVERSED = 35  # 1 while a snake turn order (K-3.6.1) runs backwards
-# turn_order random_each_round (K-3.6.2): the deal's order stream, a SplitMix64 state (rng.py)
+# turn_order random_each_round / random_after_first_round (K-3.6.2), the "drawn orders"
+# (moves.drawn_orders): the deal's order stream, a SplitMix64 state (rng.py)
 # kept as the int64 of its bits; the orders of the rounds to come follow from it, so it is
 # hidden like `hidden` (policies never read it; an ismcts determinization redraws it)
 S_ORDER_STREAM = 36
-S_ORDER_PLACE = 37  # random_each_round: place of the current seat turn in its round's order
-# random_each_round: S_ROUND_ORDER + k is the seat in place k (0 .. players - 1) of the current
+S_ORDER_PLACE = 37  # drawn orders: place of the current seat turn in its round's order
+# drawn orders: S_ROUND_ORDER + k is the seat in place k (0 .. players - 1) of the current
 # round's order, public from the round's start (MAX_SEATS entries)
 S_ROUND_ORDER = 38
 S_SIZE = S_ROUND_ORDER + MAX_SEATS

@@ -272,6 +272,9 @@ class Model:
                 self.first_seat = start_seat
         else:  # K-4.4: deal k starts with seat (first seat + k) mod n
             assert deal.start_seat == (self.first_seat + self.deal_index) % rules.players
+        if rules.turn_order == "random_after_first_round":  # K-3.6.2: drawn from round 2 on
+            self.order_stream = OrderStream(deal.order_seed)
+            self.round_order = [(start_seat + place) % rules.players for place in range(rules.players)]
         self.cells = [(FACE_DOWN, card) for card in deal.zoo]
         self.hands = [list(hand) for hand in deal.hands]
         self.supply = rules.keepers
@@ -534,12 +537,12 @@ class Model:
     def following_seat(self) -> int:
         """K-3.6 / K-3.6.1: the seat of the next seat turn. Seat turn t of a deal (t from 0) has
         offset t mod n from the start seat clockwise; snake runs through the offsets
-        0..n-1, n-1..0 with period 2n; random_each_round (K-3.6.2) takes place t mod n of the
-        round's order and draws the next round's order when a round is full."""
+        0..n-1, n-1..0 with period 2n; the random orders (K-3.6.2) take place t mod n of the
+        round's order and draw the next round's order when a round is full."""
         n = self.rules.players
         self.turn_step += 1
         offset = self.turn_step % n
-        if self.rules.turn_order == "random_each_round":
+        if self.rules.turn_order in ("random_each_round", "random_after_first_round"):
             if offset == 0:
                 self.round_order = self.order_stream.round_order(n)
             return self.round_order[offset]

@@ -127,8 +127,10 @@ VARIANTS = [
     ("random_each_round_small_passes", {**SMALL, "turn_order": "random_each_round", "allow_pass": True,
                                         "end_when_no_face_down": False, "keepers": 3,
                                         "first_turn_limit": "no_extra_turn", "rounds": 2}),
+    ("random_after_first_round", {"turn_order": "random_after_first_round", "rounds": 3,
+                                  "first_player": "random", "end_timing": "complete_round"}),
 ]
-GAMES_PER_CELL = 24  # per variant and player count: 60 variants x 4 counts x 24 = 5,760 games
+GAMES_PER_CELL = 24  # per variant and player count: 61 variants x 4 counts x 24 = 5,856 games
 REPLAY_GAMES = 80  # per player count and seating in the play_batch replay
 
 
@@ -153,9 +155,11 @@ def deal_of(state: step_api.KatzState) -> Deal:
 
 def deal_order_seed(state: step_api.KatzState) -> int:
     """K-3.6.2: the seed of the deal's order stream. The engine keeps the stream's state, which
-    the first round's order has moved on by its n - 1 draws (SplitMix64 adds gamma per draw)."""
+    random_each_round's first round has moved on by its n - 1 draws (SplitMix64 adds gamma per
+    draw)."""
     stream = int(state.scalars[S.S_ORDER_STREAM]) & SPLITMIX_MASK
-    return (stream - (state.params.players - 1) * SPLITMIX_GAMMA) & SPLITMIX_MASK
+    draws = state.params.players - 1 if state.params.turn_order == "random_each_round" else 0
+    return (stream - draws * SPLITMIX_GAMMA) & SPLITMIX_MASK
 
 
 def model_for(state: step_api.KatzState) -> Model:

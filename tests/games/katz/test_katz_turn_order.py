@@ -21,10 +21,10 @@ from simulator.games.katz import state as S
 LOST_SEAT_TURNS = (S.EV_SKIPPED, S.EV_FORCED_PASS)  # seat turns that end without a decision
 
 
-def seat_turns_of_game(params, seed: int) -> tuple[list[int], int]:
-    """(the seat of every seat turn of a random game in order, turns lost to a skip and forced
-    passes included, extra turns not; the game's `rounds` counter)."""
-    state = step_api.new_game(params, GAME.seat_policies([("random", {})] * params.players), seed=seed)
+def seat_turns_of_game(params, seed: int, policy: str = "random") -> tuple[list[int], int]:
+    """(the seat of every seat turn of a game of `policy` players in order, turns lost to a skip
+    and forced passes included, extra turns not; the game's `rounds` counter)."""
+    state = step_api.new_game(params, GAME.seat_policies([(policy, {})] * params.players), seed=seed)
     order = []
     while not step_api.is_over(state):
         if state.phase == S.PHASE_ACTION and not state.scalars[S.S_IN_EXTRA_TURN]:
@@ -90,7 +90,8 @@ def test_k3_6_1_is_listed_by_zoosim_rules():
     lines = result.output.splitlines()
     at = next(index for index, line in enumerate(lines) if line.startswith("turn_order"))
     assert lines[at] == 'turn_order = "clockwise"   [K-3.6.1]'
-    assert lines[at + 1].strip() == 'allowed: one of "clockwise", "snake", "random_each_round"'
+    assert lines[at + 1].strip() == ('allowed: one of "clockwise", "snake", "random_each_round", '
+                                     '"random_after_first_round"')
 
 
 # ---- K-3.6.2 turn_order: random_each_round ------------------------------------------------------
@@ -142,13 +143,7 @@ def test_k3_6_2_the_orders_come_from_the_deal_not_from_the_play():
     params = make_params(players=4, turn_order="random_each_round")
     for seed in range(4):
         by_random, _ = seat_turns_of_game(params, seed)
-        state = step_api.new_game(params, GAME.seat_policies([("greedy_tuned", {})] * 4), seed=seed)
-        greedy = []
-        while not step_api.is_over(state):
-            if state.phase == S.PHASE_ACTION and not state.scalars[S.S_IN_EXTRA_TURN]:
-                greedy.append(state.seat)
-            step_api.apply(state, step_api.policy_move(state))
-            greedy += [seat for code, seat, _, _ in state.last_events() if code in LOST_SEAT_TURNS]
+        greedy, _ = seat_turns_of_game(params, seed, "greedy_tuned")
         common = min(len(by_random), len(greedy)) // 4 * 4
         assert common >= 8 and by_random[:common] == greedy[:common]
         no_effects, _ = seat_turns_of_game(make_params(players=4, turn_order="random_each_round",
@@ -215,3 +210,24 @@ def test_k3_6_2_a_skip_earned_as_a_rounds_last_seat_loses_its_first_place_of_the
             assert skipped == [] and state.seat == order[0]
         assert int(state.scalars[S.S_VIOLATIONS]) == 0
     assert 5 < lost_first < 30
+
+
+@pytest.mark.parametrize("players", [3, 4])
+def test_k3_6_2_random_after_first_round_starts_each_deal_clockwise(players):
+    """K-3.6.2's alternative reading: each deal's first round goes clockwise from its start seat
+    (seat 0, then seat 1 in the second deal, K-4.4), every later round in a drawn order."""
+    params = make_params(players=players, turn_order="random_after_first_round")
+    later = set()
+    for seed in range(6):
+        order, rounds = seat_turns_of_game(params, seed)
+        whole = rounds_of(order, players)
+        assert whole[0] == tuple(range(players)) and rounds == len(whole)
+        assert all(sorted(round_order) == list(range(players)) for round_order in whole[1:-1])
+        later.update(whole[1:-1])
+    assert len(later) > 2
+    two_deals = make_params(players=players, turn_order="random_after_first_round", rounds=2)
+    state = step_api.new_game(two_deals, GAME.seat_policies([("random", {})] * players), seed=1)
+    while int(state.scalars[S.S_DEAL]) == 0:
+        step_api.apply(state, step_api.policy_move(state))
+    first_round = state.scalars[S.S_ROUND_ORDER:S.S_ROUND_ORDER + players].tolist()
+    assert first_round == [(1 + place) % players for place in range(players)]
