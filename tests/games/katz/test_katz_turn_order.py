@@ -15,8 +15,12 @@ from click.testing import CliRunner
 
 from katz_helpers import card, make_move, make_params, state_from_text
 from simulator.cli import main
+from simulator.config import parse_experiment
 from simulator.games.katz import GAME, play, step_api
 from simulator.games.katz import state as S
+from simulator.plan import build_plan
+from simulator.runner import run_plan
+from tests_support import log_digests
 
 LOST_SEAT_TURNS = (S.EV_SKIPPED, S.EV_FORCED_PASS)  # seat turns that end without a decision
 
@@ -231,3 +235,18 @@ def test_k3_6_2_random_after_first_round_starts_each_deal_clockwise(players):
         step_api.apply(state, step_api.policy_move(state))
     first_round = state.scalars[S.S_ROUND_ORDER:S.S_ROUND_ORDER + players].tolist()
     assert first_round == [(1 + place) % players for place in range(players)]
+
+
+def test_k3_6_2_runs_play_the_same_games_for_any_jobs_and_backend(tmp_path):
+    """Determinism: the round orders come from each game's own stream, so a random_each_round
+    run logs the same games with 1 job and with 2 (threads, processes)."""
+    document = {"seed": 11, "games": 60, "chunk_games": 15,
+                "studies": [{"game": "katz", "rules": {"players": 4, "turn_order": "random_each_round"},
+                             "seats": ["greedy_tuned"]}]}
+    digests = []
+    for jobs, backend in ((1, "threading"), (2, "threading"), (2, "loky")):
+        folder = tmp_path / f"{jobs}-{backend}"
+        run_plan(build_plan(parse_experiment(document)), folder, "katz\n", jobs=jobs, backend=backend,
+                 progress=False)
+        digests.append(log_digests(folder))
+    assert digests[0] == digests[1] == digests[2]
