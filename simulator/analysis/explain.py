@@ -13,6 +13,8 @@ setting's per-deal win shares from its logs, pairs the settings deal by deal, an
 - each mechanism's **one-at-a-time effect** v({i}), the deviation removed by switching it off alone;
 - the **unexplained rest**: the deviation minus the named shares (with Shapley, the deviation
   left when every mechanism is off);
+- the **explained fraction**: the named shares' mean over the deviation's mean, a ratio of means
+  over the paired deals, with its delta-method interval (stats.ratio_of_means_interval);
 - **interactions**: a mechanism whose Shapley share and one-at-a-time effect differ (their per-deal
   difference's interval excludes 0) acts through the others;
 - the **pairing gain**: how many times more games two independent runs of the rules as written and
@@ -27,7 +29,7 @@ setting's per-deal win shares from its logs, pairs the settings deal by deal, an
   games changed by whole win/loss flips, the gain is about 2q(1 - q) / p (q the seat's win rate),
   so a rule that changes many deals cannot gain much from pairing (docs/findings.md).
 
-Every quantity is a mean over deals of a per-deal value (linear in the settings' per-deal
+Every other quantity is a mean over deals of a per-deal value (linear in the settings' per-deal
 shares), so its interval is Student's t on deals - 1 degrees of freedom with the deal as the unit,
 as the report's other mean intervals (docs/statistics.md, "Where the seat edge comes from").
 Deals missing from some setting (a run still in progress) are left out of all of them.
@@ -166,12 +168,14 @@ def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: 
     effects = per_deal_effects(deviation, len(mechanisms), method)
     total, total_low, total_high = interval(effects["total"], confidence)
     rest, rest_low, rest_high = interval(effects["unexplained"], confidence)
-    explained = effects["total"] - effects["unexplained"]
+    fraction, fraction_low, fraction_high = stats.ratio_of_means_interval(
+        effects["total"] - effects["unexplained"], effects["total"], confidence)
     row = {
         "seat": seat, "deals": len(effects["total"]), "method": method,
         "deviation": total, "deviation_low": total_low, "deviation_high": total_high,
         "unexplained": rest, "unexplained_low": rest_low, "unexplained_high": rest_high,
-        "explained_fraction": float(np.mean(explained)) / total if total else math.nan,
+        "explained_fraction": fraction, "explained_fraction_low": fraction_low,
+        "explained_fraction_high": fraction_high,
         "pairing_gain": pairing_gain(effects["total"], effects["all_off"]),
         "changed_deals": changed_share(effects["total"], effects["all_off"]),
         "design_gain": design_gain(effects["total"], effects["all_off"], game_variance[()], game_variance[everything],
@@ -256,7 +260,7 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
     sentence = (f"Seat {int(cell['seat'])}'s {points_text(cell['deviation'], signed=True)} points ({what}): "
                 + ", ".join(parts) + ".")
     if not pd.isna(cell["explained_fraction"]):
-        sentence += f" The named mechanisms explain {cell['explained_fraction']:.0%} of it."
+        sentence += f" The named mechanisms explain {_fraction_with_interval(cell)} of it."
     interacting = shares[shares["interacts"]]["mechanism"].tolist()
     if interacting:
         sentence += (f" Interactions: {', '.join(interacting)} "
@@ -277,3 +281,12 @@ def _with_interval(value: float, low: float, high: float) -> str:
     if pd.isna(low):
         return points_text(value)
     return f"{points_text(value)} [{points_text(low)}, {points_text(high)}]"
+
+
+def _fraction_with_interval(cell: pd.Series) -> str:
+    """The explained fraction in percent with its interval: "97% [91, 104]"."""
+    text = f"{cell['explained_fraction']:.0%}"
+    low, high = cell.get("explained_fraction_low", math.nan), cell.get("explained_fraction_high", math.nan)
+    if pd.isna(low):
+        return text
+    return f"{text} [{100 * low:.0f}, {100 * high:.0f}]".replace("-", "−")

@@ -7,7 +7,8 @@ This module owns every interval, test, effect size and verdict the reports quote
   in every seat rotation, are correlated), and intervals on the effective games;
 - intervals: Wilson for a rate, Bonferroni-simultaneous Wilson across seats, Newcombe's hybrid
   score interval for the difference of two rates, t intervals for mean values (also from streamed
-  moments, so analysis can aggregate chunk by chunk);
+  moments, so analysis can aggregate chunk by chunk) and, by the delta method, for a ratio of
+  paired means;
 - seat uniformity: chi-square goodness of fit, largest deviation from 1/n in points, Cohen's w;
 - the equivalence verdict against a designer-set margin (an intersection-union test), its
   plain-English sentence, its power and the games that decide it with 80% probability;
@@ -307,6 +308,28 @@ def mean_interval_from_moments(
                               np.nan)  # = scipy.stats.t.isf, elementwise
     half_width = t_quantile * mean_standard_error(count, total, total_sq, effects)
     return mean - half_width, mean + half_width
+
+
+def ratio_of_means_interval(numerators, denominators, confidence: float = 0.95) -> tuple[float, float, float]:
+    """(ratio, low, high) of mean(numerators) / mean(denominators) over paired units (arrays over
+    the units, e.g. the per-deal explained and total deviation of an explain study).
+
+    Method: the delta method (the ratio estimator's linearisation): with R the ratio and ybar the
+    denominators' mean, var R ~ var(x_u - R y_u) / (n ybar^2), and the interval is R +- t_{n-1}
+    times its root (`mean_interval` of the residuals (x_u - R y_u) / ybar, whose mean is 0). It
+    is good while ybar's own interval stays well away from 0; NaN from fewer than 2 units or a
+    denominator mean of 0.
+    Reference: Cochran, W. G. (1977), Sampling Techniques, 3rd ed., Wiley, 6.3-6.4 (the
+    variance of a ratio estimate).
+    """
+    numerators = np.asarray(numerators, dtype=float)
+    denominators = np.asarray(denominators, dtype=float)
+    if len(numerators) < 2 or not np.mean(denominators):
+        return math.nan, math.nan, math.nan
+    scale = float(np.mean(denominators))
+    ratio = float(np.mean(numerators)) / scale
+    low, high = mean_interval((numerators - ratio * denominators) / scale, confidence)
+    return ratio, ratio + float(low), ratio + float(high)
 
 
 def mean_standard_error(count, total, total_sq, effects=1.0):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
-from simulator.games.katz.moves import legal_moves_into, recount_lines
+from simulator.games.katz.moves import drawn_orders, legal_moves_into, recount_lines
 from simulator.games.kernels import inline_kernel, kernel
 
 
@@ -84,6 +84,16 @@ def find_violation(rules, cards, game, deal_before, cells_before, lines_scratch,
         return S.VIOLATION_BOUNDS
     if scalars[S.S_SKIPS_EARNED] > deals * rules[S.P_SKIP_CARDS]:
         return S.VIOLATION_BOUNDS
+    # K-3.6.2: the current round's order holds every seat once, and the seat to move holds the
+    # order's current place
+    if drawn_orders(rules) and scalars[S.S_PHASE] != S.PHASE_OVER:
+        seats_in_order = 0
+        for place in range(players):
+            seats_in_order |= 1 << scalars[S.S_ROUND_ORDER + place]
+        place = scalars[S.S_ORDER_PLACE]
+        if (seats_in_order != (1 << players) - 1 or place < 0 or place >= players
+                or scalars[S.S_ROUND_ORDER + place] != scalars[S.S_SEAT]):
+            return S.VIOLATION_BOUNDS
     # T17.9: no keeper offered while a hand card that may leave the hand (K-3.8) fits the gap
     # (fit recomputed from the cross); under K-3.3.5's summary reading a covered card is allowed
     # if it does not fit and is new to a line the gap completes (recomputed by a scan, too)

@@ -143,6 +143,21 @@ def begin_deal(rules, cards, deck, game, rng):
             first_seat = random_stream.randint(rng, players)
         scalars[S.S_FIRST_SEAT] = first_seat
     start_seat = (scalars[S.S_FIRST_SEAT] + deal) % players
+    if drawn_orders(rules):
+        # K-3.6.2: the deal's order stream is seeded by one draw from the game's stream after
+        # the shuffle (and K-2.4's first seat). random_each_round draws the first round's order
+        # too, and its first seat starts the deal (the first deal's start seat is the game's
+        # first seat); random_after_first_round's first round goes clockwise from the start seat
+        order_stream(scalars)[0] = random_stream.next_u64(rng)
+        if rules[S.P_TURN_ORDER] == S.ORDER_RANDOM_EACH_ROUND:
+            draw_round_order(rules, scalars)
+            start_seat = scalars[S.S_ROUND_ORDER]
+            if deal == 0:
+                scalars[S.S_FIRST_SEAT] = start_seat
+        else:
+            for place in range(players):
+                scalars[S.S_ROUND_ORDER + place] = (start_seat + place) % players
+            scalars[S.S_ORDER_PLACE] = 0
     scalars[S.S_START_SEAT] = start_seat
     scalars[S.S_GAP] = -1
     scalars[S.S_FINAL_TURNS_LEFT] = -1
@@ -238,9 +253,38 @@ def has_legal_action(rules, cards, scalars, cells, lines, hands, seats, seat):
 
 
 @inline_kernel
+def drawn_orders(rules):
+    """Whether rounds go in orders drawn from the deal's order stream (K-3.6.2): turn_order
+    random_each_round or random_after_first_round, the last two values of the knob."""
+    return rules[S.P_TURN_ORDER] >= S.ORDER_RANDOM_EACH_ROUND
+
+
+@inline_kernel
+def order_stream(scalars):
+    """The deal's order stream (K-3.6.2) as the one-element uint64 state rng.py draws from: a
+    view of its scalar, so drawing advances it in place."""
+    return scalars[S.S_ORDER_STREAM:S.S_ORDER_STREAM + 1].view(np.uint64)
+
+
+@kernel
+def draw_round_order(rules, scalars):
+    """K-3.6.2: a new round's seat order, a Fisher-Yates shuffle (rng.shuffle) of the seats
+    0..n-1 from the deal's order stream; the round starts at its place 0."""
+    players = rules[S.P_PLAYERS]
+    order = scalars[S.S_ROUND_ORDER:S.S_ROUND_ORDER + players]
+    for place in range(players):
+        order[place] = place
+    random_stream.shuffle(order_stream(scalars), order)
+    scalars[S.S_ORDER_PLACE] = 0
+
+
+@inline_kernel
 def round_last_seat(rules, scalars):
-    """The seat that closes the current round: the one before the start seat, or with a snake
-    order running backwards (K-3.6.1) the start seat itself."""
+    """The seat that closes the current round: the one before the start seat, with a snake
+    order running backwards (K-3.6.1) the start seat itself, with a random order (K-3.6.2) the
+    last of the round's order."""
+    if drawn_orders(rules):
+        return scalars[S.S_ROUND_ORDER + rules[S.P_PLAYERS] - 1]
     if scalars[S.S_REVERSED]:
         return scalars[S.S_START_SEAT]
     return (scalars[S.S_START_SEAT] - 1) % rules[S.P_PLAYERS]
@@ -248,21 +292,44 @@ def round_last_seat(rules, scalars):
 
 @inline_kernel
 def round_first_seat(rules, scalars):
-    """The seat that opens the current round: the start seat, or with a snake order running
-    backwards (K-3.6.1) the seat before it."""
+    """The seat that opens the current round: the start seat, with a snake order running
+    backwards (K-3.6.1) the seat before it, with a random order (K-3.6.2) the first of the
+    round's order."""
+    if drawn_orders(rules):
+        return scalars[S.S_ROUND_ORDER]
     if scalars[S.S_REVERSED]:
         return (scalars[S.S_START_SEAT] - 1) % rules[S.P_PLAYERS]
     return scalars[S.S_START_SEAT]
 
 
 @inline_kernel
+def seat_turns_left_in_round(rules, scalars, seat):
+    """Seat turns of the current round after `seat`'s (K-4.1.4's final turns), counted in the
+    round's direction (K-3.6.1) or its drawn order (K-3.6.2)."""
+    players = rules[S.P_PLAYERS]
+    if drawn_orders(rules):
+        return players - 1 - scalars[S.S_ORDER_PLACE]
+    last = round_last_seat(rules, scalars)
+    return (seat - last) % players if scalars[S.S_REVERSED] else (last - seat) % players
+
+
+@inline_kernel
 def next_seat(rules, scalars, seat):
     """The seat whose turn follows `seat`'s (K-3.6): the next one up, without a division; with
-    `turn_order: snake` (K-3.6.1) the round's last seat moves again and the order turns round."""
+    `turn_order: snake` (K-3.6.1) the round's last seat moves again and the order turns round;
+    with drawn orders (K-3.6.2) the next place of the round's order, and after its last place
+    the first of a newly drawn order."""
     players = rules[S.P_PLAYERS]
-    if rules[S.P_TURN_ORDER_SNAKE] == 0:
+    if rules[S.P_TURN_ORDER] == S.ORDER_CLOCKWISE:
         following = seat + 1
         return following if following < players else 0
+    if drawn_orders(rules):
+        place = scalars[S.S_ORDER_PLACE] + 1
+        if place == players:
+            draw_round_order(rules, scalars)
+        else:
+            scalars[S.S_ORDER_PLACE] = place
+        return scalars[S.S_ROUND_ORDER + scalars[S.S_ORDER_PLACE]]
     if seat == round_last_seat(rules, scalars):
         scalars[S.S_REVERSED] = 1 - scalars[S.S_REVERSED]
         return seat
@@ -358,7 +425,6 @@ def finish_action(rules, cards, game, extra_turn):
     """After an action: end checks first (K-4.1.3: an end beats a pending extra turn), then the
     extra turn (K-3.5.1) or the next seat."""
     scalars, cells, hidden, lines, hands, seats, events = game
-    players = rules[S.P_PLAYERS]
     seat = scalars[S.S_SEAT]
     scalars[S.S_GAP] = -1
     scalars[S.S_FIRST_TURN] = 0
@@ -371,9 +437,7 @@ def finish_action(rules, cards, game, extra_turn):
                 end_deal(rules, cards, game)
                 return
             # K-4.1.4: the seats after this one up to the last seat of the round play once more
-            # (counted in the round's direction, K-3.6.1)
-            last = round_last_seat(rules, scalars)
-            turns_left = (seat - last) % players if scalars[S.S_REVERSED] else (last - seat) % players
+            turns_left = seat_turns_left_in_round(rules, scalars, seat)
             scalars[S.S_FINAL_TURNS_LEFT] = turns_left
             emit(scalars, events, S.EV_FINAL_TURNS, seat, turns_left, -1)
             seat_turns_from(rules, cards, game, next_seat(rules, scalars, seat))

@@ -273,12 +273,16 @@ class Params(StrictModel):
         1, "K-4.4", "deals per game; scores are summed, the start seat moves on each deal", ge=1, le=MAX_ROUNDS,
         encode=Int("P_ROUNDS"),
     )
-    turn_order: Literal["clockwise", "snake"] = knob(
+    turn_order: Literal["clockwise", "snake", "random_each_round", "random_after_first_round"] = knob(
         "clockwise", "K-3.6.1",
         "clockwise = ascending seats every round; snake = the direction turns at each end of a "
         "round (0..n-1, n-1..0, ...), so the end seats move twice in a row and no seat always "
-        "draws from the fullest zoo of the round",
-        encode=Equals("P_TURN_ORDER_SNAKE", value="snake"),
+        "draws from the fullest zoo of the round; random_each_round (K-3.6.2) = every round of a "
+        "deal, the first included, goes in a fresh uniformly random seat order drawn from the "
+        "deal's own random stream, so in expectation no seat is later than another; "
+        "random_after_first_round = the same, but each deal's first round goes clockwise from its "
+        "start seat (K-2.4, K-4.4)",
+        encode=Choice("P_TURN_ORDER", prefix="ORDER_"),
     )
 
     @field_validator("seat_bonus_points")

@@ -13,7 +13,9 @@ conditions on its hand, the public zoo and the known card counts; the cards it s
 either in its hand or face up or covered, and therefore excluded. It does not infer anything
 from the opponents' choices (for example that a seat that put a keeper into a gap held no card
 fitting it): every consistent deal is equally likely. It never reads `hidden` or another hand:
-determinize clears them before dealing. Deals after the current one are shuffled
+determinize clears them before dealing. With a drawn turn order (K-3.6.2) it knows
+the current round's seat order (public) but not the later rounds': determinize redraws the
+deal's order stream. Deals after the current one are shuffled
 afresh inside the simulation (K-4.4), from the search's own stream.
 
 Rewards. At the end of the game each seat's win share (1/k for k winners after the tie-break,
@@ -83,7 +85,8 @@ def determinize(game, ctx, observer, rng):
     """Replace what `observer` cannot see by a random deal of the cards it has not seen (module
     docstring, K-8.3): clear `hidden` and the other hands, then deal the unseen multiset into the
     face-down cells, the other hands (their known sizes) and the set-aside tail (its known
-    count). Reads only public arrays and the observer's own hand."""
+    count); with a random turn order (K-3.6.2) a new order stream for the later rounds. Reads
+    only public arrays and the observer's own hand."""
     rules, cards, unseen, pool = ctx[0], ctx[1], ctx[4], ctx[5]
     scalars, cells, hidden, lines, hands, seats, events = game
     for index in range(hidden.shape[0]):
@@ -114,6 +117,10 @@ def determinize(game, ctx, observer, rng):
     for index in range(scalars[S.S_SET_ASIDE]):
         hidden[cell_count + index] = pool[dealt]
         dealt += 1
+    if M.drawn_orders(rules):
+        # K-3.6.2: the current round's order is public, the later rounds' orders are not: a
+        # fresh order stream for the rest of the deal
+        M.order_stream(scalars)[0] = random_stream.next_u64(rng)
     if dealt != total:  # the public counts contradict the deck: an engine bug
         scalars[S.S_PHASE] = S.PHASE_OVER
         scalars[S.S_VIOLATIONS] += 1

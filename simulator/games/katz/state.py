@@ -68,7 +68,7 @@ P_OTHER_OF_KIND_PENALTY = 21  # scoring.other_of_kind_penalty
 P_PENALTY_KIND_CARD = 22  # scoring.penalty_kind_card
 P_TIE_BREAK = 23  # tie_break
 P_ROUNDS = 24  # rounds
-P_TURN_ORDER_SNAKE = 25  # turn_order
+P_TURN_ORDER = 25  # turn_order
 P_HAND_BASE = 26  # derived
 P_HAND_EXTRA_CARDS = 27  # derived
 P_ROWS = 28  # derived
@@ -105,6 +105,11 @@ TIE_SHARED = 0  # 'shared'
 TIE_FEWEST_HAND_CARDS = 1  # 'fewest_hand_cards'
 TIE_FEWEST_CATS = 2  # 'fewest_cats'
 TIE_LATER_SEAT = 3  # 'later_seat'
+# values of turn_order (their index in its Literal)
+ORDER_CLOCKWISE = 0  # 'clockwise'
+ORDER_SNAKE = 1  # 'snake'
+ORDER_RANDOM_EACH_ROUND = 2  # 'random_each_round'
+ORDER_RANDOM_AFTER_FIRST_ROUND = 3  # 'random_after_first_round'
 P_SIZE = RULES.size
 P_CELL_LINES = P_SIZE
 
@@ -188,7 +193,16 @@ S_FIRST_TURN = 32  # 1 during the start seat's first action of a deal (K-3.8)
 S_LAST_MOVER = 33  # seat of the last move applied
 S_ENDER = 34  # seat whose action (or pass) ended the last finished deal
 S_REVERSED = 35  # 1 while a snake turn order (K-3.6.1) runs backwards
-S_SIZE = 36
+# turn_order random_each_round / random_after_first_round (K-3.6.2), the "drawn orders"
+# (moves.drawn_orders): the deal's order stream, a SplitMix64 state (rng.py)
+# kept as the int64 of its bits; the orders of the rounds to come follow from it, so it is
+# hidden like `hidden` (policies never read it; an ismcts determinization redraws it)
+S_ORDER_STREAM = 36
+S_ORDER_PLACE = 37  # drawn orders: place of the current seat turn in its round's order
+# drawn orders: S_ROUND_ORDER + k is the seat in place k (0 .. players - 1) of the current
+# round's order, public from the round's start (MAX_SEATS entries)
+S_ROUND_ORDER = 38
+S_SIZE = S_ROUND_ORDER + MAX_SEATS
 
 PHASE_ACTION = 0  # choose draw, replacement or pass
 PHASE_PLACE = 1  # a gap is open: choose the placement outcome

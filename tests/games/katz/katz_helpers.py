@@ -174,6 +174,11 @@ def state_from_text(
     scalars[S.S_END_REASON] = -1
     scalars[S.S_INITIAL_KEEPERS] = int(np.sum(states == S.KEEPER))
     scalars[S.S_BARE_KEEPERS] = scalars[S.S_INITIAL_KEEPERS]
+    # K-3.6.2: a scripted position lies in a round whose drawn order happens to be 0..n-1, the
+    # later rounds' orders come from an order stream seeded by `seed`
+    scalars[S.S_ROUND_ORDER:S.S_ROUND_ORDER + params.players] = np.arange(params.players)
+    scalars[S.S_ORDER_PLACE] = seat
+    scalars[S.S_ORDER_STREAM] = seed
     moves.recount_lines(state.rules, state.cards, cells, state.lines)
     return state
 

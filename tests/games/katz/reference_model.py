@@ -153,6 +153,39 @@ class Deal:
     hands: list[list[int]]
     zoo: list[int]
     start_seat: int
+    # turn_order random_each_round (K-3.6.2): the seed of the deal's order stream, a SplitMix64
+    # state (the engine's documented generator, simulator/games/rng.py) as an unsigned integer
+    order_seed: int | None = None
+
+
+SPLITMIX_GAMMA = 0x9E3779B97F4A7C15
+SPLITMIX_MASK = (1 << 64) - 1
+
+
+class OrderStream:
+    """K-3.6.2's stream of round orders: SplitMix64 from the deal's order seed, written from its
+    published definition (state += gamma; two xor-shift-multiply steps), and Fisher-Yates."""
+
+    def __init__(self, seed: int):
+        self.state = seed
+
+    def below(self, bound: int) -> int:
+        """An integer in [0, bound): 53 random bits scaled to the bound, as rng.randint."""
+        self.state = (self.state + SPLITMIX_GAMMA) & SPLITMIX_MASK
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & SPLITMIX_MASK
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & SPLITMIX_MASK
+        z ^= z >> 31
+        return int(float(z >> 11) * (1.0 / 9007199254740992.0) * bound)
+
+    def round_order(self, players: int) -> list[int]:
+        """A uniformly random order of the seats: swap each place from the last down with a
+        place at or below it."""
+        order = list(range(players))
+        for place in range(players - 1, 0, -1):
+            other = self.below(place + 1)
+            order[place], order[other] = order[other], order[place]
+        return order
 
 
 @dataclass
@@ -170,6 +203,8 @@ class Model:
     in_extra_turn: bool = False
     pass_streak: int = 0  # passes in a row, chosen or forced, extra turns included (K-4.1.5)
     turn_step: int = 0  # seat turns of this deal before the current one (K-3.6.1's order)
+    order_stream: OrderStream | None = None  # random_each_round (K-3.6.2)
+    round_order: list[int] = field(default_factory=list)  # random_each_round: this round's seats
     final_turns_left: int | None = None  # end_timing complete_round: seat turns still to come
     pending_end_reason: str | None = None  # complete_round: the trigger's reason
     end_reason: str | None = None  # reason the last finished deal ended
@@ -226,8 +261,20 @@ class Model:
         assert all(0 <= card < len(rules.kind_names) * len(rules.values) for card in dealt)
         if self.phase == NEED_DEAL:
             self.deal_index += 1
-        # K-4.4: deal k starts with seat (first seat + k) mod n
-        assert deal.start_seat == (self.first_seat + self.deal_index) % rules.players
+        start_seat = deal.start_seat
+        if rules.turn_order == "random_each_round":
+            # K-3.6.2: the first round's order is drawn too; its first seat starts the deal, and
+            # the first deal's start seat is the game's first seat
+            self.order_stream = OrderStream(deal.order_seed)
+            self.round_order = self.order_stream.round_order(rules.players)
+            start_seat = self.round_order[0]
+            if self.deal_index == 0:
+                self.first_seat = start_seat
+        else:  # K-4.4: deal k starts with seat (first seat + k) mod n
+            assert deal.start_seat == (self.first_seat + self.deal_index) % rules.players
+        if rules.turn_order == "random_after_first_round":  # K-3.6.2: drawn from round 2 on
+            self.order_stream = OrderStream(deal.order_seed)
+            self.round_order = [(start_seat + place) % rules.players for place in range(rules.players)]
         self.cells = [(FACE_DOWN, card) for card in deal.zoo]
         self.hands = [list(hand) for hand in deal.hands]
         self.supply = rules.keepers
@@ -237,10 +284,10 @@ class Model:
         self.pending_end_reason = None
         self.end_reason = None
         self.pass_streak = 0
-        self.start_seat = deal.start_seat
+        self.start_seat = start_seat
         self.first_turn = True
         self.turn_step = 0
-        self.begin_seat_turn(deal.start_seat)
+        self.begin_seat_turn(start_seat)
 
     # ---- what is visible where (K-3.1) ----
 
@@ -490,10 +537,15 @@ class Model:
     def following_seat(self) -> int:
         """K-3.6 / K-3.6.1: the seat of the next seat turn. Seat turn t of a deal (t from 0) has
         offset t mod n from the start seat clockwise; snake runs through the offsets
-        0..n-1, n-1..0 with period 2n."""
+        0..n-1, n-1..0 with period 2n; the random orders (K-3.6.2) take place t mod n of the
+        round's order and draw the next round's order when a round is full."""
         n = self.rules.players
         self.turn_step += 1
         offset = self.turn_step % n
+        if self.rules.turn_order in ("random_each_round", "random_after_first_round"):
+            if offset == 0:
+                self.round_order = self.order_stream.round_order(n)
+            return self.round_order[offset]
         if self.rules.turn_order == "snake" and self.turn_step % (2 * n) >= n:
             offset = n - 1 - offset
         return (self.start_seat + offset) % n

@@ -176,21 +176,47 @@ def scramble_hidden(state, rng: np.random.Generator, keep_seat: int):
 def test_policies_never_peek(policy, policy_params):
     """K-8.3: changing what a seat cannot see (face-down identities, other hands) never changes
     its choice, at every decision of several games."""
-    params = make_params(players=3)
-    seating = GAME.seat_policies([(policy, policy_params)] * 3)
     rng = np.random.default_rng(0)
+
+    def scrambled(blind, deciding_seat):
+        scramble_hidden(blind, rng, keep_seat=deciding_seat)
+
+    assert decisions_blind_to(make_params(players=3), policy, policy_params, scrambled, games=6) > 100
+
+
+def decisions_blind_to(params, policy, policy_params, change, games: int) -> int:
+    """Plays `games` games of `policy` in every seat and asserts that at every decision the
+    choice stays the same, twice, after `change(copy of the state, deciding seat)` altered what
+    the seat must not see; returns the decisions checked."""
+    seating = GAME.seat_policies([(policy, policy_params)] * params.players)
     decisions = 0
-    for seed in range(6):
+    for seed in range(games):
         state = step_api.new_game(params, seating, seed=seed)
         while not step_api.is_over(state):
             choice = step_api.policy_move(clone(state))
             for _ in range(2):
                 blind = clone(state)
-                scramble_hidden(blind, rng, keep_seat=state.seat)
+                change(blind, state.seat)
                 assert step_api.policy_move(blind) == choice
             step_api.apply(state, step_api.policy_move(state))
             decisions += 1
-    assert decisions > 100
+    return decisions
+
+
+@pytest.mark.parametrize("policy, policy_params", [
+    ("ismcts", {"iterations": 40}), ("strong", {"iterations": 12}),
+])
+def test_search_never_peeks_at_future_round_orders(policy, policy_params):
+    """K-3.6.2 and K-8.3: with `turn_order: random_each_round` the later rounds' seat orders
+    are unknown to every seat (only the current round's is public), so changing the deal's
+    order stream never changes a search player's choice: its determinizations redraw them."""
+    rng = np.random.default_rng(2)
+
+    def other_future_orders(blind, deciding_seat):
+        blind.scalars[S.S_ORDER_STREAM] = rng.integers(-2**63, 2**63 - 1)
+
+    params = make_params(players=3, turn_order="random_each_round")
+    assert decisions_blind_to(params, policy, policy_params, other_future_orders, games=4) > 60
 
 
 def seat_results(names, games, players=4, **knobs):

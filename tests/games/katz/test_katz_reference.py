@@ -29,7 +29,7 @@ from reference_model import KEEPER as M_KEEPER
 from reference_model import KEEPER_OVER as M_KEEPER_OVER
 from reference_model import FACE_DOWN as M_FACE_DOWN
 from reference_model import FACE_UP as M_FACE_UP
-from reference_model import NEED_DEAL, SEAT_COUNTS, Deal, Model, Rules
+from reference_model import NEED_DEAL, SEAT_COUNTS, SPLITMIX_GAMMA, SPLITMIX_MASK, Deal, Model, Rules
 from simulator.games.katz import GAME, play, render, step_api
 from simulator.games.katz import state as S
 
@@ -118,8 +118,19 @@ VARIANTS = [
                               "first_player": "random"}),
     ("snake_small_passes", {**SMALL, "turn_order": "snake", "allow_pass": True,
                             "end_when_no_face_down": False, "keepers": 3}),
+    # K-3.6.2
+    ("random_each_round", {"turn_order": "random_each_round", "rounds": 2,
+                           "tie_break": "later_seat"}),
+    ("random_each_round_complete_round", {"turn_order": "random_each_round",
+                                          "end_timing": "complete_round",
+                                          "first_turn_limit": "return_drawn_card"}),
+    ("random_each_round_small_passes", {**SMALL, "turn_order": "random_each_round", "allow_pass": True,
+                                        "end_when_no_face_down": False, "keepers": 3,
+                                        "first_turn_limit": "no_extra_turn", "rounds": 2}),
+    ("random_after_first_round", {"turn_order": "random_after_first_round", "rounds": 3,
+                                  "first_player": "random", "end_timing": "complete_round"}),
 ]
-GAMES_PER_CELL = 24  # per variant and player count: 57 variants x 4 counts x 24 = 5,472 games
+GAMES_PER_CELL = 24  # per variant and player count: 61 variants x 4 counts x 24 = 5,856 games
 REPLAY_GAMES = 80  # per player count and seating in the play_batch replay
 
 
@@ -138,7 +149,17 @@ def deal_of(state: step_api.KatzState) -> Deal:
         hands=[state.hand(seat) for seat in range(state.params.players)],
         zoo=[int(card) for card in state.hidden[:cells]],
         start_seat=int(state.scalars[S.S_START_SEAT]),
+        order_seed=deal_order_seed(state),
     )
+
+
+def deal_order_seed(state: step_api.KatzState) -> int:
+    """K-3.6.2: the seed of the deal's order stream. The engine keeps the stream's state, which
+    random_each_round's first round has moved on by its n - 1 draws (SplitMix64 adds gamma per
+    draw)."""
+    stream = int(state.scalars[S.S_ORDER_STREAM]) & SPLITMIX_MASK
+    draws = state.params.players - 1 if state.params.turn_order == "random_each_round" else 0
+    return (stream - draws * SPLITMIX_GAMMA) & SPLITMIX_MASK
 
 
 def model_for(state: step_api.KatzState) -> Model:
