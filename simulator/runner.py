@@ -12,7 +12,8 @@ A run holds the run folder's lock from start to end. A folder holding a differen
 never reused without `--force`, and a folder holding this experiment is continued only with
 `--resume`: finished chunks that verify are skipped, bad ones set aside and played again; every
 game is determined by its seed, so the result is the same as an uninterrupted run. Worker
-processes die with the parent (SIGKILL included), worker threads abandon their chunks when a run
+processes die with the parent (SIGKILL included), a worker keeps the memory it frees for its next
+chunk (worker_memory.py), worker threads abandon their chunks when a run
 ends early (`_threads_stop_on_error`), SIGTERM ends a run like Ctrl-C, and a full disk or a
 permission error ends it in one line that keeps every finished chunk and says how to resume.
 """
@@ -50,6 +51,7 @@ from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
     remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
 )
+from simulator.worker_memory import keep_freed_memory
 
 BACKENDS = ("loky", "threading", "dask")
 
@@ -123,6 +125,7 @@ def play_chunk(chunk: Chunk, run_dir: Path, check: bool = False, parent_pid: int
 def _play_chunk(chunk: Chunk, run_dir: Path, check: bool, parent_pid: int | None) -> tuple[int, int, int, float]:
     started = time.perf_counter()
     follow_parent(parent_pid)
+    keep_freed_memory()  # once per process: its chunks reuse the memory the earlier ones freed
     cell = chunk.cell
     seeds, rotations = chunk.game_seeds_and_rotations()
     columns = play_in_sub_batches(

@@ -26,8 +26,7 @@ from simulator.games.katz import features as F
 from simulator.games.katz import moves as M
 from simulator.games.katz import search as KS
 from simulator.games.katz import state as S
-from simulator.games.katz.params import deck_cards, rule_array
-from simulator.games.katz.play import choose_for_seat
+from simulator.games.katz.play import choose_for_seat, rule_tables
 from simulator.games.katz.specs import SET_NAMES
 from simulator.games.kernels import allocating
 from simulator.games.learned import fit_ridge
@@ -91,7 +90,7 @@ def record(params, seat_policies, seeds, rotations, explore=0.0):
     returns {set name: (rows (n, FEATURES) float64, targets (n,) float64, deciding seats (n,)
     int64)} in SET_NAMES order (module docstring). Deterministic for the seeds: the games of one call are the games of
     several calls over a split of the seeds, in order."""
-    rules, cards, deck = rule_array(params), M.card_table(params), deck_cards(params)
+    rules, cards, deck = rule_tables(params)
     seeds = np.ascontiguousarray(seeds, dtype=np.uint64)
     rotations = np.ascontiguousarray(rotations, dtype=np.int64)
     capacity = len(seeds) * (int(rules[S.P_CELLS]) + int(rules[S.P_DECK_SIZE])) * 3 + 1024

@@ -81,3 +81,24 @@ def test_a_random_batch_plays_a_kernel_without_the_heuristics_and_the_same_games
     np.testing.assert_array_equal(outputs[0][1], outputs[1][1])
     position = list(inspect.signature(play.play_games.py_func).parameters).index("workspace")
     assert {isinstance(signature[position], types.NoneType) for signature in play.play_games.signatures} == {True, False}
+
+
+def test_a_rule_sets_tables_are_built_once_and_are_those_of_its_params(monkeypatch):
+    """play_batch reads the rule array, card table and deck of its rule set from play.rule_tables,
+    built on the first batch of a rule set, not on every call; another rule set gets its own."""
+    from simulator.games.katz.moves import card_table
+    from simulator.games.katz.params import deck_cards, rule_array
+
+    built = []
+    monkeypatch.setattr(play, "_rule_tables", {})
+    monkeypatch.setattr(play, "rule_array", lambda params: built.append(params) or rule_array(params))
+    box, bonus = make_params(players=3), make_params(players=3, seat_bonus_points=[0, 0.5, 0])
+    seeds, rotations = np.arange(5, dtype=np.uint64), np.zeros(5, dtype=np.int64)
+    for params in (box, box, make_params(players=3), bonus, bonus):
+        GAME.play_batch(params, GAME.seat_policies([("random", {})] * 3), seeds, rotations)
+    assert len(built) == 2  # once for the box rules (equal params are one rule set), once for the bonus
+    for params in (box, bonus):
+        tables = play.rule_tables(params)
+        expected = (rule_array(params), card_table(params), deck_cards(params))
+        assert all(np.array_equal(table, fresh) and table.dtype == fresh.dtype for table, fresh in zip(tables, expected))
+    assert not np.array_equal(play.rule_tables(box)[0], play.rule_tables(bonus)[0])
