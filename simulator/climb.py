@@ -143,14 +143,3 @@ def _progress_line(record: ClimbRecord, verdict: str) -> str:
         return f"climb: {where}: {verdict}; climb stopped ({record.stopped}) after {len(record.added)} added rung(s)"
     return (f"climb: {where}: {verdict}; climbing to {record.labels[-1]} "
             f"({len(record.added)} of at most {record.max_climbs}; {record.steps[-1]})")
-
-
-def climb_sentence(record: dict[str, Any]) -> str:
-    """A climb in words for the report and the terminal: each added rung, and why it stopped."""
-    added = ", ".join(record["labels"]) or "no rung"
-    how = f"climbed {len(record['labels'])} rung(s): {added}" if record["labels"] else "added no rung"
-    stopped = record.get("stopped")
-    if stopped is None:
-        return f"Climb (at most {record['max_climbs']}): {how}; still climbing (the run is not finished)."
-    verdicts = " -> ".join(record["verdicts"])
-    return f"Climb (at most {record['max_climbs']}): {how}; stopped: {stopped} (ladder verdicts {verdicts})."
