@@ -22,6 +22,7 @@ import pydantic
 
 from simulator.games.base import Climb, Game, ParamRange, PolicySpec
 from simulator.schema import StrictModel
+from tests.analysis.explain_game import winner_records
 
 EDGE = 0.4
 MAX_BUDGET = 16
@@ -54,7 +55,7 @@ def _uniforms(seeds: np.ndarray, rotations: np.ndarray, count: int) -> np.ndarra
 
 
 def _ascent_play_batch(params, seat_policies, seeds, rotations, check=False):
-    games, n = len(seeds), params.players
+    n = params.players
     budgets = np.where(seat_policies.policy_ids == THINKER, seat_policies.policy_params[:, 0], 1.0)
     # slot k sits at seat (k + r) % n in rotation r (games/base.py), so seat s holds slot (s - r) % n
     seat_budget = budgets[(np.arange(n)[None, :] - rotations.astype(np.int64)[:, None]) % n]
@@ -63,18 +64,7 @@ def _ascent_play_batch(params, seat_policies, seeds, rotations, check=False):
     odds = np.cumsum(seat_budget, axis=1) / seat_budget.sum(axis=1, keepdims=True)
     drawn = np.minimum((draws[:, 1:2] >= odds).sum(axis=1), n - 1)
     winner = np.where(edge, 0, drawn)
-    win = winner[:, None] == np.arange(n)[None, :]
-    checked = {}
-    if check:  # the game contract's checked-mode columns: the ascent game breaks no invariant
-        checked = {"check_violations": np.zeros(games, dtype=np.int32), "first_violation": np.zeros(games, dtype=np.int8)}
-    return {
-        **checked,
-        "turns": np.full(games, 10, dtype=np.int16),
-        "rounds": np.full(games, 10 // n, dtype=np.int16),
-        "end_reason": np.zeros(games, dtype=np.int8),
-        "score": win.astype(np.int16),
-        "win": win,
-    }
+    return winner_records(winner[:, None] == np.arange(n)[None, :], check)
 
 
 ASCENT = Game(
