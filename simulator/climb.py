@@ -5,7 +5,8 @@ After a ladder is played, each climbing ladder is judged per player count by the
 equivalent within the margin is *stable*, the project's equivalence rule). While the verdict is
 not stable and fewer than N rungs were added at that player count, the climb adds a rung one
 step stronger than the top rung, the step its policy declares (games/base.py `Climb`: a search's
-iterations doubled, a learned player's temperature halved), with the top rung's own game count:
+iterations doubled, a learned player's temperature halved or, at 0, the next kept round of its
+training), with the top rung's own game count:
 its self-play cell and its head-to-head with the top rung (plan.climbed_rung_cells). Then the
 new cells are played and every climbing ladder judged again. A climb stops when the top rungs
 agree ("agreed"), at the cap ("cap reached"), or when the top rung cannot climb ("cannot climb:
@@ -57,7 +58,7 @@ def climb_records(plan: Plan) -> list[ClimbRecord]:
     """A fresh record per climbing ladder study and player count (solo cells have no ladder
     verdict: nothing to climb for), in plan order."""
     records: dict[tuple[str, int], ClimbRecord] = {}
-    for study_index, study in enumerate(plan.experiment.studies):
+    for study in plan.experiment.studies:
         if study.climb is None:
             continue
         name = study.name or study.game

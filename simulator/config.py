@@ -78,12 +78,12 @@ class Rung(SeatSpec):
 MAX_CLIMBS = 10
 
 
-class Climb(StrictModel):
+class LadderClimb(StrictModel):
     """A strength ladder that climbs until its two top rungs agree (simulator/climb.py): after the
     ladder is played, per player count, while the ladder verdict is not *stable* and fewer than
     `max_climbs` rungs were added, a rung one step stronger than the top rung (the step its policy
-    declares: a search's iterations doubled, a learned player's temperature halved) is added and
-    played, and the ladder judged again."""
+    declares: a search's iterations doubled, a learned player's temperature halved or, at 0, its
+    next kept training round) is added and played, and the ladder judged again."""
 
     max_climbs: int = Field(ge=1, le=MAX_CLIMBS, description="the most rungs the climb adds per player count")
 
@@ -171,7 +171,7 @@ class Study(StrictModel):
         "plays self-play, and each rung plays the next one (alternating around the table), so "
         "all rungs get one Elo scale; instead of seats or pool",
     )
-    climb: Climb | None = Field(
+    climb: LadderClimb | None = Field(
         None,
         description="with a ladder: {max_climbs: N}: add rungs one step stronger than the top rung "
         "until the two top rungs agree (the ladder verdict is stable), at most N per player count",

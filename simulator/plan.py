@@ -491,7 +491,7 @@ def _refuse_unclimbable(study: Study, experiment: Experiment, where: str, file: 
     key = f"{where}.climb"
     if isinstance(study.games or experiment.games, PrecisionGames):
         raise ZoosimError("a climbing ladder plays a fixed number of games per rung: give the study "
-                          "games: N (or its rungs their own games), not precision mode", file=file, key=key)
+                          "games: N, not precision mode", file=file, key=key)
     swept = sorted(_swept_knobs(study) - {"players"})
     if swept:
         raise ZoosimError(f"a climbing ladder is judged per player count: sweep only 'players', not "

@@ -39,6 +39,7 @@ import pydantic
 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
+from simulator.games.learned import NextTrainingRound
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
@@ -104,6 +105,8 @@ class Climb:
     param: str
     factor: float
     doing: str
+    then: Any = None  # a further climb (same `step`) taken when this one changes nothing
+
 
     def step(self, spec: "PolicySpec", overrides: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """(the overrides of the player one step stronger, how it was made), or (None, why the
@@ -111,6 +114,8 @@ class Climb:
         value = float(overrides.get(self.param, spec.params[self.param]))
         stepped = value * self.factor
         if stepped == value:
+            if self.then is not None:
+                return self.then.step(spec, overrides)
             return None, f"its {self.param} is {value:g} already, so one step ({self.doing}) changes nothing"
         allowed = spec.ranges.get(self.param)
         if allowed is not None and not allowed.allows(stepped):
@@ -119,9 +124,10 @@ class Climb:
 
 
 # The climbs the shipped players declare: a search plays twice the iterations per decision, a
-# learned player samples its moves at half the temperature (closer to always its best move).
+# learned player samples its moves at half the temperature (closer to always its best move), and
+# at temperature 0 plays the next kept round of its training (learned.NextTrainingRound).
 DOUBLE_ITERATIONS = Climb("iterations", 2.0, "search iterations per decision doubled")
-HALVE_TEMPERATURE = Climb("temperature", 0.5, "temperature halved")
+HALVE_TEMPERATURE = Climb("temperature", 0.5, "temperature halved", then=NextTrainingRound())
 
 
 @dataclass(frozen=True)

@@ -88,6 +88,22 @@ def test_a_step_out_of_its_parameter_range_or_changing_nothing_cannot_climb():
     assert strong.climb.step(strong, {})[0] == {"iterations": 32.0}  # nyz strong's default is 16
 
 
+def test_a_learned_rung_at_temperature_0_climbs_to_the_next_kept_round_of_its_training(tmp_path):
+    shipped = get_game("katz").policies["learned"].weights.default_file
+    for number, kept in ((0, True), (1, False), (2, True)):  # round 1 lost its gate
+        shutil.copy(shipped, tmp_path / f"round-0{number}.npz")
+        card = json.loads(Path(shipped).with_suffix(".json").read_text())
+        (tmp_path / f"round-0{number}.json").write_text(json.dumps({**card, "round": number, "kept": kept}))
+    learned = get_game("katz").policies["learned"]
+    first = str(tmp_path / "round-00.npz")
+    assert learned.climb.step(learned, {"weights": first}) == (
+        {"weights": str(tmp_path / "round-02.npz")}, "weights round-00.npz -> round-02.npz (the next kept training round)")
+    assert learned.climb.step(learned, {"weights": str(tmp_path / "round-02.npz")}) == (
+        None, f"no later round of {tmp_path} was kept after round-02.npz")
+    # above temperature 0 it halves the temperature first
+    assert learned.climb.step(learned, {"weights": first, "temperature": 0.5})[0] == {"weights": first, "temperature": 0.25}
+
+
 def test_a_climb_is_the_same_for_any_jobs_and_resumes_keeping_finished_games(tmp_path):
     document = climbing([THINKER_1, THINKER_2], max_climbs=5)
     one, _ = climbed(tmp_path / "one", document, jobs=1)
