@@ -73,6 +73,21 @@ class Rung(SeatSpec):
     )
 
 
+# A ladder's climb adds at most this many rungs per player count (each one plays twice the
+# search of the one before: ten doublings is a thousand times the top rung's cost).
+MAX_CLIMBS = 10
+
+
+class LadderClimb(StrictModel):
+    """A strength ladder that climbs until its two top rungs agree (simulator/climb.py): after the
+    ladder is played, per player count, while the ladder verdict is not *stable* and fewer than
+    `max_climbs` rungs were added, a rung one step stronger than the top rung (the step its policy
+    declares: a search's iterations doubled, a learned player's temperature halved or, at 0, its
+    next kept training round) is added and played, and the ladder judged again."""
+
+    max_climbs: int = Field(ge=1, le=MAX_CLIMBS, description="the most rungs the climb adds per player count")
+
+
 class PrecisionTarget(StrictModel):
     halfwidth: float = Field(gt=0, lt=0.5, description="largest allowed interval half-width of a seat win rate")
 
@@ -156,6 +171,11 @@ class Study(StrictModel):
         "plays self-play, and each rung plays the next one (alternating around the table), so "
         "all rungs get one Elo scale; instead of seats or pool",
     )
+    climb: LadderClimb | None = Field(
+        None,
+        description="with a ladder: {max_climbs: N}: add rungs one step stronger than the top rung "
+        "until the two top rungs agree (the ladder verdict is stable), at most N per player count",
+    )
     pool_format: Literal["round_robin", "permutations"] = Field(
         "round_robin", description="how the pool is seated: round_robin | permutations"
     )
@@ -182,6 +202,8 @@ class Study(StrictModel):
                              f"(a strength ladder), not {' and '.join(given)}")
         if self.ladder is not None and len(self.ladder) < 2:
             raise ValueError("a strength ladder needs at least 2 rungs")
+        if self.climb is not None and self.ladder is None:
+            raise ValueError("'climb' climbs a strength ladder: give the study a 'ladder' (rungs weakest first)")
         if self.pool is not None and len(self.pool) < 2:
             raise ValueError("a tournament pool needs at least 2 policies")
         for knob, values in (self.sweep or {}).items():

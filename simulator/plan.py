@@ -179,6 +179,9 @@ class Plan:
     experiment: Experiment
     run_hash: str
     cells: list[Cell] = field(default_factory=list)
+    # a climbing ladder's record per study and player count (simulator/climb.py's ClimbRecord, as
+    # JSON), which the manifest keeps for the report; empty without a climbing ladder
+    climbs: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def games(self) -> int:
@@ -298,6 +301,8 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
         _refuse_repeated_entries(study, where, file)
         if study.explain is not None:
             _refuse_unexplainable(study, experiment, where, file)
+        if study.climb is not None:
+            _refuse_unclimbable(study, experiment, where, file)
         first_cell = len(cells)
         for sweep_values in _combinations(study, where, file, used=len(cells)):
             game, params = _cell_params(study, sweep_values, where, file)
@@ -313,8 +318,9 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     _check_chunk_count(cells, file)
     dumped = experiment.model_dump(mode="json", exclude={"name", "description"})
     for study in dumped["studies"]:  # keys added later hash, when unset, as before they existed
-        if study.get("explain") is None:
-            study.pop("explain", None)
+        for key in ("explain", "climb"):
+            if study.get(key) is None:
+                study.pop(key, None)
         for rung in study.get("ladder") or []:  # a rung's own game count
             if isinstance(rung, dict) and rung.get("games") is None:
                 rung.pop("games", None)
@@ -476,6 +482,40 @@ def ladder_seatings(rungs: list, players: int) -> list[list]:
     if players < 2:
         return self_play
     return self_play + [[pair[s % 2] for s in range(players)] for pair in zip(rungs, rungs[1:])]
+
+
+def _refuse_unclimbable(study: Study, experiment: Experiment, where: str, file: str | None) -> None:
+    """A climb adds rungs of fixed game counts and judges the ladder per player count: not in
+    precision mode (whose cells grow apart), and not over a sweep of anything but the player count
+    (the ladder verdict is per player count)."""
+    key = f"{where}.climb"
+    if isinstance(study.games or experiment.games, PrecisionGames):
+        raise ZoosimError("a climbing ladder plays a fixed number of games per rung: give the study "
+                          "games: N, not precision mode", file=file, key=key)
+    swept = sorted(_swept_knobs(study) - {"players"})
+    if swept:
+        raise ZoosimError(f"a climbing ladder is judged per player count: sweep only 'players', not "
+                          f"'{swept[0]}' (give each rule its own ladder study)", file=file, key=key)
+
+
+def climbed_rung_cells(plan: Plan, study_index: int, like: Cell, top: Rung, climbed: Rung,
+                       file: str | None = None) -> list[Cell]:
+    """The cells a climb adds to a ladder study at the player count of its cell `like`: the
+    climbed rung `climbed` in self-play and its head-to-head with the top rung `top`
+    (ladder_seatings of the pair less the top rung's self-play, which was played). They are
+    numbered after the plan's cells and seeded as any cell is, from the experiment's seed and what
+    they play."""
+    study = plan.experiment.studies[study_index]
+    where = f"studies[{study_index}]"
+    sweep_values = {key: value for key, value in like.sweep_values.items() if key != "rungs"}
+    game, params = _cell_params(study, sweep_values, where, file)
+    seatings = ladder_seatings([top, climbed], like.players)[1:]
+    return [_make_cell(plan.experiment, study, where, sweep_values, game, params, seating, len(plan.cells) + offset, file)
+            for offset, seating in enumerate(seatings)]
+
+
+def _swept_knobs(study: Study) -> set[str]:
+    return set(study.sweep or {}).union(*(case for case in study.cases or []))
 
 
 def _refuse_too_many_cells(count: int, used: int, what: str, key: str, file: str | None) -> None:

@@ -1,6 +1,6 @@
 """The run folder: its layout and every file zoosim reads or writes in it.
 
-    RUN_DIR/manifest.json                         experiment, run hash, cells (`write_manifest`)
+    RUN_DIR/manifest.json                         experiment, run hash, cells, climbs (`write_manifest`)
     RUN_DIR/experiment.yaml                       the experiment file as given
     RUN_DIR/run.json                              one entry per session (`record_session`)
     RUN_DIR/samples.json                          the report's sample games, drawn by a worker (samples.py)
@@ -338,6 +338,8 @@ def write_manifest(run_dir: Path, plan, experiment_text: str, source: str | None
         "experiment": plan.experiment.model_dump(mode="json"),
         "experiment_file": source,
         "cells": [cell.describe() for cell in plan.cells],
+        # a climbing ladder's records (simulator/climb.py), absent without one
+        **({"climbs": plan.climbs} if plan.climbs else {}),
     }
     write_json_atomic(run_dir / MANIFEST, manifest)
     write_bytes_atomic(run_dir / EXPERIMENT_COPY, experiment_text.encode("utf-8"))

@@ -574,37 +574,62 @@ def run_experiment(plan: Plan, run_dir: Path, experiment_text: str, **options: A
     """Run a plan; in precision mode, after the first round (the pilot: `games.start`) grow every
     cell whose shown seat intervals are not yet as narrow as asked to the games its pilot says
     are needed (`precision_games_needed`), and again until they are (or the cap), checked from
-    the chunks' summaries."""
-    from simulator.analysis.summary import merged_summaries, precision_games_needed
-    from simulator.plan import grow_cell
+    the chunks' summaries. Then, with a climbing ladder, climb: judge, add the next rungs, play
+    them, until every climb has stopped (simulator/climb.py)."""
+    from simulator.climb import climb_once, start_climbs
 
-    precision = plan.experiment.games
-    if not isinstance(precision, PrecisionGames):
+    precision = isinstance(plan.experiment.games, PrecisionGames)
+    climbing = any(study.climb is not None for study in plan.experiment.studies)
+    if not precision and not climbing:
         return run_plan(plan, run_dir, experiment_text, **options)
+    if climbing:
+        start_climbs(plan)
     prepare_run_dir(Path(run_dir), plan, resume=options.get("resume", False), force=options.get("force", False))
     with RunLock(run_dir):
         summary = run_plan(plan, run_dir, experiment_text, **options)
         options = {**options, "resume": True, "force": False}
-        unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
-        while unsettled:
-            grown = {}
-            for cell in plan.cells:
-                if cell.index not in unsettled:
-                    continue
-                totals = merged_summaries(Path(run_dir), cell.describe())
-                needed = precision_games_needed(totals, precision.until.halfwidth)
-                bigger = None if needed <= totals.games else grow_cell(cell, needed)
-                if bigger is not None:
-                    grown[cell.index] = bigger
-            unsettled = set(grown)
-            if not grown:
-                break
-            plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
-            more = run_plan(plan, run_dir, experiment_text, **options)
-            summary = RunSummary(Path(run_dir), summary.games_played + more.games_played, more.games_total,
-                                 summary.seconds + more.seconds, summary.chunks_skipped,
-                                 summary.compile_seconds + more.compile_seconds)
+        if precision:
+            summary = _grow_to_precision(plan, run_dir, experiment_text, summary, options)
+        while climbing:
+            climbing = bool(climb_once(plan, Path(run_dir), progress=options.get("progress", True)))
+            if climbing:
+                summary = _more(summary, run_plan(plan, run_dir, experiment_text, **options))
+            else:  # the last judgment: the manifest keeps why each climb stopped
+                write_manifest(Path(run_dir), plan, experiment_text, options.get("source"))
     return summary
+
+
+def _grow_to_precision(plan: Plan, run_dir: Path, experiment_text: str, summary: RunSummary,
+                       options: dict[str, Any]) -> RunSummary:
+    """Precision mode's rounds after the pilot (run_experiment)."""
+    from simulator.analysis.summary import merged_summaries, precision_games_needed
+    from simulator.plan import grow_cell
+
+    target = plan.experiment.games.until.halfwidth
+    unsettled = {cell.index for cell in plan.cells}  # cells whose games changed since the last look
+    while unsettled:
+        grown = {}
+        for cell in plan.cells:
+            if cell.index not in unsettled:
+                continue
+            totals = merged_summaries(Path(run_dir), cell.describe())
+            needed = precision_games_needed(totals, target)
+            bigger = None if needed <= totals.games else grow_cell(cell, needed)
+            if bigger is not None:
+                grown[cell.index] = bigger
+        unsettled = set(grown)
+        if not grown:
+            break
+        plan.cells = [grown.get(cell.index, cell) for cell in plan.cells]
+        summary = _more(summary, run_plan(plan, run_dir, experiment_text, **options))
+    return summary
+
+
+def _more(summary: RunSummary, more: RunSummary) -> RunSummary:
+    """A run's summary with a later round's (precision growth, a climb) added."""
+    return RunSummary(summary.run_dir, summary.games_played + more.games_played, more.games_total,
+                      summary.seconds + more.seconds, summary.chunks_skipped,
+                      summary.compile_seconds + more.compile_seconds)
 
 
 def _backend_context(backend: str, scheduler: str | None):

@@ -100,6 +100,11 @@ from tests.analysis.explain_game import LEVER  # noqa: E402
 
 register_test_game(LEVER)
 
+# `ascent` (tests/analysis/climb_game.py), players stronger with their budget, for ladder climbs.
+from tests.analysis.climb_game import ASCENT  # noqa: E402
+
+register_test_game(ASCENT)
+
 
 @pytest.fixture
 def write_experiment(tmp_path):

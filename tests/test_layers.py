@@ -24,7 +24,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api", "cli"),                      # the Python API; the command line
     ("tune", "train"),                   # zoosim tune; zoosim train
     ("report", "runner", "bench"),       # the report; running a plan; zoosim bench
-    ("samples", "progress"),             # the sample game of a report; the progress bar
+    ("samples", "progress", "climb"),    # the sample game of a report; the progress bar; ladder climbs
     ("analysis",),                       # statistics of a run's records
     ("rundir",),                         # the run folder: layout, manifest, sidecars, locks
     ("plan",),                           # an experiment as cells and chunks with their seeds

@@ -47,7 +47,7 @@ def test_an_installed_package_adds_a_game_everywhere(installed_plugins, write_ex
     experiment = write_experiment("games: 10\nstudies: [{game: dice, rules: {players: 2}}]\n")
     assert CliRunner().invoke(main, ["validate", str(experiment)]).exit_code == 0
     unknown = CliRunner().invoke(main, ["validate", str(write_experiment("studies: [{game: chess}]\n", "bad.yaml"))])
-    assert unknown.exit_code == 2 and "allowed: katz, nyz, coin, lever, broken, dice" in unknown.stderr
+    assert unknown.exit_code == 2 and "allowed: katz, nyz, coin, lever, ascent, broken, dice" in unknown.stderr
 
 
 def test_a_plugin_cannot_replace_a_built_in_game(installed_plugins):
@@ -73,7 +73,7 @@ def test_built_in_games_are_found_when_entry_points_cannot_be_read(monkeypatch):
     monkeypatch.setattr(importlib.metadata, "entry_points", unreadable)
     registry._entry_point_games.cache_clear()
     try:
-        assert registry.game_names() == ("katz", "nyz", "coin", "lever")
+        assert registry.game_names() == ("katz", "nyz", "coin", "lever", "ascent")
         assert registry.get_game("nyz").name == "nyz"
     finally:
         registry._entry_point_games.cache_clear()

@@ -39,6 +39,7 @@ import pydantic
 
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
+from simulator.games.learned import NextTrainingRound
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
@@ -95,6 +96,41 @@ def _number_text(value: float) -> str:
 
 
 @dataclass(frozen=True)
+class Climb:
+    """How a policy plays one step stronger when a strength ladder climbs (`climb:` in a ladder
+    study, simulator/climb.py): its parameter `param` multiplied by `factor` (a search's budget
+    doubled, a learned player's temperature halved). `doing` says the step in words ("search
+    iterations per decision doubled")."""
+
+    param: str
+    factor: float
+    doing: str
+    then: Any = None  # a further climb (same `step`) taken when this one changes nothing
+
+
+    def step(self, spec: "PolicySpec", overrides: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+        """(the overrides of the player one step stronger, how it was made), or (None, why the
+        player cannot climb: the step leaves the parameter as it is, or leaves its range)."""
+        value = float(overrides.get(self.param, spec.params[self.param]))
+        stepped = value * self.factor
+        if stepped == value:
+            if self.then is not None:
+                return self.then.step(spec, overrides)
+            return None, f"its {self.param} is {value:g} already, so one step ({self.doing}) changes nothing"
+        allowed = spec.ranges.get(self.param)
+        if allowed is not None and not allowed.allows(stepped):
+            return None, f"its {self.param} would become {stepped:g}, outside {allowed.describe()}"
+        return {**overrides, self.param: stepped}, f"{self.param} {value:g} -> {stepped:g} ({self.doing})"
+
+
+# The climbs the shipped players declare: a search plays twice the iterations per decision, a
+# learned player samples its moves at half the temperature (closer to always its best move), and
+# at temperature 0 plays the next kept round of its training (learned.NextTrainingRound).
+DOUBLE_ITERATIONS = Climb("iterations", 2.0, "search iterations per decision doubled")
+HALVE_TEMPERATURE = Climb("temperature", 0.5, "temperature halved", then=NextTrainingRound())
+
+
+@dataclass(frozen=True)
 class PolicySpec:
     """A heuristic as the YAML names it: a numba policy id plus its numeric parameters.
 
@@ -110,6 +146,7 @@ class PolicySpec:
     ranges: dict[str, ParamRange] = field(default_factory=dict)
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: Any = None  # games.learned.LearnedWeights of the `weights` parameter, if any
+    climb: Climb | None = None  # how a ladder's climb makes it one step stronger; None: it cannot
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
         """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the

@@ -27,6 +27,9 @@ weights[1, :], ...` (`vector`), so the kernels read the evaluation from `st.poli
 as they read every other parameter (row width base.MAX_POLICY_PARAMS). The plan hashes
 `identity`, which names the file's sha256, into the cell key: a changed file changes the cell's
 seeds and the run hash, so a run is determined by the weights' contents, not their path.
+
+Climbing (`NextTrainingRound`): a ladder's learned rung at temperature 0 climbs to the next kept
+round of its training (`zoosim train`'s DIR/round-NN.npz, each card saying whether it was kept).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import io
 import json
 import math
 import os
+import re
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -244,3 +248,36 @@ def _cached_load(source: LearnedWeights, path: str) -> Weights:
             _LOADED.clear()
         _LOADED[key] = load_weights(path, source.game, source.feature_names, source.set_names)
     return _LOADED[key]
+
+
+# zoosim train's round files (train/loop.py round_path): DIR/round-NN.npz with its card round-NN.json
+TRAINING_ROUND = re.compile(r"round-(\d+)\.npz")
+
+
+@dataclass(frozen=True)
+class NextTrainingRound:
+    """A learned player's climb by its training (games/base.py Climb's `then`): its weights file,
+    when it is round NN of a `zoosim train` folder, replaced by the first later round there whose
+    card says it was kept (gated stronger than the best before it)."""
+
+    doing: str = "the next kept training round"
+
+    def step(self, spec, overrides) -> tuple[dict[str, Any] | None, str]:
+        given = overrides.get("weights", spec.params["weights"])
+        path = Path(str(given))
+        match = TRAINING_ROUND.fullmatch(path.name)
+        if given == DEFAULT_WEIGHTS or match is None:
+            return None, (f"at temperature 0 it climbs to the next round of its training, but its weights "
+                          f"{given} are no round of a `zoosim train` folder (round-NN.npz)")
+        for later in sorted(path.parent.glob("round-*.npz")):
+            number = TRAINING_ROUND.fullmatch(later.name)
+            if number is None or int(number.group(1)) <= int(match.group(1)):
+                continue
+            try:
+                kept = json.loads(later.with_suffix(".json").read_text(encoding="utf-8")).get("kept")
+            except (OSError, ValueError):
+                continue  # an unreadable card: not a round to climb to
+            if kept is True:
+                return {**overrides, "weights": str(later)}, f"weights {path.name} -> {later.name} ({self.doing})"
+        return None, f"no later round of {path.parent} was kept after {path.name}"
+

@@ -125,7 +125,7 @@ def render_html(
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis),
-                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(study_cells)),
+                "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(study_cells), manifest),
             }
         )
     sessions = run_info.get("sessions", [])
@@ -299,11 +299,28 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
     by_index = {cell["index"]: cell for cell in manifest["cells"]}
     lines = [
         {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["verdict"],
-         "sentence": row["sentence"]}
+         "sentence": ladder_sentence(row, manifest)}
         for _, row in analysis.ladder.iterrows()
     ]
     return lines + [{"label": row["label"], **_verdict_view(by_index[row["cell"]], row, ladders)}
                     for _, row in analysis.cells.iterrows()]
+
+
+def ladder_sentence(row: pd.Series, manifest: dict[str, Any]) -> str:
+    """A ladder verdict's sentence (analysis.ladder), followed, for a climbing ladder, by its
+    climb at that player count (the manifest's `climbs`, simulator/climb.py)."""
+    climb = next((record for record in manifest.get("climbs", [])
+                  if record["study"] == row["study"] and record["players"] == row["players"]), None)
+    return row["sentence"] if climb is None else f"{row['sentence']} {climb_sentence(climb)}"
+
+
+def climb_sentence(record: dict[str, Any]) -> str:
+    """A ladder's climb at one player count in words: each rung it added, and why it stopped."""
+    labels = record["labels"]
+    how = f"added {len(labels)} rung(s): {', '.join(labels)}" if labels else "added no rung"
+    verdicts = " -> ".join(record["verdicts"]) or "not judged yet"
+    stopped = record["stopped"] or "still climbing (the run is not finished)"
+    return f"Climb (at most {record['max_climbs']} rungs): {how}; stopped: {stopped} (ladder verdicts: {verdicts})."
 
 
 def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
@@ -317,7 +334,7 @@ def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
 
 
 def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,
-                 rungs: list[str]) -> dict[str, Any] | None:
+                 rungs: list[str], manifest: dict[str, Any]) -> dict[str, Any] | None:
     """A ladder study's verdicts in words; per player count a chart of each seat's deviation from
     fair against the rungs (self-play only, in rung order) and a chart of its head-to-heads; the
     numbers as tables."""
@@ -338,7 +355,8 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
                        for players, group in policies.groupby("players")}
     return {
         "rungs": rungs,
-        "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": row["sentence"]}
+        "climbs": any(record["study"] == study_name for record in manifest.get("climbs", [])),
+        "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": ladder_sentence(row, manifest)}
                      for _, row in verdicts.iterrows()],
         "charts": [chart for players, group in seats.groupby("players") for chart in (
             charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength (self-play, rungs in order)"),

@@ -38,8 +38,16 @@ def _lever_play_batch(params, seat_policies, seeds, rotations, check=False):
         u, w, drawn = play.random(), play.random(), play.integers(n)
         seat_zero = (params.gift and u < GIFT_RATE) or (params.bonus and w < BONUS_RATE)
         win[game, 0 if seat_zero else drawn] = True
+    return winner_records(win, check)
+
+
+def winner_records(win: np.ndarray, check: bool) -> dict[str, np.ndarray]:
+    """The record columns of a test game that only draws its winners (`win`, games x seats): every
+    game ten turns long, scored 1 for the winner; with `check`, the checked-mode columns of a game
+    that breaks no invariant. The `ascent` game (climb_game.py) records its games so too."""
+    games, n = win.shape
     checked = {}
-    if check:  # the game contract's checked-mode columns: the lever game breaks no invariant
+    if check:
         checked = {"check_violations": np.zeros(games, dtype=np.int32), "first_violation": np.zeros(games, dtype=np.int8)}
     return {
         **checked,

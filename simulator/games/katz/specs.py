@@ -6,7 +6,7 @@ never loads the kernels."""
 
 from pathlib import Path
 
-from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.base import DOUBLE_ITERATIONS, HALVE_TEMPERATURE, ParamRange, PolicySpec
 from simulator.games.learned import DEFAULT_WEIGHTS, LearnedWeights
 from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 
@@ -113,7 +113,7 @@ def search_spec(name, policy_id, description):
     return PolicySpec(name=name, policy_id=policy_id, description=description,
                       params=dict(_SEARCH_PARAMS), param_help=dict(_SEARCH_HELP),
                       ranges=dict(_SEARCH_RANGES),
-                      choices=dict(SEARCH_CHOICES))
+                      choices=dict(SEARCH_CHOICES), climb=DOUBLE_ITERATIONS)
 
 
 SEARCH_POLICIES = {
@@ -172,6 +172,7 @@ LEARNED_POLICIES = {
         },
         ranges={"temperature": ParamRange(0.0)},
         weights=_WEIGHTS,
+        climb=HALVE_TEMPERATURE,
     ),
     "strong": PolicySpec(
         name="strong", policy_id=STRONG,
@@ -195,5 +196,6 @@ LEARNED_POLICIES = {
         ranges=dict(_SEARCH_RANGES),
         choices=dict(SEARCH_CHOICES),
         weights=_WEIGHTS,
+        climb=DOUBLE_ITERATIONS,
     ),
 }

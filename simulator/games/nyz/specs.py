@@ -6,7 +6,7 @@ policies (search.py) and of the learned policies with their evaluation's feature
 
 from pathlib import Path
 
-from simulator.games.base import ParamRange, PolicySpec
+from simulator.games.base import DOUBLE_ITERATIONS, HALVE_TEMPERATURE, ParamRange, PolicySpec
 from simulator.games.learned import DEFAULT_WEIGHTS, LearnedWeights
 from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
@@ -146,6 +146,7 @@ def mcts_spec(name, heuristic, description):
             "score_scale": ParamRange(0.1),
         },
         choices={**SEARCH_CHOICES, "heuristic": HEURISTICS},
+        climb=DOUBLE_ITERATIONS,
     )
 
 
@@ -226,6 +227,7 @@ LEARNED_POLICIES = {
         ranges={"temperature": ParamRange(0.0), "width": ParamRange(1, MAX_OPTIONS, integer=True)},
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS},
         weights=WEIGHTS,
+        climb=HALVE_TEMPERATURE,
     ),
     "strong": PolicySpec(
         name="strong", policy_id=STRONG,
@@ -257,5 +259,6 @@ LEARNED_POLICIES = {
         },
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
         weights=WEIGHTS,
+        climb=DOUBLE_ITERATIONS,
     ),
 }
