@@ -65,6 +65,26 @@ def solo_time_used(st, tab):
 
 
 @kernel
+def offer_fits(st, tab, seat):
+    """Bays whose top tile fits somewhere on the seat's board (M.has_placement, which moves
+    st.fit_from on past the placements that no longer fit)."""
+    fitting = 0
+    for space in range(1, N_SPACES + 1):
+        if st.bay_count[space] > 0 and M.has_placement(st, tab, seat, M.top_tile(st, space)):
+            fitting += 1
+    return fitting
+
+
+@kernel
+def advance_offer_scans(st, tab):
+    """offer_fits of every seat on the game itself, for its fit_from: the copies of it that a
+    policy values (search.py's lines) then start their offer_fits scans where the game is, not
+    where its own last placement check left them. fit_from is a cache: no move changes."""
+    for seat in range(st.sc[SC_PLAYERS]):
+        offer_fits(st, tab, seat)
+
+
+@kernel
 def seat_features(st, tab, seat, out):
     """out[:N_FEATURES] = the features of the seat's position (module docstring)."""
     empty_lo = tab.board_bits[seat, 0] & ~st.grid[seat, 0]
@@ -102,11 +122,7 @@ def seat_features(st, tab, seat, out):
         if species >= 0:
             ahead += min(P.breeders(st, tab, seat, species), tab.rules[R_BREED_ENCLOSURES])
     out[F_BREEDING_AHEAD] = ahead
-    fitting = 0
-    for space in range(1, N_SPACES + 1):
-        if st.bay_count[space] > 0 and M.has_placement(st, tab, seat, M.top_tile(st, space)):
-            fitting += 1
-    out[F_OFFER_FITS] = fitting
+    out[F_OFFER_FITS] = offer_fits(st, tab, seat)
     if tab.rules[R_SOLO] != 0:
         used = solo_time_used(st, tab)
         out[F_TIME_LEFT] = 1.0 - used

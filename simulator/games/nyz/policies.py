@@ -77,6 +77,21 @@ def breeders(st, tab, seat, species):
 
 
 @kernel
+def count_breeders(st, tab):
+    """st.scratch[seat * N_SPECIES + species] = breeders(seat, species) for every seat and
+    species: a destination decision's work space (option_values), read by breeders_of."""
+    for seat in range(st.sc[SC_PLAYERS]):
+        for species in range(N_SPECIES):
+            st.scratch[seat * N_SPECIES + species] = breeders(st, tab, seat, species)
+
+
+@kernel
+def breeders_of(st, seat, species):
+    """breeders(seat, species) as count_breeders left it."""
+    return st.scratch[seat * N_SPECIES + species]
+
+
+@kernel
 def becomes_breeder(st, tab, seat, species):
     """1 when one more animal of the species makes some enclosure of the seat able to breed."""
     for e in range(st.seat[seat, P_ENCLOSURES]):
@@ -104,7 +119,7 @@ def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
     for k in range(1, int(w[W_AHEAD_SPACES]) + 1):
         species = line_at(tab, space, k)
         if species >= 0:
-            own = breeders(st, tab, seat, species)
+            own = breeders_of(st, seat, species)
             if species == gained_a or species == gained_b:
                 own += becomes_breeder(st, tab, seat, species)
             value += w[W_BREEDING_AHEAD] * min(own, limit)
@@ -113,7 +128,7 @@ def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
         if species >= 0:
             for other in range(st.sc[SC_PLAYERS]):
                 if other != seat:
-                    value -= w[W_OPPONENT_BREEDING] * min(breeders(st, tab, other, species), limit)
+                    value -= w[W_OPPONENT_BREEDING] * min(breeders_of(st, other, species), limit)
     return value
 
 
@@ -138,20 +153,29 @@ def pair_value(st, tab, seat, a, b, w):
 
 
 @kernel
-def destination_value(st, tab, seat, move, crossed, w):
+def species_targets(st, tab, seat, w):
+    """best_target of each species, for the destinations of one decision."""
+    return (best_target(st, tab, seat, 0, w), best_target(st, tab, seat, 1, w),
+            best_target(st, tab, seat, 2, w), best_target(st, tab, seat, 3, w),
+            best_target(st, tab, seat, 4, w))
+
+
+@kernel
+def destination_value(st, tab, seat, move, crossed, targets, w):
+    """Value of a destination (D_DEST; targets: species_targets, breeders: count_breeders)."""
     space = move % 32
     gained_a, gained_b = -1, -1
     if tab.strip_kind[space] == SPACE_ANIMALS:
         gained_a, gained_b = tab.strip_pair[space, 0], tab.strip_pair[space, 1]
-        value = pair_value(st, tab, seat, gained_a, gained_b, w)
+        value = max(targets[gained_a], 0.0) + max(targets[gained_b], 0.0)  # pair_value
         for species in range(N_SPECIES):
-            value = max(value, best_target(st, tab, seat, species, w))
+            value = max(value, targets[species])
     else:
         tile = st.bay_tiles[space, st.bay_count[space] - 1]
         value = w[W_TILE_VALUE] * tab.shape_squares[tile]
     for species in range(N_SPECIES):
         if crossed & (1 << species):
-            own = breeders(st, tab, seat, species)
+            own = breeders_of(st, seat, species)
             value += w[W_BREEDING_VALUE] * (min(own, tab.rules[R_BREED_ENCLOSURES])
                                    + (tab.rules[R_BONUS_ENABLED] if own else 0))
     if w[W_AHEAD_SPACES] > 0 or w[W_OPPONENT_BREEDING] != 0:
@@ -281,12 +305,10 @@ def populate_value(st, tab, seat, move, w):
 
 @kernel
 def move_value(st, tab, seat, decision, i, w):
-    """Greedy value of legal move st.options[i] of a decision that is not a placement or an
-    attraction choice (option_values values those). Higher is better."""
+    """Greedy value of legal move st.options[i] of a decision that is not a destination, a
+    placement or an attraction choice (option_values values those). Higher is better."""
     move = st.options[i]
-    if decision == D_DEST:
-        value = destination_value(st, tab, seat, move, st.option_aux[i], w)
-    elif decision == D_POPULATE:
+    if decision == D_POPULATE:
         value = populate_value(st, tab, seat, move, w)
     elif decision == D_ANIMAL_CHOICE:
         space = st.sc[SC_ELEPHANT]
@@ -327,7 +349,8 @@ def move_value(st, tab, seat, decision, i, w):
 def option_values(st, tab, seat, w):
     """st.option_values[i] = the greedy value of legal move st.options[i] of the current decision
     for `seat` with weights `w`, for every legal move. A placement decision's board is looked at
-    once (board_context), its placements valued in one loop."""
+    once (board_context), its placements valued in one loop; a destination decision's breeders
+    and animal targets are counted once (count_breeders, species_targets)."""
     n = st.sc[SC_N_OPTIONS]
     decision = st.sc[SC_DECISION]
     values = st.option_values
@@ -339,6 +362,11 @@ def option_values(st, tab, seat, w):
         board = board_context(st, tab, seat)
         for i in range(n):
             values[i] = attraction_value(st, tab, seat, st.options[i], board, w)
+    elif decision == D_DEST:
+        count_breeders(st, tab)
+        targets = species_targets(st, tab, seat, w)
+        for i in range(n):
+            values[i] = destination_value(st, tab, seat, st.options[i], st.option_aux[i], targets, w)
     else:
         for i in range(n):
             values[i] = move_value(st, tab, seat, decision, i, w)

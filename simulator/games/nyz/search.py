@@ -103,7 +103,9 @@ from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
-from simulator.games.nyz.features import N_FEATURES, position_value, solo_time_used
+from simulator.games.nyz.features import (
+    N_FEATURES, advance_offer_scans, position_value, solo_time_used,
+)
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
@@ -374,6 +376,7 @@ def learned_move(st, tab, scratch, workspace, params):
     evaluation = params[L_WEIGHTS:]
     ctx = (tab, weights, seen, pool, int(params[L_WIDTH]), 1.0)
     count = legal_moves(st, ctx, ranked)
+    advance_offer_scans(st, tab)
     best, best_value = 0, -math.inf
     for k in range(count):
         copy_state(st, scratch)
@@ -424,6 +427,7 @@ def strong_move(st, tab, scratch, workspace, params):
     count = legal_moves(st, ctx, ranked)
     if count == 1:
         return ranked[0]
+    advance_offer_scans(st, tab)
     depth = int(params[S_SOLO_ROLLOUT_DEPTH if solo else ROLLOUT_DEPTH])
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
     deal = random_stream.next_u64(st.rng) if hidden else np.uint64(0)
