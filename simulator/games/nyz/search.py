@@ -77,10 +77,14 @@ line is the move, then the heuristic for every seat; one extension of it is `rol
 more turns after the rest of the seat's turn (solo `solo_rollout_depth`; 0 = to the end of the
 game, then one round). A round gives each surviving move max(1, iterations / (rounds x
 survivors)) extensions more (rounds = ceil(log2 width)), values each line's position by
-position_value (the margin in squares over the others' mean, a finished game its true margin;
-solo minus the empty squares), and keeps the better half (ties: the heuristic's order); the
-best of the last round is played. A larger budget looks further along the finalists' lines,
-which the evaluation values more accurately the nearer they are to the end. With width 1 it
+position_value (the margin in squares over the others' mean; solo minus the empty squares)
+and keeps the better half (ties: the heuristic's order); the best of the last round is played.
+A line that reaches the end of the game is valued by its outcome (a win above every unfinished
+position, a loss below: features.finished_value) and is not played on in later rounds. A
+larger budget looks further along the finalists' lines, which the evaluation values more
+accurately the nearer they are to the end; valuing a finished line by its margin alone made
+the budgets whose lines reach the end play worse (docs/players.md, "Why more thought used to
+play worse"). With width 1 it
 plays its heuristic's games exactly. `searched: turn_start` (2-5 players) searches only each
 turn's destination (N-4.1) and lets the heuristic take the turn's other decisions; solo every
 decision is searched (a solo win needs the whole board covered in time, N-8.2). With hidden stacks
@@ -417,7 +421,10 @@ def strong_move(st, tab, scratch, workspace, params):
     evaluation of the positions reached; the best survivor of the last round."""
     seat = st.sc[SC_DECIDER]
     tree, seen, pool, ranked, features, move_values = workspace
-    order, rng = tree[3], tree[5]  # survivors' indices into ranked, best first; the deal stream
+    # survivors' indices into ranked, best first; the deal stream; 1 where a move's line has
+    # reached the end of the game (its value is its outcome, features.finished_value: it is
+    # not played on again)
+    order, rng, line_over = tree[3], tree[5], tree[8]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
@@ -435,11 +442,14 @@ def strong_move(st, tab, scratch, workspace, params):
     rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
     for k in range(count):
         order[k] = k
+        line_over[k] = 0
     survivors, extensions = count, 0
     for _ in range(rounds):
         extensions += max(1, budget // (rounds * survivors))
         for j in range(survivors):
             k = order[j]
+            if line_over[k] != 0:
+                continue
             copy_state(st, scratch)
             if hidden:  # every move's line on the same deal of the unseen tiles
                 rng[0] = deal
@@ -447,6 +457,7 @@ def strong_move(st, tab, scratch, workspace, params):
             M.apply_move(scratch, tab, ranked[k])
             play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth)
             move_values[k] = position_value(scratch, tab, seat, evaluation, features)
+            line_over[k] = scratch.sc[SC_OVER]
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
             k = order[j]
             i = j
