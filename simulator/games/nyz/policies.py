@@ -251,9 +251,11 @@ def placement_value(tab, placement, board, w):
 
 @kernel
 def best_placement_value(st, tab, seat, shape, board, w):
+    """The best placement_value of the shape on the seat's board (-1e18: it fits nowhere); the
+    placements before st.fit_from fit no longer (moves.has_placement)."""
     best = -1e18
-    first = tab.place_first[seat, shape]
-    for k in range(first, first + tab.place_count[seat, shape]):
+    end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
+    for k in range(st.fit_from[seat, shape], end):
         if (tab.place_bits[k, 0] & st.grid[seat, 0]) == 0 and (
                 tab.place_bits[k, 1] & st.grid[seat, 1]) == 0:
             best = max(best, placement_value(tab, k, board, w))
