@@ -113,8 +113,7 @@ from simulator.games.nyz.features import (
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
-    ROLLOUT_DEPTH, S_HORIZON, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_WEIGHTS,
-    SCORE_SCALE,
+    ROLLOUT_DEPTH, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_WEIGHTS, SCORE_SCALE,
     SEARCH_TURN_START, STRONG, WIDTH,
 )
 from simulator.games.nyz.state import (
@@ -440,27 +439,23 @@ def strong_move(st, tab, scratch, workspace, params):
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
     deal = random_stream.next_u64(st.rng) if hidden else np.uint64(0)
     budget = int(params[ITERATIONS])
-    horizon = int(params[S_HORIZON]) if not solo else 0
     rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
     for k in range(count):
         order[k] = k
         line_over[k] = 0
-    survivors, extensions, ahead = count, 0, -1
+    survivors, extensions = count, 0
     for _ in range(rounds):
         extensions += max(1, budget // (rounds * survivors))
-        previous, ahead = ahead, extensions * depth
-        if horizon > 0:
-            ahead = min(ahead, horizon)
         for j in range(survivors):
             k = order[j]
-            if line_over[k] != 0 or ahead == previous:  # the line would be the same
+            if line_over[k] != 0:
                 continue
             copy_state(st, scratch)
             if hidden:  # every move's line on the same deal of the unseen tiles
                 rng[0] = deal
                 determinize(scratch, ctx, seat, rng)
             M.apply_move(scratch, tab, ranked[k])
-            play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + ahead)
+            play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth)
             move_values[k] = position_value(scratch, tab, seat, evaluation, features)
             line_over[k] = scratch.sc[SC_OVER]
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order

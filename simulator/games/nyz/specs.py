@@ -193,8 +193,7 @@ L_WEIGHTS = 4
 S_SOLO_ROLLOUT_DEPTH = 1
 S_SEARCHED = 2
 S_SOLO_HEURISTIC = 5
-S_HORIZON = 7
-S_WEIGHTS = 8
+S_WEIGHTS = 7
 # `searched` choices: which decisions strong searches in 2-5 player games (the others its
 # heuristic takes; solo it searches every one)
 SEARCHED_DECISIONS = ("every", "turn_start")
@@ -235,7 +234,7 @@ LEARNED_POLICIES = {
                     "valued by the learned evaluation (the margin in squares)",
         params={"iterations": 16.0, "solo_rollout_depth": 0.0, "searched": "turn_start",
                 "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
-                "heuristic": "greedy_duel", "horizon": 24.0, "weights": DEFAULT_WEIGHTS},
+                "heuristic": "greedy_duel", "weights": DEFAULT_WEIGHTS},
         param_help={
             "iterations": "budget per decision in line extensions (at least one per move and "
                           "round): more looks further ahead",
@@ -248,14 +247,10 @@ LEARNED_POLICIES = {
             "width": "moves considered per decision: the best by the heuristic's move values",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "heuristic": "heuristic whose move values rank the moves and play the lines",
-            "horizon": "2-5 players: the most turns a line is extended by in all, after the rest "
-                       "of the seat's turn (0 = no limit); further on, a heuristic's line says "
-                       "less than the evaluation of a nearer position",
             "weights": WEIGHTS_HELP,
         },
         ranges={
             "iterations": SEARCH_RANGES["iterations"],
-            "horizon": SEARCH_RANGES["rollout_depth"],
             "rollout_depth": SEARCH_RANGES["rollout_depth"],
             "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
             "width": ParamRange(1, MAX_OPTIONS, integer=True),

@@ -9,8 +9,7 @@ move for the same draw, fails here. They were computed with the engine before th
 The heuristics used by the search and learned policies (greedy_tuned, greedy_duel) and those
 policies themselves (learned, strong, mcts_duel; fewer games, they are slower) are pinned too
 (SEARCH_CASES, digests computed at main 6863fd0 before their speed work, issue #19; those of
-learned and strong changed since, when a finished game came to be valued by its outcome, and
-strong's at 128 iterations when its `horizon` came to cap the lines).
+learned and strong changed once since, when a finished game came to be valued by its outcome).
 
 A deliberate change of the rules or of a policy changes the games: then print the new digests
 with `python tests/games/nyz/test_speed_equivalence.py` and replace GOLDEN in the same commit,
@@ -101,8 +100,7 @@ GOLDEN = {
     "random_physical_p3": "47025b7f060254519da3",
     "random_short": "d5f3293928c56a10dc4c",
     # SEARCH_CASES, at main 6863fd0; learned_p1, learned_p2 and strong_p2* since a finished game
-    # is valued by its outcome (features.finished_value); strong_p2_budget (128 iterations) again
-    # since strong's horizon caps its lines at 24 turns
+    # is valued by its outcome (features.finished_value)
     "greedy_duel_p2": "30568e7628d91ea4e608",
     "greedy_duel_p4": "5d4534ea709a4705b47b",
     "greedy_tuned_p1": "4186d688628f115a393e",
@@ -113,7 +111,7 @@ GOLDEN = {
     "mcts_duel_p2": "5c732b019090a2a42bce",
     "strong_p1": "99d3c625fb64a566688a",
     "strong_p2": "a4a3361b1fa12aa32214",
-    "strong_p2_budget": "43a105ecd6c20f595e55",
+    "strong_p2_budget": "76dd322c96fbeca3006f",
     "strong_p2_every_hidden": "ba68440365f779d7af51",
 }
 

@@ -76,23 +76,6 @@ def test_strong_beats_its_heuristic_and_wins_more_solo_games_than_greedy_tuned()
     assert strong > tuned + 0.2, (strong, tuned)
 
 
-def test_the_horizon_caps_how_far_a_larger_budget_looks():
-    """`horizon` (24 turns) caps how far a line is extended: with rollout_depth 1, 32 iterations
-    take no line further than 16 turns (2 moves, one round), so the cap changes none of its
-    games; 256 and 512 iterations reach it in their first round already and play the same games
-    (issue #19: without a cap 128 lost to 64, its lines running on to the end of the game)."""
-    params = GAME.params_model(players=2)
-    seeds = range(500, 505)
-
-    def games(**strong):
-        return play(params, seating(("strong", strong), ("greedy_duel", {})), seeds)
-
-    for left, right in ((games(iterations=32), games(iterations=32, horizon=0)),
-                        (games(iterations=256), games(iterations=512))):
-        for name in ("score", "win", "turns"):
-            assert np.array_equal(left[name], right[name]), name
-
-
 def test_strong_never_reads_the_hidden_tiles():
     """N-12.6 with hidden stacks: scrambling the tiles below the bay tops never changes the move
     for a fixed random stream; the lines are played on determinize's deal."""
@@ -147,8 +130,6 @@ def test_logs_are_identical_for_one_and_two_jobs(tmp_path):
     ({"iterations": 2.5}, ["iterations", "whole number"]),
     ({"rollout_depth": -1}, ["rollout_depth"]),
     ({"solo_rollout_depth": -1}, ["solo_rollout_depth"]),
-    ({"horizon": -1}, ["horizon", "whole number"]),
-    ({"horizon": 2.5}, ["horizon", "whole number"]),
     ({"width": 0}, ["width", "whole number from 1"]),
     ({"searched": "some"}, ["searched", "every, turn_start"]),
     ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
@@ -175,7 +156,7 @@ def test_rules_lists_strong_with_its_parameters():
     assert result.exit_code == 0
     lines = result.output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("strong: "))
-    parameters = [line.split()[0] for line in lines[start + 1:start + 10]]
+    parameters = [line.split()[0] for line in lines[start + 1:start + 9]]
     assert parameters == ["iterations", "solo_rollout_depth", "searched", "rollout_depth", "width",
-                          "solo_heuristic", "heuristic", "horizon", "weights"], lines[start:start + 10]
+                          "solo_heuristic", "heuristic", "weights"], lines[start:start + 9]
     assert lines[start + 3].startswith("    searched = turn_start ")
