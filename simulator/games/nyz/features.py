@@ -20,9 +20,16 @@ Features of seat s (specs.FEATURE_NAMES order; all counts of the seat's own boar
 Value. Set SET_SOLO predicts the seat's final score as minus its empty squares: value =
 w[0] + w[1:] . features. Set SET_MULTI predicts the final margin in squares over the other
 seats' mean: value(s) = w . (features(s) - mean of the others' features), i.e. the difference
-of per-seat linear values (its intercept cancels). A finished game is valued by its true
-margin (solo: minus the empty squares). `w` is a seat's policy row from the weights' slot on
-(learned.py's layout: per set the intercept, then one weight per feature).
+of per-seat linear values (its intercept cancels). `w` is a seat's policy row from the weights'
+slot on (learned.py's layout: per set the intercept, then one weight per feature).
+
+A finished game is valued by its outcome first (finished_value): OUTCOME_SQUARES times the
+seat's win share over the others' mean (N-7.2; solo +1 for a win, -1 for a loss, N-8.2), plus
+its true margin (solo: minus the empty squares). The evaluation of an unfinished position is
+tens of squares either way (the tuned weights are not a calibrated margin), so a finished game
+valued by its margin alone, as before issue #19's budget scaling fix, was worth less to its
+winner than a lead a few turns before the end: a line that ran on to a win lost to a line cut
+off before the end, and strong played worse with the larger budgets whose lines reach the end.
 """
 
 import numpy as np
@@ -33,12 +40,17 @@ from simulator.games.nyz import policies as P
 from simulator.games.nyz.bits import kernel, popcount
 from simulator.games.nyz.specs import FEATURE_NAMES, SET_MULTI, SET_SOLO
 from simulator.games.nyz.state import (
-    E_CAPACITY, E_COUNT, N_SPACES, NO_SPECIES, P_ENCLOSURES, P_HOUSES, R_BREED_ENCLOSURES,
+    E_CAPACITY, E_COUNT, N_SPACES, NO_SPECIES, P_ENCLOSURES, P_HOUSES, P_WIN, R_BREED_ENCLOSURES,
     R_BREED_MIN, R_RANGE, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_ELEPHANT, SC_LAPS, SC_OVER,
     SC_PLAYERS,
 )
 
 N_FEATURES = len(FEATURE_NAMES)
+
+# What the outcome of a finished game weighs in squares (finished_value): more than any
+# evaluation of an unfinished position (a board has at most 128 squares), so a won game ranks
+# above every unfinished position and a lost one below.
+OUTCOME_SQUARES = 1e6
 # Feature indices (specs.FEATURE_NAMES order), written out for grep
 F_EMPTY = 0
 F_HOLES = 1
@@ -62,6 +74,26 @@ def solo_time_used(st, tab):
     space), at least one space's worth."""
     travelled = st.sc[SC_LAPS] * N_SPACES + (st.sc[SC_ELEPHANT] - tab.rules[R_START_SPACE]) % N_SPACES
     return max(travelled, 1) / (tab.rules[R_SOLO_LAPS] * N_SPACES)
+
+
+@kernel
+def offer_fits(st, tab, seat):
+    """Bays whose top tile fits somewhere on the seat's board (M.has_placement, which moves
+    st.fit_from on past the placements that no longer fit)."""
+    fitting = 0
+    for space in range(1, N_SPACES + 1):
+        if st.bay_count[space] > 0 and M.has_placement(st, tab, seat, M.top_tile(st, space)):
+            fitting += 1
+    return fitting
+
+
+@kernel
+def advance_offer_scans(st, tab):
+    """offer_fits of every seat on the game itself, for its fit_from: the copies of it that a
+    policy values (search.py's lines) then start their offer_fits scans where the game is, not
+    where its own last placement check left them. fit_from is a cache: no move changes."""
+    for seat in range(st.sc[SC_PLAYERS]):
+        offer_fits(st, tab, seat)
 
 
 @kernel
@@ -102,11 +134,7 @@ def seat_features(st, tab, seat, out):
         if species >= 0:
             ahead += min(P.breeders(st, tab, seat, species), tab.rules[R_BREED_ENCLOSURES])
     out[F_BREEDING_AHEAD] = ahead
-    fitting = 0
-    for space in range(1, N_SPACES + 1):
-        if st.bay_count[space] > 0 and M.has_placement(st, tab, seat, M.top_tile(st, space)):
-            fitting += 1
-    out[F_OFFER_FITS] = fitting
+    out[F_OFFER_FITS] = offer_fits(st, tab, seat)
     if tab.rules[R_SOLO] != 0:
         used = solo_time_used(st, tab)
         out[F_TIME_LEFT] = 1.0 - used
@@ -128,25 +156,50 @@ def linear_value(st, tab, seat, w, set_index, buffer):
 
 
 @kernel
+def finished_value(st, tab, seat):
+    """A finished game's value to the seat (module docstring, "Value"): OUTCOME_SQUARES times its
+    win share over the others' mean (1/k each for k winners, N-7.2; none at the turn cap), plus
+    its margin in squares; solo plus or minus OUTCOME_SQUARES for a win or a loss (N-8.2), minus
+    the empty squares."""
+    if tab.rules[R_SOLO] != 0:
+        outcome = 1.0 if st.seat[0, P_WIN] != 0 else -1.0
+        return OUTCOME_SQUARES * outcome - float(M.empty_squares(st, tab, 0))
+    players = st.sc[SC_PLAYERS]
+    winners = 0
+    for other in range(players):
+        winners += st.seat[other, P_WIN] != 0
+    own, others, own_share, others_share = 0.0, 0.0, 0.0, 0.0
+    for other in range(players):
+        value = -float(M.empty_squares(st, tab, other))
+        share = (st.seat[other, P_WIN] != 0) / winners if winners > 0 else 0.0
+        if other == seat:
+            own, own_share = value, share
+        else:
+            others += value
+            others_share += share
+    return (OUTCOME_SQUARES * (own_share - others_share / (players - 1))
+            + own - others / (players - 1))
+
+
+@kernel
 def position_value(st, tab, seat, w, buffer):
     """The seat's value of the position in squares (module docstring, "Value"): solo, minus the
     predicted final empty squares; 2-5 players, the predicted margin over the others' mean. A
-    finished game is worth its true result."""
-    players = st.sc[SC_PLAYERS]
-    over = st.sc[SC_OVER] != 0
+    finished game is worth its outcome (finished_value)."""
+    if st.sc[SC_OVER] != 0:
+        return finished_value(st, tab, seat)
     if tab.rules[R_SOLO] != 0:
-        return -float(M.empty_squares(st, tab, 0)) if over else linear_value(st, tab, 0, w, SET_SOLO, buffer)
+        return linear_value(st, tab, 0, w, SET_SOLO, buffer)
+    players = st.sc[SC_PLAYERS]
     others = 0.0
     own = 0.0
     for other in range(players):
-        value = -float(M.empty_squares(st, tab, other)) if over else linear_value(
-            st, tab, other, w, SET_MULTI, buffer)
+        value = linear_value(st, tab, other, w, SET_MULTI, buffer)
         if other == seat:
             own = value
         else:
             others += value
     return own - others / (players - 1)
-
 
 
 @allocating

@@ -576,6 +576,7 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         np.zeros(MAX_OPTIONS, dtype=np.int32),
         np.zeros(MAX_OPTIONS, dtype=np.int32),
         np.zeros(MAX_ENCLOSURES, dtype=np.int32),
+        np.zeros(MAX_OPTIONS, dtype=np.float64),
         tab.place_first.copy(),
     )
     st.sc[SC_PLAYERS] = players

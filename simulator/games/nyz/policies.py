@@ -6,7 +6,7 @@ current decision, and returns the index of the move it takes. `random` picks uni
 decision. `greedy` scores every legal move with a few designer-set weights and takes the best
 (first on ties); `greedy_builder` and `greedy_breeder` are greedy with weights that favour tiles
 or animals. These heuristics only read top tiles of bays; the search policies `mcts` and
-`mcts_duel` (search.py) rank their moves with option_value and greedy_tuned's or greedy_duel's
+`mcts_duel` (search.py) rank their moves with option_values and greedy_tuned's or greedy_duel's
 weights.
 
 Greedy weights: their names, their order in the policy parameter row and their help are
@@ -24,6 +24,7 @@ games; `greedy_pairs`, `greedy_tuned` and `greedy_duel` use them.
 
 
 from simulator.games import rng
+from simulator.games.kernels import inline_kernel
 from simulator.games.nyz.bits import kernel, neighbours, popcount
 from simulator.games.nyz.state import (
     CHOICE_PAIR, D_ANIMAL_CHOICE, D_ANIMAL_PLACE, D_ATTRACTION, D_ATTRACTION_PLACE,
@@ -76,6 +77,21 @@ def breeders(st, tab, seat, species):
 
 
 @kernel
+def count_breeders(st, tab):
+    """st.scratch[seat * N_SPECIES + species] = breeders(seat, species) for every seat and
+    species: a destination decision's work space (option_values), read by breeders_of."""
+    for seat in range(st.sc[SC_PLAYERS]):
+        for species in range(N_SPECIES):
+            st.scratch[seat * N_SPECIES + species] = breeders(st, tab, seat, species)
+
+
+@kernel
+def breeders_of(st, seat, species):
+    """breeders(seat, species) as count_breeders left it."""
+    return st.scratch[seat * N_SPECIES + species]
+
+
+@kernel
 def becomes_breeder(st, tab, seat, species):
     """1 when one more animal of the species makes some enclosure of the seat able to breed."""
     for e in range(st.seat[seat, P_ENCLOSURES]):
@@ -103,7 +119,7 @@ def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
     for k in range(1, int(w[W_AHEAD_SPACES]) + 1):
         species = line_at(tab, space, k)
         if species >= 0:
-            own = breeders(st, tab, seat, species)
+            own = breeders_of(st, seat, species)
             if species == gained_a or species == gained_b:
                 own += becomes_breeder(st, tab, seat, species)
             value += w[W_BREEDING_AHEAD] * min(own, limit)
@@ -112,7 +128,7 @@ def lookahead_value(st, tab, seat, space, gained_a, gained_b, w):
         if species >= 0:
             for other in range(st.sc[SC_PLAYERS]):
                 if other != seat:
-                    value -= w[W_OPPONENT_BREEDING] * min(breeders(st, tab, other, species), limit)
+                    value -= w[W_OPPONENT_BREEDING] * min(breeders_of(st, other, species), limit)
     return value
 
 
@@ -137,20 +153,29 @@ def pair_value(st, tab, seat, a, b, w):
 
 
 @kernel
-def destination_value(st, tab, seat, move, crossed, w):
+def species_targets(st, tab, seat, w):
+    """best_target of each species, for the destinations of one decision."""
+    return (best_target(st, tab, seat, 0, w), best_target(st, tab, seat, 1, w),
+            best_target(st, tab, seat, 2, w), best_target(st, tab, seat, 3, w),
+            best_target(st, tab, seat, 4, w))
+
+
+@kernel
+def destination_value(st, tab, seat, move, crossed, targets, w):
+    """Value of a destination (D_DEST; targets: species_targets, breeders: count_breeders)."""
     space = move % 32
     gained_a, gained_b = -1, -1
     if tab.strip_kind[space] == SPACE_ANIMALS:
         gained_a, gained_b = tab.strip_pair[space, 0], tab.strip_pair[space, 1]
-        value = pair_value(st, tab, seat, gained_a, gained_b, w)
+        value = max(targets[gained_a], 0.0) + max(targets[gained_b], 0.0)  # pair_value
         for species in range(N_SPECIES):
-            value = max(value, best_target(st, tab, seat, species, w))
+            value = max(value, targets[species])
     else:
         tile = st.bay_tiles[space, st.bay_count[space] - 1]
         value = w[W_TILE_VALUE] * tab.shape_squares[tile]
     for species in range(N_SPECIES):
         if crossed & (1 << species):
-            own = breeders(st, tab, seat, species)
+            own = breeders_of(st, seat, species)
             value += w[W_BREEDING_VALUE] * (min(own, tab.rules[R_BREED_ENCLOSURES])
                                    + (tab.rules[R_BONUS_ENABLED] if own else 0))
     if w[W_AHEAD_SPACES] > 0 or w[W_OPPONENT_BREEDING] != 0:
@@ -162,17 +187,14 @@ def destination_value(st, tab, seat, move, crossed, w):
 
 
 @kernel
-def hole_penalty(tab, seat, empty_lo, empty_hi, w):
+def hole_penalty(holes, dead_ends, w):
     """Penalty for the empty squares no enclosure can use: no or one empty neighbour."""
-    holes, dead_ends = hole_counts(tab, seat, empty_lo, empty_hi)
     return w[W_HOLE_WEIGHT] * holes + w[W_DEAD_END_WEIGHT] * dead_ends
 
 
-@kernel
-def hole_counts(tab, seat, empty_lo, empty_hi):
-    """(holes, dead ends): the empty squares with no empty neighbour, and with exactly one."""
-    a0, a1, b0, b1, c0, c1, d0, d1 = neighbours(
-        empty_lo, empty_hi, tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat])
+@inline_kernel
+def holes_and_dead_ends(empty_lo, empty_hi, a0, a1, b0, b1, c0, c1, d0, d1):
+    """(holes, dead ends) of the empty squares given their bits.neighbours() masks a0 .. d1."""
     any0 = a0 | b0 | c0 | d0
     any1 = a1 | b1 | c1 | d1
     two0 = (a0 & b0) | (a0 & c0) | (a0 & d0) | (b0 & c0) | (b0 & d0) | (c0 & d0)
@@ -183,37 +205,73 @@ def hole_counts(tab, seat, empty_lo, empty_hi):
 
 
 @kernel
-def placement_value(st, tab, seat, placement, covered_nb, w):
-    """Squares covered, contact with covered squares and borders, minus the holes left."""
+def hole_counts(tab, seat, empty_lo, empty_hi):
+    """(holes, dead ends): the empty squares with no empty neighbour, and with exactly one."""
+    a0, a1, b0, b1, c0, c1, d0, d1 = neighbours(
+        empty_lo, empty_hi, tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat])
+    return holes_and_dead_ends(empty_lo, empty_hi, a0, a1, b0, b1, c0, c1, d0, d1)
+
+
+# A seat's board as a placement decision values it (board_context), a tuple of 18 words:
+# 0-7 bits.neighbours() of the covered squares (a0, a1, b0, b1, c0, c1, d0, d1), 8-9 the empty
+# squares (lo, hi), 10-17 bits.neighbours() of the empty squares. Covering a placement P leaves
+# the empty squares E & ~P, whose neighbour masks are E's minus P's (tables' place_nb): a shift
+# of E & ~P is the shift of E and-not the shift of P.
+@kernel
+def board_context(st, tab, seat):
+    grid_lo = st.grid[seat, 0]
+    grid_hi = st.grid[seat, 1]
+    width, edges, board = tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat]
+    c0, c1, c2, c3, c4, c5, c6, c7 = neighbours(grid_lo, grid_hi, width, edges, board)
+    empty_lo = board[0] & ~grid_lo
+    empty_hi = board[1] & ~grid_hi
+    e0, e1, e2, e3, e4, e5, e6, e7 = neighbours(empty_lo, empty_hi, width, edges, board)
+    return (c0, c1, c2, c3, c4, c5, c6, c7, empty_lo, empty_hi, e0, e1, e2, e3, e4, e5, e6, e7)
+
+
+@inline_kernel
+def placement_value(tab, placement, board, w):
+    """Squares covered, contact with covered squares and borders, minus the holes left
+    (`board`: board_context of the seat)."""
     lo = tab.place_bits[placement, 0]
     hi = tab.place_bits[placement, 1]
-    contact = 0
-    for d in range(4):
-        contact += popcount(lo & covered_nb[2 * d], hi & covered_nb[2 * d + 1])
-        contact += popcount(lo & tab.edge_bits[seat, d, 0], hi & tab.edge_bits[seat, d, 1])
-    empty_lo = tab.board_bits[seat, 0] & ~(st.grid[seat, 0] | lo)
-    empty_hi = tab.board_bits[seat, 1] & ~(st.grid[seat, 1] | hi)
+    nb = tab.place_nb
+    contact = (tab.place_border[placement] + popcount(lo & board[0], hi & board[1])
+               + popcount(lo & board[2], hi & board[3]) + popcount(lo & board[4], hi & board[5])
+               + popcount(lo & board[6], hi & board[7]))
+    holes, dead_ends = holes_and_dead_ends(
+        board[8] & ~lo, board[9] & ~hi,
+        board[10] & ~nb[placement, 0], board[11] & ~nb[placement, 1],
+        board[12] & ~nb[placement, 2], board[13] & ~nb[placement, 3],
+        board[14] & ~nb[placement, 4], board[15] & ~nb[placement, 5],
+        board[16] & ~nb[placement, 6], board[17] & ~nb[placement, 7])
     return (w[W_CONTACT_WEIGHT] * contact + w[W_TILE_VALUE] * popcount(lo, hi)
-            - hole_penalty(tab, seat, empty_lo, empty_hi, w))
+            - hole_penalty(holes, dead_ends, w))
 
 
 @kernel
-def covered_neighbours(st, tab, seat):
-    """neighbours() of the covered squares, as a tuple of 8 words for placement_value."""
-    return neighbours(st.grid[seat, 0], st.grid[seat, 1], tab.width[seat], tab.edge_bits[seat],
-                      tab.board_bits[seat])
-
-
-@kernel
-def best_placement_value(st, tab, seat, shape, w):
-    covered_nb = covered_neighbours(st, tab, seat)
+def best_placement_value(st, tab, seat, shape, board, w):
+    """The best placement_value of the shape on the seat's board (-1e18: it fits nowhere); the
+    placements before st.fit_from fit no longer (moves.has_placement)."""
     best = -1e18
-    first = tab.place_first[seat, shape]
-    for k in range(first, first + tab.place_count[seat, shape]):
+    end = tab.place_first[seat, shape] + tab.place_count[seat, shape]
+    for k in range(st.fit_from[seat, shape], end):
         if (tab.place_bits[k, 0] & st.grid[seat, 0]) == 0 and (
                 tab.place_bits[k, 1] & st.grid[seat, 1]) == 0:
-            best = max(best, placement_value(st, tab, seat, k, covered_nb, w))
+            best = max(best, placement_value(tab, k, board, w))
     return best
+
+
+@kernel
+def attraction_value(st, tab, seat, move, board, w):
+    """Value of an attraction choice (D_ATTRACTION) against the board as it is: an attraction
+    that fills holes gains their penalty."""
+    if move == NO_ATTRACTION:
+        return 0.0
+    holes, dead_ends = holes_and_dead_ends(board[8], board[9], board[10], board[11], board[12],
+                                           board[13], board[14], board[15], board[16], board[17])
+    return best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, board, w) + (
+        hole_penalty(holes, dead_ends, w))
 
 
 @kernel
@@ -248,15 +306,11 @@ def populate_value(st, tab, seat, move, w):
 
 
 @kernel
-def option_value(st, tab, seat, decision, i, covered_nb, w):
-    """Greedy value of legal move st.options[i] of the current decision for `seat` with
-    weights `w` (covered_nb: covered_neighbours of the seat). Higher is better."""
+def move_value(st, tab, seat, decision, i, w):
+    """Greedy value of legal move st.options[i] of a decision that is not a destination, a
+    placement or an attraction choice (option_values values those). Higher is better."""
     move = st.options[i]
-    if decision == D_DEST:
-        value = destination_value(st, tab, seat, move, st.option_aux[i], w)
-    elif decision == D_PLACE or decision == D_ATTRACTION_PLACE:
-        value = placement_value(st, tab, seat, move, covered_nb, w)
-    elif decision == D_POPULATE:
+    if decision == D_POPULATE:
         value = populate_value(st, tab, seat, move, w)
     elif decision == D_ANIMAL_CHOICE:
         space = st.sc[SC_ELEPHANT]
@@ -279,13 +333,6 @@ def option_value(st, tab, seat, decision, i, covered_nb, w):
             if decision == D_HOUSE_ADD:
                 enclosure = st.follow[st.sc[SC_FOLLOW_HEAD]]
                 value = animal_gain(st, tab, seat, enclosure, w) - w[W_HOUSE_VALUE]
-    elif decision == D_ATTRACTION:
-        # against the board as it is: an attraction that fills holes gains their penalty
-        value = 0.0
-        if move != NO_ATTRACTION:
-            value = best_placement_value(st, tab, seat, FIRST_ATTRACTION + move, w) + (
-                hole_penalty(tab, seat, tab.board_bits[seat, 0] & ~st.grid[seat, 0],
-                             tab.board_bits[seat, 1] & ~st.grid[seat, 1], w))
     elif decision == D_BREED:
         value = 0.0
         first = move // 64
@@ -301,15 +348,41 @@ def option_value(st, tab, seat, decision, i, covered_nb, w):
 
 
 @kernel
-def greedy(st, tab, seat, n, w):
-    """Index of the legal move with the highest option_value (the first on ties)."""
+def option_values(st, tab, seat, w):
+    """st.option_values[i] = the greedy value of legal move st.options[i] of the current decision
+    for `seat` with weights `w`, for every legal move. A placement decision's board is looked at
+    once (board_context), its placements valued in one loop; a destination decision's breeders
+    and animal targets are counted once (count_breeders, species_targets)."""
+    n = st.sc[SC_N_OPTIONS]
     decision = st.sc[SC_DECISION]
-    covered_nb = covered_neighbours(st, tab, seat)
+    values = st.option_values
+    if decision == D_PLACE or decision == D_ATTRACTION_PLACE:
+        board = board_context(st, tab, seat)
+        for i in range(n):
+            values[i] = placement_value(tab, st.options[i], board, w)
+    elif decision == D_ATTRACTION:
+        board = board_context(st, tab, seat)
+        for i in range(n):
+            values[i] = attraction_value(st, tab, seat, st.options[i], board, w)
+    elif decision == D_DEST:
+        count_breeders(st, tab)
+        targets = species_targets(st, tab, seat, w)
+        for i in range(n):
+            values[i] = destination_value(st, tab, seat, st.options[i], st.option_aux[i], targets, w)
+    else:
+        for i in range(n):
+            values[i] = move_value(st, tab, seat, decision, i, w)
+
+
+@kernel
+def greedy(st, tab, seat, n, w):
+    """Index of the legal move with the highest option value (the first on ties)."""
+    option_values(st, tab, seat, w)
+    values = st.option_values
     best_index = 0
     best = -1e300
     for i in range(n):
-        value = option_value(st, tab, seat, decision, i, covered_nb, w)
-        if value > best:
-            best = value
+        if values[i] > best:
+            best = values[i]
             best_index = i
     return best_index

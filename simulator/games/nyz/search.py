@@ -19,7 +19,7 @@ layers are overwritten without being read.
 Decisions and expansion. Every decision (destination, placement, populating, animal choice and
 placement, house add, keep-one, attraction, breeding, bonus) is a tree level of the seat taking
 it. A placement decision has hundreds of legal moves, so the search only considers the `width`
-best moves of each decision by the move values of its `heuristic` (policies.option_value with
+best moves of each decision by the move values of its `heuristic` (policies.option_values with
 greedy_tuned's weights, or greedy_duel's in `mcts_duel`; equal values keep the legal-move order).
 The root's other moves are never chosen. Moves are expanded best first and kept in that order,
 so ties in UCB and in the final choice go to the heuristic's move: with width 1 the search
@@ -77,10 +77,14 @@ line is the move, then the heuristic for every seat; one extension of it is `rol
 more turns after the rest of the seat's turn (solo `solo_rollout_depth`; 0 = to the end of the
 game, then one round). A round gives each surviving move max(1, iterations / (rounds x
 survivors)) extensions more (rounds = ceil(log2 width)), values each line's position by
-position_value (the margin in squares over the others' mean, a finished game its true margin;
-solo minus the empty squares), and keeps the better half (ties: the heuristic's order); the
-best of the last round is played. A larger budget looks further along the finalists' lines,
-which the evaluation values more accurately the nearer they are to the end. With width 1 it
+position_value (the margin in squares over the others' mean; solo minus the empty squares)
+and keeps the better half (ties: the heuristic's order); the best of the last round is played.
+A line that reaches the end of the game is valued by its outcome (a win above every unfinished
+position, a loss below: features.finished_value) and is not played on in later rounds. A
+larger budget looks further along the finalists' lines, which the evaluation values more
+accurately the nearer they are to the end; valuing a finished line by its margin alone made
+the budgets whose lines reach the end play worse (docs/players.md, "Why more thought used to
+play worse"). With width 1 it
 plays its heuristic's games exactly. `searched: turn_start` (2-5 players) searches only each
 turn's destination (N-4.1) and lets the heuristic take the turn's other decisions; solo every
 decision is searched (a solo win needs the whole board covered in time, N-8.2). With hidden stacks
@@ -103,7 +107,9 @@ from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
-from simulator.games.nyz.features import N_FEATURES, position_value, solo_time_used
+from simulator.games.nyz.features import (
+    N_FEATURES, advance_offer_scans, position_value, solo_time_used,
+)
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
@@ -134,18 +140,17 @@ PRIOR_WEIGHT = 1.0
 
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
-# ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), option values float64
-# (MAX_OPTIONS,), seen flags int32 (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,),
-# width, score scale)
-CTX_TABLES, CTX_WEIGHTS, CTX_VALUES, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(7)
+# ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), seen flags int32
+# (N_ENCLOSURE_TILES,), tile pool int32 (N_ENCLOSURE_TILES,), width, score scale)
+CTX_TABLES, CTX_WEIGHTS, CTX_SEEN, CTX_POOL, CTX_WIDTH, CTX_SCALE = range(6)
 
 
 @kernel
 def copy_state(source, target):
-    """Copy a game into the scratch game: every array but the free scratch and the options past
-    the current decision's; the scratch neither checks invariants (the real game does) nor stops
-    at forced decisions (play_batch does not), so the step API searches the trees play_batch
-    searches."""
+    """Copy a game into the scratch game: every array but the work spaces (scratch,
+    option_values) and the options past the current decision's; the scratch neither checks
+    invariants (the real game does) nor stops at forced decisions (play_batch does not), so the
+    step API searches the trees play_batch searches."""
     copy = tree_search.copy_array
     copy(source.sc, target.sc)
     copy(source.rng, target.rng)
@@ -206,17 +211,14 @@ def determinize(st, ctx, observer, rng):
 
 @kernel
 def legal_moves(st, ctx, out):
-    """The `width` best legal moves by the heuristic's values, best first (ties: listed first)."""
-    tab, weights, values = ctx[CTX_TABLES], ctx[CTX_WEIGHTS], ctx[CTX_VALUES]
+    """The `width` best legal moves by the heuristic's values, best first (ties: listed first);
+    st.option_values is overwritten."""
     n = st.sc[SC_N_OPTIONS]
-    seat = st.sc[SC_DECIDER]
     if n == 1:
         out[0] = st.options[0]
         return 1
-    decision = st.sc[SC_DECISION]
-    covered_nb = P.covered_neighbours(st, tab, seat)
-    for i in range(n):
-        values[i] = P.option_value(st, tab, seat, decision, i, covered_nb, weights)
+    P.option_values(st, ctx[CTX_TABLES], st.sc[SC_DECIDER], ctx[CTX_WEIGHTS])
+    values = st.option_values
     count = min(n, ctx[CTX_WIDTH])
     for rank in range(count):
         best, best_value = 0, -math.inf
@@ -329,8 +331,8 @@ def allocate_search(tab, policy_id, policy_params):
     """(scratch game, workspace) of the search policy of one game or batch: the scratch game
     (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
     workspace: a tree sized for the largest `iterations` among the mcts seats (`strong` uses its
-    move buffer for its survivors and its stream for its deals), option values, seen flags, a
-    tile pool, the ranked root moves, a features buffer and the ranked moves' values."""
+    move buffer for its survivors and its stream for its deals), seen flags, a tile pool, the
+    ranked root moves, a features buffer and the ranked moves' values."""
     iterations = 0
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] == MCTS:
@@ -338,7 +340,6 @@ def allocate_search(tab, policy_id, policy_params):
     scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
         tree_search.allocate_tree(iterations + 1, MAX_OPTIONS, policy_id.shape[0]),
-        np.zeros(MAX_OPTIONS, dtype=np.float64),
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
         np.zeros(N_ENCLOSURE_TILES, dtype=np.int32),
         np.zeros(MAX_OPTIONS, dtype=np.int64),
@@ -372,13 +373,14 @@ def learned_move(st, tab, scratch, workspace, params):
     end of the seat's turn, the heuristic finishing the turn, the evaluation values most;
     temperature > 0 draws from the softmax over those values (squares) / temperature."""
     seat = st.sc[SC_DECIDER]
-    tree, values, seen, pool, ranked, features, move_values = workspace
+    tree, seen, pool, ranked, features, move_values = workspace
     weights = HEURISTIC_WEIGHTS[int(params[L_SOLO_HEURISTIC if tab.rules[R_SOLO] != 0 else L_HEURISTIC])]
     if tab.rules[R_SOLO] == 0 and not valued_decision(st.sc[SC_DECISION]):
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     evaluation = params[L_WEIGHTS:]
-    ctx = (tab, weights, values, seen, pool, int(params[L_WIDTH]), 1.0)
+    ctx = (tab, weights, seen, pool, int(params[L_WIDTH]), 1.0)
     count = legal_moves(st, ctx, ranked)
+    advance_offer_scans(st, tab)
     best, best_value = 0, -math.inf
     for k in range(count):
         copy_state(st, scratch)
@@ -418,17 +420,21 @@ def strong_move(st, tab, scratch, workspace, params):
     `width` best moves, each round extending the surviving moves' lines and ranking them by the
     evaluation of the positions reached; the best survivor of the last round."""
     seat = st.sc[SC_DECIDER]
-    tree, values, seen, pool, ranked, features, move_values = workspace
-    order, rng = tree[3], tree[5]  # survivors' indices into ranked, best first; the deal stream
+    tree, seen, pool, ranked, features, move_values = workspace
+    # survivors' indices into ranked, best first; the deal stream; 1 where a move's line has
+    # reached the end of the game (its value is its outcome, features.finished_value: it is
+    # not played on again)
+    order, rng, line_over = tree[3], tree[5], tree[8]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     evaluation = params[S_WEIGHTS:]
-    ctx = (tab, weights, values, seen, pool, int(params[WIDTH]), 1.0)
+    ctx = (tab, weights, seen, pool, int(params[WIDTH]), 1.0)
     count = legal_moves(st, ctx, ranked)
     if count == 1:
         return ranked[0]
+    advance_offer_scans(st, tab)
     depth = int(params[S_SOLO_ROLLOUT_DEPTH if solo else ROLLOUT_DEPTH])
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
     deal = random_stream.next_u64(st.rng) if hidden else np.uint64(0)
@@ -436,11 +442,14 @@ def strong_move(st, tab, scratch, workspace, params):
     rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
     for k in range(count):
         order[k] = k
+        line_over[k] = 0
     survivors, extensions = count, 0
     for _ in range(rounds):
         extensions += max(1, budget // (rounds * survivors))
         for j in range(survivors):
             k = order[j]
+            if line_over[k] != 0:
+                continue
             copy_state(st, scratch)
             if hidden:  # every move's line on the same deal of the unseen tiles
                 rng[0] = deal
@@ -448,6 +457,7 @@ def strong_move(st, tab, scratch, workspace, params):
             M.apply_move(scratch, tab, ranked[k])
             play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth)
             move_values[k] = position_value(scratch, tab, seat, evaluation, features)
+            line_over[k] = scratch.sc[SC_OVER]
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
             k = order[j]
             i = j
@@ -473,8 +483,8 @@ def choose_move(st, tab, scratch, workspace):
     elif st.policy_id[seat] == STRONG:
         move = strong_move(st, tab, scratch, workspace, params)
     else:
-        tree, values, seen, pool, ranked, _, _ = workspace
-        ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], values, seen, pool, int(params[WIDTH]),
+        tree, seen, pool, ranked, _, _ = workspace
+        ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], seen, pool, int(params[WIDTH]),
                params[SCORE_SCALE])
         # the root's moves best first, so that equally good children go to the heuristic's order
         count = legal_moves(st, ctx, ranked)

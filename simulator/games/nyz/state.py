@@ -264,6 +264,10 @@ Tables = namedtuple(
         "start_animals",  # int32[players, 2]
         "to_fill",  # int32[players]: squares to cover
         "place_bits",  # uint64[n_placements, 2]
+        # uint64[n_placements, 8]: bits.neighbours() of each placement on its seat's board (a0,
+        # a1, b0, b1, c0, c1, d0, d1), so a placement's empty neighbours are the board's minus these
+        "place_nb",
+        "place_border",  # int32[n_placements]: square edges of the placement on the board's border
         "place_first",  # int32[players, N_SHAPES]: first placement of (seat, shape)
         "place_count",  # int32[players, N_SHAPES]
         "shape_squares",  # int32[N_SHAPES]
@@ -302,6 +306,7 @@ State = namedtuple(
         "options",  # int32[MAX_OPTIONS]: legal moves of the current decision
         "option_aux",  # int32[MAX_OPTIONS]: D_DEST: bitmask of species whose line is crossed
         "scratch",  # int32[MAX_ENCLOSURES]: work space of kernels that must not allocate
+        "option_values",  # float64[MAX_OPTIONS]: work space, policies.option_values of the decision
         "fit_from",  # int32[players, N_SHAPES]: no placement of (seat, shape) before this fits
     ],
 )

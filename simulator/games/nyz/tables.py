@@ -36,6 +36,30 @@ def _board_tables(width: int, height: int, barn_rows: tuple[int, ...]):
     return bits, np.array([len(shape) for shape in masks], dtype=np.int32)
 
 
+def _placement_neighbours(bits: np.ndarray, width: int, edges: np.ndarray, board: np.ndarray):
+    """bits.neighbours() of every placement row (uint64[n, 2]) at once: uint64[n, 8] (a0 .. d1),
+    and the square edges each placement has on the board's border (int32[n])."""
+    lo, hi = bits[:, 0], bits[:, 1]
+
+    def up(lo, hi, k):  # bits.shift_up_index
+        return lo << np.uint64(k), (hi << np.uint64(k)) | (lo >> np.uint64(64 - k))
+
+    def down(lo, hi, k):  # bits.shift_down_index
+        return (lo >> np.uint64(k)) | (hi << np.uint64(64 - k)), hi >> np.uint64(k)
+
+    a = up(lo & ~edges[1, 0], hi & ~edges[1, 1], 1)
+    b = down(lo & ~edges[0, 0], hi & ~edges[0, 1], 1)
+    c = up(lo, hi, width)
+    d = down(lo, hi, width)
+    nb = np.stack([part & board[i % 2] for i, part in enumerate((*a, *b, *c, *d))], axis=1)
+    border = sum(_popcount(lo & edges[side, 0]) + _popcount(hi & edges[side, 1]) for side in range(4))
+    return nb, border.astype(np.int32)
+
+
+def _popcount(words: np.ndarray) -> np.ndarray:
+    return np.unpackbits(words.view(np.uint8).reshape(-1, 8), axis=1).sum(axis=1)
+
+
 def _split(mask: int) -> list[int]:
     return [mask & (2**64 - 1), mask >> 64]
 
@@ -50,6 +74,7 @@ def _board_arrays(params: Params) -> dict[str, np.ndarray]:
     start_animals = np.full((players, 2), S.NO_SPECIES, dtype=np.int32)
     to_fill = np.zeros(players, dtype=np.int32)
     place_parts, place_first = [], np.zeros((players, S.N_SHAPES), dtype=np.int32)
+    nb_parts, border_parts = [], []
     place_count = np.zeros((players, S.N_SHAPES), dtype=np.int32)
     offset = 0
     for seat, b in enumerate(boards):
@@ -68,6 +93,9 @@ def _board_arrays(params: Params) -> dict[str, np.ndarray]:
         to_fill[seat] = w * h - sum(b.barn_rows)
         bits, counts = _board_tables(w, h, tuple(b.barn_rows))
         place_parts.append(bits)
+        nb, border = _placement_neighbours(bits, w, edge_bits[seat], board_bits[seat])
+        nb_parts.append(nb)
+        border_parts.append(border)
         place_count[seat] = counts
         place_first[seat] = offset + np.concatenate(([0], np.cumsum(counts)[:-1]))
         offset += len(bits)
@@ -81,6 +109,8 @@ def _board_arrays(params: Params) -> dict[str, np.ndarray]:
         start_animals=start_animals,
         to_fill=to_fill,
         place_bits=np.ascontiguousarray(np.concatenate(place_parts)),
+        place_nb=np.ascontiguousarray(np.concatenate(nb_parts)),
+        place_border=np.concatenate(border_parts),
         place_first=place_first,
         place_count=place_count,
         shape_squares=np.array(

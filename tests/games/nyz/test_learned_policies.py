@@ -18,8 +18,10 @@ from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games.learned import card_path, load_weights
 from simulator.games.nyz import GAME, step_api, training
-from simulator.games.nyz.features import F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features
-from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES, WEIGHTS
+from simulator.games.nyz.features import (
+    F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features, position_value,
+)
+from simulator.games.nyz.specs import FEATURE_NAMES, S_WEIGHTS, SET_NAMES, WEIGHTS
 from simulator.games.nyz.state import D_DEST, D_PLACE
 from simulator.plan import build_plan
 from simulator.runner import run_plan
@@ -87,6 +89,40 @@ def test_learned_values_only_the_destination_and_placement_in_two_player_games()
         step_api.apply(learned, move)
         step_api.apply(heuristic, move)
     assert other_decisions > 10 and valued_differ > 0
+
+
+@pytest.mark.parametrize("players", [1, 2, 3])
+def test_a_finished_game_is_valued_by_its_outcome_above_or_below_every_unfinished_position(players):
+    """Issue #19, strong's budget scaling: a line (strong) or a candidate's turn (learned) that
+    reaches the end of the game is valued by its outcome (N-7.1 a complete board ends the game,
+    N-7.2 its owner wins; solo N-8.2 the board complete within the laps). The winner's finished
+    game is worth more than any position of the game before it, every other seat's less. Before,
+    a finished game was worth only its margin in squares (a few), while the evaluation valued
+    the winner's unfinished lead at tens of squares: a line that ran on to a win lost to one cut
+    off before the end, so the larger budgets, whose lines reach the end, chose worse."""
+    params = GAME.params_model(players=players)
+    weights = GAME.policies["strong"].pack({})[S_WEIGHTS:]
+    buffer = np.zeros(N_FEATURES)
+    finished = 0
+    for seed in range(8):
+        heuristic = "greedy_tuned" if players == 1 else "greedy_duel"
+        position = step_api.new_game(params, seating(*[(heuristic, {})] * players), seed=seed)
+        earlier = []
+        while not step_api.is_over(position):
+            earlier.append([position_value(position.state, position.tables, seat, weights, buffer)
+                            for seat in range(players)])
+            step_api.apply(position, step_api.policy_move(position))
+        final = [position_value(position.state, position.tables, seat, weights, buffer)
+                 for seat in range(players)]
+        winners = step_api.winners(position)
+        if players == 1 and not winners:  # a lost solo game: below every position before
+            assert final[0] < min(values[0] for values in earlier)
+        for seat in winners:
+            assert final[seat] > max(values[seat] for values in earlier), (seed, seat)
+        for seat in set(range(players)) - set(winners):
+            assert final[seat] < min(values[seat] for values in earlier), (seed, seat)
+        finished += 1
+    assert finished == 8
 
 
 def test_learned_plays_other_games_than_its_heuristic_and_beats_random():

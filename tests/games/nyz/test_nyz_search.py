@@ -117,9 +117,9 @@ def hidden_layers(state):
 
 def determinized(position, draw):
     tab = position.tables
-    scratch, (tree, values, seen, pool, ranked, _, _) = NS.allocate_search(
+    scratch, (tree, seen, pool, ranked, _, _) = NS.allocate_search(
         tab, position.state.policy_id, position.state.policy_params)
-    ctx = (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, 3.0)
+    ctx = (tab, NS.HEURISTIC_WEIGHTS[0], seen, pool, 2, 3.0)
     NS.copy_state(position.state, scratch)
     NS.determinize(scratch, ctx, position.decider, random_stream.new_state(np.uint64(draw)))
     return scratch
@@ -267,9 +267,9 @@ def finished_rewards(seed, scale=3.0):
     while not step_api.is_over(position):
         step_api.apply(position, step_api.policy_move(position))
     tab, state = position.tables, position.state
-    _, (tree, values, seen, pool, ranked, _, _) = NS.allocate_search(tab, state.policy_id, state.policy_params)
+    _, (tree, seen, pool, ranked, _, _) = NS.allocate_search(tab, state.policy_id, state.policy_params)
     rewards = np.zeros(2)
-    NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], values, seen, pool, 2, scale), rewards)
+    NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], seen, pool, 2, scale), rewards)
     empty = [int(empty_squares(state, tab, seat)) for seat in range(2)]
     return empty, [int(state.seat[seat, P_WIN]) for seat in range(2)], rewards
 
