@@ -267,12 +267,14 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
     warm = (_warm_up_in_processes(plan.games_apart, progress, jobs, sample_cells, check, summaries_apart)
             if plan.games_apart or summaries_apart else _WarmUps())
     try:
+        if plan.summaries_marker is not None and not plan.summaries_apart:
+            # first: their marker is written early, for another zoosim process that starts on
+            # another core (tests/run-all.sh warms up one game per core)
+            _warm_up_summaries(plan.summaries_marker, progress)
         for warm_ups in plan.games_here:
             name = warm_ups[0][0].cell.game
             warm.samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name],
                                          check))
-        if plan.summaries_marker is not None and not plan.summaries_apart:
-            _warm_up_summaries(plan.summaries_marker, progress)
         warm.wait(all_games=not overlap)
     except BaseException:
         warm.stop()
