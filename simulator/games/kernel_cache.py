@@ -227,7 +227,7 @@ class _CompileReporter(event.Listener):
         if self.started is None:
             self.started = now
             self._write(f"compiling the {self.name} {self.noun} (once per machine and zoosim version; "
-                        "later runs load it from the cache)\n")
+                        "later runs load the compiled code from the cache)\n")
         self.kernels += 1
         status = (f"  {self.name}: kernel {self.kernels} at {now - self.started:.0f} s: "
                   f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
