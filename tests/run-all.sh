@@ -5,14 +5,17 @@
 #     (apt-get, as root or through sudo), the test extras and the example game plugin
 #     examples/zoosim-feeding-time;
 #   - the kernel warm-ups in two chains at once, one per core, so that an empty kernel cache is
-#     filled by both cores: Katz's (tests/warm_katz_kernels.yaml: one game of each engine variant,
-#     and the chunk summaries' kernels; then its checked heuristic variants,
-#     tests/warm_katz_checked_kernels.yaml, since the engines compile their invariants only into
-#     checked batches; then a game through the step API, `zoosim play`, which many test modules
-#     drive) and New York Zoo's (the same files for nyz; its step API game first, so that the
-#     summaries' warm marker is written by then and their kernels compile once). The one slow
-#     test per game that plays a checked search compiles that variant itself, on its own worker,
-#     while the other worker goes on testing;
+#     filled by both cores: one game of each engine variant of Katz (tests/warm_katz_kernels.yaml,
+#     with the chunk summaries' kernels first), then a Katz game through the step API (`zoosim
+#     play`, which many test modules drive); and, on the other core, a New York Zoo game through
+#     the step API (first, so that the summaries' warm marker is written by then and their
+#     kernels compile once), one game of each of its engine variants (tests/warm_nyz_kernels.yaml),
+#     then the checked heuristic variants of both games (tests/warm_*_checked_kernels.yaml: the
+#     engines compile their invariants only into checked batches). So split, the two chains took
+#     about as long (2026-12-02, load 5-10, empty cache: Katz's variants 14.7 min and its step
+#     API 0.3, New York Zoo's chain 12.9, Katz's checked variants 1.6). The one slow test per
+#     game that plays a checked search compiles that variant itself, on its own worker, while the
+#     other worker goes on testing;
 #   - the pytest suite on every core (pytest-xdist, -n auto; extra arguments are passed to
 #     pytest, `-n 0` runs it in one process) but for the heavier checks marked `slow` (large
 #     random-game sweeps, fresh installs, killed processes: about half the suite's CPU time);
@@ -44,15 +47,14 @@ fi
 
 # The warm-ups, one chain per core (each a no-op that loads a few kernels when they are cached).
 WARM="$(mktemp -d)"
-warm_up() {  # GAME: its engine variants, then its checked ones
-  .venv/bin/zoosim run "tests/warm_$1_kernels.yaml" --out "$WARM/$1" --jobs 1 --no-report --quiet >/dev/null
-  .venv/bin/zoosim run "tests/warm_$1_checked_kernels.yaml" --out "$WARM/$1-checked" --jobs 1 --no-report --quiet \
-    --check >/dev/null
+warm_up() {  # NAME [--check]: one game of each study of tests/NAME.yaml, on one core
+  .venv/bin/zoosim run "tests/$1.yaml" --out "$WARM/$1" --jobs 1 --no-report --quiet "${@:2}" >/dev/null
 }
 set -m  # each chain in a process group of its own, which the trap below can end as a whole
-(warm_up katz; .venv/bin/zoosim play katz --seed 1 >/dev/null) &
+(warm_up warm_katz_kernels; .venv/bin/zoosim play katz --seed 1 >/dev/null) &
 KATZ=$!
-(.venv/bin/zoosim play nyz --seed 1 >/dev/null; warm_up nyz) &
+(.venv/bin/zoosim play nyz --seed 1 >/dev/null; warm_up warm_nyz_kernels
+ warm_up warm_nyz_checked_kernels --check; warm_up warm_katz_checked_kernels --check) &
 NYZ=$!
 set +m
 trap 'kill -- -"$KATZ" -"$NYZ" 2>/dev/null || true; rm -rf "$WARM"' EXIT  # a failed install ends the warm-ups
