@@ -298,16 +298,15 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
         return draw_samples(sample_cells) if sample_cells else {}
 
 
-def _warm_up_summaries(marker: Path, progress: bool, shared_terminal: bool = False) -> dict[str, dict[str, str]]:
+def _warm_up_summaries(marker: Path, progress: bool, shared_terminal: bool = False) -> None:
     """Compile the chunk summaries' kernels (summary.compile_summary_kernels), then write their
-    warm marker; no samples (the `_warm_up` futures' result type)."""
+    warm marker."""
     from simulator.analysis.summary import compile_summary_kernels
     from simulator.games.kernel_cache import compile_progress
 
     with compile_progress("chunk summary", enabled=progress, shared_terminal=shared_terminal, noun="kernels"):
         compile_summary_kernels()
     _touch_marker(marker)
-    return {}
 
 
 def _touch_marker(marker: Path) -> None:
