@@ -1,6 +1,7 @@
 """CPU seconds numba spends compiling each kernel of a game, with an empty kernel cache.
 
     python benchmarks/compile_times.py katz [--policy greedy] [--search mcts|none]
+    python benchmarks/compile_times.py katz --warm-up
 
 Plays one game with `--policy` in every seat (what a heuristic-only run compiles), then one with
 `--search` in every seat (what a run with a search policy compiles in addition), then draws the
@@ -8,6 +9,10 @@ report's sample game with `--policy` (the step API's kernels; `--search none` sk
 kernel cache is a fresh temporary folder (the shared cache is never touched).
 Each kernel's line is its own CPU time (process time, so other load on the machine counts
 little), not counting the kernels it compiled meanwhile; the totals are per step.
+
+With `--warm-up`: the CPU time of each warm-up process a cold run of the game starts instead
+(runner._warm_up: one game of `--policy` and its report sample; runner._warm_up_summaries: the
+chunk summaries' kernels, once per run), each in a fresh process with an empty kernel cache.
 """
 
 from __future__ import annotations
@@ -68,21 +73,47 @@ def profile(game_name: str, policy: str, search: str) -> None:
             print(f"{seconds:8.1f}  {name}")
 
 
+def warm_up(task: str, policy: str, cache: str) -> None:
+    """Runs in the child process: one warm-up task of a cold run (a game's, or "summaries")."""
+    import time
+    from pathlib import Path
+
+    from simulator import runner
+    from simulator.config import parse_experiment
+    from simulator.plan import build_plan
+
+    started = time.process_time()
+    if task == "summaries":
+        runner._warm_up_summaries(Path(cache) / "warm-marker", progress=False)
+    else:
+        plan = build_plan(parse_experiment({"name": "warm_up", "seed": 1, "games": 2, "studies": [
+            {"name": task, "game": task, "rules": {"players": 2}, "seats": [policy]}]}))
+        runner._warm_up([(plan.cells[0].all_chunks()[0], None)], False, plan.cells)
+    print(f"## warm-up of {task}: {time.process_time() - started:.1f} s CPU", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("game")
     parser.add_argument("--policy", default="greedy")
     parser.add_argument("--search", default="mcts")
+    parser.add_argument("--warm-up", action="store_true", help="time the warm-up processes of a cold run instead")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--child-warm-up", metavar="TASK", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         profile(args.game, args.policy, args.search)
         return
-    with tempfile.TemporaryDirectory() as cache:
-        env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
-        env["XDG_CACHE_HOME"] = cache
-        subprocess.run([sys.executable, __file__, args.game, "--policy", args.policy, "--search", args.search,
-                        "--child"], env=env, check=True)
+    if args.child_warm_up:
+        warm_up(args.child_warm_up, args.policy, os.environ["XDG_CACHE_HOME"])
+        return
+    children = [["--child-warm-up", task] for task in (args.game, "summaries")] if args.warm_up else [["--child"]]
+    for child in children:
+        with tempfile.TemporaryDirectory() as cache:
+            env = {key: value for key, value in os.environ.items() if key != "NUMBA_CACHE_DIR"}
+            env["XDG_CACHE_HOME"] = cache
+            subprocess.run([sys.executable, __file__, args.game, "--policy", args.policy, "--search", args.search,
+                            *child], env=env, check=True)
 
 
 if __name__ == "__main__":

@@ -202,22 +202,29 @@ def _chunk_failed(chunk: Chunk, problem: str, seeds, rotations) -> ChunkFailed:
                        f"Replay its first game with: {cell.replay_command(int(seeds[0]), int(rotations[0]))}")
 
 
-def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
-                     check: bool = False, overlap: bool = False) -> "_WarmUps":
-    """Play one game of the first cell of each game and kernel variant (base.Game.kernel_variant:
-    with or without a search policy) here, so that numba compiles those kernels once (and
-    caches them) before the workers start, instead of once in every worker; a game warmed up
-    also draws the report's samples of its cells among `sample_cells` (the step API's kernels
-    compile then, not after the last game). A variant whose warm marker
-    says an earlier warm-up left its kernels in the cache is skipped: the workers load them
-    themselves, in parallel, and this process never pays numba's start-up (kernel_cache.py).
-    When several games compile and `jobs` allows, each game compiles in a process of its own at
-    once, writing the shared cache (`_warm_up_in_processes`); with `overlap` (worker threads of
-    this process, which can wait on those processes) this returns as soon as one game is
-    compiled, and the chunks of the others wait for theirs (`_WarmUps.chunk_task`), so a core
-    whose game is compiled plays while the other game still compiles. A `check` run warms up
-    the checked specialisation (engines compile their invariants only for checked batches)
-    under a marker of its own. With `progress`, each kernel compiled is reported."""
+@dataclass
+class _WarmUpPlan:
+    """What a run's warm-up compiles, and where (`_warm_up_plan`): each game's warm-ups (one
+    chunk per kernel variant, with its warm marker: `_warm_up`), in a process per game
+    (`games_apart`) or in this one (`games_here`), and the chunk summaries' kernels, which are
+    the same for every game, once for the whole run (`_warm_up_summaries`): `summaries_marker`
+    is their warm marker when they compile, else None, `summaries_apart` whether in a process of
+    their own."""
+
+    games_apart: list[list[tuple[Chunk, Path | None]]]
+    games_here: list[list[tuple[Chunk, Path | None]]]
+    summaries_marker: Path | None = None
+    summaries_apart: bool = False
+
+
+def _warm_up_plan(todo: list[Chunk], jobs: int, check: bool = False) -> _WarmUpPlan:
+    """The warm-ups `todo` needs (see `_compile_kernels`): the first chunk of each game and
+    kernel variant (base.Game.kernel_variant: with or without a search policy; `check`: the
+    checked specialisation, under a marker of its own) whose warm marker is missing, and the
+    chunk summaries' kernels unless their marker says they are cached. With `jobs` above 1, two
+    or more games compile in processes of their own, one each, and the summaries in another
+    whenever a game compiles too (never inside a game's process: with two games both would
+    compile them)."""
     from simulator.games.kernel_cache import warm_marker
 
     first_chunks = {}
@@ -235,12 +242,42 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
     apart = [warm_ups for warm_ups in by_game.values() if all(marker is not None for _, marker in warm_ups)]
     if jobs < 2 or len(apart) < 2:
         apart = []
-    warm = _warm_up_in_processes(apart, progress, jobs, sample_cells, check) if apart else _WarmUps()
+    summaries = warm_marker(importlib.util.find_spec("simulator.analysis.summary_kernels").origin, "summaries")
+    if summaries is not None and summaries.exists():
+        summaries = None
+    return _WarmUpPlan(apart, [warm_ups for warm_ups in by_game.values() if warm_ups not in apart], summaries,
+                       summaries is not None and jobs >= 2 and bool(by_game))
+
+
+def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
+                     check: bool = False, overlap: bool = False) -> "_WarmUps":
+    """Play one game of the first cell of each game and kernel variant here, so that numba
+    compiles those kernels once (and caches them) before the workers start, instead of once in
+    every worker, and compile the chunk summaries' kernels once (`_warm_up_plan`); a game warmed
+    up also draws the report's samples of its cells among `sample_cells` (the step API's
+    kernels compile then, not after the last game). A warm-up whose warm marker says an earlier
+    one left its kernels in the cache is skipped: the workers load them themselves, in parallel,
+    and this process never pays numba's start-up (kernel_cache.py).
+    When several games compile and `jobs` allows, each game compiles in a process of its own at
+    once, writing the shared cache, and the summaries in one more, started first
+    (`_warm_up_in_processes`); with `overlap` (worker threads of this process, which can wait on
+    those processes) this returns as soon as one game and the summaries are compiled, and the
+    chunks of the other games wait for theirs (`_WarmUps.chunk_task`), so a core whose game is
+    compiled plays while another game still compiles. With `progress`, each kernel compiled is
+    reported."""
+    plan = _warm_up_plan(todo, jobs, check)
+    summaries_apart = plan.summaries_marker if plan.summaries_apart else None
+    warm = (_warm_up_in_processes(plan.games_apart, progress, jobs, sample_cells, check, summaries_apart)
+            if plan.games_apart or summaries_apart else _WarmUps())
     try:
-        for name, warm_ups in by_game.items():
-            if warm_ups not in apart:
-                warm.samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name],
-                                             check))
+        if plan.summaries_marker is not None and not plan.summaries_apart:
+            # first: their marker is written early, for another zoosim process that starts on
+            # another core (tests/run-all.sh warms up one game per core)
+            _warm_up_summaries(plan.summaries_marker, progress)
+        for warm_ups in plan.games_here:
+            name = warm_ups[0][0].cell.game
+            warm.samples.update(_warm_up(warm_ups, progress, [cell for cell in sample_cells if cell.game == name],
+                                         check))
         warm.wait(all_games=not overlap)
     except BaseException:
         warm.stop()
@@ -250,39 +287,55 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
 
 def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
              check: bool = False, shared_terminal: bool = False) -> dict[str, dict[str, str]]:
-    """Play and summarize one game of each chunk (all of one game; the summary's numba kernels
-    compile then too), then write its warm marker; then draw the samples of `sample_cells` (of
-    the same game) and return them."""
+    """Play one game of each chunk (all of one game; the chunk summaries' kernels are
+    `_warm_up_summaries`'), then write its warm marker; then draw the samples of `sample_cells`
+    (of the same game) and return them."""
     from simulator.games.kernel_cache import compile_progress
 
     with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
-            columns = _play_games(chunk, seeds[:1], rotations[:1], check=check)
-            _records_and_summary(chunk, columns, seeds[:1], rotations[:1])
+            _play_games(chunk, seeds[:1], rotations[:1], check=check)
             if marker is not None:
-                with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
-                    marker.touch()
+                _touch_marker(marker)
         return draw_samples(sample_cells) if sample_cells else {}
 
 
+def _warm_up_summaries(marker: Path, progress: bool, shared_terminal: bool = False) -> None:
+    """Compile the chunk summaries' kernels (summary.compile_summary_kernels), then write their
+    warm marker."""
+    from simulator.analysis.summary import compile_summary_kernels
+    from simulator.games.kernel_cache import compile_progress
+
+    with compile_progress("chunk summary", enabled=progress, shared_terminal=shared_terminal, noun="kernels"):
+        compile_summary_kernels()
+    _touch_marker(marker)
+
+
+def _touch_marker(marker: Path) -> None:
+    with contextlib.suppress(OSError):  # an unwritable cache only costs the next run time
+        marker.touch()
+
+
 def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progress: bool, jobs: int,
-                          sample_cells: list, check: bool = False) -> "_WarmUps":
-    """Start `_warm_up` of each game's chunks in a fresh process of its own, up to `jobs` at once
-    (numba compiles on one core per process; its cache files are written atomically, so
-    processes share the cache folder safely), and return them under way. loky's executor, as
-    joblib's loky backend: its processes are started afresh, not forked from this one, which may
-    already run worker threads, and it pickles with cloudpickle (a game's params model may be a
-    class pickle cannot name). The processes ignore Ctrl-C; this one answers it once they are
-    done, as after compiling itself, or, while the games compiled first play, at once, ending
-    them (`_WarmUps.stop`)."""
+                          sample_cells: list, check: bool = False, summaries: Path | None = None) -> "_WarmUps":
+    """Start `_warm_up` of each game's chunks in a fresh process of its own, and, given their
+    warm marker `summaries`, `_warm_up_summaries` first (it is short, and every game's chunks
+    wait for it), up to `jobs` at once (numba compiles on one core per process; its cache files
+    are written atomically, so processes share the cache folder safely), and return them under
+    way. loky's executor, as joblib's loky backend: its processes are started afresh, not forked
+    from this one, which may already run worker threads, and it pickles with cloudpickle (a
+    game's params model may be a class pickle cannot name). The processes ignore Ctrl-C; this
+    one answers it once they are done, as after compiling itself, or, while the games compiled
+    first play, at once, ending them (`_WarmUps.stop`)."""
     from joblib.externals.loky import ProcessPoolExecutor
 
-    pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game)), initializer=signal.signal,
+    pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game) + (summaries is not None)), initializer=signal.signal,
                                initargs=(signal.SIGINT, signal.SIG_IGN))
+    summaries_compiled = None if summaries is None else pool.submit(_warm_up_summaries, summaries, progress, True)
     return _WarmUps({warm_ups[0][0].cell.game: pool.submit(
         _warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game],
-        check, True) for warm_ups in by_game}, pool)
+        check, True) for warm_ups in by_game}, pool, summaries_compiled)
 
 
 WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up looks whether its run ends
@@ -290,15 +343,17 @@ WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up l
 
 class _WarmUps:
     """The kernel warm-ups of a run (`_compile_kernels`): the report samples they drew, and the
-    warm-ups still compiling in processes of their own (`pending`, game -> future) while the
-    chunks of the games already compiled play. `seconds` is the wall time before the first game
-    could play, compiling: a run's recorded time leaves it out, and counts the time after it, when
-    games are played, even while another game still compiles on one core."""
+    warm-ups still compiling in processes of their own (`pending`, game -> future, and
+    `summaries`, the chunk summaries' future) while the chunks of the games already compiled
+    play. `seconds` is the wall time before the first game could play, compiling: a run's
+    recorded time leaves it out, and counts the time after it, when games are played, even while
+    another game still compiles on one core."""
 
-    def __init__(self, pending: dict | None = None, pool=None):
+    def __init__(self, pending: dict | None = None, pool=None, summaries=None):
         self.started = time.perf_counter()
         self.samples: dict[str, dict[str, str]] = {}
         self.pending = dict(pending or {})
+        self.summaries = summaries
         self.pool = pool
         self.ready: float | None = None  # when the first game could play
 
@@ -314,11 +369,14 @@ class _WarmUps:
         return (self.ready or time.perf_counter()) - self.started
 
     def wait(self, all_games: bool) -> None:
-        """Called once the warm-ups in this process are done: wait for every pending warm-up,
-        or (not `all_games`) for the first one; take the samples of those done and raise the
-        error of one that failed."""
+        """Called once the warm-ups in this process are done: wait for the summaries' warm-up
+        and every pending game's, or (not `all_games`) for the first one; take the samples of
+        those done and raise the error of one that failed."""
         from concurrent.futures import ALL_COMPLETED, FIRST_COMPLETED, wait
 
+        if self.summaries is not None:
+            self.summaries.result()
+            self.summaries = None
         if self.pending:
             wait(self.pending.values(), return_when=ALL_COMPLETED if all_games else FIRST_COMPLETED)
         for game, future in list(self.pending.items()):

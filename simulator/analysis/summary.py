@@ -305,6 +305,26 @@ def summarize_columns(columns: Mapping[str, np.ndarray], players: int, mixed: bo
     return totals
 
 
+def compile_summary_kernels() -> None:
+    """Summarize a made-up chunk of two games, so that numba compiles (or loads from its cache)
+    the kernels of summary_kernels.py that every game's chunks call, with the argument types
+    they pass: summarize_columns converts every column to int64 or float64 first, so those types
+    do not depend on the game. The runner's warm-up calls this once per run, apart from the
+    games' own warm-ups (runner._compile_kernels). Integer columns only, as the shipped games
+    record: a plugin with a float column compiles float_column_moments in its workers."""
+    from simulator.logs import record_columns
+
+    players, games = 2, 2
+    played = {
+        "turns": np.array([3, 4], dtype=np.int16),
+        "score": np.array([[2, 1], [1, 1]], dtype=np.int16),
+        "win": np.array([[True, False], [True, True]]),
+    }
+    records = record_columns(played, first_game=0, games_per_deal=games, seeds=np.arange(games, dtype=np.uint64),
+                             rotations=np.arange(games, dtype=np.int64))
+    summarize_columns(records, players, mixed=False, games_per_deal=games)
+
+
 def slot_pairwise_wins(columns: Mapping[str, np.ndarray], seat: Mapping[str, np.ndarray], slots: np.ndarray,
                        players: int) -> np.ndarray:
     """CellTotals.slot_pairwise_wins of a chunk: placements between slots by batch of deals."""

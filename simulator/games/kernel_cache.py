@@ -33,8 +33,10 @@ process compiles a game's kernels before its workers start only when no earlier 
 in this cache folder: `warm_marker` names a file written after a complete warm-up, keyed by the
 kernels' specialisation (a seating with or without a search policy compiles different play
 kernels, base.Game.kernel_variant) and the numba and Python versions (the folder itself is
-keyed by the sources). When it exists the parent
-skips the warm-up and the workers load the kernels themselves, in parallel. A marker that lies
+keyed by the sources). The chunk summaries' kernels, the same for every game, have one marker
+of their own in their folder (variant "summaries"), written by their own warm-up, so that no
+game's warm-up compiles them. When a marker exists the parent
+skips that warm-up and the workers load the kernels themselves, in parallel. A marker that lies
 (a cache file deleted by hand) costs speed, never correctness: numba then compiles in the workers.
 
 Progress. `compile_progress` reports each kernel that numba really compiles (numba's
@@ -134,7 +136,7 @@ def _fallback_root(root: Path, reason: str) -> Path:
 def warm_marker(source_file: str | os.PathLike, variant: str) -> Path | None:
     """The file that says a complete warm-up left the kernels of `source_file`'s game package,
     in specialisation `variant` (base.Game.kernel_variant), in its cache folder (see the module
-    docstring); None for a module outside `simulator/games/`."""
+    docstring); None for a module outside `simulator/games/` and `simulator/analysis/`."""
     folder = kernel_folder(source_file)
     if folder is None:
         return None
@@ -208,8 +210,9 @@ class _CompileReporter(event.Listener):
 
     LOG_SECONDS = 10.0
 
-    def __init__(self, name: str, stream: TextIO, live: bool):
+    def __init__(self, name: str, stream: TextIO, live: bool, noun: str = "engine"):
         self.name = name
+        self.noun = noun
         self.stream = stream
         self.live = live
         self.started: float | None = None
@@ -223,8 +226,8 @@ class _CompileReporter(event.Listener):
         now = time.perf_counter()
         if self.started is None:
             self.started = now
-            self._write(f"compiling the {self.name} engine (once per machine and zoosim version; "
-                        "later runs load it from the cache)\n")
+            self._write(f"compiling the {self.name} {self.noun} (once per machine and zoosim version; "
+                        "later runs load the compiled code from the cache)\n")
         self.kernels += 1
         status = (f"  {self.name}: kernel {self.kernels} at {now - self.started:.0f} s: "
                   f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
@@ -239,7 +242,7 @@ class _CompileReporter(event.Listener):
 
     def summary(self) -> None:
         if self.started is not None:
-            self._write(("\r\033[K" if self.live else "") + f"{self.name} engine compiled in "
+            self._write(("\r\033[K" if self.live else "") + f"{self.name} {self.noun} compiled in "
                         f"{time.perf_counter() - self.started:.0f} s ({self.kernels} kernels)\n")
 
     def _write(self, text: str) -> None:
@@ -248,14 +251,16 @@ class _CompileReporter(event.Listener):
 
 
 @contextlib.contextmanager
-def compile_progress(name: str, enabled: bool = True, shared_terminal: bool = False) -> Iterator[None]:
-    """While the block runs, report on stderr the kernels numba compiles for game `name`, then
-    a summary; print nothing when every kernel comes from the cache. With `shared_terminal`
-    (several processes compiling at once) the lines are never rewritten in place."""
+def compile_progress(name: str, enabled: bool = True, shared_terminal: bool = False,
+                     noun: str = "engine") -> Iterator[None]:
+    """While the block runs, report on stderr the kernels numba compiles for game `name` (its
+    `noun`, "the katz engine"; "the chunk summary kernels"), then a summary; print nothing when
+    every kernel comes from the cache. With `shared_terminal` (several processes compiling at
+    once) the lines are never rewritten in place."""
     if not enabled:
         yield
         return
-    reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal)
+    reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal, noun=noun)
     with event.install_listener("numba:compile", reporter):
         yield
     reporter.summary()

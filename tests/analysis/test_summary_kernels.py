@@ -5,6 +5,9 @@ negative and wide columns; and numpy's own float sum order at every length."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -88,3 +91,46 @@ def test_pairwise_sum_is_numpys_at_every_length():
 
 def test_the_seat_sums_are_one_row_per_seat_field():
     assert summary_kernels.SEAT_SUM_ROWS == len(SEAT_FIELDS)
+
+
+# In a fresh interpreter (a process that summarized real chunks already would pass vacuously):
+# the signatures the made-up chunk compiles, then any the real chunks of both games add.
+SUMMARIES_THEN_REAL_CHUNKS = """
+import numpy as np
+from simulator.analysis import summary_kernels
+from simulator.analysis.summary import compile_summary_kernels, summarize_columns
+from simulator.games import get_game
+from simulator.logs import record_columns
+
+def signatures():
+    return {name: set(map(str, kernel.signatures)) for name, kernel in vars(summary_kernels).items()
+            if hasattr(kernel, "signatures")}
+
+compile_summary_kernels()
+compiled = signatures()
+for name in ("katz", "nyz"):
+    game = get_game(name)
+    for seats in (["greedy", "greedy"], ["greedy", "random"]):
+        seeds, rotations = np.arange(4, dtype=np.uint64), np.array([0, 1, 0, 1], dtype=np.int8)
+        columns = game.play_batch(game.make_params({"players": 2}), game.seat_policies([(s, {}) for s in seats]),
+                                  seeds, rotations)
+        records = record_columns(columns, first_game=0, games_per_deal=2, seeds=seeds, rotations=rotations)
+        summarize_columns(records, 2, len(set(seats)) > 1, 2)
+print({name: sorted(new - compiled[name]) for name, new in signatures().items() if new - compiled[name]})
+print(" ".join(name for name, compiled_signatures in sorted(compiled.items()) if compiled_signatures))
+"""
+
+
+def test_the_runs_summary_warm_up_compiles_every_kernel_signature_the_games_chunks_need():
+    """Issue 21 (at most 60 s of compiling per game): the run's warm-up compiles the chunk
+    summaries' kernels once, from a made-up chunk (summary.compile_summary_kernels), instead of
+    in every game's warm-up process; the real chunks of both games then call no kernel with
+    argument types it did not compile (else every worker would compile them again)."""
+    result = subprocess.run([sys.executable, "-c", SUMMARIES_THEN_REAL_CHUNKS], capture_output=True, text=True,
+                            timeout=600)
+    assert result.returncode == 0, result.stderr
+    added, compiled = result.stdout.splitlines()
+    assert added == "{}"
+    # the kernels summarize_columns calls (those they call are linked into them, and gain a
+    # signature of their own only where they compiled in this process)
+    assert {"seat_statistics", "integer_column_moments", "turn_order_moments"} <= set(compiled.split())

@@ -166,13 +166,68 @@ def test_the_parent_warms_up_each_kernel_variant_a_run_plays(tmp_path, monkeypat
     ]}))
     todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[])
-    assert len(played) == 3 and sorted(path.name for path in tmp_path.iterdir()) == ["heuristic", "plain", "search"]
+    assert len(played) == 3 and sorted(path.name for path in tmp_path.iterdir()) == [
+        "heuristic", "plain", "search", "summaries"]
     # a checked run warms up the checked specialisations (Katz compiles its invariants only
     # into checked batches), each under a marker of its own
     runner._compile_kernels(todo, progress=False, jobs=1, sample_cells=[], check=True)
     assert [check for _, check in played] == [False] * 3 + [True] * 3
     assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "heuristic", "heuristic-checked", "plain", "plain-checked", "search", "search-checked"]
+        "heuristic", "heuristic-checked", "plain", "plain-checked", "search", "search-checked", "summaries"]
+
+
+def test_the_chunk_summaries_compile_once_per_run_in_a_warm_up_of_their_own(tmp_path, monkeypatch):
+    """Issue 21 (at most 60 s of compiling per game): the chunk summaries' kernels, the same for
+    every game, compiled inside each game's warm-up process, so with two games both compiled
+    them. The warm-up plan now has them once, beside the games' warm-ups: in a process of their
+    own whenever a game compiles meanwhile and --jobs allows, else in the parent; with their own
+    warm marker, so that cached summaries are not compiled again and cached games do not keep
+    them from compiling."""
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    monkeypatch.setattr(kernel_cache, "warm_marker",
+                        lambda source_file, variant: markers / f"{Path(source_file).parent.name}-{variant}")
+    plan = build_plan(parse_experiment({"games": 10, "studies": [
+        {"name": "k", "game": "katz", "rules": {"players": 2}},
+        {"name": "n", "game": "nyz", "rules": {"players": 2}},
+    ]}))
+    todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
+
+    def games(warm_ups):
+        return [chunks[0][0].cell.game for chunks in warm_ups]
+
+    two_cores = runner._warm_up_plan(todo, jobs=2)
+    assert games(two_cores.games_apart) == ["katz", "nyz"] and two_cores.games_here == []
+    assert two_cores.summaries_marker == markers / "analysis-summaries" and two_cores.summaries_apart
+    one_core = runner._warm_up_plan(todo, jobs=1)
+    assert games(one_core.games_here) == ["katz", "nyz"] and one_core.summaries_marker is not None
+    assert not one_core.summaries_apart
+    katz_only = runner._warm_up_plan([chunk for chunk in todo if chunk.cell.game == "katz"], jobs=2)
+    assert games(katz_only.games_here) == ["katz"] and katz_only.summaries_apart  # compiled beside katz
+    (markers / "analysis-summaries").touch()
+    assert runner._warm_up_plan(todo, jobs=2).summaries_marker is None
+    (markers / "analysis-summaries").unlink()
+    (markers / "katz-heuristic").touch()
+    (markers / "nyz-heuristic").touch()
+    games_cached = runner._warm_up_plan(todo, jobs=2)
+    assert games_cached.games_apart == games_cached.games_here == []
+    assert games_cached.summaries_marker is not None and not games_cached.summaries_apart  # alone: here
+
+
+def test_a_games_warm_up_plays_its_game_and_leaves_the_summaries_to_their_own(tmp_path, monkeypatch):
+    """A game's warm-up (its own process when two games compile) plays a game and draws samples;
+    it summarizes nothing, so it compiles none of the chunk summaries' kernels."""
+    from simulator import runner
+
+    played, summarized = [], []
+    monkeypatch.setattr(runner, "_play_games", lambda chunk, seeds, rotations, check: played.append(len(seeds)))
+    monkeypatch.setattr(runner, "_records_and_summary", lambda *args: summarized.append(args))
+    chunk = make_plan().cells[0].all_chunks()[0]
+    assert runner._warm_up([(chunk, tmp_path / "warm")], progress=False, sample_cells=[]) == {}
+    assert played == [1] and summarized == [] and (tmp_path / "warm").exists()
 
 
 def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games(tmp_path, monkeypatch):
@@ -188,16 +243,16 @@ def test_games_compile_in_processes_of_their_own_at_once_and_play_the_same_games
                         lambda source_file, variant: markers / f"{Path(source_file).parent.name}-{variant}")
     in_processes = []
     warm_up_in_processes = runner._warm_up_in_processes
-    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, *args: (
         in_processes.append(sorted(chunk.cell.game for warm_ups in by_game for chunk, _ in warm_ups)),
-        warm_up_in_processes(by_game, progress, jobs, sample_cells, check))[1])
+        warm_up_in_processes(by_game, *args))[1])
     plan = build_plan(parse_experiment({"seed": 3, "games": 40, "chunk_games": 20, "studies": [
         {"name": "k", "game": "katz", "rules": {"players": 2}},
         {"name": "n", "game": "nyz", "rules": {"players": 2}},
     ]}))
     run(plan, tmp_path / "parallel", jobs=2)
     assert in_processes == [["katz", "nyz"]]
-    assert sorted(path.name for path in markers.iterdir()) == ["katz-heuristic", "nyz-heuristic"]
+    assert sorted(path.name for path in markers.iterdir()) == ["analysis-summaries", "katz-heuristic", "nyz-heuristic"]
     run(plan, tmp_path / "warm", jobs=1)  # the markers exist: nothing warms up
     assert in_processes == [["katz", "nyz"]]
     assert log_digests(tmp_path / "parallel") == log_digests(tmp_path / "warm") != {}
@@ -219,7 +274,7 @@ def test_the_game_compiled_first_plays_while_another_still_compiles(tmp_path, mo
     monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "never" / variant)
     katz_compiled, nyz_compiled = Future(), Future()
     katz_compiled.set_result({})
-    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, *args: (
         runner._WarmUps({"katz": katz_compiled, "nyz": nyz_compiled})))
     plan = build_plan(parse_experiment({"seed": 3, "games": 12, "chunk_games": 4, "studies": [
         {"name": "n", "game": "nyz", "rules": {"players": 2}},
@@ -261,7 +316,7 @@ def test_a_warm_up_failing_while_the_other_game_plays_ends_the_run_with_its_erro
     monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "never" / variant)
     katz_compiled, nyz_compiled = Future(), Future()
     katz_compiled.set_result({})
-    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, progress, jobs, sample_cells, check: (
+    monkeypatch.setattr(runner, "_warm_up_in_processes", lambda by_game, *args: (
         runner._WarmUps({"katz": katz_compiled, "nyz": nyz_compiled})))
     play_chunk = runner.play_chunk
 
