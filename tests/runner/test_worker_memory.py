@@ -4,10 +4,11 @@ chunk's arrays reuse pages already there instead of faulting in fresh, zeroed on
 
 import ctypes
 import ctypes.util
+import multiprocessing
 import platform
 import resource
+from concurrent.futures import ProcessPoolExecutor
 
-import joblib
 import pytest
 
 from simulator.config import parse_experiment
@@ -51,8 +52,10 @@ def play_a_chunk_then_measure(chunk, run_dir) -> tuple[float, float]:
 
 
 def test_a_worker_process_keeps_freed_memory_once_it_played_a_chunk(tmp_path):
+    """In a process of its own, started for this test: joblib's loky workers outlive a test, so
+    one of them may have played a chunk (and kept its memory) for an earlier test already."""
     chunk = build_plan(parse_experiment(DOCUMENT)).cells[0].all_chunks()[0]
-    with joblib.parallel_config(backend="loky", n_jobs=2):
-        (before, after), = joblib.Parallel()(joblib.delayed(play_a_chunk_then_measure)(chunk, tmp_path) for _ in range(1))
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as fresh:
+        before, after = fresh.submit(play_a_chunk_then_measure, chunk, tmp_path).result()
     assert before > 0.9  # glibc's default: freed memory at the top of the heap goes back to the system
     assert after < 0.05  # kept for the next chunk
