@@ -275,12 +275,13 @@ def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
     """What the report says of learned players (plan.trained_players): per player, the rules it
     was trained on ("notes"), and one warning per cell whose rules differ from its learned
     players' training rules ("warnings")."""
-    notes: dict[str, str] = {}
+    notes: dict[tuple[str, str], str] = {}  # by game and player: each game's `learned` has its own weights
     warnings = []
     for cell in cells:
         entries = cell.get("trained", [])
         for entry in entries:
-            notes.setdefault(entry["player"], f"{entry['player']}: trained on {entry['rules']}")
+            notes.setdefault((cell["game"], entry["player"]),
+                             f"{cell['game']} {entry['player']}: trained on {entry['rules']}")
         differing = [entry for entry in entries if entry["differ"]]
         if differing:
             who = "; ".join(f"seat slot {entry['slot']} {entry['player']} (trained on {entry['rules']})"

@@ -83,3 +83,13 @@ def test_the_shipped_players_count_as_trained_on_the_printed_rules():
     for cell in plan.cells:
         assert [(entry["rules"], entry["differ"]) for entry in trained_players(cell)] == \
             [("the printed rules", False)] * cell.players
+
+
+def test_each_games_learned_player_gets_its_own_training_note():
+    """Katz's and New York Zoo's `learned` are different players with different weights: a run
+    seating both (the quick start's seat_bias.yaml) named only the first game's."""
+    plan = build_plan(parse_experiment({"name": "both", "seed": 1, "games": 10, "studies": [
+        {"name": "k", "game": "katz", "seats": ["learned"]},
+        {"name": "n", "game": "nyz", "seats": ["learned"]}]}))
+    notes = trained_lines([cell.describe() for cell in plan.cells])["notes"]
+    assert notes == ["katz learned: trained on the printed rules", "nyz learned: trained on the printed rules"]
