@@ -29,7 +29,7 @@ from typing import Any
 
 from simulator.config import Rung, SeatSpec
 from simulator.games import get_game
-from simulator.plan import Cell, Plan, climbed_rung_cells, policy_label
+from simulator.plan import Cell, Plan, climbed_rung_cells, policy_label, resolved_player
 
 AGREED = "agreed"
 CAP_REACHED = "cap reached"
@@ -120,8 +120,8 @@ def _climb(plan: Plan, record: ClimbRecord) -> list[Cell]:
         record.stopped = f"{CANNOT_CLIMB}: {policy_label(top.policy, top.params)}: {step}"
         return []
     climbed = Rung(policy=top.policy, params=params, games=top.games)
-    packed = spec.pack(climbed.params).tolist()
-    if any(rung.policy == top.policy and spec.pack(rung.params).tolist() == packed for rung in rungs):
+    player = resolved_player(study, climbed)
+    if any(resolved_player(study, rung) == player for rung in rungs):
         record.stopped = f"{CANNOT_CLIMB}: its next step {policy_label(climbed.policy, climbed.params)} is a rung already"
         return []
     like = next(cell for cell in plan.cells if cell.study == record.study and cell.players == record.players)

@@ -546,7 +546,7 @@ def _refuse_repeated_entries(study: Study, where: str, file: str | None) -> None
         entries = getattr(study, key) or []
         if not entries:
             continue
-        repeat = _first_repeat([_resolved_player(study, entry, where, file) for entry in entries])
+        repeat = _first_repeat([resolved_player(study, entry, where, file) for entry in entries])
         if repeat:
             earlier, later = (_value_text(_as_written(entries[index])) for index in repeat)
             same = "is listed twice" if earlier == later else f"is the same player as {earlier} (its parameters' defaults filled in)"
@@ -558,7 +558,7 @@ def _as_written(entry: str | SeatSpec) -> str | dict[str, Any]:
     return entry if isinstance(entry, str) else entry.model_dump(exclude_none=True)
 
 
-def _resolved_player(study: Study, entry: str | SeatSpec, where: str, file: str | None) -> Any:
+def resolved_player(study: Study, entry: str | SeatSpec, where: str = "", file: str | None = None) -> Any:
     """A pool or ladder entry as the player it is: its policy and every parameter, defaults
     filled in (`{policy: greedy, params: {skip_cost: 3}}` is `greedy` when 3 is the default); a
     rung's own game count is not part of the player. An entry the game refuses is compared as

@@ -76,6 +76,15 @@ def test_a_top_rung_that_declares_no_climb_ends_the_climb_with_the_reason(tmp_pa
     assert record["stopped"] == "cannot climb: rote declares no step stronger (a player without a strength parameter)"
 
 
+def test_a_step_onto_a_rung_the_ladder_has_already_ends_the_climb(tmp_path):
+    # the last rung (budget 1) steps to budget 2, which is the ladder's first rung (its 2 written
+    # as 2.0 and the default filled in: the same player, plan.resolved_player)
+    run_dir, _ = climbed(tmp_path, climbing([{"policy": "thinker", "params": {"budget": 2.0}}, THINKER_1], max_climbs=3))
+    [record] = read_manifest(run_dir)["climbs"]
+    assert record["labels"] == [] and len(record["verdicts"]) == 1 and record["verdicts"][0] != "stable"
+    assert record["stopped"] == "cannot climb: its next step thinker(budget=2) is a rung already"
+
+
 def test_a_step_out_of_its_parameter_range_or_changing_nothing_cannot_climb():
     thinker = get_game("ascent").policies["thinker"]
     assert thinker.climb.step(thinker, {"budget": 8.0}) == ({"budget": 16.0}, "budget 8 -> 16 (budget doubled)")
