@@ -107,7 +107,6 @@ class Climb:
     doing: str
     then: Any = None  # a further climb (same `step`) taken when this one changes nothing
 
-
     def step(self, spec: "PolicySpec", overrides: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
         """(the overrides of the player one step stronger, how it was made), or (None, why the
         player cannot climb: the step leaves the parameter as it is, or leaves its range)."""
