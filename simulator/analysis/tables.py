@@ -430,40 +430,58 @@ def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
       intersection-union test at level alpha: shown equivalent, as for a cell's verdict);
     - *strength-dependent* when some seat's interval, Bonferroni over the seats at 1 - alpha,
       lies entirely outside ±margin (shown different);
-    - *unresolved* otherwise, with the games per cell that would settle it with 80% power if the
-      differences are as estimated (worst seat for stable, furthest-out seat otherwise).
+    - *unresolved* otherwise.
+    Every verdict but stable names the seat whose deviation differs most, by how much (with its
+    interval); an unresolved one also the games per cell that would settle it with 80% power if
+    the numbers are as estimated: for rungs not separated in rating the games that would
+    separate them (the Elo intervals narrow as 1/sqrt(games)), otherwise the games that would
+    show the differences equal (worst seat) or different (furthest-out seat).
     """
     nan = np.full(len(strongest), np.nan)
     if runner_up is None:
         return LadderComparison("unresolved", "there is no runner-up rung", nan, nan, nan, math.inf)
     if strongest["elo"].isna().any() or runner_up["elo"].isna().any():
         return LadderComparison("unresolved", "a rung's rating is not estimable", nan, nan, nan, math.inf)
-    if not strongest["elo_low"].iloc[0] > runner_up["elo_high"].iloc[0]:
-        return LadderComparison("unresolved", "the two strongest rungs are not separated in rating", nan, nan, nan, math.inf)
     a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
     difference = a["deviation_points"].to_numpy() - b["deviation_points"].to_numpy()
     se = np.hypot(a["se_points"].to_numpy(), b["se_points"].to_numpy())
     z = stats.two_sided_z(stats.equivalence_confidence(confidence))
     z_joint = stats.two_sided_z(stats.bonferroni_confidence(confidence, len(difference)))
+    z_power = stats.one_sided_z(stats.PLANNING_POWER)
     low, high = difference - z * se, difference + z * se
+    largest = int(np.argmax(np.abs(difference)))
+    by_how_much = (f"seat {largest}'s deviation differs by {difference[largest]:+.1f} points "
+                   f"[{low[largest]:+.1f}, {high[largest]:+.1f}] between them")
+    games = float(min(a["games"].min(), b["games"].min()))
+
+    def unresolved(reason: str, factor: float, settles: str) -> LadderComparison:
+        needed = math.inf if not np.isfinite(factor) else float(math.ceil(games * max(factor, 1.0)))
+        settle = (f"no number of games would {settles}" if not np.isfinite(needed)
+                  else f"about {stats.count_text(needed)} games per cell would {settles}")
+        return LadderComparison("unresolved", f"{reason}; {by_how_much}; {settle}", difference, low, high, needed)
+
+    top, second = a.iloc[0], b.iloc[0]
+    if not top["elo_low"] > second["elo_high"]:
+        gap = float(top["elo"] - second["elo"])
+        spread = (top["elo_high"] - top["elo_low"] + second["elo_high"] - second["elo_low"]) / 2.0
+        z_rating = stats.two_sided_z(confidence)
+        factor = ((z_rating + z_power) / z_rating * spread / gap) ** 2 if gap > 0 else math.inf
+        return unresolved(f"the two strongest rungs are not separated in rating ({gap:.0f} Elo apart, "
+                          f"intervals ±{(top['elo_high'] - top['elo_low']) / 2:.0f} and "
+                          f"±{(second['elo_high'] - second['elo_low']) / 2:.0f})",
+                          factor, "separate them, if their ratings are as estimated")
     if np.all((low >= -margin) & (high <= margin)):
         return LadderComparison("stable", f"every seat's deviation differs by less than ±{margin:g} points", difference, low, high, np.nan)
     beyond = np.abs(difference) - margin
     if np.any(beyond - z_joint * se > 0):
-        seat = int(np.argmax(beyond - z_joint * se))
-        return LadderComparison("strength-dependent", f"seat {seat}'s deviation differs by more than ±{margin:g} points",
+        return LadderComparison("strength-dependent", f"{by_how_much}, more than the ±{margin:g}-point margin",
                                 difference, low, high, np.nan)
-    games = float(min(a["games"].min(), b["games"].min()))
-    z_power = stats.one_sided_z(stats.PLANNING_POWER)
     with np.errstate(divide="ignore"):
         if np.any(beyond > 0):
             factor = np.min(np.where(beyond > 0, ((z_joint + z_power) * se / beyond) ** 2, np.inf))
         else:
             factor = np.max(((z + z_power) * se / -beyond) ** 2)
-    needed = math.inf if not np.isfinite(factor) else float(math.ceil(games * max(factor, 1.0)))
-    settle = "" if not np.isfinite(needed) else f"; about {stats.count_text(needed)} games per cell would settle it"
-    return LadderComparison("unresolved", f"the rungs' seat deviations are not yet shown equal or different{settle}",
-                            difference, low, high, needed)
+    return unresolved("the rungs' seat deviations are not yet shown equal or different", factor, "settle it")
 
 
 def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,

@@ -92,6 +92,26 @@ def test_ladder_verdicts_on_constructed_rungs():
     assert overlapping.verdict == "unresolved" and "not separated" in overlapping.reason
 
 
+def test_a_ladder_that_is_not_stable_says_by_how_much_its_top_rungs_disagree_and_what_would_settle_it():
+    # issue #23's goal: a ladder that is not stable names the pair of rungs, by how much they
+    # disagree and how many games would settle it, whichever reason keeps it open
+    strong = rung(200.0, [0.3, -0.3])
+    shifted = ladder_comparison(strong, rung(100.0, [-3.7, 3.7]))
+    assert "+4.0 points" in shifted.reason and "seat 0" in shifted.reason
+    wide = ladder_comparison(strong, rung(100.0, [-0.5, 0.5], se=0.5))
+    assert "+0.8 points" in wide.reason and "would settle it" in wide.reason
+    # ratings 20 Elo apart with ±30 intervals each: (2.80 / 1.96 x 60 / 20)^2 = 18.4 times the
+    # games (80% power at the 95% level) would separate them
+    overlapping = ladder_comparison(rung(120.0, [0.3, -0.3]), rung(100.0, [-0.7, 0.7]))
+    assert overlapping.verdict == "unresolved"
+    assert "20 Elo apart" in overlapping.reason and "+1.0 points" in overlapping.reason
+    assert overlapping.games_to_settle == pytest.approx(18.4 * 100_000, rel=0.01)
+    assert "1,900,000 games per cell would separate them" in overlapping.reason
+    # rated equal: no number of games orders them
+    level = ladder_comparison(rung(100.0, [0.3, -0.3]), rung(100.0, [0.3, -0.3]))
+    assert level.games_to_settle == np.inf and "no number of games" in level.reason
+
+
 def test_stable_is_not_declared_for_a_real_difference_hidden_by_wide_intervals():
     # Finding 3 of issue 20: at the New York Zoo ladder's size a true -11 against -5 point seat
     # deviation came out "stable" (overlapping intervals) 54% of the time.
