@@ -84,7 +84,12 @@ position, a loss below: features.finished_value) and is not played on in later r
 larger budget looks further along the finalists' lines, which the evaluation values more
 accurately the nearer they are to the end; valuing a finished line by its margin alone made
 the budgets whose lines reach the end play worse (docs/players.md, "Why more thought used to
-play worse"). With width 1 it
+play worse"). Past `horizon_iterations` (64) the lines stop growing (their length is
+the horizon budget's) and a move is valued by the mean of iterations / horizon_iterations lines:
+the heuristic's and lines whose every move is drawn from the softmax of the heuristic's move
+values over `temperature`, line i from the search stream (a number of the game's stream) + i,
+the same for every move; more budget then lowers the estimate's noise instead of changing what
+is estimated (looking further made 128 iterations lose to 64, issue #19). With width 1 it
 plays its heuristic's games exactly. `searched: turn_start` (2-5 players) searches only each
 turn's destination (N-4.1) and lets the heuristic take the turn's other decisions; solo every
 decision is searched (a solo win needs the whole board covered in time, N-8.2). With hidden stacks
@@ -113,8 +118,8 @@ from simulator.games.nyz.features import (
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
-    ROLLOUT_DEPTH, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_WEIGHTS, SCORE_SCALE,
-    SEARCH_TURN_START, STRONG, WIDTH,
+    ROLLOUT_DEPTH, S_HORIZON_ITERATIONS, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH,
+    S_TEMPERATURE, S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, WIDTH,
 )
 from simulator.games.nyz.state import (
     D_DEST, D_PLACE, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES,
@@ -406,24 +411,51 @@ def learned_move(st, tab, scratch, workspace, params):
 
 
 @kernel
-def play_line(st, tab, weights, last_turn):
-    """Play the heuristic (greedy with `weights`) for every seat until the game ends or turn
-    `last_turn` + 1 starts (last_turn < 0: to the end of the game)."""
+def sampled_move(st, tab, seat, n, weights, temperature, rng):
+    """Index of a legal move drawn from the softmax of the heuristic's move values (greedy with
+    `weights`) divided by `temperature`, with the stream `rng`."""
+    if n == 1:
+        return 0
+    P.option_values(st, tab, seat, weights)
+    values = st.option_values
+    best = -math.inf
+    for i in range(n):
+        best = max(best, values[i])
+    total = 0.0
+    for i in range(n):  # shifted by the best so that no exponent overflows
+        values[i] = math.exp((values[i] - best) / temperature)
+        total += values[i]
+    draw = random_stream.uniform(rng) * total
+    for i in range(n):
+        draw -= values[i]
+        if draw < 0.0:
+            return i
+    return n - 1
+
+
+@kernel
+def play_line(st, tab, weights, last_turn, temperature, rng):
+    """Play the heuristic (greedy with `weights`; temperature > 0: sampled_move) for every seat
+    until the game ends or turn `last_turn` + 1 starts (last_turn < 0: to the end of the game)."""
     while st.sc[SC_OVER] == 0 and (last_turn < 0 or st.sc[SC_TURNS] <= last_turn):
-        n = st.sc[SC_N_OPTIONS]
-        M.apply_move(st, tab, st.options[P.greedy(st, tab, st.sc[SC_DECIDER], n, weights)])
+        n, decider = st.sc[SC_N_OPTIONS], st.sc[SC_DECIDER]
+        if temperature > 0.0:
+            index = sampled_move(st, tab, decider, n, weights, temperature, rng)
+        else:
+            index = P.greedy(st, tab, decider, n, weights)
+        M.apply_move(st, tab, st.options[index])
 
 
 @kernel
 def strong_move(st, tab, scratch, workspace, params):
     """The `strong` policy (module docstring, "Strong"): sequential halving over the heuristic's
     `width` best moves, each round extending the surviving moves' lines and ranking them by the
-    evaluation of the positions reached; the best survivor of the last round."""
+    mean evaluation of the positions reached; the best survivor of the last round."""
     seat = st.sc[SC_DECIDER]
     tree, seen, pool, ranked, features, move_values = workspace
-    # survivors' indices into ranked, best first; the deal stream; 1 where a move's line has
-    # reached the end of the game (its value is its outcome, features.finished_value: it is
-    # not played on again)
+    # survivors' indices into ranked, best first; the line stream; 1 where every line of a move
+    # has reached the end of the game (its value is their outcomes, features.finished_value: it
+    # is not played on again)
     order, rng, line_over = tree[3], tree[5], tree[8]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
@@ -437,27 +469,38 @@ def strong_move(st, tab, scratch, workspace, params):
     advance_offer_scans(st, tab)
     depth = int(params[S_SOLO_ROLLOUT_DEPTH if solo else ROLLOUT_DEPTH])
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
-    deal = random_stream.next_u64(st.rng) if hidden else np.uint64(0)
     budget = int(params[ITERATIONS])
+    # lines per move: the heuristic's, then sampled ones (solo: the heuristic's only)
+    horizon_budget = budget if solo else min(budget, int(params[S_HORIZON_ITERATIONS]))
+    lines = max(1, budget // horizon_budget)
+    # line i's stream starts at stream + i (line 0's stream is the deal: the heuristic's line
+    # draws nothing)
+    stream = random_stream.next_u64(st.rng) if hidden or lines > 1 else np.uint64(0)
+    temperature = params[S_TEMPERATURE]
     rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
     for k in range(count):
         order[k] = k
         line_over[k] = 0
     survivors, extensions = count, 0
     for _ in range(rounds):
-        extensions += max(1, budget // (rounds * survivors))
+        extensions += max(1, horizon_budget // (rounds * survivors))
+        last_turn = -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth
         for j in range(survivors):
             k = order[j]
             if line_over[k] != 0:
                 continue
-            copy_state(st, scratch)
-            if hidden:  # every move's line on the same deal of the unseen tiles
-                rng[0] = deal
-                determinize(scratch, ctx, seat, rng)
-            M.apply_move(scratch, tab, ranked[k])
-            play_line(scratch, tab, weights, -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth)
-            move_values[k] = position_value(scratch, tab, seat, evaluation, features)
-            line_over[k] = scratch.sc[SC_OVER]
+            total, over = 0.0, 1
+            for line in range(lines):
+                copy_state(st, scratch)
+                rng[0] = stream + np.uint64(line)
+                if hidden:  # every move's line i on the same deal of the unseen tiles
+                    determinize(scratch, ctx, seat, rng)
+                M.apply_move(scratch, tab, ranked[k])
+                play_line(scratch, tab, weights, last_turn, 0.0 if line == 0 else temperature, rng)
+                total += position_value(scratch, tab, seat, evaluation, features)
+                over &= scratch.sc[SC_OVER]
+            move_values[k] = total / lines
+            line_over[k] = over
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
             k = order[j]
             i = j

@@ -194,7 +194,9 @@ L_WEIGHTS = 4
 S_SOLO_ROLLOUT_DEPTH = 1
 S_SEARCHED = 2
 S_SOLO_HEURISTIC = 5
-S_WEIGHTS = 7
+S_HORIZON_ITERATIONS = 7
+S_TEMPERATURE = 8
+S_WEIGHTS = 9
 # `searched` choices: which decisions strong searches in 2-5 player games (the others its
 # heuristic takes; solo it searches every one)
 SEARCHED_DECISIONS = ("every", "turn_start")
@@ -236,10 +238,12 @@ LEARNED_POLICIES = {
                     "valued by the learned evaluation (the margin in squares)",
         params={"iterations": 16.0, "solo_rollout_depth": 0.0, "searched": "turn_start",
                 "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
-                "heuristic": "greedy_duel", "weights": DEFAULT_WEIGHTS},
+                "heuristic": "greedy_duel", "horizon_iterations": 64.0, "temperature": 0.05,
+                "weights": DEFAULT_WEIGHTS},
         param_help={
             "iterations": "budget per decision in line extensions (at least one per move and "
-                          "round): more looks further ahead",
+                          "round): more looks further ahead up to `horizon_iterations`, then "
+                          "averages more lines",
             "solo_rollout_depth": "solo: turns per extension (0 = every line to the end)",
             "searched": "2-5 players: decisions searched, every one or turn_start (the "
                         "destination, N-4.1; the heuristic takes the rest of the turn); solo "
@@ -249,6 +253,12 @@ LEARNED_POLICIES = {
             "width": "moves considered per decision: the best by the heuristic's move values",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "heuristic": "heuristic whose move values rank the moves and play the lines",
+            "horizon_iterations": "2-5 players: the budget whose lines are looked along furthest; "
+                                  "a move is valued by the mean of iterations / this many lines "
+                                  "that far: the heuristic's and sampled ones",
+            "temperature": "sampled lines: every seat's moves drawn from the softmax of the "
+                           "heuristic's move values divided by this, with a search stream drawn "
+                           "from the game's",
             "weights": WEIGHTS_HELP,
         },
         ranges={
@@ -256,6 +266,8 @@ LEARNED_POLICIES = {
             "rollout_depth": SEARCH_RANGES["rollout_depth"],
             "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
             "width": ParamRange(1, MAX_OPTIONS, integer=True),
+            "horizon_iterations": SEARCH_RANGES["iterations"],
+            "temperature": ParamRange(0.0),
         },
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
         weights=WEIGHTS,

@@ -111,7 +111,7 @@ GOLDEN = {
     "mcts_duel_p2": "5c732b019090a2a42bce",
     "strong_p1": "99d3c625fb64a566688a",
     "strong_p2": "a4a3361b1fa12aa32214",
-    "strong_p2_budget": "76dd322c96fbeca3006f",
+    "strong_p2_budget": "7497a2776adb63aac283",  # 128 iterations: two lines per move since horizon_iterations
     "strong_p2_every_hidden": "ba68440365f779d7af51",
 }
 

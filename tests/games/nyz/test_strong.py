@@ -1,9 +1,9 @@
 """New York Zoo `strong` (simulator/games/nyz/search.py's strong_move: sequential halving at the
 root over lines valued by the learned evaluation): its properties (width 1 plays the heuristic's
 games; `searched: turn_start` leaves every decision but the destination to the heuristic; hidden
-tiles are never read), strength against its heuristic (2 players and solo), checked-mode
-invariants (N-11 T18), identical logs for any --jobs, and one-line refusals of impossible
-parameters."""
+tiles are never read; a budget past `horizon_iterations` averages lines of the horizon's
+length), strength against its heuristic (2 players and solo), checked-mode invariants (N-11
+T18), identical logs for any --jobs, and one-line refusals of impossible parameters."""
 
 from __future__ import annotations
 
@@ -113,8 +113,25 @@ def test_no_invariant_is_broken_in_checked_mode(params):
         assert columns["check_violations"].sum() == 0
 
 
+def test_budget_past_the_horizon_averages_sampled_lines_of_the_horizons_length():
+    """Past `horizon_iterations` the lines are as long as at that budget and a move is valued by
+    the mean of several: at temperature 0 every line is the heuristic's, so the games are the
+    horizon's; at the shipped temperature the sampled lines change some move."""
+    params = GAME.params_model(players=2)
+    others = ("greedy_duel", {})
+    horizon = play(params, seating(("strong", SMALL), others), range(6))
+    for temperature, same in ((0.0, True), (0.05, False)):
+        past = SMALL | {"iterations": 16, "horizon_iterations": 4, "temperature": temperature}
+        games = play(params, seating(("strong", past), others), range(6))
+        assert all(np.array_equal(games[name], horizon[name])
+                   for name in ("score", "win", "turns", "animals")) == same, temperature
+
+
 def test_logs_are_identical_for_one_and_two_jobs(tmp_path):
-    seats = [{"policy": "strong", "params": SMALL}, {"policy": "strong", "params": {"iterations": 2}}]
+    """With hidden stacks and lines sampled past the horizon (each line's deal and moves from
+    the search stream)."""
+    seats = [{"policy": "strong", "params": SMALL | {"horizon_iterations": 2}},
+             {"policy": "strong", "params": {"iterations": 2}}]
     plan = build_plan(parse_experiment({"name": "strong_jobs", "seed": 5, "games": 6, "chunk_games": 2,
                                         "studies": [{"game": "nyz", "rules": {"players": 2,
                                                                                "ai_sees_full_stacks": False},
@@ -156,7 +173,8 @@ def test_rules_lists_strong_with_its_parameters():
     assert result.exit_code == 0
     lines = result.output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("strong: "))
-    parameters = [line.split()[0] for line in lines[start + 1:start + 9]]
+    parameters = [line.split()[0] for line in lines[start + 1:start + 11]]
     assert parameters == ["iterations", "solo_rollout_depth", "searched", "rollout_depth", "width",
-                          "solo_heuristic", "heuristic", "weights"], lines[start:start + 9]
+                          "solo_heuristic", "heuristic", "horizon_iterations", "temperature",
+                          "weights"], lines[start:start + 11]
     assert lines[start + 3].startswith("    searched = turn_start ")
