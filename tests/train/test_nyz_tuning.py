@@ -2,7 +2,8 @@
 runs after each round's regression, and benchmarks/train_eval.py after its own. On a tiny
 budget it turns zero weights (learned then plays its heuristic's moves, greedy_duel's) into
 weights that beat greedy_duel on fresh deals; it is seeded (the same result twice, in a process
-of its own: --jobs cannot change it); it plays under the training's rules."""
+of its own: --jobs cannot change it); it plays under the training's rules; given an incumbent
+(the best weights so far) its two-player trials play against it."""
 
 from __future__ import annotations
 
@@ -44,3 +45,18 @@ def test_tuning_is_seeded_and_plays_the_given_rules():
     assert not np.array_equal(first[0], training.tune(weights, intercepts, {}, seed=5, trials=3, deals=10)[0])
     with pytest.raises(ZoosimError, match="animal_supply"):  # the trials' games are made with the rules
         training.tune(weights, intercepts, {"animal_supply": "scarce"}, seed=4, trials=3, deals=10)
+
+
+def test_an_incumbent_is_the_multi_opponent_and_a_start_of_each_search(tmp_path):
+    """`zoosim train` tunes against the best weights so far: against greedy_duel the score of
+    tuned weights saturates near 100% and stops telling good weights from better ones."""
+    weights, intercepts = zero()
+    incumbent = weights.copy()
+    incumbent[SET_MULTI, FEATURE_NAMES.index("fill_share")] = 3.0
+    path = tmp_path / "incumbent.npz"
+    save_weights(path, incumbent, intercepts, training.TRIAL_CARD)
+    _, records = training.tune(weights, intercepts, {}, seed=4, trials=3, deals=10, incumbent=str(path))
+    multi = records[SET_NAMES[SET_MULTI]]
+    assert multi["objective"] == "win share against learned with the incumbent weights"
+    assert multi["incumbent_score"] == 0.5  # the incumbent against itself, both seat orders of each deal
+    assert records[SET_NAMES[0]]["objective"] == "solo win rate" and "incumbent_score" in records[SET_NAMES[0]]

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from simulator.errors import ZoosimError
-from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, save_weights
+from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, load_weights, save_weights
 from simulator.games.matches import deal_seeds, head_to_head, solo_rate
 from simulator.games.nyz import features as NF
 from simulator.games.nyz import step_api
@@ -121,23 +121,35 @@ def fit(data: dict[str, tuple[np.ndarray, ...]], seed: int, alpha: float = RIDGE
 
 
 def tune(weights, intercepts, rules: dict[str, Any], seed: int, trials: int | None = None,
-         deals: int | None = None) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
+         deals: int | None = None, incumbent: str | None = None) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
     """(weights tuned for play, the tuning record per set name) from fit()'s weights (module
     docstring, "Tuning for play"): each set in SET_NAMES order, with TPE seeded by `seed` and the
     deals deal_seeds(seed + 100 x the set's index, deals). `trials` and `deals` default to
-    TUNE_TRIALS and TUNE_DEALS (read when called)."""
+    TUNE_TRIALS and TUNE_DEALS (read when called). `incumbent`, a weights file (`zoosim train`'s
+    best so far), is the multi set's opponent (`learned` with it) instead of TUNE_OPPONENT, and
+    its rows start each search beside the regression and the prior."""
     trials = TUNE_TRIALS if trials is None else trials
     deals = TUNE_DEALS if deals is None else deals
+    if incumbent:
+        incumbent_rows = load_weights(incumbent, "nyz", FEATURE_NAMES, SET_NAMES).weights
+        opponent = ("learned", {"weights": incumbent}), "learned with the incumbent weights"
+    else:
+        incumbent_rows, opponent = None, ((TUNE_OPPONENT, {}), TUNE_OPPONENT)
+    prior = np.array([PRIOR.get(feature, 0.0) for feature in FEATURE_NAMES])
     tuned = np.array(weights, dtype=float)
     records = {}
     with tempfile.TemporaryDirectory(prefix="nyz-tune-") as folder:
         for index, name in enumerate(SET_NAMES):
-            tuned[index], records[name] = _tune_set(tuned, intercepts, index, rules, trials, deals, seed, Path(folder))
+            starts = [tuned[index].copy(), prior] + ([incumbent_rows[index]] if incumbent else [])
+            tuned[index], records[name] = _tune_set(tuned, intercepts, index, starts, opponent, rules, trials, deals,
+                                                    seed, Path(folder))
     return tuned, records
 
 
-def _tune_set(weights, intercepts, index: int, rules, trials: int, deals: int, seed: int, folder: Path):
-    """One set's tuned row and its record (tune())."""
+def _tune_set(weights, intercepts, index: int, starts, opponent, rules, trials: int, deals: int, seed: int,
+              folder: Path):
+    """One set's tuned row and its record (tune()). `starts`: the rows of the first trials
+    (clipped to the ranges); `opponent`: (the multi set's opponent seat, its name on the record)."""
     import optuna
 
     from simulator.games import get_game
@@ -160,17 +172,18 @@ def _tune_set(weights, intercepts, index: int, rules, trials: int, deals: int, s
         path = folder / f"{SET_NAMES[index]}-{trial.number:04d}.npz"  # a file per trial: learned caches by file
         save_weights(path, candidate, intercepts, TRIAL_CARD)
         player = ("learned", {"weights": str(path)})
-        return (solo_rate(game, player, seeds, rules) if solo
-                else head_to_head(game, player, (TUNE_OPPONENT, {}), seeds, rules))
+        return solo_rate(game, player, seeds, rules) if solo else head_to_head(game, player, opponent[0], seeds, rules)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
         seed=seed, n_startup_trials=TUNE_STARTUP_TRIALS))
-    study.enqueue_trial({feature: float(np.clip(weights[index, FEATURE_NAMES.index(feature)], *bounds))
-                         for feature, bounds in ranges.items()})
-    study.enqueue_trial({feature: PRIOR.get(feature, 0.0) for feature in ranges})
+    for start in starts:
+        study.enqueue_trial({feature: float(np.clip(start[FEATURE_NAMES.index(feature)], *bounds))
+                             for feature, bounds in ranges.items()})
     study.optimize(score, n_trials=trials)
-    record = {"objective": "solo win rate" if solo else f"win share against {TUNE_OPPONENT}", "trials": trials,
-              "deals": deals, "regression_score": study.trials[0].value,
-              "prior_score": study.trials[1].value if trials > 1 else None, "best_score": study.best_value}
+    scores = [trial.value for trial in study.trials] + [None] * len(starts)  # None: a start not played
+    record = {"objective": "solo win rate" if solo else f"win share against {opponent[1]}", "trials": trials,
+              "deals": deals, "regression_score": scores[0], "prior_score": scores[1], "best_score": study.best_value}
+    if len(starts) > 2:
+        record["incumbent_score"] = scores[2]
     return row(study.best_params), record
