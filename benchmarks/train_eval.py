@@ -3,13 +3,9 @@
 1. Regression. Plays self-play games and fits the evaluation by simulator/games/nyz/training.py
    (record() and fit(), the training contract `zoosim train` shares; its docstring says what is
    recorded and fitted per set). The card's `fit` has the fit's quality.
-2. Tuning (--tune-trials, 0 to skip). The regression's evaluation predicts outcomes but plays
-   badly when a policy maximises it (measured: 0-7% against greedy_duel; the weights of
-   correlated features such as fill_share and open enclosures come out with signs that reward
-   not filling enclosures), so each set's weights are then tuned for play: a seeded TPE search
-   (optuna) whose first trials are the regression's weights and a hand-set prior, scored by
-   `learned`'s win share against greedy_duel over --tune-deals deals in both seat orders
-   (multi) and its solo win rate (solo). The card's `tuning` has the scores.
+2. Tuning (--tune-trials, 0 to skip): training.tune(), the tuning for play `zoosim train` runs
+   each round too (its docstring: a seeded TPE search scored by `learned`'s win share against
+   greedy_duel over --tune-deals deals, and its solo win rate). The card's `tuning` has the scores.
 Writes NAME.npz with its card NAME.json (learned.py). Reproducible: the same arguments give the
 same file, for any --jobs.
 
@@ -31,36 +27,18 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 from joblib import Parallel, delayed
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from simulator.games import get_game  # noqa: E402
 from simulator.games.base import params_hash, played_rules  # noqa: E402
-from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, save_weights  # noqa: E402
+from simulator.games.learned import WEIGHTS_FORMAT, save_weights  # noqa: E402
 
-# Tuning ranges of each feature's weight (squares of final margin per unit); the features not
-# listed keep weight 0 in that set. A hand-set prior starts each search beside the regression.
-TUNE_RANGES = {
-    "empty": (-2.0, 0.0), "holes": (-2.0, 0.0), "dead_ends": (-1.0, 0.0), "fill_share": (0.0, 8.0),
-    "open_enclosures": (-3.0, 3.0), "unstarted_enclosures": (-3.0, 3.0),
-    "animals_needed": (-3.0, 1.0), "breeders": (0.0, 4.0), "house_animals": (-1.0, 3.0),
-    "breeding_ahead": (0.0, 4.0), "offer_fits": (-1.0, 1.0),
-}
-SOLO_TUNE_RANGES = {**TUNE_RANGES, "time_left": (0.0, 150.0), "empty_x_time_used": (-2.0, 0.0)}
-PRIOR = {"empty": -1.0, "time_left": 40.0, "holes": -0.5, "dead_ends": -0.2, "fill_share": 3.0, "animals_needed": -1.0,
-         "breeders": 1.0, "house_animals": 0.5, "breeding_ahead": 1.0}
-TUNE_OPPONENT = "greedy_duel"
-
-# the card of a tuning trial's temporary weights file (load_weights checks game and names only)
-CARD_STUB = {"format": WEIGHTS_FORMAT, "game": "nyz", "rules": {}, "rules_hash": "", "seed": 0,
-             "training_games": 0, "training_positions": 0, "command": "tuning trial", "fit": {}, "strength": None}
 DEFAULT_OUT = Path(__file__).resolve().parent.parent / "simulator/games/nyz/weights/default.npz"
 
 
@@ -96,48 +74,6 @@ def concatenate(chunks):
     """record()'s chunks joined key by key, array by array (the training contract)."""
     return {name: tuple(np.concatenate(arrays) for arrays in zip(*(chunk[name] for chunk in chunks)))
             for name in chunks[0]}
-
-
-def tune_set(set_index, weights, intercepts, trials, deals, seed, folder):
-    """Tune one set's weights for play (module docstring, step 2); returns its tuning record."""
-    import optuna
-
-    from simulator.games.nyz.specs import FEATURE_NAMES, SET_NAMES, SET_SOLO
-    from tune_heuristics import deal_seeds, head_to_head, solo_rate
-
-    game = get_game("nyz")
-    solo = set_index == SET_SOLO
-    ranges = SOLO_TUNE_RANGES if solo else TUNE_RANGES
-    seeds = deal_seeds(seed + 100 * set_index, deals)
-    trial_file = folder / f"trial{set_index}.npz"
-
-    def write(values):
-        trial = weights.copy()
-        trial[set_index] = 0.0
-        for name, value in values.items():
-            trial[set_index, FEATURE_NAMES.index(name)] = value
-        save_weights(trial_file, trial, intercepts, {**CARD_STUB, "features": list(FEATURE_NAMES),
-                                                        "sets": list(SET_NAMES)})
-        return trial
-
-    def score(values):
-        write(values)
-        player = ("learned", {"weights": str(trial_file)})
-        return solo_rate(game, player, seeds) if solo else head_to_head(game, player, (TUNE_OPPONENT, {}), seeds)
-
-    fitted = {name: float(np.clip(weights[set_index, FEATURE_NAMES.index(name)], *ranges[name]))
-              for name in ranges}
-    study = optuna.create_study(direction="maximize",
-                                sampler=optuna.samplers.TPESampler(seed=seed, n_startup_trials=10))
-    study.enqueue_trial(fitted)
-    study.enqueue_trial({name: PRIOR.get(name, 0.0) for name in ranges})
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    study.optimize(lambda trial: score({name: trial.suggest_float(name, *bounds)
-                                        for name, bounds in ranges.items()}), n_trials=trials)
-    weights[set_index] = write(study.best_params)[set_index]
-    return {"objective": "solo win rate" if solo else f"win share against {TUNE_OPPONENT}",
-            "trials": trials, "deals": deals, "regression_score": study.trials[0].value,
-            "prior_score": study.trials[1].value, "best_score": study.best_value}
 
 
 def katz_chunk(policy, players, seeds, rotations):
@@ -242,11 +178,9 @@ def main() -> None:
     positions_total = sum(len(data[name][0]) for name in SET_NAMES)
     tuning = {}
     if args.tune_trials > 0:
-        with tempfile.TemporaryDirectory() as folder:
-            for set_index, set_name in enumerate(SET_NAMES):
-                tuning[set_name] = tune_set(set_index, weights, intercepts, args.tune_trials,
-                                            args.tune_deals, args.seed, Path(folder))
-                print(f"{set_name}: tuned {tuning[set_name]}")
+        weights, tuning = training.tune(weights, intercepts, {}, args.seed, args.tune_trials, args.tune_deals)
+        for set_name in SET_NAMES:
+            print(f"{set_name}: tuned {tuning[set_name]}")
     params = game.make_params({"players": 2})
     card = {
         "format": WEIGHTS_FORMAT, "game": args.game, "features": list(FEATURE_NAMES),

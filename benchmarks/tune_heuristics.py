@@ -23,13 +23,12 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import optuna  # noqa: E402
 
 from simulator.games.katz import GAME as KATZ  # noqa: E402
+from simulator.games.matches import deal_seeds, deal_shares, head_to_head, solo_rate  # noqa: E402,F401
 from simulator.games.nyz import GAME as NYZ  # noqa: E402
 
 GAMES = {"katz": KATZ, "nyz": NYZ}
@@ -47,35 +46,6 @@ RANGES = {
         "blocked_cost": (0.0, 10.0),
     },
 }
-
-
-def deal_seeds(seed: int, deals: int) -> np.ndarray:
-    return (np.arange(deals, dtype=np.uint64) + np.uint64(seed * 1_000_003 + 1)) * np.uint64(2654435761)
-
-
-def deal_shares(game, candidate: tuple[str, dict], opponent: tuple[str, dict], seeds) -> np.ndarray:
-    """Candidate's win share per deal, the mean over the deal's two seat orders (slot 0 is the
-    candidate)."""
-    params = game.make_params({"players": 2})
-    seating = game.seat_policies([candidate, opponent])
-    both = np.concatenate([seeds, seeds])
-    rotations = np.repeat(np.arange(2, dtype=np.int64), len(seeds))
-    win = game.play_batch(params, seating, both, rotations)["win"].astype(float)
-    # rotation r puts slot 0 in seat r; a shared win counts 1 / (number of winners)
-    share = win / np.maximum(win.sum(axis=1, keepdims=True), 1)
-    candidate_share = share[np.arange(len(both)), rotations]
-    return candidate_share.reshape(2, len(seeds)).mean(axis=0)
-
-
-def head_to_head(game, candidate: tuple[str, dict], opponent: tuple[str, dict], seeds) -> float:
-    """Candidate's win share over every deal in both seat orders (slot 0 is the candidate)."""
-    return float(deal_shares(game, candidate, opponent, seeds).mean())
-
-
-def solo_rate(game, candidate: tuple[str, dict], seeds) -> float:
-    params = game.make_params({"players": 1})
-    seating = game.seat_policies([candidate])
-    return float(game.play_batch(params, seating, seeds, np.zeros(len(seeds), np.int64))["win"].mean())
 
 
 def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:

@@ -7,7 +7,10 @@ measured but not gated. Round r >= 1:
    game's training.record(); seeds from (seed, r, players), so a round's data do not depend on
    --jobs (the games are split into chunks played in parallel and joined in seed order);
 2. fit: training.fit() on the data of rounds 1..r joined (data aggregation: a round adds data,
-   the fit sees all of it), with seed + r for its held-out split;
+   the fit sees all of it), with seed + r for its held-out split; then, where the game's training
+   has a tune() (nyz: its regression plays badly until tuned for play), the fitted weights tuned
+   by play under the training's rules against the best weights so far (the incumbent), seeded by
+   seed + r, in this process (the card's `tuning`);
 3. gate: the candidate against the best so far, `gate_games` deals of two-player games with the
    seats rotated (the gate policy, `learned` by default, with each's weights), through the
    ordinary runner (plan, --jobs, --backend), in the same run as the strength games (candidate
@@ -135,6 +138,7 @@ def best_round(cards: list[dict[str, Any]]) -> int:
 def _play_round(settings: TrainSettings, out: Path, number: int, cards: list[dict[str, Any]], command: str,
                 jobs: int, backend: str, scheduler: str | None, bar) -> dict[str, Any]:
     training = training_module(settings.game)
+    tuning = None
     if number == 0:
         weights, intercepts, fit_info = start_weights(settings)
         data_games = positions = 0
@@ -144,9 +148,13 @@ def _play_round(settings: TrainSettings, out: Path, number: int, cards: list[dic
         joined = {name: tuple(np.concatenate([part[name][i] for part in data]) for i in range(len(data[0][name])))
                   for name in data[0]}
         weights, intercepts, fit_info = training.fit(joined, settings.seed + number)
+        if hasattr(training, "tune"):
+            bar.set_postfix_str(f"round {number}: tuning for play")
+            weights, tuning = training.tune(weights, intercepts, settings.rules, settings.seed + number,
+                                            incumbent=str(best))
         data_games = number * sum(settings.player_games().values())
         positions = int(sum(len(arrays[0]) for arrays in joined.values()))
-    card = base_card(settings, command, number, weights.shape, fit_info, data_games, positions)
+    card = base_card(settings, command, number, weights.shape, fit_info, tuning, data_games, positions)
     candidate = out / "candidates" / f"round-{number:02d}.npz"
     candidate.parent.mkdir(exist_ok=True)
     from simulator.games.learned import save_weights
@@ -185,8 +193,8 @@ def start_weights(settings: TrainSettings) -> tuple[np.ndarray, np.ndarray, dict
     return loaded.weights, loaded.intercept, loaded.card.get("fit", {})
 
 
-def base_card(settings: TrainSettings, command: str, number: int, shape, fit_info: dict, games: int,
-              positions: int) -> dict[str, Any]:
+def base_card(settings: TrainSettings, command: str, number: int, shape, fit_info: dict, tuning: dict | None,
+              games: int, positions: int) -> dict[str, Any]:
     from simulator.games import get_game
     from simulator.games.base import params_hash, played_rules
     from simulator.games.learned import WEIGHTS_FORMAT
@@ -199,7 +207,7 @@ def base_card(settings: TrainSettings, command: str, number: int, shape, fit_inf
         "sets": list(source.set_names), "rules": played_rules(params),
         "rules_hash": params_hash(params, game.rules_version), "rules_set": settings.rules,
         "seed": settings.seed, "round": number, "training_games": games, "training_positions": positions,
-        "command": command, "fit": fit_info, "strength": None,
+        "command": command, "fit": fit_info, "tuning": tuning, "strength": None,
         "training": {"start": settings.start, "play": settings.play, "explore": settings.explore,
                      "players": {str(k): v for k, v in settings.player_games().items()},
                      "games_per_round": settings.games, "keep": settings.keep},

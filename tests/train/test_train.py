@@ -116,10 +116,14 @@ def test_an_unknown_game_and_another_trainings_folder_are_refused(tmp_path):
 
 
 @pytest.mark.slow
-def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path):
-    """New York Zoo records through the step API with `learned` itself (solo and multi sets)."""
+def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path, monkeypatch):
+    """New York Zoo records through the step API with `learned` itself (solo and multi sets) and
+    tunes the fit for play (a tiny tuning budget here)."""
+    from simulator.games.nyz import training as nyz_training
     from simulator.games.nyz.specs import FEATURE_NAMES as NYZ_FEATURES, SET_NAMES as NYZ_SETS
 
+    monkeypatch.setattr(nyz_training, "TUNE_TRIALS", 2)
+    monkeypatch.setattr(nyz_training, "TUNE_DEALS", 4)
     out = tmp_path / "nyz"
     result = CliRunner().invoke(main, ["train", "nyz", "--out", str(out), "--rounds", "1", "--games", "4",
                                        "--gate-games", "2", "--strength-games", "0", "--set", "animal_supply=physical",
@@ -128,6 +132,7 @@ def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path):
     card = load_weights(out / "round-01.npz", "nyz", NYZ_FEATURES, NYZ_SETS).card
     assert card["rules_set"] == {"animal_supply": "physical"} and card["rules"]["animal_supply"] == "physical"
     assert all(card["fit"][name]["train_rows"] > 0 for name in NYZ_SETS)  # solo and 2-3 player games recorded
+    assert {name: card["tuning"][name]["trials"] for name in NYZ_SETS} == {name: 2 for name in NYZ_SETS}
 
 
 def test_the_gate_keeps_on_the_share_or_on_the_lower_bound():

@@ -1,7 +1,7 @@
 """New York Zoo's training code behind the per-game training contract (issue #19 item 2, issue
 #23): record() plays games and returns the evaluation's training rows per set, fit() fits the
-weights of every set from them. benchmarks/train_eval.py nyz (the command that reproduces the
-shipped weights, with its tuning for play) and `zoosim train` call only these two.
+weights of every set from them, tune() then tunes them for play. benchmarks/train_eval.py nyz
+(the command that reproduces the shipped weights) and `zoosim train` call only these three.
 
 Recording. Games are played through the step API, so every game is the game play_batch plays
 for its seed. At each turn's first decision (the destination, N-5) the features of every seat
@@ -11,22 +11,56 @@ Sets (specs.SET_NAMES). `solo`: rows are the seat's features, the target is minu
 empty squares. `multi` (2-5 players): per seat, its features minus the others' mean, the target
 the margin in squares over the others' mean (features.py, "Value"). A game adds rows to its own
 set only; the other set's arrays have no rows, so the chunks of several calls concatenate.
+
+Tuning for play. The regression predicts outcomes but plays badly when a policy maximises it
+(measured: 0-7% against greedy_duel; the weights of correlated features such as fill_share and
+open enclosures come out with signs that reward not filling enclosures), so tune() searches
+each set's weights by play: a seeded TPE search (optuna) whose first two trials are the
+regression's weights (clipped to the ranges) and a hand-set prior (PRIOR), scored by `learned`'s
+win share against TUNE_OPPONENT over `deals` deals in both seat orders (multi, two players) or
+its solo win rate (solo), under the training's rules (matches.py). It plays in this process,
+one trial after another, so its result depends on the seed only, not on --jobs.
 """
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+from typing import Any
+
 import numpy as np
 
 from simulator.errors import ZoosimError
-from simulator.games.learned import fit_ridge
+from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, load_weights, save_weights
+from simulator.games.matches import deal_seeds, head_to_head, solo_rate
 from simulator.games.nyz import features as NF
 from simulator.games.nyz import step_api
-from simulator.games.nyz.specs import SET_MULTI, SET_NAMES, SET_SOLO
+from simulator.games.nyz.specs import FEATURE_NAMES, SET_MULTI, SET_NAMES, SET_SOLO
 from simulator.games.nyz.state import D_DEST, SC_DECISION
 
 # ridge penalty of the fit (learned.fit_ridge; columns standardised) and its held-out share
 RIDGE_ALPHA = 1.0
 HOLDOUT = 0.2
+
+# Tuning ranges of each feature's weight (squares of final margin per unit); the features not
+# listed keep weight 0 in that set. PRIOR starts each search beside the regression.
+TUNE_RANGES = {
+    "empty": (-2.0, 0.0), "holes": (-2.0, 0.0), "dead_ends": (-1.0, 0.0), "fill_share": (0.0, 8.0),
+    "open_enclosures": (-3.0, 3.0), "unstarted_enclosures": (-3.0, 3.0),
+    "animals_needed": (-3.0, 1.0), "breeders": (0.0, 4.0), "house_animals": (-1.0, 3.0),
+    "breeding_ahead": (0.0, 4.0), "offer_fits": (-1.0, 1.0),
+}
+SOLO_TUNE_RANGES = {**TUNE_RANGES, "time_left": (0.0, 150.0), "empty_x_time_used": (-2.0, 0.0)}
+PRIOR = {"empty": -1.0, "time_left": 40.0, "holes": -0.5, "dead_ends": -0.2, "fill_share": 3.0, "animals_needed": -1.0,
+         "breeders": 1.0, "house_animals": 0.5, "breeding_ahead": 1.0}
+TUNE_OPPONENT = "greedy_duel"
+TUNE_TRIALS = 120  # per set and call (the shipped weights' budget; `zoosim train` uses it per round)
+TUNE_DEALS = 100  # deals per trial: two-player deals in both seat orders, or solo games
+TUNE_STARTUP_TRIALS = 10  # TPE's random trials before it models the scores
+# the card of a trial's weights file (load_weights checks the game and the names only)
+TRIAL_CARD = {"format": WEIGHTS_FORMAT, "game": "nyz", "features": list(FEATURE_NAMES), "sets": list(SET_NAMES),
+              "rules": {}, "rules_hash": "", "seed": 0, "training_games": 0, "training_positions": 0,
+              "command": "tuning trial", "fit": {}, "strength": None}
 
 
 def play_and_record(params, seat_policies, seed: int, rotation: int):
@@ -84,3 +118,72 @@ def fit(data: dict[str, tuple[np.ndarray, ...]], seed: int, alpha: float = RIDGE
         intercepts.append(fitted.intercept if name == SET_NAMES[SET_SOLO] else 0.0)
         info[name] = fitted.quality
     return np.array(weights), np.array(intercepts), info
+
+
+def tune(weights, intercepts, rules: dict[str, Any], seed: int, trials: int | None = None,
+         deals: int | None = None, incumbent: str | None = None) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
+    """(weights tuned for play, the tuning record per set name) from fit()'s weights (module
+    docstring, "Tuning for play"): each set in SET_NAMES order, with TPE seeded by `seed` and the
+    deals deal_seeds(seed + 100 x the set's index, deals). `trials` and `deals` default to
+    TUNE_TRIALS and TUNE_DEALS (read when called). `incumbent`, a weights file (`zoosim train`'s
+    best so far), is the multi set's opponent (`learned` with it) instead of TUNE_OPPONENT, and
+    its rows start each search beside the regression and the prior."""
+    trials = TUNE_TRIALS if trials is None else trials
+    deals = TUNE_DEALS if deals is None else deals
+    if incumbent:
+        incumbent_rows = load_weights(incumbent, "nyz", FEATURE_NAMES, SET_NAMES).weights
+        opponent = ("learned", {"weights": incumbent}), "learned with the incumbent weights"
+    else:
+        incumbent_rows, opponent = None, ((TUNE_OPPONENT, {}), TUNE_OPPONENT)
+    prior = np.array([PRIOR.get(feature, 0.0) for feature in FEATURE_NAMES])
+    tuned = np.array(weights, dtype=float)
+    records = {}
+    with tempfile.TemporaryDirectory(prefix="nyz-tune-") as folder:
+        for index, name in enumerate(SET_NAMES):
+            starts = [tuned[index].copy(), prior] + ([incumbent_rows[index]] if incumbent else [])
+            tuned[index], records[name] = _tune_set(tuned, intercepts, index, starts, opponent, rules, trials, deals,
+                                                    seed, Path(folder))
+    return tuned, records
+
+
+def _tune_set(weights, intercepts, index: int, starts, opponent, rules, trials: int, deals: int, seed: int,
+              folder: Path):
+    """One set's tuned row and its record (tune()). `starts`: the rows of the first trials
+    (clipped to the ranges); `opponent`: (the multi set's opponent seat, its name on the record)."""
+    import optuna
+
+    from simulator.games import get_game
+
+    game = get_game("nyz")
+    solo = index == SET_SOLO
+    ranges = SOLO_TUNE_RANGES if solo else TUNE_RANGES
+    seeds = deal_seeds(seed + 100 * index, deals)
+
+    def row(values: dict[str, float]) -> np.ndarray:
+        trial = np.zeros(weights.shape[1])
+        for feature, value in values.items():
+            trial[FEATURE_NAMES.index(feature)] = value
+        return trial
+
+    def score(trial) -> float:
+        values = {feature: trial.suggest_float(feature, *bounds) for feature, bounds in ranges.items()}
+        candidate = weights.copy()
+        candidate[index] = row(values)
+        path = folder / f"{SET_NAMES[index]}-{trial.number:04d}.npz"  # a file per trial: learned caches by file
+        save_weights(path, candidate, intercepts, TRIAL_CARD)
+        player = ("learned", {"weights": str(path)})
+        return solo_rate(game, player, seeds, rules) if solo else head_to_head(game, player, opponent[0], seeds, rules)
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
+        seed=seed, n_startup_trials=TUNE_STARTUP_TRIALS))
+    for start in starts:
+        study.enqueue_trial({feature: float(np.clip(start[FEATURE_NAMES.index(feature)], *bounds))
+                             for feature, bounds in ranges.items()})
+    study.optimize(score, n_trials=trials)
+    scores = [trial.value for trial in study.trials] + [None] * len(starts)  # None: a start not played
+    record = {"objective": "solo win rate" if solo else f"win share against {opponent[1]}", "trials": trials,
+              "deals": deals, "regression_score": scores[0], "prior_score": scores[1], "best_score": study.best_value}
+    if len(starts) > 2:
+        record["incumbent_score"] = scores[2]
+    return row(study.best_params), record
