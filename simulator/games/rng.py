@@ -7,6 +7,8 @@ numba's global generator, the thread or the worker process, so a game replays ex
 and three shifts per draw.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -43,6 +45,22 @@ def next_u64(state):
 def uniform(state):
     """A float in [0, 1) with 53 random bits."""
     return float(next_u64(state) >> _SHIFT_11) * _TO_UNIT
+
+
+@njit(cache=True, nogil=True)
+def softmax_draw(state, values, count, largest, temperature):
+    """Index drawn from the softmax of values[:count] / temperature (`largest`: their maximum,
+    subtracted so that no exponent overflows); values[:count] are overwritten by the weights."""
+    total = 0.0
+    for i in range(count):
+        values[i] = math.exp((values[i] - largest) / temperature)
+        total += values[i]
+    draw = uniform(state) * total
+    for i in range(count):
+        draw -= values[i]
+        if draw < 0.0:
+            return i
+    return count - 1
 
 
 @njit(cache=True, nogil=True)

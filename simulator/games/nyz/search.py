@@ -396,17 +396,7 @@ def learned_move(st, tab, scratch, workspace, params):
             best, best_value = k, move_values[k]
     temperature = params[L_TEMPERATURE]
     if temperature > 0.0 and count > 1:
-        total = 0.0
-        for k in range(count):  # shifted by the best so that no exponent overflows
-            move_values[k] = math.exp((move_values[k] - best_value) / temperature)
-            total += move_values[k]
-        draw = random_stream.uniform(st.rng) * total
-        best = count - 1
-        for k in range(count):
-            draw -= move_values[k]
-            if draw < 0.0:
-                best = k
-                break
+        best = random_stream.softmax_draw(st.rng, move_values, count, best_value, temperature)
     return ranked[best]
 
 
@@ -421,16 +411,7 @@ def sampled_move(st, tab, seat, n, weights, temperature, rng):
     best = -math.inf
     for i in range(n):
         best = max(best, values[i])
-    total = 0.0
-    for i in range(n):  # shifted by the best so that no exponent overflows
-        values[i] = math.exp((values[i] - best) / temperature)
-        total += values[i]
-    draw = random_stream.uniform(rng) * total
-    for i in range(n):
-        draw -= values[i]
-        if draw < 0.0:
-            return i
-    return n - 1
+    return random_stream.softmax_draw(rng, values, n, best, temperature)
 
 
 @kernel
