@@ -25,6 +25,11 @@ start-up and the report's end run on one core, the play phase on `jobs` cores, s
 
 printed for the measured costs and for the floor (start-up = bare, no stages, no report): no
 pipeline in Python and numba can beat the floor's ratio, whatever its stages cost.
+
+The play phase itself is CPU-bound (timeline.py's "cores busy"), so its speed against `jobs`
+kernels alone is at most kernel / (kernel + stages): 0.9 allows stages of a ninth of the kernel.
+Last, one chunk's Parquet write is timed with the run's encodings and with the cheapest pyarrow
+has (no compression, plain encoding), and that bound printed again with the cheapest write.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -83,6 +89,41 @@ def stage_cpu(games: int, jobs: int, players: int, policy: str, chunk_games: int
     for span in recorder.spans:
         totals[span.stage] += span.cpu
     return totals
+
+
+def chunk_table(players: int, policy: str, chunk_games: int):
+    """One chunk's Arrow table as a run hands it to rundir.write_chunk."""
+    import simulator.api
+    from simulator import runner
+
+    tables, write = [], runner.write_chunk
+
+    def keep(run_dir, identity, table, summary):
+        tables.append(table)
+        write(run_dir, identity, table, summary)
+
+    runner.write_chunk = keep
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            simulator.api.run_experiment(timeline.katz_experiment(chunk_games, players, policy, chunk_games),
+                                         out=Path(folder) / "chunk", jobs=1, report=False)
+    finally:
+        runner.write_chunk = write
+    return tables[0]
+
+
+def write_cpu(table, options: dict, repeats: int) -> tuple[float, int]:
+    """(median CPU seconds, bytes) of writing `table` to memory as Parquet with `options`."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    seconds = []
+    for _ in range(repeats):
+        sink = pa.BufferOutputStream()
+        started = time.thread_time()
+        pq.write_table(table, sink, **options)
+        seconds.append(time.thread_time() - started)
+    return statistics.median(seconds), sink.getvalue().size
 
 
 def ratio(kernel: float, start: float, stages: float, report: float, jobs: int) -> float:
@@ -136,6 +177,21 @@ def main() -> None:
     print(f"    with start-up at the bare floor:      {ratio(stages['kernel'], bare, besides, report, jobs):7.2f}")
     print(f"    ... and no report:                    {ratio(stages['kernel'], bare, besides, 0.0, jobs):7.2f}")
     print(f"    floor only (no stages, no report):    {ratio(stages['kernel'], bare, 0.0, 0.0, jobs):7.2f}")
+    # The play phase on `jobs` threads is CPU-bound (timeline.py: cores busy ~0.93), so against
+    # `jobs` kernels alone it reaches kernel / (kernel + stages) at most: 0.9 needs stages <= kernel / 9.
+    from simulator import rundir
+    table = chunk_table(arguments.players, arguments.policy, arguments.chunk_games)
+    chunks = games / arguments.chunk_games
+    shipped, shipped_bytes = write_cpu(table, rundir.parquet_options(table.schema), 15)
+    cheapest, cheapest_bytes = write_cpu(table, {"compression": "none", "use_dictionary": False,
+                                                 "write_statistics": False}, 15)
+    required = besides - stages["write"] + cheapest * chunks
+    print(f"  two-thread play phase / twice one thread, at most: {stages['kernel'] / (stages['kernel'] + besides):.2f}"
+          f"   (0.9 allows stages of {stages['kernel'] / 9:.2f} CPU s)")
+    print(f"    one chunk's Parquet write: shipped {shipped * 1e3:.1f} ms ({shipped_bytes:,} bytes), no compression"
+          f" and plain encoding {cheapest * 1e3:.1f} ms ({cheapest_bytes:,} bytes), median of 15")
+    print(f"    stages with the cheapest write instead: {required:.2f} CPU s, at most "
+          f"{stages['kernel'] / (stages['kernel'] + required):.2f}")
     print(f"after:  {machine_line()}")
 
 

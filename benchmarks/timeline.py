@@ -123,12 +123,17 @@ def instrumented(recorder: Recorder):
             setattr(module, name, original)
 
 
+def katz_experiment(games: int, players: int, policy: str, chunk_games: int) -> dict:
+    """The measured run: one Katz study with `policy` in every seat."""
+    return {"name": "timeline", "seed": 1, "games": games, "chunk_games": chunk_games,
+            "studies": [{"game": "katz", "rules": {"players": players}, "seats": [policy]}]}
+
+
 def run_with_timeline(games: int, jobs: int, players: int, policy: str, chunk_games: int) -> tuple[Recorder, float, float]:
     """(the recorder, play-phase start, end) of one in-process run (threading backend)."""
     import simulator.api
 
-    experiment = {"name": "timeline", "seed": 1, "games": games, "chunk_games": chunk_games,
-                  "studies": [{"game": "katz", "rules": {"players": players}, "seats": [policy]}]}
+    experiment = katz_experiment(games, players, policy, chunk_games)
     with tempfile.TemporaryDirectory() as folder:
         simulator.api.run_experiment(experiment, out=Path(folder) / "warm", games=chunk_games, jobs=1, report=False)
         recorder = Recorder()
