@@ -390,7 +390,7 @@ class PlayCommand(click.Command):
 @click.option("--strength-games", type=click.IntRange(min=0, max=1_000_000), default=200, show_default=True,
               help="Deals against the shipped weights and against the heuristic per round (0: not measured).")
 @click.option("--keep", type=click.Choice(["share", "lower"]), default="share", show_default=True,
-              help="Keep a round when its gate win share is above 50% (share) or its 95%% lower bound is (lower).")
+              help="Keep a round when its gate win share is above 50% (share) or its 95% lower bound is (lower).")
 @_jobs_option("Parallel workers (default: every core). Does not change the result.")
 @click.option("--resume", is_flag=True, help="Continue the training in --out after its last finished round.")
 @_backend_options
