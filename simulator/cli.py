@@ -384,7 +384,8 @@ class PlayCommand(click.Command):
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
               help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
 @click.option("--gate-policy", default="learned", show_default=True,
-              help="Learned policy of the head-to-heads (gate and strength), with each side's weights.")
+              help="Learned policy of the head-to-heads (gate and strength), with each side's weights, and of "
+                   "nyz's tuning for play: strong trains the weights for strong's play.")
 @click.option("--gate-games", type=click.IntRange(min=1, max=1_000_000), default=200, show_default=True,
               help="Deals of the gate (two-player games, both seat orders) against the best so far.")
 @click.option("--strength-games", type=click.IntRange(min=0, max=1_000_000), default=200, show_default=True,

@@ -10,7 +10,8 @@ measured but not gated. Round r >= 1:
    the fit sees all of it), with seed + r for its held-out split; then, where the game's training
    has a tune() (nyz: its regression plays badly until tuned for play), the fitted weights tuned
    by play under the training's rules against the best weights so far (the incumbent), seeded by
-   seed + r, in this process (the card's `tuning`);
+   seed + r, in this process (the card's `tuning`), the gate policy playing both sides (so
+   `--gate-policy strong` tunes the weights for `strong`'s play);
 3. gate: the candidate against the best so far, `gate_games` deals of two-player games with the
    seats rotated (the gate policy, `learned` by default, with each's weights), through the
    ordinary runner (plan, --jobs, --backend), in the same run as the strength games (candidate
@@ -151,7 +152,7 @@ def _play_round(settings: TrainSettings, out: Path, number: int, cards: list[dic
         if hasattr(training, "tune"):
             bar.set_postfix_str(f"round {number}: tuning for play")
             weights, tuning = training.tune(weights, intercepts, settings.rules, settings.seed + number,
-                                            incumbent=str(best))
+                                            incumbent=str(best), policy=settings.gate_policy)
         data_games = number * sum(settings.player_games().values())
         positions = int(sum(len(arrays[0]) for arrays in joined.values()))
     card = base_card(settings, command, number, weights.shape, fit_info, tuning, data_games, positions)

@@ -60,3 +60,24 @@ def test_an_incumbent_is_the_multi_opponent_and_a_start_of_each_search(tmp_path)
     assert multi["objective"] == "win share against learned with the incumbent weights"
     assert multi["incumbent_score"] == 0.5  # the incumbent against itself, both seat orders of each deal
     assert records[SET_NAMES[0]]["objective"] == "solo win rate" and "incumbent_score" in records[SET_NAMES[0]]
+
+
+def test_the_tuning_plays_the_gate_policy(tmp_path):
+    """`zoosim train nyz --gate-policy strong` tunes the weights for `strong`'s play: its multi
+    set's trials are strong against strong with the incumbent; solo trials stay learned's."""
+    weights, intercepts = zero()
+    incumbent = weights.copy()
+    incumbent[SET_MULTI, FEATURE_NAMES.index("fill_share")] = 3.0
+    path = tmp_path / "incumbent.npz"
+    save_weights(path, incumbent, intercepts, training.TRIAL_CARD)
+    _, records = training.tune(weights, intercepts, {}, seed=4, trials=3, deals=6, incumbent=str(path),
+                               policy="strong")
+    multi = records[SET_NAMES[SET_MULTI]]
+    assert multi["objective"] == "win share against strong with the incumbent weights, strong playing"
+    assert multi["incumbent_score"] == 0.5  # strong on the incumbent against itself
+    assert records[SET_NAMES[0]]["objective"] == "solo win rate"
+    zero_file = tmp_path / "zero.npz"
+    save_weights(zero_file, weights, intercepts, training.TRIAL_CARD)
+    deals = deal_seeds(4 + 100 * SET_MULTI, 6)  # the multi set's tuning deals
+    assert multi["regression_score"] == head_to_head(GAME, ("strong", {"weights": str(zero_file)}),
+                                                     ("strong", {"weights": str(path)}), deals)

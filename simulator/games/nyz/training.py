@@ -121,18 +121,21 @@ def fit(data: dict[str, tuple[np.ndarray, ...]], seed: int, alpha: float = RIDGE
 
 
 def tune(weights, intercepts, rules: dict[str, Any], seed: int, trials: int | None = None,
-         deals: int | None = None, incumbent: str | None = None) -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
+         deals: int | None = None, incumbent: str | None = None,
+         policy: str = "learned") -> tuple[np.ndarray, dict[str, dict[str, Any]]]:
     """(weights tuned for play, the tuning record per set name) from fit()'s weights (module
     docstring, "Tuning for play"): each set in SET_NAMES order, with TPE seeded by `seed` and the
     deals deal_seeds(seed + 100 x the set's index, deals). `trials` and `deals` default to
     TUNE_TRIALS and TUNE_DEALS (read when called). `incumbent`, a weights file (`zoosim train`'s
-    best so far), is the multi set's opponent (`learned` with it) instead of TUNE_OPPONENT, and
-    its rows start each search beside the regression and the prior."""
+    best so far), is the multi set's opponent (`policy` with it) instead of TUNE_OPPONENT, and
+    its rows start each search beside the regression and the prior. `policy` (a learned policy:
+    `learned` or `strong`) plays the multi set's trials, so the weights are tuned for the player
+    that will use them; solo trials are always `learned`'s (its solo win rate)."""
     trials = TUNE_TRIALS if trials is None else trials
     deals = TUNE_DEALS if deals is None else deals
     if incumbent:
         incumbent_rows = load_weights(incumbent, "nyz", FEATURE_NAMES, SET_NAMES).weights
-        opponent = ("learned", {"weights": incumbent}), "learned with the incumbent weights"
+        opponent = (policy, {"weights": incumbent}), f"{policy} with the incumbent weights"
     else:
         incumbent_rows, opponent = None, ((TUNE_OPPONENT, {}), TUNE_OPPONENT)
     prior = np.array([PRIOR.get(feature, 0.0) for feature in FEATURE_NAMES])
@@ -141,15 +144,16 @@ def tune(weights, intercepts, rules: dict[str, Any], seed: int, trials: int | No
     with tempfile.TemporaryDirectory(prefix="nyz-tune-") as folder:
         for index, name in enumerate(SET_NAMES):
             starts = [tuned[index].copy(), prior] + ([incumbent_rows[index]] if incumbent else [])
-            tuned[index], records[name] = _tune_set(tuned, intercepts, index, starts, opponent, rules, trials, deals,
-                                                    seed, Path(folder))
+            tuned[index], records[name] = _tune_set(tuned, intercepts, index, starts, opponent, policy, rules,
+                                                    trials, deals, seed, Path(folder))
     return tuned, records
 
 
-def _tune_set(weights, intercepts, index: int, starts, opponent, rules, trials: int, deals: int, seed: int,
-              folder: Path):
+def _tune_set(weights, intercepts, index: int, starts, opponent, policy: str, rules, trials: int, deals: int,
+              seed: int, folder: Path):
     """One set's tuned row and its record (tune()). `starts`: the rows of the first trials
-    (clipped to the ranges); `opponent`: (the multi set's opponent seat, its name on the record)."""
+    (clipped to the ranges); `opponent`: (the multi set's opponent seat, its name on the record);
+    `policy`: the multi set's player."""
     import optuna
 
     from simulator.games import get_game
@@ -171,8 +175,9 @@ def _tune_set(weights, intercepts, index: int, starts, opponent, rules, trials: 
         candidate[index] = row(values)
         path = folder / f"{SET_NAMES[index]}-{trial.number:04d}.npz"  # a file per trial: learned caches by file
         save_weights(path, candidate, intercepts, TRIAL_CARD)
-        player = ("learned", {"weights": str(path)})
-        return solo_rate(game, player, seeds, rules) if solo else head_to_head(game, player, opponent[0], seeds, rules)
+        if solo:
+            return solo_rate(game, ("learned", {"weights": str(path)}), seeds, rules)
+        return head_to_head(game, (policy, {"weights": str(path)}), opponent[0], seeds, rules)
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(
@@ -182,7 +187,10 @@ def _tune_set(weights, intercepts, index: int, starts, opponent, rules, trials: 
                              for feature, bounds in ranges.items()})
     study.optimize(score, n_trials=trials)
     scores = [trial.value for trial in study.trials] + [None] * len(starts)  # None: a start not played
-    record = {"objective": "solo win rate" if solo else f"win share against {opponent[1]}", "trials": trials,
+    objective = "solo win rate" if solo else f"win share against {opponent[1]}"
+    if not solo and policy != "learned":
+        objective += f", {policy} playing"
+    record = {"objective": objective, "trials": trials,
               "deals": deals, "regression_score": scores[0], "prior_score": scores[1], "best_score": study.best_value}
     if len(starts) > 2:
         record["incumbent_score"] = scores[2]
