@@ -207,30 +207,23 @@ def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
     return found
 
 
-# What a ladder rung models, in a designer's words (rung_model). A learned player's temperature
-# is in its evaluation's units (points in katz, squares in nyz): below CAREFUL_TEMPERATURE it
-# rarely leaves its best move, above it often takes the second best or worse.
-CAREFUL_TEMPERATURE = 1.0
-
-
 def rung_model(game, name: str, params: dict[str, Any]) -> str:
-    """What a ladder rung models in words: "a casual player who often picks the second-best move ..."."""
+    """What a ladder rung models in words ("a newcomer who moves at random", ...), from its
+    policy's declared `models` and `mistake_temperature` (base.PolicySpec). A temperature is in
+    the evaluation's units (points in katz, squares in nyz), so the words say what it does, not
+    how often: the ladder's ratings measure that."""
     spec = game.policies[name]
-    searches = name in game.search_policies
     if name == "random":
         return "a newcomer who moves at random"
-    if spec.weights is not None:
-        temperature = float(params.get("temperature", spec.params.get("temperature", 0.0)))
-        sight = "looks ahead (a search on its learned evaluation)" if searches else "does not look ahead"
-        if temperature <= 0:
-            return ("an expert who looks ahead: a search on its learned evaluation" if searches else
-                    "a practised player who always plays the move its learned evaluation ranks best, "
-                    "without looking ahead")
-        kind = ("a careful player who now and then picks a lesser move" if temperature < CAREFUL_TEMPERATURE
-                else "a casual player who often picks the second-best move or worse")
-        return (f"{kind} (moves drawn in proportion to exp(value / {temperature:g}), values in "
-                f"the evaluation's units); it {sight}")
-    if searches:
+    if spec.mistake_temperature is not None:
+        temperature = float(params.get(spec.mistake_temperature, spec.params[spec.mistake_temperature]))
+        if temperature > 0:
+            return (f"a player who makes mistakes: moves drawn in proportion to exp(value / {temperature:g}) "
+                    f"(values in the evaluation's units; the higher the temperature, the more often a lesser "
+                    f"move), and at temperature 0 {spec.models}")
+    if spec.models:
+        return spec.models
+    if name in game.search_policies:
         return f"a player who looks ahead by search ({spec.description})"
     return f"a rule-of-thumb player ({spec.description})"
 

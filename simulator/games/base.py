@@ -146,6 +146,11 @@ class PolicySpec:
     choices: dict[str, tuple[str, ...]] = field(default_factory=dict)
     weights: Any = None  # games.learned.LearnedWeights of the `weights` parameter, if any
     climb: Climb | None = None  # how a ladder's climb makes it one step stronger; None: it cannot
+    # A ladder report's words for the player (plan.rung_model): what it models at its defaults
+    # ("" : said from its description), and the parameter, if any, whose temperature makes it
+    # draw its moves from a softmax over their values instead of always playing the best.
+    models: str = ""
+    mistake_temperature: str | None = None
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
         """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the

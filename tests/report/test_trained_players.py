@@ -64,15 +64,22 @@ def test_the_report_names_training_rules_warns_and_describes_the_rungs(tmp_path)
     assert page.count('class="warning rules-mismatch"') == 1
     assert "trained on hand_size=6" in page and "learned: trained on the printed rules" in page
     assert "random: a newcomer who moves at random" in page
-    assert "learned(temperature=2): a casual player who often picks the second-best move" in page
+    assert "learned(temperature=2): a player who makes mistakes: moves drawn in proportion to exp(value / 2)" in page
 
 
 def test_rung_models_say_search_temperature_and_heuristic():
-    katz = get_game("katz")
-    assert "a careful player" in rung_model(katz, "learned", {"temperature": 0.5})
+    katz, nyz = get_game("katz"), get_game("nyz")
+    assert "a player who makes mistakes: moves drawn in proportion to exp(value / 0.5)" in rung_model(
+        katz, "learned", {"temperature": 0.5})
     assert rung_model(katz, "strong", {}).startswith("an expert who looks ahead")
     assert "without looking ahead" in rung_model(katz, "learned", {})
     assert rung_model(katz, "greedy", {}).startswith("a rule-of-thumb player")
+    # nyz strong's `temperature` draws its sampled lines, not its moves: still the expert
+    assert rung_model(nyz, "strong", {}).startswith("an expert who looks ahead")
+    assert "exp(value" not in rung_model(nyz, "strong", {"temperature": 0.5})
+    # nyz learned looks no further than its own turn: not a search
+    assert rung_model(nyz, "learned", {}).startswith("a practised player") and "search" not in rung_model(nyz, "learned", {})
+    assert "exp(value / 6)" in rung_model(nyz, "learned", {"temperature": 6})
 
 
 def test_the_shipped_players_count_as_trained_on_the_printed_rules():

@@ -173,6 +173,8 @@ LEARNED_POLICIES = {
         ranges={"temperature": ParamRange(0.0)},
         weights=_WEIGHTS,
         climb=HALVE_TEMPERATURE,
+        models="a practised player who always plays the move its learned evaluation ranks best, without looking ahead",
+        mistake_temperature="temperature",
     ),
     "strong": PolicySpec(
         name="strong", policy_id=STRONG,
@@ -197,5 +199,6 @@ LEARNED_POLICIES = {
         choices=dict(SEARCH_CHOICES),
         weights=_WEIGHTS,
         climb=DOUBLE_ITERATIONS,
+        models="an expert who looks ahead: a search on its learned evaluation, guessing the hidden cards",
     ),
 }

@@ -230,6 +230,9 @@ LEARNED_POLICIES = {
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS},
         weights=WEIGHTS,
         climb=HALVE_TEMPERATURE,
+        models=("a practised player who plays the move its learned evaluation ranks best at the end of its "
+                "turn (its heuristic finishing the turn), looking no further"),
+        mistake_temperature="temperature",
     ),
     "strong": PolicySpec(
         name="strong", policy_id=STRONG,
@@ -272,5 +275,6 @@ LEARNED_POLICIES = {
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
         weights=WEIGHTS,
         climb=DOUBLE_ITERATIONS,
+        models="an expert who looks ahead: a search on its learned evaluation along its heuristic's lines",
     ),
 }
