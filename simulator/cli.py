@@ -383,9 +383,10 @@ class PlayCommand(click.Command):
                    "Default: nyz learned, katz greedy_tuned.")
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
               help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
-@click.option("--gate-policy", default="learned", show_default=True,
+@click.option("--gate-policy", default=None,
               help="Learned policy of the head-to-heads (gate and strength), with each side's weights, and of "
-                   "nyz's tuning for play: strong trains the weights for strong's play.")
+                   "nyz's tuning for play, so the weights are trained for its play. Default: nyz strong, "
+                   "katz learned.")
 @click.option("--gate-games", type=click.IntRange(min=1, max=1_000_000), default=200, show_default=True,
               help="Deals of the gate (two-player games, both seat orders) against the best so far.")
 @click.option("--strength-games", type=click.IntRange(min=0, max=1_000_000), default=200, show_default=True,
@@ -424,7 +425,7 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, exp
         raise ZoosimError("nyz records the players' own decisions only; --explore must be 0", key="--explore")
     chosen = TrainSettings(
         game=game, rules=knobs, rounds=rounds, games=games or TRAIN_GAMES[game], seed=seed, start=start,
-        play=play or defaults.play, gate_policy=gate_policy, gate_games=gate_games,
+        play=play or defaults.play, gate_policy=gate_policy or defaults.gate_policy, gate_games=gate_games,
         strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
         players=defaults.players)
     _checked_training(chosen, rules_file)

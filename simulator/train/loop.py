@@ -11,10 +11,10 @@ measured but not gated. Round r >= 1:
    has a tune() (nyz: its regression plays badly until tuned for play), the fitted weights tuned
    by play under the training's rules against the best weights so far (the incumbent), seeded by
    seed + r, in this process (the card's `tuning`), the gate policy playing both sides (so
-   `--gate-policy strong` tunes the weights for `strong`'s play);
+   nyz's default gate policy `strong` tunes the weights for `strong`'s play);
 3. gate: the candidate against the best so far, `gate_games` deals of two-player games with the
-   seats rotated (the gate policy, `learned` by default, with each's weights), through the
-   ordinary runner (plan, --jobs, --backend), in the same run as the strength games (candidate
+   seats rotated (the gate policy, by default nyz `strong` and katz `learned`, with each's
+   weights), through the ordinary runner (plan, --jobs, --backend), in the same run as the strength games (candidate
    against the shipped weights and against the game's heuristic). The candidate is kept when its
    win share over the deals is above 50% (`--keep share`, the default: with a few hundred deals
    a real but small gain rarely lifts the lower bound over 50%, and a wrongly kept round costs

@@ -3,7 +3,8 @@ weights and the players that make and judge the data; checked before anything is
 
 Per game (TRAINING_DEFAULTS) the training says which policy plays the recorded games (`play`,
 with the current weights where it is a learned policy), with which share of random decisions,
-at which player counts (shares of --games), and which heuristic measures strength.
+at which player counts (shares of --games), which learned policy the weights are gated (and, in
+nyz, tuned) for, and which heuristic measures strength.
 """
 
 from __future__ import annotations
@@ -25,24 +26,28 @@ GATE_PLAYERS = 2  # gates and strength games are two-player head-to-heads, seats
 @dataclass(frozen=True)
 class GameTraining:
     """A game's training defaults: the recording policy, its random share, the player counts
-    (share of the round's games each), the heuristic strength is measured against."""
+    (share of the round's games each), the learned policy of the gates, the heuristic strength
+    is measured against."""
 
     play: str
     explore: float
     players: dict[int, float]
+    gate_policy: str
     heuristic: str
 
 
 TRAINING_DEFAULTS = {
     # nyz: the learned player itself with the current weights (its heuristic finishes each turn);
-    # player counts as benchmarks/train_eval.py records them (solo 1500, 2 players 1500, 3: 300)
+    # player counts as benchmarks/train_eval.py records them (solo 1500, 2 players 1500, 3: 300);
+    # gated and tuned for `strong`, the strongest player (weights tuned for `learned`'s play gave
+    # `strong` 42% against the shipped `strong`, tuned for its own 60%: docs/learned-players.md)
     "nyz": GameTraining(play="learned", explore=0.0, players={1: 0.45, 2: 0.45, 3: 0.10},
-                        heuristic="greedy_duel"),
+                        gate_policy="strong", heuristic="greedy_duel"),
     # katz: greedy_tuned games with 15% random decisions (katz/training.py's TRAINING_*; its
     # recording plays any seating, `--play learned` or `strong` records the current weights'
     # games instead: measured weaker for `strong` by benchmarks/train_eval.py, docs/benchmarks.md)
     "katz": GameTraining(play="greedy_tuned", explore=0.15, players={2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2},
-                         heuristic="greedy_tuned"),
+                         gate_policy="learned", heuristic="greedy_tuned"),
 }
 
 

@@ -118,7 +118,7 @@ def test_an_unknown_game_and_another_trainings_folder_are_refused(tmp_path):
 @pytest.mark.slow
 def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path, monkeypatch):
     """New York Zoo records through the step API with `learned` itself (solo and multi sets) and
-    tunes the fit for play (a tiny tuning budget here)."""
+    tunes the fit for play (a tiny tuning budget here), for `strong` unless told otherwise."""
     from simulator.games.nyz import training as nyz_training
     from simulator.games.nyz.specs import FEATURE_NAMES as NYZ_FEATURES, SET_NAMES as NYZ_SETS
 
@@ -133,6 +133,8 @@ def test_nyz_trains_under_a_variant_and_its_card_names_the_rules(tmp_path, monke
     assert card["rules_set"] == {"animal_supply": "physical"} and card["rules"]["animal_supply"] == "physical"
     assert all(card["fit"][name]["train_rows"] > 0 for name in NYZ_SETS)  # solo and 2-3 player games recorded
     assert {name: card["tuning"][name]["trials"] for name in NYZ_SETS} == {name: 2 for name in NYZ_SETS}
+    # nyz trains for `strong` by default: its gate and its tuning for play are strong's games
+    assert card["gate"]["opponent"].startswith("strong") and card["tuning"]["multi"]["objective"].endswith("strong playing")
 
 
 def test_the_gate_keeps_on_the_share_or_on_the_lower_bound():
