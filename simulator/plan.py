@@ -215,17 +215,19 @@ def rung_model(game, name: str, params: dict[str, Any]) -> str:
     spec = game.policies[name]
     if name == "random":
         return "a newcomer who moves at random"
+    if spec.models:
+        at_best = spec.models
+    elif name in game.search_policies:
+        at_best = f"a player who looks ahead by search ({spec.description})"
+    else:
+        at_best = f"a rule-of-thumb player ({spec.description})"
     if spec.mistake_temperature is not None:
         temperature = float(params.get(spec.mistake_temperature, spec.params[spec.mistake_temperature]))
         if temperature > 0:
             return (f"a player who makes mistakes: moves drawn in proportion to exp(value / {temperature:g}) "
                     f"(values in the evaluation's units; the higher the temperature, the more often a lesser "
-                    f"move), and at temperature 0 {spec.models}")
-    if spec.models:
-        return spec.models
-    if name in game.search_policies:
-        return f"a player who looks ahead by search ({spec.description})"
-    return f"a rule-of-thumb player ({spec.description})"
+                    f"move), and at temperature 0 {at_best}")
+    return at_best
 
 
 def trained_players(cell: Cell) -> list[dict[str, Any]]:

@@ -14,8 +14,8 @@ measured but not gated. Round r >= 1:
    nyz's default gate policy `strong` tunes the weights for `strong`'s play);
 3. gate: the candidate against the best so far, `gate_games` deals of two-player games with the
    seats rotated (the gate policy, by default nyz `strong` and katz `learned`, with each's
-   weights), through the ordinary runner (plan, --jobs, --backend), in the same run as the strength games (candidate
-   against the shipped weights and against the game's heuristic). The candidate is kept when its
+   weights), through the ordinary runner (plan, --jobs, --backend), in the same run as the
+   strength games (candidate against the shipped weights and against the game's heuristic). The candidate is kept when its
    win share over the deals is above 50% (`--keep share`, the default: with a few hundred deals
    a real but small gain rarely lifts the lower bound over 50%, and a wrongly kept round costs
    little since the next round is gated against it) or when the 95% interval's lower bound is

@@ -4,8 +4,10 @@ player count), and says what each ladder rung models."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import shutil
+import types
 
 from click.testing import CliRunner
 
@@ -80,6 +82,11 @@ def test_rung_models_say_search_temperature_and_heuristic():
     # nyz learned looks no further than its own turn: not a search
     assert rung_model(nyz, "learned", {}).startswith("a practised player") and "search" not in rung_model(nyz, "learned", {})
     assert "exp(value / 6)" in rung_model(nyz, "learned", {"temperature": 6})
+    # a player (a plugin's) that declares a mistake temperature but no words: its description stands in
+    wordless = dataclasses.replace(katz.policies["learned"], models="")
+    game = types.SimpleNamespace(policies={"learned": wordless}, search_policies=frozenset())
+    assert rung_model(game, "learned", {"temperature": 2}).endswith(
+        f"at temperature 0 a rule-of-thumb player ({wordless.description})")
 
 
 def test_the_shipped_players_count_as_trained_on_the_printed_rules():

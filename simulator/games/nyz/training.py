@@ -188,7 +188,7 @@ def _tune_set(weights, intercepts, index: int, starts, opponent, policy: str, ru
     study.optimize(score, n_trials=trials)
     scores = [trial.value for trial in study.trials] + [None] * len(starts)  # None: a start not played
     objective = "solo win rate" if solo else f"win share against {opponent[1]}"
-    if not solo and policy != "learned":
+    if not solo and policy != "learned":  # learned's words as before: the shipped card reproduces byte for byte
         objective += f", {policy} playing"
     record = {"objective": objective, "trials": trials,
               "deals": deals, "regression_score": scores[0], "prior_score": scores[1], "best_score": study.best_value}
