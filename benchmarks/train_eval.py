@@ -105,7 +105,7 @@ def train_katz(seed, games, jobs, out, command, policy):
     parts = Parallel(n_jobs=jobs)(delayed(katz_chunk)(policy, *task) for task in tasks)
     data = {name: tuple(np.concatenate([part[name][index] for part in parts])
                         for index in range(len(parts[0][name])))
-            for name in SET_NAMES}
+            for name in parts[0]}  # the sets, and a search's visit counts (the move priors)
     weights, intercepts, fits = training.fit(data, seed)
     game = get_game("katz")
     params = game.make_params({})

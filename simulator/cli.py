@@ -313,8 +313,9 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     click.echo(f"tune report: {outcome.report}")
 
 
-def _parse_settings(settings: tuple[str, ...]) -> dict:
-    """`--set knob=value` pairs; each value is YAML, read by the same safe loader as files."""
+def _parse_settings(settings: tuple[str, ...], option: str = "--set", what: str = "knob") -> dict:
+    """`--set knob=value` (or another option's key=value) pairs; each value is YAML, read by the
+    same safe loader as files."""
     from simulator.safe_yaml import load_yaml
 
     knobs = {}
@@ -322,8 +323,8 @@ def _parse_settings(settings: tuple[str, ...]) -> dict:
         name, sep, value = setting.partition("=")
         name = name.strip()
         if not sep or not name:
-            raise ZoosimError(f"--set takes knob=value, got '{setting}'")
-        knobs[name] = load_yaml(value, key=f"--set {name}")
+            raise ZoosimError(f"{option} takes {what}=value, got '{setting}'")
+        knobs[name] = load_yaml(value, key=f"{option} {name}")
     return knobs
 
 
@@ -381,6 +382,10 @@ class PlayCommand(click.Command):
 @click.option("--play", default=None,
               help="Policy that plays the recorded games (a learned one plays the best weights so far). "
                    "Default: nyz learned, katz greedy_tuned.")
+@click.option("--play-param", "play_params", multiple=True, metavar="KEY=VALUE",
+              help="A parameter of the --play policy (repeatable), e.g. iterations=200: a search "
+                   "recording deeper than its default (katz: a search's visit counts give the "
+                   "move priors).")
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
               help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
 @click.option("--gate-policy", default=None,
@@ -397,8 +402,8 @@ class PlayCommand(click.Command):
 @click.option("--resume", is_flag=True, help="Continue the training in --out after its last finished round.")
 @_backend_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def train(game, rules_file, settings, out, rounds, games, seed, start, play, explore, gate_policy, gate_games,
-          strength_games, keep, jobs, resume, backend, scheduler, quiet):
+def train(game, rules_file, settings, out, rounds, games, seed, start, play, play_params, explore, gate_policy,
+          gate_games, strength_games, keep, jobs, resume, backend, scheduler, quiet):
     """Train GAME's learned evaluation for the rules given, by expert iteration.
 
     Round 0 is --start. Each later round records --games games, fits the evaluation on all the
@@ -427,7 +432,7 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, exp
         game=game, rules=knobs, rounds=rounds, games=games or TRAIN_GAMES[game], seed=seed, start=start,
         play=play or defaults.play, gate_policy=gate_policy or defaults.gate_policy, gate_games=gate_games,
         strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
-        players=defaults.players)
+        players=defaults.players, play_params=_parse_settings(play_params, option="--play-param", what="key"))
     _checked_training(chosen, rules_file)
     out = out or DEFAULT_REPORTS_DIR / f"{game}-train-{chosen.digest()[:8]}"
     words = _given_options(click.get_current_context(), skip=("out", "resume", "quiet"))

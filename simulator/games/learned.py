@@ -17,7 +17,9 @@ wrong shapes and NaN/inf values.
 
 Fitting. `fit_ridge` is ridge regression (numpy only) of per-seat targets on feature rows, with
 a deterministic held-out split; it returns the coefficients and the fit's quality (R^2 and
-RMSE on the training and held-out rows), which the card records.
+RMSE on the training and held-out rows), which the card records. `fit_visit_logits` fits move
+values to a search's visit counts instead (multinomial logistic regression, scipy): the move
+priors of expert iteration (a game's training.fit uses it where its recorded games searched).
 
 Reaching the kernels (`LearnedWeights`, the `weights` of a base.PolicySpec). A learned policy
 has a parameter `weights` (last in its parameter row): "default" (the game's shipped file) or
@@ -196,6 +198,72 @@ def fit_ridge(rows: np.ndarray, targets: np.ndarray, alpha: float = 1.0,
             quality[f"{name}_rmse"] = float(math.sqrt(np.mean(residual ** 2)))
             quality[f"{name}_r2"] = float(1.0 - np.mean(residual ** 2) / variance) if variance > 0 else 0.0
     return Fit(coefficients, intercept, quality)
+
+
+def fit_visit_logits(rows: np.ndarray, shares: np.ndarray, starts: np.ndarray, scale: float,
+                     alpha: float = 1.0, holdout: float = 0.2, seed: int = 0) -> Fit:
+    """Move values (points) whose softmax over each decision's moves divided by `scale` points
+    is the search's visit distribution there: multinomial logistic regression (cross-entropy
+    against the visit shares, an L2 penalty `alpha` on the standardised columns, scipy's L-BFGS)
+    of the decisions' move `rows` (n, features), one row per legal move, `shares` (n,) the share
+    of the root's visits each move received, `starts` (n,) true at each decision's first row.
+    A `holdout` share of the decisions (chosen by `seed`) is kept out of the fit to measure it:
+    the quality gives the cross-entropy per decision and how often the move the values rank
+    first is the search's most visited move. The intercept is 0 (a constant cancels in every
+    decision's softmax), as is every column constant within each decision."""
+    from scipy.optimize import minimize
+
+    rows = np.asarray(rows, dtype=np.float64)
+    shares = np.asarray(shares, dtype=np.float64)
+    decision = np.cumsum(np.asarray(starts, dtype=bool)) - 1
+    decisions = int(decision[-1]) + 1 if len(decision) else 0
+    if decisions == 0:
+        raise ValueError("fit_visit_logits: no decisions")
+    order = np.random.default_rng(seed).permutation(decisions)
+    held_decisions = np.zeros(decisions, dtype=bool)
+    held_decisions[order[: int(round(holdout * decisions))]] = True
+    held = held_decisions[decision]
+    spread = rows[~held].std(axis=0)
+    spread[spread == 0] = 1.0
+    z = rows / spread
+
+    def split(mask):
+        kept = decision[mask]
+        first = np.flatnonzero(np.r_[True, kept[1:] != kept[:-1]])
+        return z[mask], shares[mask], first
+
+    def cross_entropy(x, targets, first, scaled):
+        logits = x @ scaled / scale
+        top = np.maximum.reduceat(logits, first)
+        widths = np.diff(np.r_[first, len(logits)])
+        shifted = logits - np.repeat(top, widths)
+        exp = np.exp(shifted)
+        log_total = np.log(np.add.reduceat(exp, first))
+        probabilities = exp / np.repeat(np.exp(log_total), widths)
+        loss = -float(np.sum(targets * (shifted - np.repeat(log_total, widths))))
+        return loss, probabilities, logits
+
+    x, targets, first = split(~held)
+
+    def objective(scaled):
+        loss, probabilities, _ = cross_entropy(x, targets, first, scaled)
+        gradient = x.T @ (probabilities - targets) / scale
+        return loss + 0.5 * alpha * scaled @ scaled, gradient + alpha * scaled
+
+    result = minimize(objective, np.zeros(rows.shape[1]), jac=True, method="L-BFGS-B")
+    coefficients = result.x / spread
+    quality = {"alpha": float(alpha), "scale": float(scale), "train_decisions": int(decisions - held_decisions.sum()),
+               "holdout_decisions": int(held_decisions.sum())}
+    for name, mask in (("train", ~held), ("holdout", held)):
+        if mask.any():
+            part_x, part_targets, part_first = split(mask)
+            loss, _, logits = cross_entropy(part_x, part_targets, part_first, result.x)
+            widths = np.diff(np.r_[part_first, len(logits)])
+            offsets = np.r_[part_first]
+            agree = [np.argmax(logits[o:o + w]) == np.argmax(part_targets[o:o + w]) for o, w in zip(offsets, widths)]
+            quality[f"{name}_cross_entropy"] = loss / len(part_first)
+            quality[f"{name}_top_move_agreement"] = float(np.mean(agree))
+    return Fit(coefficients, 0.0, quality)
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ def _play_round(settings: TrainSettings, out: Path, number: int, cards: list[dic
             weights, tuning = training.tune(weights, intercepts, settings.rules, settings.seed + number,
                                             incumbent=str(best), policy=settings.gate_policy)
         data_games = number * sum(settings.player_games().values())
-        positions = int(sum(len(arrays[0]) for arrays in joined.values()))
+        positions = int(sum(len(joined[name][0]) for name in set_names(settings)))
     card = base_card(settings, command, number, weights.shape, fit_info, tuning, data_games, positions)
     candidate = out / "candidates" / f"round-{number:02d}.npz"
     candidate.parent.mkdir(exist_ok=True)
@@ -180,6 +180,14 @@ def _write_round(out: Path, number: int, card: dict[str, Any]) -> None:
     save_weights(round_path(out, number), weights, intercepts, card)
     if card["kept"]:
         save_weights(out / BEST, weights, intercepts, card)
+
+
+def set_names(settings: TrainSettings) -> tuple[str, ...]:
+    """The evaluation's sets: the recorded data's entries that are positions (katz's record also
+    returns its searches' visit counts)."""
+    from simulator.games import get_game
+
+    return get_game(settings.game).policies[settings.gate_policy].weights.set_names
 
 
 def start_weights(settings: TrainSettings) -> tuple[np.ndarray, np.ndarray, dict]:
@@ -209,7 +217,8 @@ def base_card(settings: TrainSettings, command: str, number: int, shape, fit_inf
         "rules_hash": params_hash(params, game.rules_version), "rules_set": settings.rules,
         "seed": settings.seed, "round": number, "training_games": games, "training_positions": positions,
         "command": command, "fit": fit_info, "tuning": tuning, "strength": None,
-        "training": {"start": settings.start, "play": settings.play, "explore": settings.explore,
+        "training": {"start": settings.start, "play": settings.play, "play_params": settings.play_params,
+                     "explore": settings.explore,
                      "players": {str(k): v for k, v in settings.player_games().items()},
                      "games_per_round": settings.games, "keep": settings.keep},
     }
@@ -258,7 +267,9 @@ def record_chunk(settings: TrainSettings, weights: str, players: int, seeds, rot
     from simulator.games import get_game
 
     game = get_game(settings.game)
-    overrides = {"weights": weights} if game.policies[settings.play].weights is not None else {}
+    overrides = dict(settings.play_params)
+    if game.policies[settings.play].weights is not None:
+        overrides["weights"] = weights
     params = game.make_params({**settings.rules, "players": players})
     seating = game.seat_policies([(settings.play, overrides)] * players)
     return training_module(settings.game).record(params, seating, seeds, rotations, settings.explore)

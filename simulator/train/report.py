@@ -20,6 +20,7 @@ MEASURES = (("gate", "against the best so far"), ("shipped", "against the shippe
             ("heuristic", "against the heuristic"))
 ROUND_COLUMNS = [("round", "round", "int"), ("kept", "kept", "text"), ("training_games", "games recorded (all rounds)", "int"),
                  ("training_positions", "positions fitted", "int")]
+PRIOR_AGREEMENT = "prior_agreement"
 
 
 def rounds_frame(cards: list[dict[str, Any]]) -> pd.DataFrame:
@@ -35,6 +36,8 @@ def rounds_frame(cards: list[dict[str, Any]]) -> pd.DataFrame:
                 row[f"{name}_{key}"] = figures[key] if figures else float("nan")
         for set_name, quality in (card["fit"] or {}).items():
             row[f"r2:{set_name}"] = quality.get("holdout_r2", float("nan"))
+            if "move_priors" in quality:
+                row[PRIOR_AGREEMENT] = quality["move_priors"]["holdout_top_move_agreement"]
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -71,6 +74,10 @@ def render_train_report(path: Path, settings, cards: list[dict[str, Any]], best:
     frame = rounds_frame(cards)
     columns = ROUND_COLUMNS + [(name, meaning, "text") for name, meaning in MEASURES]
     columns += [(column, f"held-out R² ({column[3:]})", "num") for column in frame.columns if column.startswith("r2:")]
+    priors = PRIOR_AGREEMENT in frame.columns
+    if priors:
+        columns.append((PRIOR_AGREEMENT, "move priors: held-out decisions whose top move is the search's most visited",
+                        "num"))
     with charts.library_warnings_quiet():
         chart = strength_chart(frame) if len(frame) else None
     environment = jinja2.Environment(
@@ -81,7 +88,8 @@ def render_train_report(path: Path, settings, cards: list[dict[str, Any]], best:
     page = environment.get_template("train.html").render(
         settings=settings, cards=cards, best=best, best_file=str(path.parent / "best.npz"), chart=chart,
         table=table_view(frame, "rounds", columns), command=command,
-        rules_set=json.dumps(settings.rules, sort_keys=True) if settings.rules else "",
+        rules_set=json.dumps(settings.rules, sort_keys=True) if settings.rules else "", priors=priors,
+        play_params=json.dumps(settings.play_params, sort_keys=True),
         played_rules=json.dumps(cards[-1]["rules"], indent=1, sort_keys=True) if cards else "",
         players=", ".join(f"{count} at {players} players" for players, count in settings.player_games().items()),
     )

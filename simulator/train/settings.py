@@ -69,11 +69,14 @@ class TrainSettings:
     keep: str
     explore: float
     players: dict[int, float] = field(default_factory=dict)
+    play_params: dict[str, Any] = field(default_factory=dict)  # the recording policy's parameters
 
     def identity(self) -> dict[str, Any]:
         data = asdict(self)
         data.pop("rounds")
         data["players"] = {str(k): v for k, v in self.players.items()}
+        if not self.play_params:  # the identity (and digest) of trainings made before the option
+            data.pop("play_params")
         if self.start not in (START_DEFAULT, START_ZERO):
             data["start"] = str(Path(self.start).resolve())
         return data
@@ -107,6 +110,10 @@ def check_settings(settings: TrainSettings) -> None:
         if name not in game.policies:
             raise ZoosimError(f"unknown policy '{name}' of {settings.game} (allowed: {', '.join(game.policies)})",
                               key=option)
+    try:
+        game.seat_policies([(settings.play, settings.play_params)])
+    except ZoosimError as error:
+        raise ZoosimError(error.detail, key="--play-param") from None
     if game.policies[settings.gate_policy].weights is None:
         learned = [name for name, spec in game.policies.items() if spec.weights is not None]
         raise ZoosimError(f"'{settings.gate_policy}' plays no learned weights (allowed: {', '.join(learned)})",

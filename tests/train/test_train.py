@@ -88,6 +88,9 @@ def test_resume_after_an_interruption_gives_the_files_of_an_uninterrupted_traini
     (["--rules", "{tmp}/list.yaml"], ["list.yaml", "mapping"]),
     (["--start", "{tmp}/missing.npz"], ["missing.npz"]),
     (["--play", "learnt"], ["--play", "unknown policy 'learnt'"]),
+    (["--play", "strong", "--play-param", "iterationz=3"], ["--play-param", "unknown parameter 'iterationz'"]),
+    (["--play", "strong", "--play-param", "iterations=-1"], ["--play-param", "iterations"]),
+    (["--play-param", "iterations"], ["--play-param takes key=value"]),
     (["--gate-policy", "greedy"], ["--gate-policy", "no learned weights"]),
     (["--explore", "nan"], ["--explore"]),
     (["--games", "0"], ["--games"]),
@@ -104,6 +107,24 @@ def test_bad_options_are_one_line_exit_2_and_write_nothing(tmp_path, arguments, 
     assert "\n" not in line and "Traceback" not in line
     assert all(word in line for word in words), line
     assert not out.exists()
+
+
+def test_search_games_give_the_move_set_its_priors_from_the_visit_counts(tmp_path):
+    """Expert iteration proper (issue #23 item 1): with a tree search recording (--play strong,
+    deeper with --play-param), the round's move set takes its move priors from the searches'
+    visit counts (katz/training.py's fit), and the card says what recorded them."""
+    out = tmp_path / "expert"
+    result = train(out, "--jobs", "1", "--play", "strong", "--play-param", "iterations=16")
+    assert result.exit_code == 0, result.output
+    card = json.loads((out / "round-01.json").read_text())
+    assert card["training"]["play"] == "strong" and card["training"]["play_params"] == {"iterations": 16}
+    priors = card["fit"]["move"]["move_priors"]
+    assert priors["train_decisions"] > 100 and 0 < priors["holdout_top_move_agreement"] <= 1
+    page = (out / "report.html").read_text()
+    assert "move priors from the searches' visit counts" in page and "iterations" in page
+    assert train(tmp_path / "plain", "--jobs", "1").exit_code == 0  # the default: greedy_tuned records
+    plain = json.loads((tmp_path / "plain" / "round-01.json").read_text())
+    assert "move_priors" not in plain["fit"]["move"] and plain["training"]["play_params"] == {}
 
 
 def test_an_unknown_game_and_another_trainings_folder_are_refused(tmp_path):

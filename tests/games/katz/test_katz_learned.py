@@ -17,14 +17,13 @@ from test_katz_search import assert_identical_for_jobs, win_share
 from simulator.errors import ZoosimError
 from simulator.games.katz import GAME, play
 from simulator.games.katz import features as F
-from simulator.games.katz import training
 from simulator.games.katz import rules as R
 from simulator.games.katz import state as S
 from simulator.games.katz import training
 from simulator.games.katz.specs import (
     FEATURE_NAMES, L_WEIGHTS, SET_NAMES, S_WEIGHTS, WEIGHTS_FILE,
 )
-from simulator.games.learned import load_weights, save_weights
+from simulator.games.learned import fit_visit_logits, load_weights, save_weights
 from tests_support import SEARCH_PARAMETER_REFUSALS, refused_run
 
 SMALL = {"iterations": 6}
@@ -119,10 +118,11 @@ def test_recording_is_deterministic_and_its_chunks_join_into_the_whole():
     whole = training.record(params, seating, game_seeds, rotations, explore=0.2)
     first = training.record(params, seating, game_seeds[:2], rotations[:2], explore=0.2)
     rest = training.record(params, seating, game_seeds[2:], rotations[2:], explore=0.2)
-    assert list(whole) == list(SET_NAMES)
-    for name in SET_NAMES:
+    assert list(whole) == [*SET_NAMES, training.VISITS]
+    for name in whole:
         for array, head, tail in zip(whole[name], first[name], rest[name]):
             assert np.array_equal(array, np.concatenate([head, tail]))
+    assert len(whole[training.VISITS][0]) == 0  # a heuristic's games: no search, no visits
     positions, targets, deciders = whole["position"]
     moves, same_targets, same_deciders = whole["move"]
     assert positions.shape == moves.shape and positions.shape[1] == F.FEATURES
@@ -165,6 +165,71 @@ def test_strongs_games_are_recorded_deterministically():
     assert set(deciders.tolist()) == {0, 1, 2}
     for seat in range(3):
         assert len(set(targets[deciders == seat].tolist())) == 1
+
+
+def test_search_decisions_record_the_roots_visit_shares():
+    """Expert iteration's move priors (issue #23): every decision a tree search made among two
+    or more moves adds one visit row per legal move (the decision's position with that move)
+    and the move's share of the root's visits; the move the search played is a most visited one.
+    Random exploring decisions and the heuristic's decisions add none."""
+    params = make_params(players=2)
+    seating = GAME.seat_policies([("strong", {"iterations": 24}), ("greedy_tuned", {})])
+    data = training.record(params, seating, seeds(2, 61), np.arange(2) % 2, explore=0.1)
+    rows, shares, starts = data[training.VISITS]
+    decisions = np.cumsum(starts) - 1
+    assert starts[0] and decisions[-1] + 1 >= 20
+    played = {tuple(row) for row in data["move"][0]}
+    for decision in range(decisions[-1] + 1):
+        mine = decisions == decision
+        assert mine.sum() >= 2 and np.isclose(shares[mine].sum(), 1.0) and np.all(shares[mine] >= 0)
+        position = rows[mine][:, :F.FIRST_MOVE_FEATURE]
+        assert np.all(position == position[0])  # one position, its moves
+        most = rows[mine][shares[mine] == shares[mine].max()]
+        assert any(tuple(row) in played for row in most)
+    greedy_only = training.record(params, GAME.seat_policies([("greedy_tuned", {})] * 2), seeds(2, 61),
+                                  np.arange(2) % 2)
+    assert len(greedy_only[training.VISITS][0]) == 0
+
+
+def test_visit_logits_recover_the_softmax_that_made_the_shares():
+    """learned.fit_visit_logits: shares made by a softmax of known move values over `scale` give
+    those values back, and the values rank each decision's most visited move first."""
+    rng = np.random.default_rng(3)
+    truth, scale = np.array([2.0, -1.0, 0.5]), 4.0
+    rows, shares, starts = [], [], []
+    for _ in range(300):
+        moves = rng.normal(size=(int(rng.integers(2, 7)), 3))
+        logits = moves @ truth / scale
+        rows.append(moves)
+        shares.append(np.exp(logits) / np.exp(logits).sum())
+        starts.append(np.arange(len(moves)) == 0)
+    fit = fit_visit_logits(np.concatenate(rows), np.concatenate(shares), np.concatenate(starts), scale,
+                           alpha=1e-6, seed=1)
+    assert np.allclose(fit.coefficients, truth, atol=0.01) and fit.intercept == 0.0
+    assert fit.quality["holdout_top_move_agreement"] == 1.0 and fit.quality["holdout_decisions"] == 60
+    json.dumps(fit.quality)
+
+
+def test_the_move_sets_priors_come_from_the_visits_and_its_level_from_the_outcomes():
+    """training.fit with visit rows: the move set's move weights are the visit fit's, its
+    intercept and position weights the ridge fit of the final score the move part leaves; the
+    position set is fitted on the outcomes as without visits."""
+    rng = np.random.default_rng(4)
+    first = F.FIRST_MOVE_FEATURE
+    level, priors = np.linspace(-1, 1, first), np.linspace(0.5, -0.5, F.FEATURES - first)
+    rows = rng.normal(size=(2000, F.FEATURES))
+    targets = rows[:, :first] @ level + rows[:, first:] @ priors + 2.0
+    visit_rows = rng.normal(size=(1200, F.FEATURES))
+    starts = np.arange(1200) % 4 == 0
+    logits = (visit_rows[:, first:] @ priors / training.TRAINING_PRIOR_SCALE).reshape(-1, 4)
+    shares = (np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)).reshape(-1)
+    data = {"position": (rows, targets), "move": (rows, targets), training.VISITS: (visit_rows, shares, starts)}
+    weights, intercepts, fits = training.fit(data, seed=2)
+    assert np.allclose(weights[1, first:], priors, atol=0.05)
+    assert np.allclose(weights[1, :first], level, atol=0.05) and abs(intercepts[1] - 2.0) < 0.05
+    assert fits["move"]["move_priors"]["holdout_top_move_agreement"] > 0.9
+    without = training.fit({name: data[name] for name in SET_NAMES}, seed=2)
+    assert np.array_equal(weights[0], without[0][0]) and "move_priors" not in without[2]["move"]
 
 
 def test_fit_recovers_a_linear_target_per_set():
