@@ -259,8 +259,7 @@ def fit_visit_logits(rows: np.ndarray, shares: np.ndarray, starts: np.ndarray, s
             part_x, part_targets, part_first = split(mask)
             loss, _, logits = cross_entropy(part_x, part_targets, part_first, result.x)
             widths = np.diff(np.r_[part_first, len(logits)])
-            offsets = np.r_[part_first]
-            agree = [np.argmax(logits[o:o + w]) == np.argmax(part_targets[o:o + w]) for o, w in zip(offsets, widths)]
+            agree = [np.argmax(logits[o:o + w]) == np.argmax(part_targets[o:o + w]) for o, w in zip(part_first, widths)]
             quality[f"{name}_cross_entropy"] = loss / len(part_first)
             quality[f"{name}_top_move_agreement"] = float(np.mean(agree))
     return Fit(coefficients, 0.0, quality)

@@ -325,6 +325,12 @@ def search_workspace(rules, cards, deck, policy_ids, policy_params):
     return allocate_search(rules, cards, deck, policy_ids, policy_params)
 
 
+@kernel
+def is_tree_search(policy_id):
+    """Whether the policy searches a tree (ismcts, oracle, strong): `learned` does not."""
+    return policy_id >= FIRST_SEARCH_POLICY and policy_id != LEARNED
+
+
 @allocating
 def allocate_search(rules, cards, deck, policy_ids, policy_params):
     """Workspace of the search policies of one batch: the deck (the caller's, params.deck_cards),
@@ -332,7 +338,7 @@ def allocate_search(rules, cards, deck, policy_ids, policy_params):
     half points and a tree sized for the largest `iterations` among the seats."""
     iterations = 0
     for slot in range(policy_ids.shape[0]):
-        if policy_ids[slot] >= FIRST_SEARCH_POLICY and policy_ids[slot] != LEARNED:
+        if is_tree_search(policy_ids[slot]):
             iterations = max(iterations, int(policy_params[slot, ITERATIONS]))
     return (
         deck,

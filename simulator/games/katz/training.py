@@ -20,9 +20,9 @@ distribution, so `learned` plays the search's likeliest move and `strong`'s root
 logistic of a move's gain over that scale, are the search's own odds), and its intercept and
 position weights from the outcomes (what the final score leaves after the move part). Without
 search decisions (the default recording by greedy_tuned) the move set is the outcome fit alone.
-Measured (docs/learned-players.md): priors distilled from 1,000 games of `strong` at 200
-iterations agree with the search's most visited move in 58% of held-out decisions, and neither
-player got stronger on them (a linear model over 11 move features cannot express the search),
+Measured (docs/learned-players.md, "Move priors from the search's visit counts"): priors
+distilled from 1,000 games of `strong` at 200 iterations agree with the search's most visited
+move in 57% of held-out decisions (63% with 2,000), and neither player got stronger on them (a linear model over 11 move features cannot express the search),
 so the shipped weights stay the outcome fit of greedy_tuned's games.
 
 The training's settings (TRAINING_*, benchmarks/train_eval.py katz): games of each player
@@ -94,12 +94,10 @@ def record_games(rules, cards, deck, policy_ids, policy_params, search_workspace
             else:
                 index = choose_for_seat(rules, cards, game, policy_ids, policy_params, moves, count,
                                         rng, workspace, search_workspace)
-                searched = count > 1 and is_tree_search(policy_ids[seats[scalars[S.S_SEAT], S.SEAT_SLOT]])
+                searched = count > 1 and KS.is_tree_search(policy_ids[seats[scalars[S.S_SEAT], S.SEAT_SLOT]])
             # search_workspace is None when no seat searches: numba prunes the branch (play.py)
             if search_workspace is not None:
-                if searched and visits_written + count > visit_rows.shape[0]:
-                    visits_written = visit_rows.shape[0] + 1  # full: record() retries larger
-                elif searched and visits_written <= visit_rows.shape[0]:
+                if searched:
                     visits_written = record_visits(rules, cards, game, moves, count, scratch,
                                                    search_workspace, visit_rows, visit_shares,
                                                    visit_starts, visits_written)
@@ -120,27 +118,32 @@ def record_games(rules, cards, deck, policy_ids, policy_params, search_workspace
 
 
 @kernel
-def is_tree_search(policy_id):
-    return policy_id >= KS.FIRST_SEARCH_POLICY and policy_id != KS.LEARNED
-
-
-@kernel
 def record_visits(rules, cards, game, moves, count, scratch, search_workspace, visit_rows,
                   visit_shares, visit_starts, written):
     """The rows of the decision just searched (record_games): every legal move's row and its
     share of the root's visits, read from the search's tree (search.py's layout: tree[0] the
-    nodes, tree[9] the root's child per move). Returns the visit rows written so far."""
+    nodes, tree[9] the root's child per move). Returns the visit rows written so far, or the
+    capacity + 1 once they do not fit (record() then plays the games again with more room)."""
+    capacity = visit_rows.shape[0]
+    if written + count > capacity:
+        return capacity + 1
     scalars, cells, hidden, lines, hands, seats, events = game
     seat = scalars[S.S_SEAT]
+    hand, hand_len = hands[seat], seats[seat, S.SEAT_HAND_LEN]
     nodes, root_children = search_workspace[7][0], search_workspace[7][9]
     total = 0
     for index in range(count):
         if root_children[index] >= 0:
             total += nodes[tree_search.NODE_VISITS, root_children[index]]
-    row = scratch[0]
+    row, worths = scratch[0], scratch[1]
+    # the first move's row fills the position features and every move's worth; the other
+    # moves change only the move features (as features.fill_move_values does)
+    F.fill_decision_row(rules, cards, scalars, cells, lines, hand, hand_len, seats, moves, count, 0,
+                        scratch)
     for index in range(count):
-        F.fill_decision_row(rules, cards, scalars, cells, lines, hands[seat],
-                            seats[seat, S.SEAT_HAND_LEN], seats, moves, count, index, scratch)
+        if index > 0:
+            F.fill_move(rules, cards, scalars, lines, moves[index], worths[index], row)
+            F.fill_fitting_kinds(rules, cards, lines, hand, hand_len, moves[index], row)
         for feature in range(F.FEATURES):
             visit_rows[written, feature] = row[feature]
         child = root_children[index]
@@ -167,7 +170,7 @@ def record(params, seat_policies, seeds, rotations, explore=0.0):
     finals = np.zeros((len(seeds), params.players), dtype=np.float64)
     policy_ids = np.ascontiguousarray(seat_policies.policy_ids, dtype=np.int64)
     policy_params = np.ascontiguousarray(seat_policies.policy_params, dtype=np.float64)
-    searching = bool(np.any((policy_ids >= KS.FIRST_SEARCH_POLICY) & (policy_ids != KS.LEARNED)))
+    searching = any(KS.is_tree_search(policy_id) for policy_id in policy_ids)
     visit_capacity = len(seeds) * VISIT_ROWS_PER_GAME if searching else 0
     while True:  # the same games again with room for more visit rows until they fit
         visit_rows = np.zeros((visit_capacity, F.FEATURES), dtype=np.float64)
