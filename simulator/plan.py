@@ -207,6 +207,12 @@ def _weights_identities(cells: list[Cell]) -> list[list[Any]]:
     return found
 
 
+def _player_rows(cell: Cell) -> list[list[Any]]:
+    """The cell's seats as the kernels receive them: each policy's name and parameter row."""
+    game = get_game(cell.game)
+    return [[policy, game.policies[policy].pack(o).tolist()] for policy, o in cell.seats]
+
+
 def rung_model(game, name: str, params: dict[str, Any]) -> str:
     """What a ladder rung models in words ("a newcomer who moves at random", ...), from its
     policy's declared `models` and `mistake_temperature` (base.PolicySpec). A temperature is in
@@ -326,6 +332,10 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     weights = _weights_identities(cells)
     if weights:  # only runs seating learned players: every other run keeps its hash
         run_key["weights"] = weights
+    # every seat's parameter row, defaults filled in: a zoosim whose players play otherwise by
+    # default names another run, so a resumed folder never mixes two versions' games (the cell
+    # seeds leave the rows out: the deals stay the same)
+    run_key["players"] = [_player_rows(cell) for cell in cells]
     return Plan(experiment=experiment, run_hash=json_digest(run_key, SHORT), cells=cells)
 
 

@@ -83,12 +83,32 @@ def test_cell_seeds_and_rules_hashes_see_only_the_knobs_that_differ_from_the_def
     assert spelled_out.cells[0].seed_entropy == plain.cells[0].seed_entropy
 
 
+def test_a_changed_policy_default_names_another_run_but_replays_the_same_deals(monkeypatch):
+    """A run folder holds the games of the players as they were: when a policy's default
+    parameters change (a new zoosim), the same experiment file is another run, so resuming it
+    never mixes the old players' games with the new ones'. The deals stay the same (the cell
+    seeds do not see the players' rows), so the two runs are paired."""
+    import dataclasses
+
+    from tests.conftest import COIN
+
+    experiment = {"name": "defaults", "seed": 7, "games": 100, "studies": [
+        {"game": "coin", "rules": {"players": 2}, "seats": ["fair", "lucky"]}]}
+    before = build_plan(parse_experiment(experiment))
+    lucky = COIN.policies["lucky"]
+    monkeypatch.setitem(COIN.policies, "lucky", dataclasses.replace(lucky, params={"luck": 2.0}))
+    after = build_plan(parse_experiment(experiment))
+    assert after.run_hash != before.run_hash
+    assert [cell.seed_entropy for cell in after.cells] == [cell.seed_entropy for cell in before.cells]
+
+
 def test_run_hash_params_hashes_and_cell_seeds_keep_their_values():
     """The digests that name a run folder and seed every cell (simulator/digest.py) are pinned:
     values computed by the code before the digest functions were merged into one. A change here
     renames every run folder and replays different games; only a deliberate change of the
-    experiment schema, a cell's key or the coin game's rules version may update them (last:
-    2026-12-02, the cell key's knobs became those that differ from the defaults)."""
+    experiment schema, a cell's key or the coin game's rules version may update them (the cell
+    seeds last on 2026-12-02, when the cell key's knobs became those that differ from the
+    defaults; the run hash on 2026-12-04, when it came to include every seat's parameter row)."""
     import hashlib
     import json
 
@@ -97,7 +117,7 @@ def test_run_hash_params_hashes_and_cell_seeds_keep_their_values():
     plan = build_plan(parse_experiment({"name": "pinned", "seed": 7, "games": 100, "studies": [
         {"game": "coin", "rules": {"players": 3}, "seats": ["fair", "lucky", "fair"]},
         {"game": "coin", "sweep": {"players": [2, 4]}}]}))
-    assert plan.run_hash == "a88e01e7f5eb8765"
+    assert plan.run_hash == "7e02e8c9acc84d5f"
     assert [(cell.params_hash, cell.seed_entropy) for cell in plan.cells] == [
         ("999eccd8dce1f3da", (7, 2393508477784151113)),
         ("0a0a3cf59bb2177a", (7, 2305330981290087862)),
