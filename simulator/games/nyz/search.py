@@ -59,14 +59,30 @@ Rewards (in [0, 1], the seat's value of the position):
 Learned policies. `learned` takes, among the heuristic's `width` best moves, the one whose
 position at the end of the seat's turn (the heuristic finishing the turn on the scratch game)
 features.position_value values most, or draws from the softmax of those values over
-`temperature` with the game's stream. In 2-5 player games it values only the destination and
-the tile's placement (valued_decision) and takes the heuristic's move at every other decision:
-that is about three times faster and much stronger (measured: from 50% to about 90% of 2-player
-games against greedy_duel; valuing the animal, house and breeding choices by the evaluation
-played them worse than the heuristic does). Solo values every decision (there the evaluation's
-choices won more solo games). Both learned policies read the evaluation's weights from their
-parameter row (learned.py's layout, from specs.L_WEIGHTS / specs.S_WEIGHTS on) and use
-`solo_heuristic` in place of `heuristic` in solo games.
+`temperature` with the game's stream. In 2-5 player games it values only the destination
+(valued_decision; `valued: destination_and_placement` also the tile's placement, the default
+before 2026-12-04) and takes the heuristic's move at every other decision: valuing the animal,
+house and breeding choices by the evaluation played them worse than the heuristic does, and
+valuing the placement made it no stronger and a third slower. With `destinations:
+best_of_each_kind` (the default) it plays out two of the `width` best destinations, the best
+and the best of the other kind of space (best_of_each_kind): a bay's tile costs a placement
+sweep to play out, an animal space little, and the evaluation's choice between the two kinds is
+where it beats the heuristic (docs/benchmarks.md, "Learned players (New York Zoo)", has the
+measurements: about 1.4 times the games per second of `destinations: best` at width 3, which is
+stronger). Solo values every decision among the `width` best (there the evaluation's choices
+won more solo games).
+
+The turn plan. The heuristic's moves after the valued decision are those of the chosen
+candidate's line (the same state, the same deterministic heuristic), so learned_move keeps that
+line's moves (finish_turn records them; keep_plan, plan_move) and plays them at the seat's later
+decisions of the turn instead of valuing every legal move again. The plan is only followed where
+the game is where it expects it: the same game (its stream's state: no move of the turn draws
+from it), seat, turn and count of the seat's decisions (play.py's); anywhere else, and in the
+step API, which allocates a workspace per call, the heuristic decides, so the games are the same
+with and without it (the golden digests of tests/games/nyz/test_speed_equivalence.py). Both
+learned policies read the evaluation's weights from their parameter row (learned.py's layout,
+from specs.L_WEIGHTS / specs.S_WEIGHTS on) and use `solo_heuristic` in place of `heuristic` in
+solo games.
 
 Strong (strong_move; docs/players.md, "Learned players (New York Zoo)", has the measurements).
 With no chance after the setup, the heuristic playing every seat from a position is one
@@ -117,13 +133,14 @@ from simulator.games.nyz.features import (
 )
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
-    L_SOLO_HEURISTIC, L_TEMPERATURE, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT,
-    ROLLOUT_DEPTH, S_HORIZON_ITERATIONS, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH,
-    S_TEMPERATURE, S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, WIDTH,
+    DESTINATIONS_BEST_OF_EACH_KIND, L_DESTINATIONS, L_SOLO_HEURISTIC, L_TEMPERATURE, L_VALUED,
+    L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT, ROLLOUT_DEPTH, S_HORIZON_ITERATIONS,
+    S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_TEMPERATURE, S_WEIGHTS, SCORE_SCALE,
+    SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT, WIDTH,
 )
 from simulator.games.nyz.state import (
     D_DEST, D_PLACE, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES,
-    P_ENCLOSURES,
+    P_DECISIONS, P_ENCLOSURES,
     P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, SC_DECIDER, SC_DECISION, SC_CHECKED,
     SC_N_OPTIONS, SC_OVER, SC_PLAYERS, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
 )
@@ -137,6 +154,14 @@ FILL_SQUARES = 3.0
 # Share of a finished 2-5 player game's reward that is the win share; the rest rewards the
 # margin in empty squares (module docstring, "Rewards").
 WIN_WEIGHT = 0.5
+
+# learned's turn plan (learned_move, "Learned policies"): the moves one candidate line holds at
+# most (its seat's decisions with two or more legal moves in the rest of a turn; a longer rest is
+# played on by the heuristic), and the plan's slots: the seat, turn and decision count where its
+# next move is due, the line kept and the next move's place in it
+PLAN_CAPACITY = 64
+N_PLAN_SLOTS = 5
+PLAN_SEAT, PLAN_TURN, PLAN_DECISIONS, PLAN_LINE, PLAN_NEXT = range(N_PLAN_SLOTS)
 
 # Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
 # prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
@@ -337,11 +362,15 @@ def allocate_search(tab, policy_id, policy_params):
     (its setup is overwritten by every iteration's copy; callers pass it by reference) and the
     workspace: a tree sized for the largest `iterations` among the mcts seats (`strong` uses its
     move buffer for its survivors and its stream for its deals), seen flags, a tile pool, the
-    ranked root moves, a features buffer and the ranked moves' values."""
-    iterations = 0
+    ranked root moves, a features buffer, the ranked moves' values, and `learned`'s turn plan
+    (a line per move, sized for the largest `width` among the learned seats; see "Learned
+    policies")."""
+    iterations, width = 0, 1
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] == MCTS:
             iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
+        if policy_id[seat] == LEARNED:
+            width = max(width, int(policy_params[seat, L_WIDTH]))
     scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
         tree_search.allocate_tree(iterations + 1, MAX_OPTIONS, policy_id.shape[0]),
@@ -350,26 +379,80 @@ def allocate_search(tab, policy_id, policy_params):
         np.zeros(MAX_OPTIONS, dtype=np.int64),
         np.zeros(N_FEATURES, dtype=np.float64),
         np.zeros(MAX_OPTIONS, dtype=np.float64),
+        np.zeros((min(width, MAX_OPTIONS), PLAN_CAPACITY), dtype=np.int64),
+        np.zeros(min(width, MAX_OPTIONS), dtype=np.int64),
+        np.full(N_PLAN_SLOTS, -1, dtype=np.int64),
+        np.zeros(1, dtype=np.uint64),
     )
 
 
 @kernel
-def finish_turn(st, tab, seat, weights):
+def finish_turn(st, tab, seat, weights, line):
     """Play the heuristic (greedy with `weights`) for the seat until its turn is over: the game
-    ends, another seat decides (breeding, N-6.1) or the next turn starts."""
+    ends, another seat decides (breeding, N-6.1) or the next turn starts. Returns the number of
+    moves written to `line`: the moves of the decisions with two or more legal moves, in order,
+    as many as fit (the turn plan, "Learned policies")."""
     turn = st.sc[SC_TURNS]
+    length = 0
     while st.sc[SC_OVER] == 0 and st.sc[SC_DECIDER] == seat and st.sc[SC_TURNS] == turn:
         n = st.sc[SC_N_OPTIONS]
-        M.apply_move(st, tab, st.options[P.greedy(st, tab, seat, n, weights)])
+        move = st.options[P.greedy(st, tab, seat, n, weights)]
+        if n >= 2 and length < line.shape[0]:
+            line[length] = move
+            length += 1
+        M.apply_move(st, tab, move)
+    return length
 
 
 @kernel
-def valued_decision(decision):
+def plan_move(st, seat, plan, plan_key, lines, lengths):
+    """The next move of the seat's turn plan when the game is where the plan expects it (the
+    same game, seat, turn and count of the seat's decisions) and the plan has one, else -1."""
+    if (plan[PLAN_SEAT] != seat or plan[PLAN_TURN] != st.sc[SC_TURNS]
+            or plan[PLAN_DECISIONS] != st.seat[seat, P_DECISIONS] or plan_key[0] != st.rng[0]
+            or plan[PLAN_NEXT] >= lengths[plan[PLAN_LINE]]):
+        return -1
+    move = lines[plan[PLAN_LINE], plan[PLAN_NEXT]]
+    plan[PLAN_NEXT] += 1
+    plan[PLAN_DECISIONS] += 1
+    return move
+
+
+@kernel
+def keep_plan(st, seat, plan, plan_key, line):
+    """Make candidate `line`'s rest of the turn the seat's turn plan: its first move is the
+    seat's next decision with two or more legal moves (play.py counts this one already)."""
+    plan[PLAN_SEAT] = seat
+    plan[PLAN_TURN] = st.sc[SC_TURNS]
+    plan[PLAN_DECISIONS] = st.seat[seat, P_DECISIONS] + 1
+    plan[PLAN_LINE] = line
+    plan[PLAN_NEXT] = 0
+    plan_key[0] = st.rng[0]
+
+
+@kernel
+def valued_decision(decision, valued):
     """Whether `learned` values this kind of decision in a 2-5 player game: the destination
-    (which tile or animals to take, N-5) and the tile's placement; the heuristic takes the rest
-    (populating, animal placement, houses, attractions, breeding choices). Solo values every
-    decision (module docstring, "Learned policies")."""
-    return decision == D_DEST or decision == D_PLACE
+    (which tile or animals to take, N-4.1), with `valued` = VALUE_DESTINATION_AND_PLACEMENT the
+    tile's placement too; the heuristic takes the rest (populating, animal placement, houses,
+    attractions, breeding choices). Solo values every decision (module docstring, "Learned
+    policies")."""
+    return decision == D_DEST or (valued == VALUE_DESTINATION_AND_PLACEMENT and decision == D_PLACE)
+
+
+@kernel
+def best_of_each_kind(tab, ranked, count):
+    """Keep two of the `count` ranked destinations (best first) in ranked[:2]: the best and the
+    best of the other kind of space (bay or animal space, N-4.2 / N-4.3), or the second best when
+    all are of one kind; returns the number kept. A destination move is marker x 32 + space."""
+    if count <= 2:
+        return count
+    kind = tab.strip_kind[ranked[0] % 32]
+    for k in range(1, count):
+        if tab.strip_kind[ranked[k] % 32] != kind:
+            ranked[1] = ranked[k]
+            break
+    return 2
 
 
 @kernel
@@ -378,25 +461,32 @@ def learned_move(st, tab, scratch, workspace, params):
     end of the seat's turn, the heuristic finishing the turn, the evaluation values most;
     temperature > 0 draws from the softmax over those values (squares) / temperature."""
     seat = st.sc[SC_DECIDER]
-    tree, seen, pool, ranked, features, move_values = workspace
+    tree, seen, pool, ranked, features, move_values, lines, lengths, plan, plan_key = workspace
     weights = HEURISTIC_WEIGHTS[int(params[L_SOLO_HEURISTIC if tab.rules[R_SOLO] != 0 else L_HEURISTIC])]
-    if tab.rules[R_SOLO] == 0 and not valued_decision(st.sc[SC_DECISION]):
+    if tab.rules[R_SOLO] == 0 and not valued_decision(st.sc[SC_DECISION], int(params[L_VALUED])):
+        move = plan_move(st, seat, plan, plan_key, lines, lengths)
+        if move >= 0:
+            return move
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     evaluation = params[L_WEIGHTS:]
-    ctx = (tab, weights, seen, pool, int(params[L_WIDTH]), 1.0)
+    ctx = (tab, weights, seen, pool, min(int(params[L_WIDTH]), lines.shape[0]), 1.0)
     count = legal_moves(st, ctx, ranked)
+    if (tab.rules[R_SOLO] == 0 and st.sc[SC_DECISION] == D_DEST
+            and int(params[L_DESTINATIONS]) == DESTINATIONS_BEST_OF_EACH_KIND):
+        count = best_of_each_kind(tab, ranked, count)
     advance_offer_scans(st, tab)
     best, best_value = 0, -math.inf
     for k in range(count):
         copy_state(st, scratch)
         M.apply_move(scratch, tab, ranked[k])
-        finish_turn(scratch, tab, seat, weights)
+        lengths[k] = finish_turn(scratch, tab, seat, weights, lines[k])
         move_values[k] = position_value(scratch, tab, seat, evaluation, features)
         if move_values[k] > best_value:
             best, best_value = k, move_values[k]
     temperature = params[L_TEMPERATURE]
     if temperature > 0.0 and count > 1:
         best = random_stream.softmax_draw(st.rng, move_values, count, best_value, temperature)
+    keep_plan(st, seat, plan, plan_key, best)
     return ranked[best]
 
 
@@ -433,7 +523,7 @@ def strong_move(st, tab, scratch, workspace, params):
     `width` best moves, each round extending the surviving moves' lines and ranking them by the
     mean evaluation of the positions reached; the best survivor of the last round."""
     seat = st.sc[SC_DECIDER]
-    tree, seen, pool, ranked, features, move_values = workspace
+    tree, seen, pool, ranked, features, move_values = workspace[:6]
     # survivors' indices into ranked, best first; the line stream; 1 where every line of a move
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
@@ -507,7 +597,7 @@ def choose_move(st, tab, scratch, workspace):
     elif st.policy_id[seat] == STRONG:
         move = strong_move(st, tab, scratch, workspace, params)
     else:
-        tree, seen, pool, ranked, _, _ = workspace
+        tree, seen, pool, ranked = workspace[:4]
         ctx = (tab, HEURISTIC_WEIGHTS[int(params[HEURISTIC])], seen, pool, int(params[WIDTH]),
                params[SCORE_SCALE])
         # the root's moves best first, so that equally good children go to the heuristic's order

@@ -188,7 +188,9 @@ L_TEMPERATURE = 0
 L_WIDTH = 1
 L_HEURISTIC = 2
 L_SOLO_HEURISTIC = 3
-L_WEIGHTS = 4
+L_VALUED = 4
+L_DESTINATIONS = 5
+L_WEIGHTS = 6
 # Policy parameter row of `strong` (search.py's strong_move): the names it shares with mcts at
 # mcts's places (ITERATIONS, ROLLOUT_DEPTH, WIDTH, HEURISTIC), its own at the places between.
 S_SOLO_ROLLOUT_DEPTH = 1
@@ -201,6 +203,15 @@ S_WEIGHTS = 9
 # heuristic takes; solo it searches every one)
 SEARCHED_DECISIONS = ("every", "turn_start")
 SEARCH_EVERY, SEARCH_TURN_START = 0, 1
+# `valued` choices: which decisions learned values by the evaluation in 2-5 player games (the
+# others its heuristic takes; solo it values every one)
+VALUED_DECISIONS = ("destination", "destination_and_placement")
+VALUE_DESTINATION, VALUE_DESTINATION_AND_PLACEMENT = 0, 1
+# `destinations` choices: which of the heuristic's `width` best destinations learned plays out in
+# 2-5 player games: all of them, or two: the best and the best of the other kind of space (a bay
+# if the best is an animal space, else an animal space; the second best if there is none)
+DESTINATION_CHOICES = ("best", "best_of_each_kind")
+DESTINATIONS_BEST, DESTINATIONS_BEST_OF_EACH_KIND = 0, 1
 
 TEMPERATURE_HELP = ("0: the best move by the evaluation; > 0: a softmax over the moves' values "
                     "(squares of margin) divided by this, drawn with the game's random stream")
@@ -212,22 +223,31 @@ SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (gr
 LEARNED_POLICIES = {
     "learned": PolicySpec(
         name="learned", policy_id=LEARNED,
-        description="no search: at the destination and the tile's placement (solo: every "
-                    "decision) each of the heuristic's `width` best moves is played on to the "
-                    "end of the turn by the heuristic and the learned evaluation of the position "
-                    "reached picks the move; the heuristic takes the other decisions",
+        description="no search: at the destination (solo: every decision) the heuristic's "
+                    "best moves are played on to the end of the turn by the heuristic and the "
+                    "learned evaluation of the position reached picks the move; the heuristic "
+                    "takes the other decisions",
         params={"temperature": 0.0, "width": 4.0, "heuristic": "greedy_duel",
-                "solo_heuristic": "greedy_tuned", "weights": DEFAULT_WEIGHTS},
+                "solo_heuristic": "greedy_tuned", "valued": "destination",
+                "destinations": "best_of_each_kind", "weights": DEFAULT_WEIGHTS},
         param_help={
             "temperature": TEMPERATURE_HELP,
-            "width": "moves evaluated per valued decision: the best by the heuristic's move "
-                     "values",
+            "width": "moves considered per valued decision: the best by the heuristic's move "
+                     "values (`destinations` says which of them a destination plays out)",
             "heuristic": "heuristic whose move values rank the moves and finish the turn",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
+            "valued": "2-5 players: decisions valued by the evaluation, the destination (N-4.1) "
+                      "or the destination and the tile's placement; the heuristic takes the "
+                      "rest; solo values every decision",
+            "destinations": "2-5 players: the destinations played out, the heuristic's `width` "
+                            "best (best) or two of them (best_of_each_kind): the best and the "
+                            "best of the other kind of space, bay or animal space (else the "
+                            "second best)",
             "weights": WEIGHTS_HELP,
         },
         ranges={"temperature": ParamRange(0.0), "width": ParamRange(1, MAX_OPTIONS, integer=True)},
-        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS},
+        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "valued": VALUED_DECISIONS,
+                 "destinations": DESTINATION_CHOICES},
         weights=WEIGHTS,
         climb=HALVE_TEMPERATURE,
         models=("a practised player who plays the move its learned evaluation ranks best at the end of its "

@@ -22,7 +22,8 @@ from simulator.games.nyz.features import (
     F_EMPTY, F_FREE_HOUSES, F_HOUSE_ANIMALS, N_FEATURES, all_seat_features, position_value,
 )
 from simulator.games.nyz.specs import FEATURE_NAMES, S_WEIGHTS, SET_NAMES, WEIGHTS
-from simulator.games.nyz.state import D_DEST, D_PLACE
+from simulator.games.nyz import search as NS
+from simulator.games.nyz.state import D_DEST, D_PLACE, SC_TURNS, SPACE_ANIMALS, SPACE_BAY
 from simulator.plan import build_plan
 from simulator.runner import run_plan
 from tests_support import log_digests, refused_run
@@ -72,23 +73,67 @@ def test_learned_with_width_one_plays_its_heuristics_games():
         assert np.array_equal(learned["turns"], plain["turns"])
 
 
-def test_learned_values_only_the_destination_and_placement_in_two_player_games():
-    """Every other decision (populating, animals, houses, attractions, breeding) is the
-    heuristic's move; the destination or the placement is not always (search.valued_decision)."""
+@pytest.mark.parametrize("valued, decisions", [
+    ("destination", (D_DEST,)), ("destination_and_placement", (D_DEST, D_PLACE))])
+def test_learned_values_only_the_decisions_it_is_set_to_in_two_player_games(valued, decisions):
+    """Every other decision (the placement by default, populating, animals, houses, attractions,
+    breeding) is the heuristic's move; a valued decision is not always (search.valued_decision).
+    The step API allocates a workspace per decision, so no turn plan plays here."""
     params = GAME.params_model(players=2)
-    learned = step_api.new_game(params, seating(("learned", {}), ("learned", {})), seed=3)
+    chosen = ("learned", {"valued": valued})
+    learned = step_api.new_game(params, seating(chosen, chosen), seed=3)
     heuristic = step_api.new_game(params, seating(("greedy_duel", {}), ("greedy_duel", {})), seed=3)
-    other_decisions, valued_differ = 0, 0
+    other_decisions, valued_differ = 0, {decision: 0 for decision in decisions}
     while not step_api.is_over(learned):
         move = step_api.policy_move(learned)
-        if learned.decision in (D_DEST, D_PLACE):
-            valued_differ += move != step_api.policy_move(heuristic)
+        if learned.decision in decisions:
+            valued_differ[learned.decision] += move != step_api.policy_move(heuristic)
         else:
             assert move == step_api.policy_move(heuristic)
             other_decisions += 1
         step_api.apply(learned, move)
         step_api.apply(heuristic, move)
-    assert other_decisions > 10 and valued_differ > 0
+    assert other_decisions > 10 and valued_differ[D_DEST] > 0
+
+
+@pytest.mark.parametrize("players, rules, params", [
+    (2, {}, {}),
+    (3, {"ai_sees_full_stacks": False}, {"temperature": 1.0}),
+    (4, {"animal_supply": "physical"}, {"destinations": "best", "width": 3}),
+    (2, {}, {"valued": "destination_and_placement"}),
+])
+def test_learned_with_its_turn_plan_plays_the_games_of_the_step_api(players, rules, params):
+    """play_batch's learned follows the chosen candidate's line for the rest of its turn (the
+    turn plan, search.plan_move); policy_move allocates a workspace per decision, so there the
+    heuristic decides every move again. The games are the same: the plan is the heuristic's
+    line, followed only where the game is where the plan expects it. A seat of another policy
+    (strong) decides between the learned seats' turns and in their breeding."""
+    game_params = GAME.params_model(players=players, **rules)
+    seats = seating(("learned", params), ("strong", STRONG_SMALL), *[("learned", params)] * (players - 2))
+    seeds = [5, 6, 7]
+    columns = play(game_params, seats, seeds, np.arange(3) % players)
+    for game, seed in enumerate(seeds):
+        position = step_api.new_game(game_params, seats, seed=seed, rotation=game % players)
+        while not step_api.is_over(position):
+            step_api.apply(position, step_api.policy_move(position))
+        assert np.array_equal(step_api.scores(position), columns["score"][game]), (game, seed)
+        assert position.scalar(SC_TURNS) == columns["turns"][game]
+
+
+def test_best_of_each_kind_keeps_the_best_destination_and_the_best_of_the_other_kind():
+    """search.best_of_each_kind on ranked destinations (marker x 32 + space): a bay and an
+    animal space when both are among them, else the two best."""
+    tab = step_api.new_game(GAME.params_model(players=2)).tables
+    bays = [space for space in range(1, 26) if tab.strip_kind[space] == SPACE_BAY]
+    animals = [space for space in range(1, 26) if tab.strip_kind[space] == SPACE_ANIMALS]
+    ranked = np.array([bays[0], bays[1], animals[0], animals[1]] + [0] * 4, dtype=np.int64)
+    assert NS.best_of_each_kind(tab, ranked, 4) == 2 and list(ranked[:2]) == [bays[0], animals[0]]
+    ranked = np.array([32 + animals[2], animals[1], bays[3], 0], dtype=np.int64)
+    assert NS.best_of_each_kind(tab, ranked, 3) == 2 and list(ranked[:2]) == [32 + animals[2], bays[3]]
+    ranked = np.array([bays[0], bays[1], bays[2], 0], dtype=np.int64)
+    assert NS.best_of_each_kind(tab, ranked, 3) == 2 and list(ranked[:2]) == [bays[0], bays[1]]
+    ranked = np.array([animals[0], bays[0], 0, 0], dtype=np.int64)
+    assert NS.best_of_each_kind(tab, ranked, 2) == 2 and list(ranked[:2]) == [animals[0], bays[0]]
 
 
 @pytest.mark.parametrize("players", [1, 2, 3])

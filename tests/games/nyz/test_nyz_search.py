@@ -117,7 +117,7 @@ def hidden_layers(state):
 
 def determinized(position, draw):
     tab = position.tables
-    scratch, (tree, seen, pool, ranked, _, _) = NS.allocate_search(
+    scratch, (tree, seen, pool, ranked, *_) = NS.allocate_search(
         tab, position.state.policy_id, position.state.policy_params)
     ctx = (tab, NS.HEURISTIC_WEIGHTS[0], seen, pool, 2, 3.0)
     NS.copy_state(position.state, scratch)
@@ -267,7 +267,7 @@ def finished_rewards(seed, scale=3.0):
     while not step_api.is_over(position):
         step_api.apply(position, step_api.policy_move(position))
     tab, state = position.tables, position.state
-    _, (tree, seen, pool, ranked, _, _) = NS.allocate_search(tab, state.policy_id, state.policy_params)
+    _, (tree, seen, pool, ranked, *_) = NS.allocate_search(tab, state.policy_id, state.policy_params)
     rewards = np.zeros(2)
     NS.scores(state, (tab, NS.HEURISTIC_WEIGHTS[0], seen, pool, 2, scale), rewards)
     empty = [int(empty_squares(state, tab, seat)) for seat in range(2)]

@@ -10,6 +10,8 @@ The heuristics used by the search and learned policies (greedy_tuned, greedy_due
 policies themselves (learned, strong, mcts_duel; fewer games, they are slower) are pinned too
 (SEARCH_CASES, digests computed at main 6863fd0 before their speed work, issue #19; those of
 learned and strong changed once since, when a finished game came to be valued by its outcome).
+learned's cases before its default changed (2026-12-04) set the earlier defaults and keep their
+digests: the turn plan of that change plays the same games.
 
 A deliberate change of the rules or of a policy changes the games: then print the new digests
 with `python tests/games/nyz/test_speed_equivalence.py` and replace GOLDEN in the same commit,
@@ -52,16 +54,22 @@ CASES.update({
 
 GAMES = 40
 
+# learned's defaults before it valued only the destination and played out two of them (its turn
+# plan changes no game)
+LEARNED_BEFORE = {"valued": "destination_and_placement", "destinations": "best", "width": 4}
+
 # name: (knobs, seat policies as (name, params), games); checked mode off
 SEARCH_CASES = {
     "greedy_tuned_p2": ({"players": 2}, (("greedy_tuned", {}),) * 2, GAMES),
     "greedy_duel_p2": ({"players": 2}, (("greedy_duel", {}),) * 2, GAMES),
     "greedy_duel_p4": ({"players": 4}, (("greedy_duel", {}),) * 4, 20),
     "greedy_tuned_p1": ({"players": 1}, (("greedy_tuned", {}),), GAMES),
-    "learned_p2": ({"players": 2}, (("learned", {}), ("greedy_duel", {})), GAMES),
-    "learned_p3_warm": ({"players": 3}, (("learned", {"temperature": 2.0}),) * 3, 12),
-    "learned_p1": ({"players": 1}, (("learned", {}),), 10),
-    "strong_p2": ({"players": 2}, (("strong", {}), ("learned", {})), 20),
+    "learned_p2": ({"players": 2}, (("learned", LEARNED_BEFORE), ("greedy_duel", {})), GAMES),
+    "learned_p3_warm": ({"players": 3}, (("learned", {**LEARNED_BEFORE, "temperature": 2.0}),) * 3, 12),
+    "learned_p1": ({"players": 1}, (("learned", LEARNED_BEFORE),), 10),
+    "learned_destination_p2": ({"players": 2}, (("learned", {}), ("greedy_duel", {})), GAMES),
+    "learned_destination_p4_warm": ({"players": 4}, (("learned", {"temperature": 2.0}),) * 4, 10),
+    "strong_p2": ({"players": 2}, (("strong", {}), ("learned", LEARNED_BEFORE)), 20),
     "strong_p2_budget": ({"players": 2}, (("strong", {"iterations": 128}), ("greedy_duel", {})), 10),
     "strong_p2_every_hidden": ({"players": 2, "ai_sees_full_stacks": False},
                                (("strong", {"searched": "every", "iterations": 4, "width": 3}),
@@ -108,6 +116,9 @@ GOLDEN = {
     "learned_p1": "7b6b8a6db81c594c7fea",
     "learned_p2": "b92d5a8f757c3367e9ad",
     "learned_p3_warm": "fa003a26959096b27395",
+    # learned's defaults since 2026-12-04: only the destination valued, two destinations played out
+    "learned_destination_p2": "f65ed11635108c3c1996",
+    "learned_destination_p4_warm": "39b7426f1510fb8aa17b",
     "mcts_duel_p2": "5c732b019090a2a42bce",
     "strong_p1": "99d3c625fb64a566688a",
     "strong_p2": "a4a3361b1fa12aa32214",
