@@ -69,8 +69,9 @@ and the best of the other kind of space (best_of_each_kind): a bay's tile costs 
 sweep to play out, an animal space little, and the evaluation's choice between the two kinds is
 where it beats the heuristic (docs/benchmarks.md, "Learned players (New York Zoo)", has the
 measurements: about 1.4 times the games per second of `destinations: best` at width 3, which is
-stronger). Solo values every decision among the `width` best (there the evaluation's choices
-won more solo games).
+stronger). Solo values every decision among the `solo_width` best (there the evaluation's
+choices won more solo games; the shipped solo weights were tuned at 4 and other widths win far
+fewer solo games, so solo has a width of its own).
 
 The turn plan. The heuristic's moves after the valued decision are those of the chosen
 candidate's line (the same state, the same deterministic heuristic), so learned_move keeps that
@@ -133,10 +134,10 @@ from simulator.games.nyz.features import (
 )
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
-    DESTINATIONS_BEST_OF_EACH_KIND, L_DESTINATIONS, L_SOLO_HEURISTIC, L_TEMPERATURE, L_VALUED,
-    L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT, ROLLOUT_DEPTH, S_HORIZON_ITERATIONS,
-    S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_TEMPERATURE, S_WEIGHTS, SCORE_SCALE,
-    SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT, WIDTH,
+    DESTINATIONS_BEST_OF_EACH_KIND, L_DESTINATIONS, L_SOLO_HEURISTIC, L_SOLO_WIDTH,
+    L_TEMPERATURE, L_VALUED, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT, ROLLOUT_DEPTH,
+    S_HORIZON_ITERATIONS, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_TEMPERATURE,
+    S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT, WIDTH,
 )
 from simulator.games.nyz.state import (
     D_DEST, D_PLACE, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES,
@@ -363,14 +364,15 @@ def allocate_search(tab, policy_id, policy_params):
     workspace: a tree sized for the largest `iterations` among the mcts seats (`strong` uses its
     move buffer for its survivors and its stream for its deals), seen flags, a tile pool, the
     ranked root moves, a features buffer, the ranked moves' values, and `learned`'s turn plan
-    (a line per move, sized for the largest `width` among the learned seats; see "Learned
-    policies")."""
+    (a line per move, sized for the largest `width` or `solo_width` among the learned seats;
+    see "Learned policies")."""
     iterations, width = 0, 1
     for seat in range(policy_id.shape[0]):
         if policy_id[seat] == MCTS:
             iterations = max(iterations, int(policy_params[seat, ITERATIONS]))
         if policy_id[seat] == LEARNED:
-            width = max(width, int(policy_params[seat, L_WIDTH]))
+            width = max(width, int(policy_params[seat, L_WIDTH]),
+                        int(policy_params[seat, L_SOLO_WIDTH]))
     scratch = M.new_state(tab, np.uint64(0), policy_id, policy_params, False, False)
     return scratch, (
         tree_search.allocate_tree(iterations + 1, MAX_OPTIONS, policy_id.shape[0]),
@@ -469,7 +471,8 @@ def learned_move(st, tab, scratch, workspace, params):
             return move
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     evaluation = params[L_WEIGHTS:]
-    ctx = (tab, weights, seen, pool, min(int(params[L_WIDTH]), lines.shape[0]), 1.0)
+    width = int(params[L_SOLO_WIDTH if tab.rules[R_SOLO] != 0 else L_WIDTH])
+    ctx = (tab, weights, seen, pool, min(width, lines.shape[0]), 1.0)
     count = legal_moves(st, ctx, ranked)
     if (tab.rules[R_SOLO] == 0 and st.sc[SC_DECISION] == D_DEST
             and int(params[L_DESTINATIONS]) == DESTINATIONS_BEST_OF_EACH_KIND):

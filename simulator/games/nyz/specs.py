@@ -190,7 +190,8 @@ L_HEURISTIC = 2
 L_SOLO_HEURISTIC = 3
 L_VALUED = 4
 L_DESTINATIONS = 5
-L_WEIGHTS = 6
+L_SOLO_WIDTH = 6
+L_WEIGHTS = 7
 # Policy parameter row of `strong` (search.py's strong_move): the names it shares with mcts at
 # mcts's places (ITERATIONS, ROLLOUT_DEPTH, WIDTH, HEURISTIC), its own at the places between.
 S_SOLO_ROLLOUT_DEPTH = 1
@@ -229,11 +230,12 @@ LEARNED_POLICIES = {
                     "takes the other decisions",
         params={"temperature": 0.0, "width": 4.0, "heuristic": "greedy_duel",
                 "solo_heuristic": "greedy_tuned", "valued": "destination",
-                "destinations": "best_of_each_kind", "weights": DEFAULT_WEIGHTS},
+                "destinations": "best_of_each_kind", "solo_width": 4.0, "weights": DEFAULT_WEIGHTS},
         param_help={
             "temperature": TEMPERATURE_HELP,
-            "width": "moves considered per valued decision: the best by the heuristic's move "
-                     "values (`destinations` says which of them a destination plays out)",
+            "width": "2-5 players: moves considered per valued decision, the best by the "
+                     "heuristic's move values (`destinations` says which of them a destination "
+                     "plays out)",
             "heuristic": "heuristic whose move values rank the moves and finish the turn",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "valued": "2-5 players: decisions valued by the evaluation, the destination (N-4.1) "
@@ -243,9 +245,12 @@ LEARNED_POLICIES = {
                             "best (best) or two of them (best_of_each_kind): the best and the "
                             "best of the other kind of space, bay or animal space (else the "
                             "second best)",
+            "solo_width": "solo: moves considered per decision (the shipped solo weights were "
+                          "tuned at 4; other widths win far fewer solo games)",
             "weights": WEIGHTS_HELP,
         },
-        ranges={"temperature": ParamRange(0.0), "width": ParamRange(1, MAX_OPTIONS, integer=True)},
+        ranges={"temperature": ParamRange(0.0), "width": ParamRange(1, MAX_OPTIONS, integer=True),
+                "solo_width": ParamRange(1, MAX_OPTIONS, integer=True)},
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "valued": VALUED_DECISIONS,
                  "destinations": DESTINATION_CHOICES},
         weights=WEIGHTS,
