@@ -66,10 +66,10 @@ house and breeding choices by the evaluation played them worse than the heuristi
 valuing the placement made it no stronger and a third slower. With `destinations:
 best_of_each_kind` (the default) it plays out two of the `width` best destinations, the best
 and the best of the other kind of space (best_of_each_kind): a bay's tile costs a placement
-sweep to play out, an animal space little, and the evaluation's choice between the two kinds is
-where it beats the heuristic (docs/benchmarks.md, "Learned players (New York Zoo)", has the
-measurements: about 1.4 times the games per second of `destinations: best` at width 3, which is
-stronger). Solo values every decision among the `solo_width` best (there the evaluation's
+sweep to play out, an animal space little. It plays about 1.4 times the games per second of
+`destinations: best` at width 3, level with it head to head and weaker against mcts_duel
+(docs/benchmarks.md, "Learned players", "learned's destinations and turn plan", has the
+measurements). Solo values every decision among the `solo_width` best (there the evaluation's
 choices won more solo games; the shipped solo weights were tuned at 4 and other widths win far
 fewer solo games, so solo has a width of its own).
 
@@ -472,6 +472,8 @@ def learned_move(st, tab, scratch, workspace, params):
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     evaluation = params[L_WEIGHTS:]
     width = int(params[L_SOLO_WIDTH if tab.rules[R_SOLO] != 0 else L_WIDTH])
+    # the plan's lines are sized for the largest width among the learned seats
+    # (allocate_search): never more candidates than it has lines (no bounds checks here)
     ctx = (tab, weights, seen, pool, min(width, lines.shape[0]), 1.0)
     count = legal_moves(st, ctx, ranked)
     if (tab.rules[R_SOLO] == 0 and st.sc[SC_DECISION] == D_DEST
