@@ -229,9 +229,7 @@ def _warm_up_plan(todo: list[Chunk], jobs: int, check: bool = False) -> _WarmUpP
 
     first_chunks = {}
     for chunk in reversed(todo):
-        game = get_game(chunk.cell.game)
-        variant = game.kernel_variant(name for name, _ in chunk.cell.seats) + ("-checked" if check else "")
-        first_chunks[chunk.cell.game, variant] = chunk
+        first_chunks[chunk.cell.game, _kernel_variant(chunk, check)] = chunk
     by_game: dict[str, list[tuple[Chunk, Path | None]]] = {}
     for (name, variant), chunk in sorted(first_chunks.items()):
         marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin, variant)
@@ -247,6 +245,12 @@ def _warm_up_plan(todo: list[Chunk], jobs: int, check: bool = False) -> _WarmUpP
         summaries = None
     return _WarmUpPlan(apart, [warm_ups for warm_ups in by_game.values() if warm_ups not in apart], summaries,
                        summaries is not None and jobs >= 2 and bool(by_game))
+
+
+def _kernel_variant(chunk: Chunk, check: bool) -> str:
+    """The kernel specialisation `chunk` plays (base.Game.kernel_variant), "-checked" with `check`."""
+    game = get_game(chunk.cell.game)
+    return game.kernel_variant(name for name, _ in chunk.cell.seats) + ("-checked" if check else "")
 
 
 def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
@@ -292,7 +296,13 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
     (of the same game) and return them."""
     from simulator.games.kernel_cache import compile_progress
 
-    with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
+    game = warm_ups[0][0].cell.game
+    # what the warm-up compiles depends on its variants and on the policies seated (nyz learned
+    # compiles its evaluation's kernels too): the record of its last compile is kept under both
+    seatings = ["+".join(sorted({name for name, _ in chunk.cell.seats})) for chunk, _ in warm_ups]
+    kernel_set = " ".join([game] + [f"{_kernel_variant(chunk, check)}:{seating}"
+                                    for (chunk, _), seating in zip(warm_ups, seatings)])
+    with compile_progress(game, enabled=progress, shared_terminal=shared_terminal, kernel_set=kernel_set):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
             _play_games(chunk, seeds[:1], rotations[:1], check=check)
