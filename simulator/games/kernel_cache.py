@@ -260,18 +260,23 @@ def compile_status(name: str, kernel: int, elapsed: float, previous: tuple[list[
 
 class _CompileReporter(event.Listener):
     """Reports the kernels numba compiles: on a terminal one status line rewritten in place,
-    elsewhere (logs, CI) a line at most every `LOG_SECONDS`; then a summary line. The total and
-    time left come from the last complete compile of the same `kernel_set` (compile_status),
-    which the summary records."""
+    elsewhere (logs, CI, a terminal shared with other processes) a line at most every
+    `LOG_SECONDS`; then a summary line. On a shared terminal each line first erases the line
+    under the cursor (another process's progress bar, which redraws itself below), so the two
+    never run together. The total and time left come from the last complete compile of the same
+    `kernel_set` (compile_status), which the summary records. With a `status_file`, the current
+    status is also written there (for another process to show) and removed at the end."""
 
     LOG_SECONDS = 10.0
 
     def __init__(self, name: str, stream: TextIO, live: bool, noun: str = "engine", kernel_set: str | None = None,
-                 clock=time.perf_counter):
+                 clock=time.perf_counter, status_file: Path | None = None):
         self.name = name
         self.noun = noun
         self.stream = stream
         self.live = live
+        self.erase = "\r\033[K" if live or stream.isatty() else ""
+        self.status_file = status_file
         self.kernel_set = kernel_set or f"{name} {noun}"
         self.previous = read_compile_record(self.kernel_set)
         self.clock = clock
@@ -290,16 +295,19 @@ class _CompileReporter(event.Listener):
         now = self.clock()
         if self.started is None:
             self.started = now
-            self._write(f"compiling the {self.name} {self.noun} (once per machine and zoosim version; "
+            self._write(f"{self.erase}compiling the {self.name} {self.noun} (once per machine and zoosim version; "
                         "later runs load the compiled code from the cache)\n")
         self.starts.append(now - self.started)
-        status = (f"{compile_status(self.name, self.kernels, now - self.started, self.previous)}: "
-                  f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
+        progress = compile_status(self.name, self.kernels, now - self.started, self.previous)
+        status = f"{progress}: {function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}"
+        if self.status_file is not None:
+            with contextlib.suppress(OSError):  # only what another process shows
+                self.status_file.write_text(progress, encoding="utf-8")
         if self.live:
-            self._write("\r\033[K" + status)
+            self._write(self.erase + status)
         elif now - self.last_line >= self.LOG_SECONDS or self.kernels == 1:
             self.last_line = now
-            self._write(status + "\n")
+            self._write(self.erase + status + "\n")
 
     def on_end(self, ev: event.Event) -> None:
         pass
@@ -308,9 +316,11 @@ class _CompileReporter(event.Listener):
         """The compile is complete: say so, and record it for the next compile's total."""
         if self.started is not None:
             seconds = self.clock() - self.started
-            self._write(("\r\033[K" if self.live else "") + f"{self.name} {self.noun} compiled in "
-                        f"{seconds:.0f} s ({self.kernels} kernels)\n")
+            self._write(f"{self.erase}{self.name} {self.noun} compiled in {seconds:.0f} s ({self.kernels} kernels)\n")
             write_compile_record(self.kernel_set, self.starts, seconds)
+        if self.status_file is not None:
+            with contextlib.suppress(OSError):
+                self.status_file.unlink(missing_ok=True)
 
     def _write(self, text: str) -> None:
         self.stream.write(text)
@@ -319,18 +329,20 @@ class _CompileReporter(event.Listener):
 
 @contextlib.contextmanager
 def compile_progress(name: str, enabled: bool = True, shared_terminal: bool = False,
-                     noun: str = "engine", kernel_set: str | None = None) -> Iterator[None]:
+                     noun: str = "engine", kernel_set: str | None = None,
+                     status_file: Path | None = None) -> Iterator[None]:
     """While the block runs, report on stderr the kernels numba compiles for game `name` (its
     `noun`, "the katz engine"; "the chunk summary kernels"), then a summary; print nothing when
     every kernel comes from the cache. `kernel_set` names what the block compiles (default: name
     and noun; a game's warm-up names its kernel variants), under which the compile is recorded
     for the next one's total. With `shared_terminal` (several processes compiling at once) the
-    lines are never rewritten in place."""
+    lines are never rewritten in place; `status_file` receives the current status line (the
+    runner's progress bar shows it while this game compiles in a process of its own)."""
     if not enabled:
         yield
         return
     reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal, noun=noun,
-                                kernel_set=kernel_set)
+                                kernel_set=kernel_set, status_file=status_file)
     with event.install_listener("numba:compile", reporter):
         yield
     reporter.summary()

@@ -241,3 +241,27 @@ def test_a_complete_compile_is_recorded_and_the_next_one_shows_kernel_k_of_n(tmp
     assert all(line.endswith("\n") for text in logs for line in text.splitlines(keepends=True))
     assert kernel_cache.read_compile_record("katz heuristic:greedy") == ([0.0, 1.0, 3.0, 6.0], 10.0)
     assert kernel_cache.read_compile_record("katz search:strong") is None  # another set: its own record
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_on_a_shared_terminal_each_line_erases_the_bar_and_the_status_goes_to_its_file(tmp_path, monkeypatch):
+    """A compile process sharing the terminal with the run's progress bar starts each line by
+    erasing the line under the cursor (the bar redraws itself below), so the two never run
+    together; its status file holds the current status while it compiles, and goes at the end."""
+    monkeypatch.setattr(kernel_cache, "cache_root", lambda: tmp_path)
+    status_file = tmp_path / "nyz.status"
+    terminal = Terminal()
+    clock = iter([0.0, 2.0, 5.0])
+    reporter = kernel_cache._CompileReporter("nyz", terminal, live=False, status_file=status_file,
+                                             clock=lambda: next(clock))
+    reporter.on_start(compile_event(a_kernel))
+    reporter.on_start(compile_event(a_kernel))
+    assert status_file.read_text() == "compiling nyz: kernel 2, 2 s so far (first compile here: no total known)"
+    reporter.summary()
+    assert not status_file.exists()
+    text = terminal.getvalue()  # the start, kernel 1 (kernel 2 came within LOG_SECONDS), the summary
+    assert text.endswith("\n") and [line[:4] for line in text.split("\n")[:-1]] == ["\r\033[K"] * 3, text
