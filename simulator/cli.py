@@ -521,7 +521,7 @@ def play(game, players, seed, rotation, policy, settings):
     seat_policies = module.seat_policies([(name, {}) for name in names])
     if module.legend is not None:
         click.echo(game_legend(module, params) + "\n")
-    with compile_progress(game):
+    with compile_progress(game, kernel_set=f"{game} step API"):
         text = call_game(module, "trace()", module.trace, params, seat_policies, seed, rotation % n)
     click.echo(text)
 

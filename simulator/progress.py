@@ -60,13 +60,15 @@ class ProgressBar:
     a cell costs its measured seconds per game, or its `CellWork.weight` until measured), and
     the time left is the time this session has played so far scaled by the work left over the
     work done, so a cell of search games ahead weighs as much as it will take. The clock starts
-    with the bar, after the kernels are compiled."""
+    with the bar, once the first game's kernels are compiled; while another game still compiles
+    (its cells wait, the others play), `compiling` gives its status lines, shown after the games."""
 
     WORK_STEPS = 1000  # the bar's resolution
 
     def __init__(self, run_dir: Path, cells: dict[int, CellWork], description: str, enabled: bool,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.perf_counter, compiling: Callable[[], list[str]] = list):
         self.run_dir = Path(run_dir)
+        self.compiling = compiling
         self.cells = cells
         self.finished = {index: work.finished for index, work in cells.items()}
         self.measured: dict[int, tuple[int, float]] = {}  # cell -> (games, seconds) of its done chunks
@@ -146,6 +148,8 @@ class ProgressBar:
         text = f"{min(self.games_done(in_play), total):,}/{total:,} games"
         if self.games_done(in_play) < total:
             text += ", estimating the time left" if left is None else f", {self.bar.format_interval(left)} left"
+        for line in self.compiling():
+            text += f"; {line}"
         steps = round(self.WORK_STEPS * self.work_fraction(in_play))
         self.bar.games = text
         if steps > self.bar.n:  # never backwards, when a measurement revises the work done

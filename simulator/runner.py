@@ -23,8 +23,10 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import shutil
 import signal
 import sys
+import tempfile
 import threading
 import time
 import warnings
@@ -229,9 +231,7 @@ def _warm_up_plan(todo: list[Chunk], jobs: int, check: bool = False) -> _WarmUpP
 
     first_chunks = {}
     for chunk in reversed(todo):
-        game = get_game(chunk.cell.game)
-        variant = game.kernel_variant(name for name, _ in chunk.cell.seats) + ("-checked" if check else "")
-        first_chunks[chunk.cell.game, variant] = chunk
+        first_chunks[chunk.cell.game, _kernel_variant(chunk, check)] = chunk
     by_game: dict[str, list[tuple[Chunk, Path | None]]] = {}
     for (name, variant), chunk in sorted(first_chunks.items()):
         marker = warm_marker(importlib.util.find_spec(source_module(get_game(name).play_batch)).origin, variant)
@@ -247,6 +247,12 @@ def _warm_up_plan(todo: list[Chunk], jobs: int, check: bool = False) -> _WarmUpP
         summaries = None
     return _WarmUpPlan(apart, [warm_ups for warm_ups in by_game.values() if warm_ups not in apart], summaries,
                        summaries is not None and jobs >= 2 and bool(by_game))
+
+
+def _kernel_variant(chunk: Chunk, check: bool) -> str:
+    """The kernel specialisation `chunk` plays (base.Game.kernel_variant), "-checked" with `check`."""
+    game = get_game(chunk.cell.game)
+    return game.kernel_variant(name for name, _ in chunk.cell.seats) + ("-checked" if check else "")
 
 
 def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells: list,
@@ -286,13 +292,22 @@ def _compile_kernels(todo: list[Chunk], progress: bool, jobs: int, sample_cells:
 
 
 def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_cells: list,
-             check: bool = False, shared_terminal: bool = False) -> dict[str, dict[str, str]]:
+             check: bool = False, shared_terminal: bool = False,
+             status_file: Path | None = None) -> dict[str, dict[str, str]]:
     """Play one game of each chunk (all of one game; the chunk summaries' kernels are
     `_warm_up_summaries`'), then write its warm marker; then draw the samples of `sample_cells`
-    (of the same game) and return them."""
+    (of the same game) and return them. `status_file` receives the compile's status line
+    (kernel_cache.compile_progress), for the parent's progress bar."""
     from simulator.games.kernel_cache import compile_progress
 
-    with compile_progress(warm_ups[0][0].cell.game, enabled=progress, shared_terminal=shared_terminal):
+    game = warm_ups[0][0].cell.game
+    # what the warm-up compiles depends on its variants and on the policies seated (nyz learned
+    # compiles its evaluation's kernels too): the record of its last compile is kept under both
+    seatings = ["+".join(sorted({name for name, _ in chunk.cell.seats})) for chunk, _ in warm_ups]
+    kernel_set = " ".join([game] + [f"{_kernel_variant(chunk, check)}:{seating}"
+                                    for (chunk, _), seating in zip(warm_ups, seatings)])
+    with compile_progress(game, enabled=progress, shared_terminal=shared_terminal, kernel_set=kernel_set,
+                          status_file=status_file):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
             _play_games(chunk, seeds[:1], rotations[:1], check=check)
@@ -333,9 +348,11 @@ def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progre
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game) + (summaries is not None)), initializer=signal.signal,
                                initargs=(signal.SIGINT, signal.SIG_IGN))
     summaries_compiled = None if summaries is None else pool.submit(_warm_up_summaries, summaries, progress, True)
-    return _WarmUps({warm_ups[0][0].cell.game: pool.submit(
-        _warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == warm_ups[0][0].cell.game],
-        check, True) for warm_ups in by_game}, pool, summaries_compiled)
+    status_dir = Path(tempfile.mkdtemp(prefix="zoosim-compiling-"))
+    games = [warm_ups[0][0].cell.game for warm_ups in by_game]
+    return _WarmUps({game: pool.submit(_warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == game],
+                                       check, True, status_dir / f"{game}.status")
+                     for game, warm_ups in zip(games, by_game)}, pool, summaries_compiled, status_dir)
 
 
 WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up looks whether its run ends
@@ -345,16 +362,18 @@ class _WarmUps:
     """The kernel warm-ups of a run (`_compile_kernels`): the report samples they drew, and the
     warm-ups still compiling in processes of their own (`pending`, game -> future, and
     `summaries`, the chunk summaries' future) while the chunks of the games already compiled
-    play. `seconds` is the wall time before the first game could play, compiling: a run's
+    play; `status_dir` holds each pending game's compile status (`compiling`, for the progress
+    bar). `seconds` is the wall time before the first game could play, compiling: a run's
     recorded time leaves it out, and counts the time after it, when games are played, even while
     another game still compiles on one core."""
 
-    def __init__(self, pending: dict | None = None, pool=None, summaries=None):
+    def __init__(self, pending: dict | None = None, pool=None, summaries=None, status_dir: Path | None = None):
         self.started = time.perf_counter()
         self.samples: dict[str, dict[str, str]] = {}
         self.pending = dict(pending or {})
         self.summaries = summaries
         self.pool = pool
+        self.status_dir = status_dir
         self.ready: float | None = None  # when the first game could play
 
     @classmethod
@@ -386,6 +405,7 @@ class _WarmUps:
         if not self.pending and self.pool is not None:
             self.pool.shutdown(wait=True)
             self.pool = None
+            self._remove_status_dir()
         self.ready = self.ready or time.perf_counter()
 
     def stop(self) -> None:
@@ -395,6 +415,25 @@ class _WarmUps:
         if self.pool is not None:
             self.pool.shutdown(wait=False, kill_workers=True)
             self.pool = None
+        self._remove_status_dir()
+
+    def compiling(self) -> list[str]:
+        """One line per game still compiling in a process of its own: its compile status
+        ("compiling nyz: kernel 80 of 187, about 30 s left"), the progress bar's note."""
+        lines = []
+        for game, future in list(self.pending.items()):
+            if future.done():
+                continue
+            status = ""
+            with contextlib.suppress(OSError):  # no kernel compiled yet, or the warm-ups just ended
+                status = (self.status_dir / f"{game}.status").read_text(encoding="utf-8") if self.status_dir else ""
+            lines.append(status or f"compiling {game}")
+        return lines
+
+    def _remove_status_dir(self) -> None:
+        if self.status_dir is not None:
+            shutil.rmtree(self.status_dir, ignore_errors=True)
+            self.status_dir = None
 
     def ready_first(self, todo: list[Chunk]) -> list[Chunk]:
         """The chunks in play order: those of games compiled already first (a game's games do
@@ -526,7 +565,7 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                     samples = warm.samples
                 for _ in warming:
                     pass
-            bar = ProgressBar(run_dir, _cell_work(plan, todo), plan.experiment.name, progress)
+            bar = ProgressBar(run_dir, _cell_work(plan, todo), plan.experiment.name, progress, compiling=warm.compiling)
             tasks = [warm.chunk_task(chunk, run_dir, check, parent_pid) for chunk in warm.ready_first(todo)]
             to_draw = [cell for cell in plan.cells if cell.study not in samples and cell.game not in warm.pending
                        ] if samples_needed else []

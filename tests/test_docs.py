@@ -1,6 +1,7 @@
 """The documentation: the site builds strictly (a broken link or a missing page fails), its
 experiment file reference is generated from the schemas, the README stays short and lists every
-command, and the example notebook runs."""
+command, timings and speeds are quoted on the benchmarks page only, and the example notebook
+runs."""
 
 import os
 import re
@@ -14,6 +15,14 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "docs" / "notebooks" / "seat0_by_length.ipynb"
 README_LINES = 150
+BENCHMARKS = "docs/benchmarks.md"  # the one page that quotes timings and speeds (issue #41 item 3)
+# A timing or speed as the docs write one: a number with a unit of time ("1 min 39 s", "22 s",
+# "9 minutes", "1.3 us"; a space before the unit, so card names such as "7s" are not times) or a
+# number of games per second ("2,300 two-player games per CPU second", "11 games/s").
+TIMING = re.compile(r"""\b\d+\ (?:min|h)\ \d+\ s\b
+                      | \b\d[\d,]*(?:\.\d+)?\ (?:s|sec|seconds?|min|minutes?|h|hours?|ms|us|µs)(?![\w-])
+                      | \b\d[\d,]*(?:\.\d+)?\ (?:[\w-]+\ ){0,3}games?\ ?(?:/\ ?s\b|per\ (?:CPU\ |core\ )?second)""",
+                    re.VERBOSE)
 
 
 def build_site(root: Path, site: Path) -> subprocess.CompletedProcess:
@@ -86,6 +95,38 @@ def test_the_readme_is_short_and_its_quick_start_is_the_one_the_tests_use():
     links = re.findall(r"\]\(([^)#]+)(?:#[^)]*)?\)", readme)
     assert len(links) > 10
     assert not [link for link in links if not (REPO / link).exists()]  # GitHub shows the README too
+
+
+def timings(text: str) -> list[str]:
+    """The timings and speeds quoted in `text`, with their line numbers; code blocks and inline
+    code (commands, samples of a program's output) left out."""
+    found, in_code = [], False
+    for number, line in enumerate(text.splitlines(), 1):
+        if line.lstrip().startswith("```"):
+            in_code = not in_code
+        elif not in_code:
+            found += [f"{number}: {match.group(0)}" for match in TIMING.finditer(re.sub(r"`[^`]*`", "", line))]
+    return found
+
+
+def test_timings_are_told_apart_from_prose():
+    assert timings("it took 1 min 39 s (katz 22 s); pytest 2 min 46 s") == [
+        "1: 1 min 39 s", "1: 22 s", "1: 2 min 46 s"]
+    assert timings("about 2,300 two-player games per CPU second, `zoosim bench`: 11 games/s") == [
+        "1: 2,300 two-player games per CPU second", "1: 11 games/s"]
+    assert timings("from scratch in 9 minutes; each rollout move 0.6 us") == ["1: 9 minutes", "1: 0.6 us"]
+    assert timings("no 7s, no 1s; 3 seats; 250,000 games per player count; games per second per core; "
+                   "seat 0's share; a 5-minute run; minutes, not seconds") == []
+    assert timings("```sh\ntime zoosim run x.yaml  # 2 min 3 s\n```") == []
+    assert timings("it shows `compiling nyz: kernel 80 of 187, about 30 s left`") == []
+
+
+@pytest.mark.parametrize("page", ["README.md"] + sorted(
+    str(path.relative_to(REPO)) for path in (REPO / "docs").glob("*.md") if path.relative_to(REPO).as_posix() != BENCHMARKS))
+def test_timings_and_speeds_are_quoted_on_the_benchmarks_page_only(page):
+    """A timing quoted on two pages drifts apart (the README said 1 min 39 s, the benchmarks page
+    2 min 38 s): other pages link to the benchmarks page instead."""
+    assert timings((REPO / page).read_text(encoding="utf-8")) == [], f"{page}: move these to {BENCHMARKS}"
 
 
 @pytest.mark.parametrize("page", ["README.md", "docs/commands.md"])

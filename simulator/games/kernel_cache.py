@@ -41,7 +41,14 @@ skips that warm-up and the workers load the kernels themselves, in parallel. A m
 
 Progress. `compile_progress` reports each kernel that numba really compiles (numba's
 "numba:compile" event); loading a kernel from the cache fires no event, so a warm run prints
-nothing.
+nothing. How many kernels a set compiles (a game's warm-up of some kernel variants, the step
+API, the chunk summaries) cannot be read from the sources: numba compiles a kernel once per
+argument types, inlines others, and a variant compiles only what it calls. So each complete
+compile is recorded in the cache root's `compile-records/` (the second at which each kernel
+started, and the total), outside the version folders: the next compile of the same set on this
+machine, usually of another zoosim version after an edit, shows "kernel 12 of 45, about 30 s
+left" from it, scaled by how fast it reached the same kernel. The very first compile on a
+machine says it has no total.
 
 Installed first. Importing this module installs the locator. Every module of `simulator/games/`
 that imports numba also imports this module (`from simulator.games import kernel_cache`) before
@@ -58,6 +65,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -79,6 +87,8 @@ COMPILED_IN = ("layouts.py",)  # shared modules without numba whose numbers kern
 KEEP_VERSIONS = 4
 PRUNE_UNUSED_FOR = 24 * 3600  # seconds since a folder's last use before it may be pruned
 LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
+COMPILE_RECORDS = "compile-records"  # a folder in the cache root: each kernel set's last complete compile
+MIN_PACE_SECONDS = 1.0  # below this, a compile's pace against the last one is noise: taken as equal
 
 
 def cache_root() -> Path:
@@ -204,46 +214,113 @@ def use_game_kernel_cache() -> None:
 use_game_kernel_cache()
 
 
+def compile_record_path(kernel_set: str) -> Path:
+    """The file holding the last complete compile of `kernel_set` on this machine (see
+    "Progress"): in the cache root, outside the version folders, so it outlives a version."""
+    readable = re.sub(r"[^A-Za-z0-9_.+-]+", "_", kernel_set)[:60]
+    return cache_root() / COMPILE_RECORDS / f"{readable}-{hashlib.sha256(kernel_set.encode()).hexdigest()[:12]}.json"
+
+
+def read_compile_record(kernel_set: str) -> tuple[list[float], float] | None:
+    """The last complete compile of `kernel_set`: the second at which each kernel started
+    compiling, and the seconds it took in all; None if none is recorded (or unreadable)."""
+    try:
+        record = json.loads(compile_record_path(kernel_set).read_text(encoding="utf-8"))
+        starts, seconds = [float(start) for start in record["starts"]], float(record["seconds"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return (starts, seconds) if starts else None
+
+
+def write_compile_record(kernel_set: str, starts: list[float], seconds: float) -> None:
+    path = compile_record_path(kernel_set)
+    with contextlib.suppress(OSError):  # an unwritable cache only costs the next compile its total
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_text(json.dumps({"starts": [round(start, 2) for start in starts],
+                                         "seconds": round(seconds, 2)}), encoding="utf-8")
+        os.replace(temporary, path)
+
+
+def compile_status(name: str, kernel: int, elapsed: float, previous: tuple[list[float], float] | None) -> str:
+    """The progress of compiling `name`'s kernels as one line: kernel `kernel` (1-based) started
+    at `elapsed` seconds; with the `previous` complete compile of the same kernels (its kernel
+    start times and total seconds), its total and the time left, scaled by how much faster or
+    slower this compile reached the same kernel."""
+    if previous is None:
+        return f"compiling {name}: kernel {kernel}, {elapsed:.0f} s so far (first compile here: no total known)"
+    starts, seconds = previous
+    if kernel > len(starts):
+        return f"compiling {name}: kernel {kernel}, {len(starts)} last time, {elapsed:.0f} s so far"
+    reached = starts[kernel - 1]
+    pace = elapsed / reached if reached >= MIN_PACE_SECONDS and elapsed >= MIN_PACE_SECONDS else 1.0
+    left = max(0.0, (seconds - reached) * pace)
+    return f"compiling {name}: kernel {kernel} of {len(starts)}, about {left:.0f} s left"
+
+
 class _CompileReporter(event.Listener):
     """Reports the kernels numba compiles: on a terminal one status line rewritten in place,
-    elsewhere (logs, CI) a line at most every `LOG_SECONDS`; then a summary line."""
+    elsewhere (logs, CI, a terminal shared with other processes) a line at most every
+    `LOG_SECONDS`; then a summary line. On a shared terminal each line first erases the line
+    under the cursor (another process's progress bar, which redraws itself below), so the two
+    never run together. The total and time left come from the last complete compile of the same
+    `kernel_set` (compile_status), which the summary records. With a `status_file`, the current
+    status is also written there (for another process to show) and removed at the end."""
 
     LOG_SECONDS = 10.0
 
-    def __init__(self, name: str, stream: TextIO, live: bool, noun: str = "engine"):
+    def __init__(self, name: str, stream: TextIO, live: bool, noun: str = "engine", kernel_set: str | None = None,
+                 clock=time.perf_counter, status_file: Path | None = None):
         self.name = name
         self.noun = noun
         self.stream = stream
         self.live = live
+        self.erase = "\r\033[K" if live or stream.isatty() else ""
+        self.status_file = status_file
+        self.kernel_set = kernel_set or f"{name} {noun}"
+        self.previous = read_compile_record(self.kernel_set)
+        self.clock = clock
         self.started: float | None = None
         self.last_line = 0.0
-        self.kernels = 0
+        self.starts: list[float] = []
+
+    @property
+    def kernels(self) -> int:
+        return len(self.starts)
 
     def on_start(self, ev: event.Event) -> None:
         function = ev.data["dispatcher"].py_func
         if function.__module__.split(".")[0] == "numba":
             return  # numba's own helpers (np.empty, ...) compile with the kernels that use them
-        now = time.perf_counter()
+        now = self.clock()
         if self.started is None:
             self.started = now
-            self._write(f"compiling the {self.name} {self.noun} (once per machine and zoosim version; "
+            self._write(f"{self.erase}compiling the {self.name} {self.noun} (once per machine and zoosim version; "
                         "later runs load the compiled code from the cache)\n")
-        self.kernels += 1
-        status = (f"  {self.name}: kernel {self.kernels} at {now - self.started:.0f} s: "
-                  f"{function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}")
+        self.starts.append(now - self.started)
+        progress = compile_status(self.name, self.kernels, now - self.started, self.previous)
+        status = f"{progress}: {function.__module__.rsplit('.', 1)[-1]}.{function.__qualname__}"
+        if self.status_file is not None:
+            with contextlib.suppress(OSError):  # only what another process shows
+                self.status_file.write_text(progress, encoding="utf-8")
         if self.live:
-            self._write("\r\033[K" + status)
-        elif now - self.last_line >= self.LOG_SECONDS:
+            self._write(self.erase + status)
+        elif now - self.last_line >= self.LOG_SECONDS or self.kernels == 1:
             self.last_line = now
-            self._write(status + "\n")
+            self._write(self.erase + status + "\n")
 
     def on_end(self, ev: event.Event) -> None:
         pass
 
     def summary(self) -> None:
+        """The compile is complete: say so, and record it for the next compile's total."""
         if self.started is not None:
-            self._write(("\r\033[K" if self.live else "") + f"{self.name} {self.noun} compiled in "
-                        f"{time.perf_counter() - self.started:.0f} s ({self.kernels} kernels)\n")
+            seconds = self.clock() - self.started
+            self._write(f"{self.erase}{self.name} {self.noun} compiled in {seconds:.0f} s ({self.kernels} kernels)\n")
+            write_compile_record(self.kernel_set, self.starts, seconds)
+        if self.status_file is not None:
+            with contextlib.suppress(OSError):
+                self.status_file.unlink(missing_ok=True)
 
     def _write(self, text: str) -> None:
         self.stream.write(text)
@@ -252,15 +329,20 @@ class _CompileReporter(event.Listener):
 
 @contextlib.contextmanager
 def compile_progress(name: str, enabled: bool = True, shared_terminal: bool = False,
-                     noun: str = "engine") -> Iterator[None]:
+                     noun: str = "engine", kernel_set: str | None = None,
+                     status_file: Path | None = None) -> Iterator[None]:
     """While the block runs, report on stderr the kernels numba compiles for game `name` (its
     `noun`, "the katz engine"; "the chunk summary kernels"), then a summary; print nothing when
-    every kernel comes from the cache. With `shared_terminal` (several processes compiling at
-    once) the lines are never rewritten in place."""
+    every kernel comes from the cache. `kernel_set` names what the block compiles (default: name
+    and noun; a game's warm-up names its kernel variants), under which the compile is recorded
+    for the next one's total. With `shared_terminal` (several processes compiling at once) the
+    lines are never rewritten in place; `status_file` receives the current status line (the
+    runner's progress bar shows it while this game compiles in a process of its own)."""
     if not enabled:
         yield
         return
-    reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal, noun=noun)
+    reporter = _CompileReporter(name, sys.stderr, live=sys.stderr.isatty() and not shared_terminal, noun=noun,
+                                kernel_set=kernel_set, status_file=status_file)
     with event.install_listener("numba:compile", reporter):
         yield
     reporter.summary()

@@ -6,12 +6,14 @@ kernels of rng.py; a numba upgrade that changes the private locator hook fails h
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -73,7 +75,8 @@ def test_same_sources_share_one_cache_and_a_changed_sibling_recompiles(tmp_path)
     cache = str(tmp_path / "cache")
     first = run_copy(copy_package(tmp_path / "regular"), NUMBA_CACHE_DIR=cache)
     assert "misses 1" in first.stdout
-    assert "compiling the rng engine" in first.stderr and "rng: kernel 1 at 0 s: rng.new_state" in first.stderr
+    assert "compiling the rng engine" in first.stderr
+    assert "compiling rng: kernel 1, 0 s so far (first compile here: no total known): rng.new_state" in first.stderr
     assert "rng engine compiled in" in first.stderr and "(3 kernels)" in first.stderr
     second_root = copy_package(tmp_path / "editable")
     second = run_copy(second_root, NUMBA_CACHE_DIR=cache)
@@ -192,3 +195,73 @@ def test_an_unusable_cache_folder_is_said_in_one_warning_line_and_a_temporary_on
     assert lines == [f"zoosim: warning: cannot use the kernel cache folder {blocked}/zoosim/numba (Not a directory); "
                      f"the game engines are cached in {fallback} instead, which the system may clear: point "
                      f"XDG_CACHE_HOME or NUMBA_CACHE_DIR at a writable folder"]
+
+
+def compile_event(function):
+    """What numba's "numba:compile" event hands a listener, as far as the reporter reads it."""
+    return SimpleNamespace(data={"dispatcher": SimpleNamespace(py_func=function)})
+
+
+def a_kernel():
+    pass
+
+
+def test_compile_status_takes_the_total_and_time_left_from_the_last_compile():
+    last = ([0.0, 2.0, 4.0, 10.0], 20.0)  # four kernels started at these seconds, done at 20 s
+    assert kernel_cache.compile_status("katz", 3, 4.0, last) == "compiling katz: kernel 3 of 4, about 16 s left"
+    # twice as slow as last time to reach kernel 3: the rest takes twice as long too
+    assert kernel_cache.compile_status("katz", 3, 8.0, last) == "compiling katz: kernel 3 of 4, about 32 s left"
+    assert kernel_cache.compile_status("katz", 5, 21.0, last) == "compiling katz: kernel 5, 4 last time, 21 s so far"
+    assert (kernel_cache.compile_status("katz", 2, 3.0, None)
+            == "compiling katz: kernel 2, 3 s so far (first compile here: no total known)")
+
+
+def test_a_complete_compile_is_recorded_and_the_next_one_shows_kernel_k_of_n(tmp_path, monkeypatch):
+    """The first compile of a kernel set has no total; it records its kernels, and the next
+    compile of the same set (another zoosim version's, after an edit) counts "of N" with the
+    time left. Lines go to a log (not a terminal): every line ends in a newline."""
+    monkeypatch.setattr(kernel_cache, "cache_root", lambda: tmp_path)
+    clock = iter([100.0, 101.0, 103.0, 106.0, 110.0,  # first compile: 4 kernels, done at 10 s
+                  200.0, 201.0, 203.0, 206.0, 210.0])
+    logs = []
+    for _ in range(2):
+        log = io.StringIO()
+        reporter = kernel_cache._CompileReporter("katz", log, live=False, kernel_set="katz heuristic:greedy",
+                                                 clock=lambda: next(clock))
+        reporter.LOG_SECONDS = 0.0  # a line per kernel
+        for _ in range(4):
+            reporter.on_start(compile_event(a_kernel))
+        reporter.summary()
+        logs.append(log.getvalue())
+    first, second = logs
+    assert "compiling katz: kernel 2, 1 s so far (first compile here: no total known)" in first
+    assert "compiling katz: kernel 1 of 4, about 10 s left: test_kernel_cache.a_kernel\n" in second
+    assert "compiling katz: kernel 4 of 4, about 4 s left" in second
+    assert second.endswith("katz engine compiled in 10 s (4 kernels)\n")
+    assert all(line.endswith("\n") for text in logs for line in text.splitlines(keepends=True))
+    assert kernel_cache.read_compile_record("katz heuristic:greedy") == ([0.0, 1.0, 3.0, 6.0], 10.0)
+    assert kernel_cache.read_compile_record("katz search:strong") is None  # another set: its own record
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_on_a_shared_terminal_each_line_erases_the_bar_and_the_status_goes_to_its_file(tmp_path, monkeypatch):
+    """A compile process sharing the terminal with the run's progress bar starts each line by
+    erasing the line under the cursor (the bar redraws itself below), so the two never run
+    together; its status file holds the current status while it compiles, and goes at the end."""
+    monkeypatch.setattr(kernel_cache, "cache_root", lambda: tmp_path)
+    status_file = tmp_path / "nyz.status"
+    terminal = Terminal()
+    clock = iter([0.0, 2.0, 5.0])
+    reporter = kernel_cache._CompileReporter("nyz", terminal, live=False, status_file=status_file,
+                                             clock=lambda: next(clock))
+    reporter.on_start(compile_event(a_kernel))
+    reporter.on_start(compile_event(a_kernel))
+    assert status_file.read_text() == "compiling nyz: kernel 2, 2 s so far (first compile here: no total known)"
+    reporter.summary()
+    assert not status_file.exists()
+    text = terminal.getvalue()  # the start, kernel 1 (kernel 2 came within LOG_SECONDS), the summary
+    assert text.endswith("\n") and [line[:4] for line in text.split("\n")[:-1]] == ["\r\033[K"] * 3, text

@@ -105,3 +105,39 @@ def test_a_search_cell_weighs_its_iterations():
         "games": 10, "studies": [{"game": "katz", "rules": {"players": 2}, "seats": ["greedy", {"policy": "ismcts", "params": {"iterations": 40}}]}],
     }))
     assert cost_weight(plan.cells[0]) == pytest.approx((1 + 41) / 2)
+
+
+def test_while_a_game_still_compiles_the_bar_shows_the_games_played_and_its_compile_status(tmp_path, monkeypatch):
+    """Issue #41: the cells of the game compiled first play while another game compiles; the bar
+    counts their games and says, after them, where the other game's compile stands."""
+    monkeypatch.setattr(progress, "POLL_SECONDS", 0.01)
+    status = ["compiling nyz: kernel 80 of 187, about 30 s left"]
+    cells = {0: CellWork(games=1_000, finished=0, weight=1.0), 1: CellWork(games=100, finished=0, weight=1.0)}
+    bar = ProgressBar(tmp_path, cells, description="seat_bias", enabled=True, compiling=lambda: list(status))
+    bar.chunk_done(0, 500, seconds=1.0)
+    import time
+
+    deadline = time.monotonic() + 5
+    while "500/1,100 games" not in bar.bar.games:
+        assert time.monotonic() < deadline, bar.bar.games
+        time.sleep(0.01)
+    assert bar.bar.games.endswith("; compiling nyz: kernel 80 of 187, about 30 s left"), bar.bar.games
+    status.clear()  # compiled: the note goes
+    bar.chunk_done(1, 100, seconds=1.0)
+    bar.close()
+    assert bar.bar.games.startswith("600/1,100 games") and "compiling" not in bar.bar.games, bar.bar.games
+
+
+def test_the_warm_ups_report_the_compile_status_of_each_game_still_compiling(tmp_path):
+    """The status each compile process writes (kernel_cache.compile_progress's status_file) is
+    what _WarmUps.compiling reports while that game's warm-up is under way, and nothing after."""
+    from concurrent.futures import Future
+
+    compiling, compiled = Future(), Future()
+    compiled.set_result({})
+    warm = runner._WarmUps({"nyz": compiling, "katz": compiled}, status_dir=tmp_path)
+    assert warm.compiling() == ["compiling nyz"]  # no kernel compiled yet
+    (tmp_path / "nyz.status").write_text("compiling nyz: kernel 3 of 187, about 80 s left")
+    assert warm.compiling() == ["compiling nyz: kernel 3 of 187, about 80 s left"]
+    compiling.set_result({})
+    assert warm.compiling() == []
