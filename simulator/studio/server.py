@@ -131,11 +131,12 @@ class StudioHandler(BaseHTTPRequestHandler):
         return body
 
     def _answer(self, action) -> None:
-        """Run `action`; a ZoosimError (a setting the CLI would refuse) is the page's one line."""
+        """Run `action`; a ZoosimError (a setting the CLI would refuse) is the page's one line,
+    answered as {"ok": false, "error": LINE}."""
         try:
             result = action()
-        except ZoosimError as error:
-            self._send_json(HTTPStatus.BAD_REQUEST, {"ok": False, "error": str(error)})
+        except ZoosimError as error:  # an answer, not a failed request (browsers log those as errors)
+            self._send_json(HTTPStatus.OK, {"ok": False, "error": str(error)})
             return
         except (TypeError, ValueError, KeyError, AttributeError) as error:
             self._send_json(HTTPStatus.BAD_REQUEST, {"ok": False, "error": f"malformed request: {error}"})
