@@ -1,13 +1,11 @@
 """zoosim studio in real headless Chromium (the system chromium, as tests/report/test_browser.py
-drives it): change a knob -> play -> the verdict appears -> pin -> change another -> compare's
+drives it, the `browser` fixture of tests/conftest.py): change a knob -> play -> the verdict appears -> pin -> change another -> compare's
 sentence -> save -> the saved file replays to the same games with `zoosim run`. The page logs no
 console error and every control has an accessible name (the browser's accessibility tree). Katz at
 2 players with the cheap `greedy` player at a ±4-point margin: a few thousand games per play."""
 
 import json
-import os
 import re
-import shutil
 import threading
 from pathlib import Path
 
@@ -20,9 +18,6 @@ from simulator.studio.form import default_settings
 from simulator.studio.server import StudioServer
 from simulator.studio.session import Studio
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync"]
 DECIDED_MS = 240_000  # the first play may load Katz's kernels from the cache
 
 pytestmark = pytest.mark.browser
@@ -36,19 +31,6 @@ UNNAMED_CONTROLS_JS = """
   return !labelled;
 }).map(control => control.outerHTML)
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run must install it (apt-get install chromium)")
-        pytest.skip("system chromium not installed (tests/run-all.sh installs it)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        yield launched
-        launched.close()
 
 
 @pytest.fixture
