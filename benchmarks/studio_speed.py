@@ -61,10 +61,11 @@ def main() -> None:
         warm_up(game, cell)
         for repeat in range(args.repeats):
             state = play(cell, margin / 100, args.jobs)
-            print(f"{game} {players}p {policy} ±{margin:g}: {state.status} {state.verdict} after {state.games:,} games "
-                  f"in {state.seconds:.2f} s ({state.games_per_second:,.0f} games/s, {args.jobs} threads)", flush=True)
+            print(f"{game} {players}p {policy} ±{margin:g}: {state.status} {state.verdict} after "
+                  f"{state.games:,} games in {state.seconds:.2f} s ({state.games_per_second:,.0f} games/s, "
+                  f"{args.jobs} threads)", flush=True)
         stream = play(cell, UNDECIDABLE_MARGIN, 1, args.seconds)
-        bench = [line for line in run_bench([game], (players,), (policy,), args.seconds)]
+        bench = list(run_bench([game], (players,), (policy,), args.seconds))
         print(f"{game} {players}p {policy} stream on 1 thread: {stream.games_per_second:,.0f} games/s over "
               f"{stream.seconds:.1f} s; zoosim bench: {' | '.join(bench)}", flush=True)
 

@@ -29,7 +29,7 @@ import pydantic
 from simulator.config import DEFAULT_CHUNK_GAMES, Experiment, load_experiment, parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import get_game, registered_games
-from simulator.games.base import WEIGHTS_PARAM, Game, PolicySpec, flatten_dotted, knob_table
+from simulator.games.base import WEIGHTS_PARAM, Game, PolicySpec, knob_table
 from simulator.plan import Cell, Plan, build_plan
 from simulator.schema import literal_values, model_in, one_of
 
@@ -153,7 +153,8 @@ def experiment_document(settings: dict[str, Any], *, games: int = MAX_LIVE_GAMES
     if not isinstance(knobs, dict):
         raise ZoosimError("the knobs must be a mapping of knob name to value", key="studies[0].rules")
     rules.update(_changed(game, rules, knobs))
-    document = {"name": name, **({"description": description} if description else {}), "seed": seed, "games": games, "chunk_games": chunk_games,
+    document = {"name": name, **({"description": description} if description else {}), "seed": seed,
+                "games": games, "chunk_games": chunk_games,
                 "margin_points": settings.get("margin_points", 1.0),
                 "studies": [{"name": STUDY_NAME, "game": game_name, "rules": rules,
                              "seats": [_seat_entry(seat) for seat in settings.get("seats") or []] or None}]}
@@ -167,11 +168,17 @@ def _changed(game: Game, rules: dict[str, Any], knobs: dict[str, Any]) -> dict[s
     file says only what the designer changed); all of them when those are invalid (the check
     then names the bad one)."""
     try:
-        printed = flatten_dotted(game.make_params(rules).model_dump(mode="json"))
+        printed = knob_values(game, game.make_params(rules))
     except ZoosimError:
         printed = {}
     return {name: value for name, value in knobs.items()
             if name not in ("preset", "players") and printed.get(name, object()) != value}
+
+
+def knob_values(game: Game, params: pydantic.BaseModel) -> dict[str, Any]:
+    """Knob name -> value of `params`, by the names of `zoosim rules` (a mapping knob such as
+    New York Zoo's strip.breeding_lines is one knob, as the page has it)."""
+    return {row.name: json.loads(row.default) for row in knob_table(game.params_model, defaults=params)}
 
 
 def _seat_entry(seat: Any) -> Any:
@@ -206,7 +213,7 @@ def settings_from_experiment(path: Path) -> tuple[dict[str, Any], Experiment, fr
     experiment, _ = load_experiment(path)
     plan = build_plan(experiment, file=str(path))
     cell = plan.cells[0]
-    knobs = flatten_dotted(cell.params.model_dump(mode="json"))
+    knobs = knob_values(get_game(cell.game), cell.params)
     seats = [{"policy": name, "params": dict(overrides)} for name, overrides in cell.seats]
     weights = frozenset(str(overrides[WEIGHTS_PARAM]) for _, overrides in cell.seats if WEIGHTS_PARAM in overrides)
     return ({"game": cell.game, "preset": knobs.pop("preset"), "players": knobs.pop("players"), "knobs": knobs,

@@ -117,9 +117,11 @@ class StudioHandler(BaseHTTPRequestHandler):
         return False
 
     def _body(self) -> dict[str, Any] | None:
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            self._send_json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {"ok": False, "error": "request too large"})
+        given = self.headers.get("Content-Length") or "0"
+        length = int(given) if given.isdigit() else -1
+        if not 0 <= length <= MAX_BODY_BYTES:
+            self._send_json(HTTPStatus.REQUEST_ENTITY_TOO_LARGE, {
+                "ok": False, "error": f"a request body of 0 to {MAX_BODY_BYTES:,} bytes, with its Content-Length"})
             return None
         try:
             body = json.loads(self.rfile.read(length) or b"{}")
@@ -142,7 +144,8 @@ class StudioHandler(BaseHTTPRequestHandler):
             self._send_json(HTTPStatus.BAD_REQUEST, {"ok": False, "error": f"malformed request: {error}"})
             return
         except Exception as error:  # noqa: BLE001 - a bug: one line in the page, the server goes on
-            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR, {"ok": False, "error": f"{type(error).__name__}: {error}"})
+            self._send_json(HTTPStatus.INTERNAL_SERVER_ERROR,
+                            {"ok": False, "error": f"{type(error).__name__}: {error}"})
             return
         self._send_json(HTTPStatus.OK, {"ok": True, **(result if isinstance(result, dict) else {})})
 

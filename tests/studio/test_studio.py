@@ -56,6 +56,20 @@ def test_form_has_the_knobs_of_zoosim_rules():
     assert {p["name"] for p in form["policies"]} == set(katz.policies)
 
 
+@pytest.mark.parametrize("name", ["katz", "nyz", "coin"])
+def test_every_knob_gets_a_control_whose_value_the_game_accepts(name):
+    """Each control's value, sent back as the page sends it, is what the game's params hold: the
+    settings of an untouched form play the preset's printed rules."""
+    form = game_form(name, players=2)
+    assert {k["kind"] for k in form["knobs"]} <= {"select", "number", "seats", "json"}
+    for control in form["knobs"]:
+        if control["kind"] == "select":
+            assert control["value"] in control["choices"], control["name"]
+    knobs = {k["name"]: k["value"] for k in form["knobs"] if k["name"] not in ("preset", "players")}
+    settings = {"game": name, "preset": form["preset"], "players": 2, "knobs": knobs, "seats": []}
+    assert experiment_document(settings)["studies"][0]["rules"] == {"preset": form["preset"], "players": 2}
+
+
 def test_bad_settings_get_the_clis_line_and_never_play(tmp_path):
     studio = Studio(tmp_path / "out", 1, coin_settings())
     bad = coin_settings(bonus=2.0)
@@ -110,7 +124,8 @@ def test_play_pin_change_compare_save_replays_the_same_games(tmp_path):
 
 
 def _chunk_digests(run_dir: Path) -> dict[str, str]:
-    return {path.name: json.loads(path.read_text())["sha256"] for path in sorted((run_dir / LOGS_DIR).rglob("_chunk-*.json"))}
+    sidecars = sorted((run_dir / LOGS_DIR).rglob("_chunk-*.json"))
+    return {path.name: json.loads(path.read_text())["sha256"] for path in sidecars}
 
 
 def test_stop_ends_the_run_at_whole_deals(tmp_path):
@@ -179,3 +194,19 @@ def test_ctrl_c_stops_the_server_cleanly(tmp_path):
     assert process.returncode == 130, errors
     assert "Traceback" not in errors
     assert not (tmp_path / "out").exists()  # nothing was saved, so nothing was written
+
+
+def test_an_experiment_opens_with_its_rules_and_seats(tmp_path):
+    """`zoosim studio FILE` starts from the file's first study: its knobs by the names of
+    `zoosim rules` (a mapping knob whole), its seats, margin, seed and chunk size."""
+    from simulator.studio.form import settings_from_experiment
+
+    path = tmp_path / "nyz.yaml"
+    path.write_text("seed: 7\nchunk_games: 500\nmargin_points: 2\nstudies:\n- game: nyz\n  rules: {players: 2, "
+                    "strip: {breeding_lines: {meerkat: 18, flamingo: 24, kangaroo: 4, penguin: 9, fox: 14}}}\n  seats: [greedy, {policy: greedy_tuned}]\n")
+    settings, experiment, weights = settings_from_experiment(path)
+    assert (experiment.seed, experiment.chunk_games, settings["margin_points"]) == (7, 500, 2)
+    assert settings["knobs"]["strip.breeding_lines"]["meerkat"] == 18
+    assert [seat["policy"] for seat in settings["seats"]] == ["greedy", "greedy_tuned"] and weights == frozenset()
+    rules = experiment_document(settings)["studies"][0]["rules"]
+    assert rules["strip.breeding_lines"]["meerkat"] == 18 and "solo_laps" not in rules

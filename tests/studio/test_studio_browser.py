@@ -1,8 +1,9 @@
-"""zoosim studio in real headless Chromium (the system chromium, as tests/report/test_browser.py
-drives it, the `browser` fixture of tests/conftest.py): change a knob -> play -> the verdict appears -> pin -> change another -> compare's
-sentence -> save -> the saved file replays to the same games with `zoosim run`. The page logs no
-console error and every control has an accessible name (the browser's accessibility tree). Katz at
-2 players with the cheap `greedy` player at a ±4-point margin: a few thousand games per play."""
+"""zoosim studio in real headless Chromium (the system chromium, the `browser` fixture of
+tests/conftest.py): change a knob -> play -> the verdict appears -> pin -> change another ->
+compare's sentence -> save -> the saved file replays to the same games with `zoosim run`. The
+page logs no console error and every control has an accessible name (the browser's accessibility
+tree). Katz at 2 players with the cheap `greedy` player at a ±4-point margin: a few thousand
+games per play."""
 
 import json
 import re
