@@ -26,7 +26,7 @@ from typing import Any
 import annotated_types
 import pydantic
 
-from simulator.config import DEFAULT_CHUNK_GAMES, Experiment, load_experiment, parse_experiment
+from simulator.config import DEFAULT_CHUNK_GAMES, MAX_CHUNKS, Experiment, load_experiment, parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games import get_game, registered_games
 from simulator.games.base import WEIGHTS_PARAM, Game, PolicySpec, knob_table
@@ -35,7 +35,8 @@ from simulator.schema import literal_values, model_in, one_of
 
 STUDY_NAME = "studio"
 # What the live run may play of one setting at most: the cap of its cell in the plan (the cell's
-# seeds do not depend on it; a save writes the games actually played).
+# seeds do not depend on it; a save writes the games actually played), and at most the plan's
+# MAX_CHUNKS chunks of the experiment's chunk size (`live_games`).
 MAX_LIVE_GAMES = 100_000_000
 
 
@@ -135,10 +136,16 @@ def _policy_controls(spec: PolicySpec) -> dict[str, Any]:
     return {"name": spec.name, "description": spec.description, "params": params}
 
 
-def experiment_document(settings: dict[str, Any], *, games: int = MAX_LIVE_GAMES, seed: int = 0,
+def live_games(chunk_games: int) -> int:
+    """The games a live run may play at most with this chunk size (MAX_LIVE_GAMES)."""
+    return min(MAX_LIVE_GAMES, MAX_CHUNKS * chunk_games)
+
+
+def experiment_document(settings: dict[str, Any], *, games: int | None = None, seed: int = 0,
                         chunk_games: int = DEFAULT_CHUNK_GAMES, name: str = STUDY_NAME,
                         description: str = "") -> dict[str, Any]:
-    """The experiment file the page's settings stand for: one study of `games` games."""
+    """The experiment file the page's settings stand for: one study of `games` games (default:
+    what a live run may play, `live_games`)."""
     if not isinstance(settings, dict):
         raise ZoosimError("the settings must be a mapping")
     game_name = settings.get("game")
@@ -154,7 +161,7 @@ def experiment_document(settings: dict[str, Any], *, games: int = MAX_LIVE_GAMES
         raise ZoosimError("the knobs must be a mapping of knob name to value", key="studies[0].rules")
     rules.update(_changed(game, rules, knobs))
     document = {"name": name, **({"description": description} if description else {}), "seed": seed,
-                "games": games, "chunk_games": chunk_games,
+                "games": live_games(chunk_games) if games is None else games, "chunk_games": chunk_games,
                 "margin_points": settings.get("margin_points", 1.0),
                 "studies": [{"name": STUDY_NAME, "game": game_name, "rules": rules,
                              "seats": [_seat_entry(seat) for seat in settings.get("seats") or []] or None}]}

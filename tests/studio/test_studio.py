@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import simulator
 from simulator.cli import main
+from simulator.config import MAX_CHUNKS
 from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.rundir import LOGS_DIR
@@ -210,3 +211,6 @@ def test_an_experiment_opens_with_its_rules_and_seats(tmp_path):
     assert [seat["policy"] for seat in settings["seats"]] == ["greedy", "greedy_tuned"] and weights == frozenset()
     rules = experiment_document(settings)["studies"][0]["rules"]
     assert rules["strip.breeding_lines"]["meerkat"] == 18 and "solo_laps" not in rules
+    # a small chunk size still leaves a live run its chunks (at most the plan's MAX_CHUNKS)
+    _, cell = Studio(tmp_path / "out", 1, settings, seed=7, chunk_games=500).check(settings)
+    assert cell.chunk_deals == 250 and cell.chunks == MAX_CHUNKS
