@@ -569,6 +569,23 @@ def rules(game):
 
 
 @main.command()
+@click.argument("experiment", type=click.Path(dir_okay=False, path_type=Path), required=False)
+@click.option("--port", type=click.IntRange(min=0, max=65535), default=8765, show_default=True,
+              help="Port on 127.0.0.1 (0: any free port).")
+@_jobs_option("Threads a live run plays on [default: all cores].")
+@click.option("--out", type=click.Path(file_okay=False), callback=_named_path, default="reports/studio",
+              show_default=True, help="The only folder the studio writes in (saved experiments and runs).")
+def studio(experiment, port, jobs, out):
+    """Change rules in the browser and watch the seat verdict settle (docs/studio.md): serves a
+    page on 127.0.0.1 that starts from EXPERIMENT's first study (default: Alles für die Katz)."""
+    from simulator.studio.server import run_studio
+
+    run_studio(experiment, out, jobs or os.cpu_count() or 1, port,
+               announce=lambda url: click.echo(f"zoosim studio: open {url}\n(Ctrl-C stops it; it writes only in "
+                                               f"{out})", err=True))
+
+
+@main.command()
 @click.argument("game", type=GameName(), metavar="[GAME]", required=False)
 @click.option("--players", type=click.IntRange(min=1), multiple=True, help="Player counts (default: all).")
 @click.option("--policy", multiple=True, help="Policies (default: all).")

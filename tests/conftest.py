@@ -3,6 +3,8 @@ runner, analysis and report can be tested against known truth without any engine
 
 from __future__ import annotations
 
+import os
+import shutil
 import signal
 import sys
 import types
@@ -104,6 +106,28 @@ register_test_game(LEVER)
 from tests.analysis.climb_game import ASCENT  # noqa: E402
 
 register_test_game(ASCENT)
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+BROWSER_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless system chromium driven by playwright (the `browser` tests); in CI (CI=true) a
+    missing browser is a failure, not a skip."""
+    if CHROMIUM is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed; .ci/run must install it (apt-get install chromium)")
+        pytest.skip("system chromium not installed (tests/run-all.sh installs it)")
+    playwright_api = pytest.importorskip("playwright.sync_api")
+    with playwright_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS, headless=True)
+        yield launched
+        launched.close()
 
 
 @pytest.fixture

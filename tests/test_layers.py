@@ -22,7 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "simulator"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("__init__",),                       # the package root: the console entry point
     ("api", "cli"),                      # the Python API; the command line
-    ("tune", "train"),                   # zoosim tune; zoosim train
+    ("tune", "train", "studio"),         # zoosim tune; zoosim train; zoosim studio (the live page)
     ("report", "runner", "bench"),       # the report; running a plan; zoosim bench
     ("samples", "progress", "climb"),    # the sample game of a report; the progress bar; ladder climbs
     ("analysis",),                       # statistics of a run's records

@@ -157,7 +157,7 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats: pd
         "moved_seat": int(moved["seat"]), "moved_points": float(moved["change_points"]),
         "moved_low": float(moved["change_low_points"]), "moved_high": float(moved["change_high_points"]),
         "moved_from": float(moved["deviation_a"]), "moved_to": float(moved["deviation_b"]),
-        "moved_rank": _rank(float(moved["deviation_b"]), pair_seats["deviation_b"].to_numpy(), margin),
+        "moved_rank": seat_rank(float(moved["deviation_b"]), pair_seats["deviation_b"].to_numpy(), margin),
         "margin": margin,
         "size_change": change, "size_change_low": low, "size_change_high": high,
         # same seed entropy and games: B replays exactly A's games of this cell (plan.py, seeds)
@@ -176,7 +176,7 @@ def _effective_games(analysis, cell: dict[str, Any]) -> int:
     return max(1, int(seats["games"].iloc[0] / seats["design_effect"].max()))
 
 
-def _rank(deviation: float, deviations: np.ndarray, margin: float) -> str | None:
+def seat_rank(deviation: float, deviations: np.ndarray, margin: float) -> str | None:
     """"weakest" or "strongest" when a seat, after the change, is the furthest below or above
     fair of its cell and outside the margin; else None."""
     if deviation < -margin and deviation == deviations.min():
@@ -234,8 +234,8 @@ def change_sentence(row: dict[str, Any]) -> str:
         f"95% {low:+.1f} to {high:+.1f}): {direction}."
     )
     open_questions = []
-    if low <= 0 <= high:
-        tell = row["games_to_tell_change"]
+    tell = row["games_to_tell_change"]  # None: not estimated (the studio's anytime intervals)
+    if low <= 0 <= high and tell is not None:
         open_questions.append(
             "no number of games would show a change as small as this one" if not np.isfinite(tell) else
             f"about {stats.count_text(tell)} games per run would tell whether a change this size is real"

@@ -1,11 +1,10 @@
 """Generated pages opened in real headless Chromium: no console errors, every chart drawn with a
 non-zero size, the summary visible, and no chart text (tick labels, titles, legends) overlapping
 other text or data, measured with the browser's own bounding boxes. Needs the system chromium,
-which `.ci/run` installs; in CI (CI=true) a missing browser is a failure, not a skip."""
+which `.ci/run` installs; in CI (CI=true) a missing browser is a failure, not a skip (the
+`browser` fixture, tests/conftest.py)."""
 
 import math
-import os
-import shutil
 
 import pytest
 from click.testing import CliRunner
@@ -15,12 +14,6 @@ from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
 from simulator.runner import run_plan
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-LAUNCH_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]
 
 pytestmark = pytest.mark.browser
 
@@ -50,19 +43,6 @@ svgs => {
   return {problems, texts: texts.length};
 }
 """
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if CHROMIUM is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed; .ci/run must install it (apt-get install chromium)")
-        pytest.skip("system chromium not installed (tests/run-all.sh installs it)")
-    playwright_api = pytest.importorskip("playwright.sync_api")
-    with playwright_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True)
-        yield launched
-        launched.close()
 
 
 def _run(run_dir, document):
