@@ -364,7 +364,32 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
             duel_charts.get(players)) if chart],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
         "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
+        **_skill_curve_view(study_name, seats, analysis, float(manifest["experiment"].get("margin_points", 1.0))),
     }
+
+
+def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, margin: float) -> dict[str, Any]:
+    """The ladder's skill curves (a chart per player count: each seat's deviation against rung
+    strength, with the rungs' numbers named in a caption) and its per-seat claims across the
+    top two rungs as a table."""
+    key = study_name.replace(" ", "-")
+    curves = []
+    for players, group in seats.groupby("players"):
+        order = charts.skill_curve_rungs(group)
+        strength = group.drop_duplicates("rung").set_index("rung")["elo"]
+        named = [f"{number} {rung} ({strength[rung]:+.0f} Elo)" for number, rung in enumerate(order, start=1)
+                 if np.isfinite(strength[rung])]
+        unplaced = [rung for rung in order if not np.isfinite(strength[rung])]
+        curves.append({
+            "players": int(players),
+            "svg": charts.skill_curve_chart(group, f"{players} players: skill curve, each seat's points from fair "
+                                                   "against rung strength", margin),
+            "caption": f"Rungs: {'; '.join(named)}." + (
+                f" Not placed (rating not estimable): {', '.join(unplaced)}." if unplaced else ""),
+        })
+    claims = analysis.ladder_claims
+    claims = claims[claims["study"] == study_name] if len(claims) else None
+    return {"skill_curves": curves, "skill_curve_id": f"skill-curve-{key}", "claims_table": table_view(claims, f"ladder-claims-{key}", LADDER_CLAIM_COLUMNS)}
 
 
 def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
@@ -615,6 +640,20 @@ LADDER_VERDICT_COLUMNS = [
     ("seat_verdict", "its seat verdict", "text"),
     ("runner_up", "runner-up", "text"),
     ("verdict", "across the ladder", "text"),
+]
+LADDER_CLAIM_COLUMNS = [
+    ("players", "players", "int"),
+    ("seat", "seat", "int"),
+    ("strongest", "strongest rung", "text"),
+    ("strongest_points", "its points from fair", "signed"),
+    ("runner_up", "runner-up", "text"),
+    ("runner_up_points", "its points from fair", "signed"),
+    ("difference_points", "difference (pts)", "signed"),
+    ("difference_low", "90% low", "signed"),
+    ("difference_high", "90% high", "signed"),
+    ("size", "size", "text"),
+    ("side", "side of fair", "text"),
+    ("claim", "claim", "text"),
 ]
 EXPLAIN_COLUMNS = [
     ("mechanism", "mechanism", "text"),
