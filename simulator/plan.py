@@ -19,11 +19,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import functools
 import itertools
 import json
 import math
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,7 @@ from simulator.games.base import (
     WEIGHTS_PARAM, SeatPolicies, changed_knobs, expand_dotted, flatten_dotted, knob_table, params_hash,
     played_rules, player_count,
 )
+from simulator.safe_yaml import load_yaml, read_text_file
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -136,6 +139,8 @@ class Cell:
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
+            # how its players differ from the game's reference players (`reference_note`)
+            **({"reference_players": note} if (note := reference_note(self)) else {}),
             # a ladder cell (plan._make_cell's "rungs"): what each of its rungs models, for the report
             **({"rung_models": {policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}}
                if "rungs" in self.sweep_values else {}),
@@ -260,6 +265,66 @@ def trained_players(cell: Cell) -> list[dict[str, Any]]:
             ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items())) or "the printed rules")
         found.append({"slot": slot, "player": policy_label(name, overrides), "rules": rules, "differ": differ})
     return found
+
+
+# Each game's reference players (the quick start's) and the ratings of players on the shipped
+# strength ladder: see the file's header.
+REFERENCE_PLAYERS_FILE = Path(__file__).with_name("reference_players.yaml")
+
+
+@dataclass(frozen=True)
+class ReferencePlayers:
+    """A game's entry in REFERENCE_PLAYERS_FILE: its reference player, where that player is
+    seated (`source`), and the Elo of players on one shipped ladder (`rated_by`)."""
+
+    source: str
+    player: SeatSpec
+    rated_by: str
+    ratings: tuple[tuple[SeatSpec, float], ...]
+
+
+@functools.cache
+def reference_players() -> dict[str, ReferencePlayers]:
+    """The shipped reference players, by game name."""
+    data = load_yaml(read_text_file(REFERENCE_PLAYERS_FILE), source=str(REFERENCE_PLAYERS_FILE))
+    return {game: ReferencePlayers(entry["source"], _seat_spec(entry["player"]), entry["rated_by"],
+                                   tuple((_seat_spec(rated), float(rated["elo"])) for rated in entry.get("ratings", [])))
+            for game, entry in data.items()}
+
+
+def _seat_spec(entry: str | dict[str, Any]) -> SeatSpec:
+    """A player as the file writes it: a name, or a mapping with `policy` and `params`."""
+    return SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec(policy=entry["policy"],
+                                                                         params=entry.get("params", {}))
+
+
+def reference_note(cell: Cell) -> dict[str, Any] | None:
+    """How a seat-verdict cell's players differ from its game's reference players: the reference
+    player, where it is seated, and per other player seated its Elo gap to the reference player
+    (None where either is not rated). Players are compared as played (every parameter, defaults
+    filled in). None when every seat plays the reference player, when the game declares none,
+    and for a ladder's or a tournament's cell, which seat other players by design."""
+    reference = reference_players().get(cell.game)
+    if reference is None or "rungs" in cell.sweep_values or "seating" in cell.sweep_values:
+        return None
+    game = get_game(cell.game)
+
+    def played(policy: str, params: dict[str, Any]) -> tuple[str, tuple[float, ...]]:
+        return policy, tuple(game.policies[policy].pack(params).tolist())
+
+    target = played(reference.player.policy, reference.player.params)
+    elo = {played(spec.policy, spec.params): value for spec, value in reference.ratings}
+    others = {policy_label(name, overrides): played(name, overrides)
+              for name, overrides in cell.seats if played(name, overrides) != target}
+    if not others:
+        return None
+    return {
+        "reference": policy_label(reference.player.policy, reference.player.params),
+        "source": reference.source,
+        "rated_by": reference.rated_by,
+        "players": [{"player": label, "elo_gap": elo[player] - elo[target] if player in elo and target in elo else None}
+                    for label, player in others.items()],
+    }
 
 
 def _changed_rules(game, rules: dict[str, Any]) -> dict[str, Any] | None:

@@ -144,6 +144,7 @@ def render_html(
         previous=previous,
         summary=summary(manifest, analysis),
         trained=trained_lines(manifest["cells"]),
+        reference_lines=reference_lines(manifest["cells"]),
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
@@ -289,6 +290,32 @@ def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
             warnings.append(f"{cell['label']}: its rules differ from the training rules of {who}; "
                             "the players may misplay what changed")
     return {"notes": list(notes.values()), "warnings": warnings}
+
+
+def reference_lines(cells: list[dict[str, Any]]) -> list[str]:
+    """One line per study whose seat-verdict cells seat other players than their game's
+    reference players (the cells' `reference_players`, plan.reference_note): who they are, and
+    by how much they are weaker or stronger where the shipped ladder rates both. The report's
+    summary and the lines `zoosim run` and `zoosim report` print."""
+    lines: dict[str, None] = {}
+    for cell in cells:
+        note = cell.get("reference_players")
+        if note is None:
+            continue
+        players = [entry["player"] for entry in note["players"]]
+        gaps = "; ".join(_elo_gap_text(entry, note) for entry in note["players"])
+        lines[(f"{cell['study']} seats {', '.join(players)}, not the reference player of {note['source']}, "
+               f"{note['reference']}: {gaps}. Its verdicts are those of its own players")] = None
+    return list(lines)
+
+
+def _elo_gap_text(entry: dict[str, Any], note: dict[str, Any]) -> str:
+    gap = entry["elo_gap"]
+    if gap is None:
+        return f"{entry['player']} is not rated against it on {note['rated_by']}"
+    if round(gap) == 0:
+        return f"{entry['player']} is as strong on {note['rated_by']}"
+    return f"{entry['player']} is {abs(gap):.0f} Elo {'weaker' if gap < 0 else 'stronger'} on {note['rated_by']}"
 
 
 def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]]:
