@@ -453,6 +453,7 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
     written = flatten_dotted(expand_dotted(copy.deepcopy({**study.rules, **cell.sweep_values})))
     mechanisms = _checked_mechanisms(study, where, written, game, cell, file)
     described = [{"name": name, "knobs": knobs, "rules": rules} for name, knobs, rules in mechanisms]
+    unused = unused_knobs(game, [knob for _, knobs, _ in mechanisms for knob in knobs], cell.sweep_values)
     names = [name for name, _, _ in mechanisms]
     settings = []
     for offset, switched in enumerate(explain_settings(len(mechanisms), study.explain.method)):
@@ -465,13 +466,33 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
         settings.append(dataclasses.replace(
             cell, index=cell.index + offset, label=label, params=params,
             params_hash=params_hash(params, game.rules_version),
-            explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described},
+            explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described,
+                     "unused_knobs": unused},
         ))
     return settings
 
 
 # Knobs that change what is played rather than a rule of it: never a mechanism.
 NOT_MECHANISM_KNOBS = ("players", "preset")
+
+
+def unused_knobs(game, used: list[str], sweep_values: dict[str, Any]) -> list[dict[str, Any]]:
+    """The game's rule knobs an explain study's mechanisms do not switch, which a designer could
+    add as mechanisms where much of the seat edge stays unexplained: grouped by their top-level
+    name (a knob group such as `geometry` counts its leaves not used), with their rule ids, in
+    the order `zoosim rules` lists them. Knobs that are never mechanisms (NOT_MECHANISM_KNOBS)
+    and knobs the study sweeps are left out."""
+    swept = set(flatten_dotted(expand_dotted(dict(sweep_values))))
+    groups: dict[str, dict[str, Any]] = {}
+    for row in knob_table(game.params_model):
+        if row.name in NOT_MECHANISM_KNOBS or row.name in used or row.name in swept:
+            continue
+        top = row.name.split(".")[0]
+        group = groups.setdefault(top, {"name": top if top == row.name else f"{top}.*", "rules": [], "knobs": 0})
+        group["knobs"] += 1
+        if row.rule not in group["rules"]:
+            group["rules"].append(row.rule)
+    return list(groups.values())
 
 
 def _checked_mechanisms(study: Study, where: str, written: dict[str, Any], game, cell: Cell,

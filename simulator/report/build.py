@@ -21,7 +21,9 @@ import pandas as pd
 import yaml
 
 from simulator.analysis import stats
-from simulator.analysis.explain import REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, ordered_shares
+from simulator.analysis.explain import (
+    REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, ordered_shares, unused_knobs_text,
+)
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
@@ -90,6 +92,9 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
                                 f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
             "deals": int(cell.get("deals", 0)),
             "pairing_gain": cell.get("pairing_gain"),
+            # where much stays unexplained: the knobs a designer could add as mechanisms
+            "unused_knobs": unused_knobs_text(cell) if ready and much_unexplained(cell) and cell.get("unused_knobs")
+            else None,
         })
     return views
 
