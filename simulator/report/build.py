@@ -415,7 +415,7 @@ def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, 
         curves.append({
             "players": int(players),
             "svg": charts.skill_curve_chart(group, f"{players} players: skill curve, each seat's points from fair "
-                                                   "against rung strength", margin),
+                                                   "as the rungs get stronger", margin),
             "caption": f"Rungs: {'; '.join(named)}." + (
                 f" Not placed (rating not estimable): {', '.join(unplaced)}." if unplaced else ""),
         })

@@ -535,20 +535,21 @@ def skill_curve_chart(rungs: pd.DataFrame, title: str, margin_points: float) -> 
                   markersize=5, linewidth=1.2, gid=DATA, label=f"seat {seat}" + (" (first)" if seat == 0 else ""))
     if len(elo):
         axes.set_xlim(elo.min() - 0.08 * spread, elo.max() + 0.08 * spread)
-    top = axes.secondary_xaxis("top")
     numbers = {rung: position for position, rung in enumerate(order, start=1)}
     elo = elo.sort_values()
-    # a rung number closer to its left neighbour than SKILL_CURVE_CLOSE of the axis is raised a
-    # line (its neighbour is not), so numbers never overlap
+    # each rung's number above the plot at its strength; one closer to its left neighbour than
+    # SKILL_CURVE_CLOSE of the axis is raised a line (its neighbour is not), so numbers never overlap
     close = np.diff(elo.to_numpy(dtype=float), prepend=-np.inf) < SKILL_CURVE_CLOSE * spread
     raised = np.zeros(len(elo), dtype=bool)
     for index in range(1, len(elo)):
         raised[index] = close[index] and not raised[index - 1]
-    top.set_xticks(elo.to_numpy(dtype=float), [f"{numbers[rung]}\n" if up else str(numbers[rung])
-                                               for rung, up in zip(elo.index, raised)], fontsize=SKILL_CURVE_FONT)
-    top.set_xlabel("rung (numbered weakest first)", fontsize=SKILL_CURVE_FONT)
+    for (rung, strength), up in zip(elo.items(), raised):
+        axes.annotate(str(numbers[rung]), (strength, 1.0), xycoords=("data", "axes fraction"),
+                      xytext=(0, 3 + SKILL_CURVE_FONT * 1.3 * up), textcoords="offset points", ha="center",
+                      va="bottom", fontsize=SKILL_CURVE_FONT)
     axes.tick_params(labelsize=SKILL_CURVE_FONT)
-    axes.set_xlabel("rung strength (Elo, Bradley-Terry)", fontsize=SKILL_CURVE_FONT)
+    axes.set_xlabel("rung strength (Elo, Bradley-Terry); above the plot: rung numbers, weakest first",
+                    fontsize=SKILL_CURVE_FONT)
     axes.set_ylabel("points from fair", fontsize=SKILL_CURVE_FONT)
     handles, labels = axes.get_legend_handles_labels()
     figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=SKILL_CURVE_FONT,
