@@ -421,7 +421,8 @@ def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, 
         })
     claims = analysis.ladder_claims
     claims = claims[claims["study"] == study_name] if len(claims) else None
-    return {"skill_curves": curves, "skill_curve_id": f"skill-curve-{key}", "claims_table": table_view(claims, f"ladder-claims-{key}", LADDER_CLAIM_COLUMNS)}
+    return {"skill_curves": curves, "skill_curve_id": f"skill-curve-{key}",
+            "claims_table": table_view(claims, f"ladder-claims-{key}", LADDER_CLAIM_COLUMNS)}
 
 
 def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
