@@ -178,13 +178,15 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
 
 
 def _report(run_dir: Path, from_logs: bool = False) -> None:
-    from simulator.report.build import build_report, summary
+    from simulator.report.build import build_report, reference_lines, summary
     from simulator.rundir import read_manifest
 
     path, analysis = build_report(run_dir, from_logs=from_logs)
     manifest = read_manifest(run_dir)
     for line in summary(manifest, analysis):
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
+    for line in reference_lines(manifest["cells"]):
+        click.echo(f"  players: {line}.")
     if any(cell.get("explain") for cell in manifest["cells"]):
         _print_explained(run_dir, manifest)
     click.echo(f"report: {path}")

@@ -19,11 +19,13 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
+import functools
 import itertools
 import json
 import math
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +39,7 @@ from simulator.games.base import (
     WEIGHTS_PARAM, SeatPolicies, changed_knobs, expand_dotted, flatten_dotted, knob_table, params_hash,
     played_rules, player_count,
 )
+from simulator.safe_yaml import load_yaml, read_text_file
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -136,6 +139,8 @@ class Cell:
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
+            # how its players differ from the game's reference players (`reference_note`)
+            **({"reference_players": note} if (note := reference_note(self)) else {}),
             # a ladder cell (plan._make_cell's "rungs"): what each of its rungs models, for the report
             **({"rung_models": {policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}}
                if "rungs" in self.sweep_values else {}),
@@ -260,6 +265,66 @@ def trained_players(cell: Cell) -> list[dict[str, Any]]:
             ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items())) or "the printed rules")
         found.append({"slot": slot, "player": policy_label(name, overrides), "rules": rules, "differ": differ})
     return found
+
+
+# Each game's reference players (the quick start's) and the ratings of players on the shipped
+# strength ladder: see the file's header.
+REFERENCE_PLAYERS_FILE = Path(__file__).with_name("reference_players.yaml")
+
+
+@dataclass(frozen=True)
+class ReferencePlayers:
+    """A game's entry in REFERENCE_PLAYERS_FILE: its reference player, where that player is
+    seated (`source`), and the Elo of players on one shipped ladder (`rated_by`)."""
+
+    source: str
+    player: SeatSpec
+    rated_by: str
+    ratings: tuple[tuple[SeatSpec, float], ...]
+
+
+@functools.cache
+def reference_players() -> dict[str, ReferencePlayers]:
+    """The shipped reference players, by game name."""
+    data = load_yaml(read_text_file(REFERENCE_PLAYERS_FILE), source=str(REFERENCE_PLAYERS_FILE))
+    return {game: ReferencePlayers(entry["source"], _seat_spec(entry["player"]), entry["rated_by"],
+                                   tuple((_seat_spec(rated), float(rated["elo"])) for rated in entry.get("ratings", [])))
+            for game, entry in data.items()}
+
+
+def _seat_spec(entry: str | dict[str, Any]) -> SeatSpec:
+    """A player as the file writes it: a name, or a mapping with `policy` and `params`."""
+    return SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec(policy=entry["policy"],
+                                                                         params=entry.get("params", {}))
+
+
+def reference_note(cell: Cell) -> dict[str, Any] | None:
+    """How a seat-verdict cell's players differ from its game's reference players: the reference
+    player, where it is seated, and per other player seated its Elo gap to the reference player
+    (None where either is not rated). Players are compared as played (every parameter, defaults
+    filled in). None when every seat plays the reference player, when the game declares none,
+    and for a ladder's or a tournament's cell, which seat other players by design."""
+    reference = reference_players().get(cell.game)
+    if reference is None or "rungs" in cell.sweep_values or "seating" in cell.sweep_values:
+        return None
+    game = get_game(cell.game)
+
+    def played(policy: str, params: dict[str, Any]) -> tuple[str, tuple[float, ...]]:
+        return policy, tuple(game.policies[policy].pack(params).tolist())
+
+    target = played(reference.player.policy, reference.player.params)
+    elo = {played(spec.policy, spec.params): value for spec, value in reference.ratings}
+    others = {policy_label(name, overrides): played(name, overrides)
+              for name, overrides in cell.seats if played(name, overrides) != target}
+    if not others:
+        return None
+    return {
+        "reference": policy_label(reference.player.policy, reference.player.params),
+        "source": reference.source,
+        "rated_by": reference.rated_by,
+        "players": [{"player": label, "elo_gap": elo[player] - elo[target] if player in elo and target in elo else None}
+                    for label, player in others.items()],
+    }
 
 
 def _changed_rules(game, rules: dict[str, Any]) -> dict[str, Any] | None:
@@ -388,6 +453,7 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
     written = flatten_dotted(expand_dotted(copy.deepcopy({**study.rules, **cell.sweep_values})))
     mechanisms = _checked_mechanisms(study, where, written, game, cell, file)
     described = [{"name": name, "knobs": knobs, "rules": rules} for name, knobs, rules in mechanisms]
+    unused = unused_knobs(game, [knob for _, knobs, _ in mechanisms for knob in knobs], cell.sweep_values)
     names = [name for name, _, _ in mechanisms]
     settings = []
     for offset, switched in enumerate(explain_settings(len(mechanisms), study.explain.method)):
@@ -400,13 +466,33 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
         settings.append(dataclasses.replace(
             cell, index=cell.index + offset, label=label, params=params,
             params_hash=params_hash(params, game.rules_version),
-            explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described},
+            explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described,
+                     "unused_knobs": unused},
         ))
     return settings
 
 
 # Knobs that change what is played rather than a rule of it: never a mechanism.
 NOT_MECHANISM_KNOBS = ("players", "preset")
+
+
+def unused_knobs(game, used: list[str], sweep_values: dict[str, Any]) -> list[dict[str, Any]]:
+    """The game's rule knobs an explain study's mechanisms do not switch, which a designer could
+    add as mechanisms where much of the seat edge stays unexplained: grouped by their top-level
+    name (a knob group such as `geometry` counts its leaves not used), with their rule ids, in
+    the order `zoosim rules` lists them. Knobs that are never mechanisms (NOT_MECHANISM_KNOBS)
+    and knobs the study sweeps are left out."""
+    swept = set(flatten_dotted(expand_dotted(dict(sweep_values))))
+    groups: dict[str, dict[str, Any]] = {}
+    for row in knob_table(game.params_model):
+        if row.name in NOT_MECHANISM_KNOBS or row.name in used or row.name in swept:
+            continue
+        top = row.name.split(".")[0]
+        group = groups.setdefault(top, {"name": top if top == row.name else f"{top}.*", "rules": [], "knobs": 0})
+        group["knobs"] += 1
+        if row.rule not in group["rules"]:
+            group["rules"].append(row.rule)
+    return list(groups.values())
 
 
 def _checked_mechanisms(study: Study, where: str, written: dict[str, Any], game, cell: Cell,

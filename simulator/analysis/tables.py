@@ -62,6 +62,8 @@ class Analysis:
     ladder_seats: pd.DataFrame  # one row per (ladder study, players, rung, seat): Elo and deviation
     ladder: pd.DataFrame  # one row per (ladder study, players): the verdict across rungs
     totals: dict[int, CellTotals]
+    # one row per (ladder study, players, seat): what holds for the seat across the top two rungs
+    ladder_claims: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per seat-bias cell (2+ players): its turn-order facts, None for a run that predates them
     turn_order: dict[int, TurnOrder | None] = field(default_factory=dict)
 
@@ -136,6 +138,7 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
     seats = pd.concat(seat_rows, ignore_index=True) if seat_rows else pd.DataFrame()
     ratings = pd.concat(ratings, ignore_index=True) if ratings else pd.DataFrame()
     ladder_seats = _ladder_seat_rows(manifest, cells, seats, ratings)
+    ladder, ladder_claims = _ladder_rows(ladder_seats, margin, confidence)
     return Analysis(
         cells=cells,
         seats=seats,
@@ -144,7 +147,8 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
         measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
         ratings=ratings,
         ladder_seats=ladder_seats,
-        ladder=_ladder_rows(ladder_seats, margin, confidence),
+        ladder=ladder,
+        ladder_claims=ladder_claims,
         totals=totals_by_cell,
         turn_order=turn_orders,
     )
@@ -405,6 +409,83 @@ def _ladder_seat_rows(manifest: dict[str, Any], cells: pd.DataFrame, seats: pd.D
     return pd.concat(rows, ignore_index=True) if rows else pd.DataFrame()
 
 
+# Per-seat claims across a ladder's two strongest rungs (`seat_claims`, docs/statistics.md).
+# Size: the difference of the seat's two deviations against the margin.
+AGREES = "agrees"  # shown equal: its 90% interval inside ±margin
+DIFFERS = "differs"  # shown different: its Bonferroni 95% interval entirely outside ±margin
+UNDECIDED = "undecided"
+# Side of fair: where each rung's simultaneous interval puts the seat.
+SIDE_HOLDS = "holds"  # both intervals exclude fair on the same side
+SIDE_FLIPS = "flips"  # both exclude fair, on opposite sides
+SIDE_OPEN = "open"  # some rung's interval includes fair
+# The one word a seat's claim is said with, strongest claim first: its deviation agrees; it flips
+# side; its edge holds (with a size shown different or not yet shown equal); it differs in size
+# only; nothing shown.
+CLAIM_AGREES, CLAIM_FLIPS, CLAIM_HOLDS, CLAIM_DIFFERS, CLAIM_OPEN = (
+    "agrees", "flips", "edge holds", "differs", "open")
+
+
+def _seat_claim(size: str, side: str) -> str:
+    if size == AGREES:
+        return CLAIM_AGREES
+    if side == SIDE_FLIPS:
+        return CLAIM_FLIPS
+    if side == SIDE_HOLDS:
+        return CLAIM_HOLDS
+    return CLAIM_DIFFERS if size == DIFFERS else CLAIM_OPEN
+
+
+def seat_claims(strongest: pd.DataFrame, runner_up: pd.DataFrame, margin: float = 1.0,
+                confidence: float = 0.95) -> pd.DataFrame:
+    """Per seat, what holds across two rungs' self-play cells, from their seat rows (seat,
+    deviation_points, se_points, low_points, high_points: the simultaneous interval).
+
+    - size: the difference d_s of the two deviations (strongest minus runner-up; independent
+      cells, se_s^2 = se_strong^2 + se_runner^2) *agrees* when its (1 - 2 alpha) interval lies
+      inside ±margin (two one-sided tests at alpha), *differs* when its interval Bonferroni over
+      the seats at 1 - alpha lies entirely outside ±margin, else *undecided*;
+    - side: the seat's edge *holds* when both cells' simultaneous intervals exclude fair on the
+      same side (favoured, or disfavoured, with both players), *flips* when they exclude it on
+      opposite sides, else *open*;
+    - claim: the one word it is said with (`_seat_claim`).
+    Also, per rung, the seats each seat is shown above (simultaneous intervals apart)."""
+    a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
+    difference = a["deviation_points"].to_numpy() - b["deviation_points"].to_numpy()
+    se = np.hypot(a["se_points"].to_numpy(), b["se_points"].to_numpy())
+    z = stats.two_sided_z(stats.equivalence_confidence(confidence))
+    z_joint = stats.two_sided_z(stats.bonferroni_confidence(confidence, len(difference)))
+    low, high = difference - z * se, difference + z * se
+    size = np.where((low >= -margin) & (high <= margin), AGREES,
+                    np.where(np.abs(difference) - margin - z_joint * se > 0, DIFFERS, UNDECIDED))
+    side_a, side_b = _shown_side(a), _shown_side(b)
+    side = np.where((side_a == 0) | (side_b == 0), SIDE_OPEN, np.where(side_a == side_b, SIDE_HOLDS, SIDE_FLIPS))
+    return pd.DataFrame({
+        "seat": a["seat"].to_numpy(),
+        "strongest_points": a["deviation_points"].to_numpy(), "runner_up_points": b["deviation_points"].to_numpy(),
+        "difference_points": difference, "difference_low": low, "difference_high": high, "difference_se": se,
+        "size": size, "side": side, "claim": [_seat_claim(s, d) for s, d in zip(size, side)],
+    })
+
+
+def _shown_side(rung: pd.DataFrame) -> np.ndarray:
+    """Per seat of a rung's seat rows: +1 above fair, -1 below, 0 not shown either way (its
+    simultaneous interval includes fair)."""
+    return np.where(rung["low_points"].to_numpy() > 0, 1, np.where(rung["high_points"].to_numpy() < 0, -1, 0))
+
+
+def seat_swaps(strongest: pd.DataFrame, runner_up: pd.DataFrame) -> list[tuple[int, int]]:
+    """Pairs of seats (i < j) whose order the two rungs show opposite ways: in each rung's
+    self-play cell the two seats' simultaneous intervals are apart (which shows the order
+    whatever the seats' correlation, for every pair at once at the cell's level), one above the
+    other in one rung and below it in the other."""
+    def order(rung: pd.DataFrame) -> np.ndarray:  # [i, j]: +1 i shown above j, -1 below, 0 not shown
+        low, high = rung.sort_values("seat")[["low_points", "high_points"]].to_numpy().T
+        return np.where(low[:, None] > high[None, :], 1, np.where(high[:, None] < low[None, :], -1, 0))
+
+    product = order(strongest) * order(runner_up)
+    return [(int(i), int(j)) for i, j in zip(*np.nonzero(np.triu(product < 0)))]
+
+
 @dataclass
 class LadderComparison:
     """The verdict across a ladder's two strongest rungs, with the numbers behind it."""
@@ -415,21 +496,23 @@ class LadderComparison:
     low_points: np.ndarray  # per seat: the difference's 1 - 2 alpha interval (the stable test)
     high_points: np.ndarray
     games_to_settle: float  # games per self-play cell that would settle it with 80% power
+    claims: pd.DataFrame | None = None  # `seat_claims`, None without two comparable rungs
+    swaps: list[tuple[int, int]] = field(default_factory=list)  # `seat_swaps`
 
 
 def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
                       margin: float = 1.0, confidence: float = 0.95) -> LadderComparison:
     """Whether a seat verdict holds across playing strength, from the seat rows (seat, elo,
-    elo_low, elo_high, deviation_points, se_points, games) of the two strongest rungs'
-    self-play cells.
+    elo_low, elo_high, deviation_points, se_points, low_points, high_points, games) of the two
+    strongest rungs' self-play cells: the whole player count's word, derived from the per-seat
+    claims (`seat_claims`).
 
     The two rungs must be separated in rating (the strongest one's Elo interval entirely above
-    the runner-up's), or which is stronger is not known. Then, per seat, the difference of the
-    two rungs' deviations from fair d_s (independent cells: se_s^2 = se_strong^2 + se_runner^2):
-    - *stable* when every seat's (1 - 2 alpha) interval of d_s lies inside ±margin (the
-      intersection-union test at level alpha: shown equivalent, as for a cell's verdict);
-    - *strength-dependent* when some seat's interval, Bonferroni over the seats at 1 - alpha,
-      lies entirely outside ±margin (shown different);
+    the runner-up's), or which is stronger is not known: *unresolved* (the seat claims are still
+    given). Then:
+    - *stable* when every seat's size *agrees* (the intersection-union test at level alpha:
+      shown equivalent, as for a cell's verdict);
+    - *strength-dependent* when some seat's size *differs* (shown different);
     - *unresolved* otherwise.
     Every verdict but stable names the seat whose deviation differs most, by how much (with its
     interval); an unresolved one also the games per cell that would settle it with 80% power if
@@ -440,15 +523,16 @@ def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
     nan = np.full(len(strongest), np.nan)
     if runner_up is None:
         return LadderComparison("unresolved", "there is no runner-up rung", nan, nan, nan, math.inf)
+    claims = seat_claims(strongest, runner_up, margin, confidence)
+    swaps = seat_swaps(strongest, runner_up)
     if strongest["elo"].isna().any() or runner_up["elo"].isna().any():
-        return LadderComparison("unresolved", "a rung's rating is not estimable", nan, nan, nan, math.inf)
+        return LadderComparison("unresolved", "a rung's rating is not estimable", nan, nan, nan, math.inf, claims, swaps)
     a, b = strongest.sort_values("seat"), runner_up.sort_values("seat")
-    difference = a["deviation_points"].to_numpy() - b["deviation_points"].to_numpy()
-    se = np.hypot(a["se_points"].to_numpy(), b["se_points"].to_numpy())
+    difference, se = claims["difference_points"].to_numpy(), claims["difference_se"].to_numpy()
+    low, high = claims["difference_low"].to_numpy(), claims["difference_high"].to_numpy()
     z = stats.two_sided_z(stats.equivalence_confidence(confidence))
     z_joint = stats.two_sided_z(stats.bonferroni_confidence(confidence, len(difference)))
     z_power = stats.one_sided_z(stats.PLANNING_POWER)
-    low, high = difference - z * se, difference + z * se
     largest = int(np.argmax(np.abs(difference)))
     by_how_much = (f"seat {largest}'s deviation differs by {difference[largest]:+.1f} points "
                    f"[{low[largest]:+.1f}, {high[largest]:+.1f}] between them")
@@ -458,7 +542,8 @@ def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
         needed = math.inf if not np.isfinite(factor) else float(math.ceil(games * max(factor, 1.0)))
         settle = (f"no number of games would {settles}" if not np.isfinite(needed)
                   else f"about {stats.count_text(needed)} games per cell would {settles}")
-        return LadderComparison("unresolved", f"{reason}; {by_how_much}; {settle}", difference, low, high, needed)
+        return LadderComparison("unresolved", f"{reason}; {by_how_much}; {settle}", difference, low, high, needed,
+                                claims, swaps)
 
     top, second = a.iloc[0], b.iloc[0]
     if not top["elo_low"] > second["elo_high"]:
@@ -470,12 +555,13 @@ def ladder_comparison(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
                           f"intervals ±{(top['elo_high'] - top['elo_low']) / 2:.0f} and "
                           f"±{(second['elo_high'] - second['elo_low']) / 2:.0f})",
                           factor, "separate them, if their ratings are as estimated")
-    if np.all((low >= -margin) & (high <= margin)):
-        return LadderComparison("stable", f"every seat's deviation differs by less than ±{margin:g} points", difference, low, high, np.nan)
-    beyond = np.abs(difference) - margin
-    if np.any(beyond - z_joint * se > 0):
+    if (claims["size"] == AGREES).all():
+        return LadderComparison("stable", f"every seat's deviation differs by less than ±{margin:g} points",
+                                difference, low, high, np.nan, claims, swaps)
+    if (claims["size"] == DIFFERS).any():
         return LadderComparison("strength-dependent", f"{by_how_much}, more than the ±{margin:g}-point margin",
-                                difference, low, high, np.nan)
+                                difference, low, high, np.nan, claims, swaps)
+    beyond = np.abs(difference) - margin
     with np.errstate(divide="ignore"):
         if np.any(beyond > 0):
             factor = np.min(np.where(beyond > 0, ((z_joint + z_power) * se / beyond) ** 2, np.inf))
@@ -490,30 +576,67 @@ def ladder_verdict(strongest: pd.DataFrame, runner_up: pd.DataFrame | None,
     return ladder_comparison(strongest, runner_up, margin, confidence).verdict
 
 
-def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0, confidence: float = 0.95) -> pd.DataFrame:
+def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0,
+                 confidence: float = 0.95) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per ladder study and player count: the strongest rung (highest Elo), the runner-up, the
     ladder verdict (`ladder_comparison`) and a sentence leading with the strongest rung's seat
-    verdict."""
-    rows = []
+    verdict and ending with each seat's claim; and the seat claims as a table (one row per
+    study, player count and seat)."""
+    rows, claim_frames = [], []
     for (study, players), group in ladder_seats.groupby(["study", "players"], sort=False) if len(ladder_seats) else []:
         rungs = group.drop_duplicates("rung").sort_values("elo", ascending=False, na_position="last")
         top = group[group["rung"] == rungs.iloc[0]["rung"]]
         second = group[group["rung"] == rungs.iloc[1]["rung"]] if len(rungs) > 1 else None
         comparison = ladder_comparison(top, second, margin, confidence)
         strongest = rungs.iloc[0]
-        against = "" if second is None else f" against its runner-up {rungs.iloc[1]['rung']}"
+        runner_up = None if second is None else rungs.iloc[1]["rung"]
+        against = "" if second is None else f" against its runner-up {runner_up}"
+        per_seat = ""
+        if comparison.claims is not None:
+            claim_frames.append(comparison.claims.assign(study=study, players=players, strongest=strongest["rung"],
+                                                         runner_up=runner_up))
+            per_seat = " " + claims_sentence(comparison.claims, comparison.swaps, margin)
         rows.append({
             "study": study, "players": players, "strongest": strongest["rung"],
-            "runner_up": None if second is None else rungs.iloc[1]["rung"],
+            "runner_up": runner_up,
             "strongest_elo": strongest["elo"], "verdict": comparison.verdict, "seat_verdict": strongest["verdict"],
             "largest_difference_points": (
                 float(comparison.difference_points[np.nanargmax(np.abs(comparison.difference_points))])
                 if np.isfinite(comparison.difference_points).any() else np.nan),
             "games_to_settle": comparison.games_to_settle,
+            "seats_agreeing": np.nan if comparison.claims is None else int((comparison.claims["size"] == AGREES).sum()),
             "sentence": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
-                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).",
+                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).{per_seat}",
         })
-    return pd.DataFrame(rows)
+    claims = pd.concat(claim_frames, ignore_index=True) if claim_frames else pd.DataFrame()
+    return pd.DataFrame(rows), claims
+
+
+def claims_sentence(claims: pd.DataFrame, swaps: list[tuple[int, int]], margin: float) -> str:
+    """The seat claims in words, seat by seat (deviations strongest rung first), then the seats
+    whose order the two rungs show opposite ways: "Per seat (strongest rung, then runner-up):
+    seat 0 (first) agrees (+12.0 and +11.7 points, difference +0.3 [-0.4, +1.0]); ..."."""
+    phrases = [_claim_phrase(row, margin) for _, row in claims.iterrows()]
+    swapped = [f"seats {i} and {j} swap places" for i, j in swaps]
+    return f"Per seat (strongest rung, then runner-up): {'; '.join(phrases + swapped)}."
+
+
+def _claim_phrase(row: pd.Series, margin: float) -> str:
+    seat = f"seat {row['seat']}" + (" (first)" if row["seat"] == 0 else "")
+    points = f"{row['strongest_points']:+.1f} and {row['runner_up_points']:+.1f} points"
+    difference = f"difference {row['difference_points']:+.1f} [{row['difference_low']:+.1f}, {row['difference_high']:+.1f}]"
+    claim = row["claim"]
+    if claim == CLAIM_AGREES:
+        return f"{seat} agrees within ±{margin:g} ({points}, {difference})"
+    if claim == CLAIM_FLIPS:
+        return f"{seat} flips side of fair ({points})"
+    if claim == CLAIM_HOLDS:
+        side = "favoured" if row["strongest_points"] > 0 else "disfavoured"
+        size = "its size differs" if row["size"] == DIFFERS else "its size not yet shown equal"
+        return f"{seat}'s edge holds ({side} by both: {points}; {size}, {difference})"
+    if claim == CLAIM_DIFFERS:
+        return f"{seat} differs by more than ±{margin:g} ({points}, {difference})"
+    return f"{seat} is open ({points}, {difference}: neither shown within ±{margin:g} nor beyond it, nor on one side at both)"
 
 
 def _jackknife_elo(batch_wins: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

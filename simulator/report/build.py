@@ -21,7 +21,9 @@ import pandas as pd
 import yaml
 
 from simulator.analysis import stats
-from simulator.analysis.explain import REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, ordered_shares
+from simulator.analysis.explain import (
+    REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, ordered_shares, unused_knobs_text,
+)
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
@@ -90,6 +92,9 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
                                 f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
             "deals": int(cell.get("deals", 0)),
             "pairing_gain": cell.get("pairing_gain"),
+            # where much stays unexplained: the knobs a designer could add as mechanisms
+            "unused_knobs": unused_knobs_text(cell) if ready and much_unexplained(cell) and cell.get("unused_knobs")
+            else None,
         })
     return views
 
@@ -144,6 +149,7 @@ def render_html(
         previous=previous,
         summary=summary(manifest, analysis),
         trained=trained_lines(manifest["cells"]),
+        reference_lines=reference_lines(manifest["cells"]),
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
@@ -291,6 +297,32 @@ def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
     return {"notes": list(notes.values()), "warnings": warnings}
 
 
+def reference_lines(cells: list[dict[str, Any]]) -> list[str]:
+    """One line per study whose seat-verdict cells seat other players than their game's
+    reference players (the cells' `reference_players`, plan.reference_note): who they are, and
+    by how much they are weaker or stronger where the shipped ladder rates both. The report's
+    summary and the lines `zoosim run` and `zoosim report` print."""
+    lines: dict[str, None] = {}
+    for cell in cells:
+        note = cell.get("reference_players")
+        if note is None:
+            continue
+        players = [entry["player"] for entry in note["players"]]
+        gaps = "; ".join(_elo_gap_text(entry, note) for entry in note["players"])
+        lines[(f"{cell['study']} seats {', '.join(players)}, not the reference player of {note['source']}, "
+               f"{note['reference']}: {gaps}. Its verdicts are those of its own players")] = None
+    return list(lines)
+
+
+def _elo_gap_text(entry: dict[str, Any], note: dict[str, Any]) -> str:
+    gap = entry["elo_gap"]
+    if gap is None:
+        return f"{entry['player']} is not rated against it on {note['rated_by']}"
+    if round(gap) == 0:
+        return f"{entry['player']} is as strong on {note['rated_by']}"
+    return f"{entry['player']} is {abs(gap):.0f} Elo {'weaker' if gap < 0 else 'stronger'} on {note['rated_by']}"
+
+
 def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]]:
     """One line per cell, led by each strength ladder's verdict per player count (its sentence
     names the strongest rung). A cell's line names the players behind its verdict; a ladder's
@@ -364,7 +396,33 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
             duel_charts.get(players)) if chart],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
         "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
+        **_skill_curve_view(study_name, seats, analysis, float(manifest["experiment"].get("margin_points", 1.0))),
     }
+
+
+def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, margin: float) -> dict[str, Any]:
+    """The ladder's skill curves (a chart per player count: each seat's deviation against rung
+    strength, with the rungs' numbers named in a caption) and its per-seat claims across the
+    top two rungs as a table."""
+    key = study_name.replace(" ", "-")
+    curves = []
+    for players, group in seats.groupby("players"):
+        order = charts.skill_curve_rungs(group)
+        strength = group.drop_duplicates("rung").set_index("rung")["elo"]
+        named = [f"{number} {rung} ({strength[rung]:+.0f} Elo)" for number, rung in enumerate(order, start=1)
+                 if np.isfinite(strength[rung])]
+        unplaced = [rung for rung in order if not np.isfinite(strength[rung])]
+        curves.append({
+            "players": int(players),
+            "svg": charts.skill_curve_chart(group, f"{players} players: skill curve, each seat's points from fair "
+                                                   "as the rungs get stronger", margin),
+            "caption": f"Rungs: {'; '.join(named)}." + (
+                f" Not placed (rating not estimable): {', '.join(unplaced)}." if unplaced else ""),
+        })
+    claims = analysis.ladder_claims
+    claims = claims[claims["study"] == study_name] if len(claims) else None
+    return {"skill_curves": curves, "skill_curve_id": f"skill-curve-{key}",
+            "claims_table": table_view(claims, f"ladder-claims-{key}", LADDER_CLAIM_COLUMNS)}
 
 
 def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
@@ -615,6 +673,20 @@ LADDER_VERDICT_COLUMNS = [
     ("seat_verdict", "its seat verdict", "text"),
     ("runner_up", "runner-up", "text"),
     ("verdict", "across the ladder", "text"),
+]
+LADDER_CLAIM_COLUMNS = [
+    ("players", "players", "int"),
+    ("seat", "seat", "int"),
+    ("strongest", "strongest rung", "text"),
+    ("strongest_points", "its points from fair", "signed"),
+    ("runner_up", "runner-up", "text"),
+    ("runner_up_points", "its points from fair", "signed"),
+    ("difference_points", "difference (pts)", "signed"),
+    ("difference_low", "90% low", "signed"),
+    ("difference_high", "90% high", "signed"),
+    ("size", "size", "text"),
+    ("side", "side of fair", "text"),
+    ("claim", "claim", "text"),
 ]
 EXPLAIN_COLUMNS = [
     ("mechanism", "mechanism", "text"),

@@ -497,3 +497,70 @@ def explain_waterfall(shares: pd.DataFrame, cell: pd.Series, rest_name: str) -> 
     method = "Shapley shares" if cell["method"] == "shapley" else "one mechanism off at a time"
     axes.set_title(f"{cell['label']}: where seat {int(cell['seat'])}'s edge comes from ({method})", loc="left", fontsize=8)
     return to_svg(figure)
+
+
+# The skill curve (issue #39 item 2): readable at a 1,400-pixel page, where an SVG drawn at its
+# natural size shows 9 pt as 12 px: every text is at least SKILL_CURVE_FONT, the legend stands
+# under the plot within the chart, and each rung is named by its number above the plot (the caption lists them).
+SKILL_CURVE_FONT = 9
+SKILL_CURVE_INCHES = (6.4, 3.6)
+# Seats of one rung are drawn side by side, this share of the strength axis apart, so that their
+# intervals do not hide each other.
+SKILL_CURVE_DODGE = 0.012
+SKILL_CURVE_CLOSE = 0.04
+
+
+def skill_curve_chart(rungs: pd.DataFrame, title: str, margin_points: float) -> str:
+    """Each seat's signed deviation from fair (points, with its simultaneous interval) against
+    its rung's strength (Elo) at one player count, rungs joined in order of strength, one colour
+    and marker per seat: does a seat's edge grow, shrink or settle as the players get stronger?
+    Rungs whose rating is not estimable cannot be placed and are left out (the caption names
+    them). Rung numbers above the plot follow `skill_curve_rungs`."""
+    plt = pyplot()
+    placed = rungs[np.isfinite(rungs["elo"].to_numpy(dtype=float))]
+    order = skill_curve_rungs(rungs)
+    figure, axes = plt.subplots(figsize=SKILL_CURVE_INCHES, layout="constrained")
+    axes.axhspan(-margin_points, margin_points, color=BAND_COLOUR, gid=REFERENCE, label=f"fair ±{margin_points:g} pts")
+    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    elo = placed.drop_duplicates("rung").set_index("rung")["elo"]
+    spread = max(float(elo.max() - elo.min()), 1.0) if len(elo) else 1.0
+    seats = sorted(placed["seat"].unique())
+    markers = "os^Dv"
+    for number, seat in enumerate(seats):
+        group = placed[placed["seat"] == seat].sort_values("elo")
+        x = group["elo"].to_numpy(dtype=float) + (number - (len(seats) - 1) / 2) * SKILL_CURVE_DODGE * spread
+        axes.vlines(x, group["low_points"].to_numpy(), group["high_points"].to_numpy(), color=f"C{number}",
+                    linewidth=1.2, gid=DATA)
+        axes.plot(x, group["deviation_points"].to_numpy(), marker=markers[number % len(markers)], color=f"C{number}",
+                  markersize=5, linewidth=1.2, gid=DATA, label=f"seat {seat}" + (" (first)" if seat == 0 else ""))
+    if len(elo):
+        axes.set_xlim(elo.min() - 0.08 * spread, elo.max() + 0.08 * spread)
+    numbers = {rung: position for position, rung in enumerate(order, start=1)}
+    elo = elo.sort_values()
+    # each rung's number above the plot at its strength; one closer to its left neighbour than
+    # SKILL_CURVE_CLOSE of the axis is raised a line (its neighbour is not), so numbers never overlap
+    close = np.diff(elo.to_numpy(dtype=float), prepend=-np.inf) < SKILL_CURVE_CLOSE * spread
+    raised = np.zeros(len(elo), dtype=bool)
+    for index in range(1, len(elo)):
+        raised[index] = close[index] and not raised[index - 1]
+    for (rung, strength), up in zip(elo.items(), raised):
+        axes.annotate(str(numbers[rung]), (strength, 1.0), xycoords=("data", "axes fraction"),
+                      xytext=(0, 3 + SKILL_CURVE_FONT * 1.3 * up), textcoords="offset points", ha="center",
+                      va="bottom", fontsize=SKILL_CURVE_FONT)
+    axes.tick_params(labelsize=SKILL_CURVE_FONT)
+    axes.set_xlabel("rung strength (Elo, Bradley-Terry); above the plot: rung numbers, weakest first",
+                    fontsize=SKILL_CURVE_FONT)
+    axes.set_ylabel("points from fair", fontsize=SKILL_CURVE_FONT)
+    handles, labels = axes.get_legend_handles_labels()
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=SKILL_CURVE_FONT,
+                  frameon=False)  # under the plot, within the chart: it covers no data
+    figure.suptitle(title, x=0.01, ha="left", fontsize=SKILL_CURVE_FONT)
+    return to_svg(figure)
+
+
+def skill_curve_rungs(rungs: pd.DataFrame) -> list[str]:
+    """A ladder's rungs at one player count in the order the skill curve numbers them: by
+    strength, weakest first; rungs without an estimable rating last, in ladder order."""
+    first = rungs.drop_duplicates("rung")
+    rated = first[np.isfinite(first["elo"].to_numpy(dtype=float))].sort_values("elo", kind="stable")
+    return rated["rung"].tolist() + first[~first["rung"].isin(rated["rung"])]["rung"].tolist()

@@ -285,3 +285,43 @@ def test_the_sentence_gives_the_explained_fraction_with_its_interval():
     text = (f"explain {cell['explained_fraction']:.0%} [{100 * cell['explained_fraction_low']:.0f}, "
             f"{100 * cell['explained_fraction_high']:.0f}] of it.")
     assert text in sentence
+
+
+def test_where_much_stays_unexplained_the_report_names_the_knobs_not_yet_used_as_mechanisms(lever_run, tmp_path):
+    # issue #39 item 4: with the gift alone named, the bonus's part of seat 0's edge (0.1 of
+    # P(gift or bonus) = 0.28, so 64% explained in truth) stays unexplained, and the bonus knob,
+    # which no mechanism switches, is named as one a designer could add
+    one = {**LEVER_EXPERIMENT, "studies": [{**LEVER_EXPERIMENT["studies"][0],
+                                            "explain": {"mechanisms": [{"name": "the gift", "knobs": {"gift": False}}]}}]}
+    folder = tmp_path / "gift-only"
+    run_plan(build_plan(parse_experiment(one)), folder, "lever\n", jobs=1, progress=False)
+    result = CliRunner().invoke(main, ["report", str(folder)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    sentence = next(line for line in result.output.splitlines() if "Seat 0's +" in line)
+    assert "Less than 75% of it is shown explained: 1 of lever's knobs or knob groups are not yet used" in sentence
+    page = (folder / "report.html").read_text()
+    knobs = page.split('<p class="unused-knobs">', 1)[1].split("</p>", 1)[0]
+    assert knobs.rstrip(".").endswith("describes them): bonus (L-3)")  # not gift, players nor preset
+    # with both named, everything is explained and every rule knob used: nothing to add
+    assert CliRunner().invoke(main, ["report", str(lever_run)]).exit_code == 0
+    both = (lever_run / "report.html").read_text()
+    assert 'class="unused-knobs"' not in both and "not yet used" not in both
+
+
+def test_the_unused_knobs_are_the_games_rule_knobs_no_mechanism_switches():
+    from pathlib import Path
+
+    from simulator.safe_yaml import load_yaml
+
+    document = load_yaml((Path(__file__).resolve().parents[2] / "experiments" / "explain_seat_edge.yaml").read_text())
+    cells = build_plan(parse_experiment(document)).cells
+    two = next(cell for cell in cells if cell.study == "New York Zoo explained, 2 players")
+    unused = {group["name"]: group for group in two.explain["unused_knobs"]}
+    assert {"end_timing", "equal_barns", "equal_start_animals", "players", "preset"}.isdisjoint(unused)
+    assert unused["equal_houses"] == {"name": "equal_houses", "rules": ["N-2.5"], "knobs": 1}
+    # a knob group keeps the leaves not used: the bonus breeding player counts are a mechanism
+    from simulator.games import get_game
+    from simulator.games.base import knob_table
+
+    geometry = [row.name for row in knob_table(get_game("nyz").params_model) if row.name.startswith("geometry.")]
+    assert unused["geometry.*"]["knobs"] == len(geometry) - 1

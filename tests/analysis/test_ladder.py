@@ -9,7 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator.analysis.tables import ladder_comparison, ladder_verdict
+from simulator.analysis import stats
+from simulator.analysis.tables import claims_sentence, ladder_comparison, ladder_verdict, seat_claims, seat_swaps
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
@@ -69,9 +70,13 @@ def test_a_rung_sets_the_games_of_its_own_cells_and_of_its_head_to_heads():
 
 
 def rung(elo, deviations, se=0.2, games=100_000, width=30.0):
+    """A rung's seat rows as the analysis gives them: deviations from fair with their standard
+    errors and simultaneous 95% intervals (Bonferroni over the seats, as a cell's)."""
     deviations = np.asarray(deviations, dtype=float)
+    z_simultaneous = stats.two_sided_z(stats.bonferroni_confidence(0.95, len(deviations)))
     return pd.DataFrame({"elo": elo, "elo_low": elo - width, "elo_high": elo + width, "verdict": "balanced",
                          "seat": np.arange(len(deviations)), "deviation_points": deviations,
+                         "low_points": deviations - z_simultaneous * se, "high_points": deviations + z_simultaneous * se,
                          "se_points": se, "games": games})
 
 
@@ -135,6 +140,65 @@ def test_stable_is_a_5_percent_claim_at_the_margin(true_difference):
         == "stable" for _ in range(1000)
     ])
     assert stable <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 1000)
+
+
+def test_each_seat_gets_its_own_claim_across_the_top_rungs():
+    # issue #39 item 2, the case a new user met: at 3 players the whole count is
+    # strength-dependent, yet seat 0 agrees to 0.3 points between the top two rungs
+    strong, practised = rung(236.0, [12.0, -4.0, -8.0]), rung(166.0, [11.7, -11.3, -0.4])
+    comparison = ladder_comparison(strong, practised)
+    assert comparison.verdict == "strength-dependent"
+    claims = comparison.claims.set_index("seat")
+    assert claims.loc[0, ["size", "side", "claim"]].tolist() == ["agrees", "holds", "agrees"]
+    assert claims.loc[0, "difference_points"] == pytest.approx(0.3)
+    # seat 1 is disfavoured by both but by 7.3 points more with the runner-up: its edge holds
+    assert claims.loc[1, ["size", "side", "claim"]].tolist() == ["differs", "holds", "edge holds"]
+    # seat 2 is fair within its interval with the runner-up: only its size is shown to differ
+    assert claims.loc[2, ["size", "side", "claim"]].tolist() == ["differs", "open", "differs"]
+    # seats 1 and 2 are shown in opposite orders by the two rungs
+    assert comparison.swaps == [(1, 2)]
+    words = claims_sentence(comparison.claims, comparison.swaps, 1.0)
+    assert "seat 0 (first) agrees within ±1 (+12.0 and +11.7 points, difference +0.3 [" in words
+    assert "seat 1's edge holds (disfavoured by both: -4.0 and -11.3 points; its size differs" in words
+    assert words.endswith("seats 1 and 2 swap places.")
+
+
+def test_a_seat_that_changes_side_flips_and_an_unshown_one_is_open():
+    # the New York Zoo ladder at 2 players: seat 1 -7.9 with strong, +9.2 with learned
+    claims = seat_claims(rung(236.0, [7.9, -7.9], se=0.5), rung(166.0, [-9.2, 9.2], se=0.5)).set_index("seat")
+    assert claims["claim"].tolist() == ["flips", "flips"] and claims["size"].tolist() == ["differs", "differs"]
+    # both rungs near fair with wide intervals: nothing shown
+    open_seat = seat_claims(rung(236.0, [0.3, -0.3], se=0.5), rung(166.0, [-0.3, 0.3], se=0.5))
+    assert open_seat["claim"].tolist() == ["open", "open"] and open_seat["size"].tolist() == ["undecided"] * 2
+    assert seat_swaps(rung(236.0, [0.3, -0.3], se=0.5), rung(166.0, [-0.3, 0.3], se=0.5)) == []
+
+
+def test_the_whole_count_word_follows_from_the_seat_claims():
+    # stable exactly when every seat agrees; strength-dependent when some seat's size differs
+    for strong, practised in [([0.3, -0.3], [0.1, -0.1]), ([12.0, -4.0, -8.0], [11.7, -11.3, -0.4]),
+                              ([0.3, -0.3], [-0.5, 0.5]), ([5.0, -2.0, -3.0], [4.9, -2.2, -2.7])]:
+        comparison = ladder_comparison(rung(200.0, strong, se=0.3), rung(100.0, practised, se=0.3))
+        sizes = set(comparison.claims["size"])
+        expected = ("stable" if sizes == {"agrees"} else "strength-dependent" if "differs" in sizes
+                    else "unresolved")
+        assert comparison.verdict == expected, (strong, practised)
+    # rungs not separated in rating: unresolved, but each seat's claim is still given
+    level = ladder_comparison(rung(110.0, [0.3, -0.3]), rung(100.0, [0.3, -0.3]))
+    assert level.verdict == "unresolved" and level.claims["claim"].tolist() == ["agrees", "agrees"]
+
+
+def test_a_seat_edge_is_said_to_hold_at_most_5_percent_of_the_time_when_one_rung_is_fair():
+    # the side claim needs both rungs' simultaneous intervals to exclude fair: with seat 0 truly
+    # fair at the strongest rung, "edge holds" or "flips" is a false claim about that rung
+    rng = np.random.default_rng(7)
+    se = 0.5
+    claimed = np.mean([
+        seat_claims(rung(200.0, rng.normal([0.0, 0.0], se), se=se), rung(100.0, rng.normal([3.0, -3.0], se), se=se))
+        .loc[0, "side"] != "open" for _ in range(1000)
+    ])
+    assert claimed <= 0.05 + 2.5 * np.sqrt(0.05 * 0.95 / 1000)
+    # and it is claimed when both edges are real and large
+    assert seat_claims(rung(200.0, [3.0, -3.0], se=se), rung(100.0, [3.0, -3.0], se=se)).loc[0, "side"] == "holds"
 
 
 @pytest.fixture(scope="module")

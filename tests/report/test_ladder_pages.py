@@ -36,3 +36,33 @@ def test_the_terminal_prints_the_ladder_verdict_per_player_count_and_labels_head
     chart = page.split("<h3>Strength ladder</h3>", 1)[1].split("</svg>", 1)[0]
     ticks = [text for text in re.findall(r">([^<]*)</text>", chart) if text in RUNG_LABELS]
     assert ticks == RUNG_LABELS, ticks  # the self-play rungs only, in ladder order, weakest first
+
+
+def test_the_ladder_shows_a_skill_curve_per_player_count_and_each_seats_claim(tmp_path, write_experiment):
+    # issue #39 item 2: each seat's deviation against rung strength (Elo) per player count, its
+    # rungs named, and per seat what holds across the two strongest rungs
+    path = write_experiment(LADDER)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "run"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "run" / "report.html").read_text()
+    block = page.split('<section class="skill-curve" id="skill-curve-ladder">', 1)[1].split("</section>", 1)[0]
+    charts = re.findall(r"<svg.*?</svg>", block, re.S)
+    assert len(charts) == 2 and "2 players: skill curve" in charts[0] and "3 players: skill curve" in charts[1]
+    for chart in charts:
+        assert "seat 0 (first)" in chart and "seat 1" in chart  # every seat's marker is named in the legend
+        assert "rung strength (Elo" in chart
+        sizes = [float(size) for size in re.findall(r"font-size:\s*([\d.]+)px", chart)]
+        assert sizes and min(sizes) >= 12.0 * 0.75  # 9 pt: 12 px when drawn at its natural size
+    captions = re.findall(r"<figcaption>(.*?)</figcaption>", block, re.S)
+    assert len(captions) == 2 and all(all(label in caption for label in RUNG_LABELS) for caption in captions)
+    for caption in captions:  # numbered weakest first
+        numbers, elo = zip(*[(int(n), int(e)) for n, e in re.findall(r"(\d) [^;]*? \(([+-]\d+) Elo\)", caption)])
+        assert numbers == (1, 2, 3, 4) and list(elo) == sorted(elo), caption
+    table = re.search(r'<table class="data" id="ladder-claims-ladder">(.*?)</table>', block, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    assert len(rows) == 2 + 3  # a row per seat at 2 and at 3 players
+    claims = {re.findall(r'data-value="([^"]*)"', row)[-1] for row in rows}
+    assert claims <= {"agrees", "flips", "edge holds", "differs", "open"}
+    # the verdict line per player count ends with the seats' claims
+    summary = page.split('<ul class="summary">', 1)[1].split("</ul>", 1)[0]
+    assert summary.count("Per seat (strongest rung, then runner-up): seat 0 (first) ") == 2
