@@ -31,6 +31,7 @@ import json
 import math
 import numbers
 import typing
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
@@ -41,6 +42,7 @@ from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games.learned import NextTrainingRound
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
+from simulator import schema
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width (wide enough
@@ -48,6 +50,16 @@ from simulator.schema import allowed_text, model_in, one_of, validate_model
 MAX_POLICY_PARAMS = 64
 
 WEIGHTS_PARAM = "weights"  # the parameter naming a learned policy's weights file (PolicySpec)
+
+# Names that moved from this module to simulator/schema.py, still importable from here with a
+# DeprecationWarning naming where to import them now (docs/plugin-api.md, "Older import paths"):
+# name -> its path now. A game package imports StrictModel from the public surface, simulator.plugin.
+MOVED_TO_SCHEMA = {
+    "StrictModel": "simulator.plugin.StrictModel",
+    "key_path": "simulator.schema.key_path",
+    "explain_validation_error": "simulator.schema.explain_validation_error",
+    "describe_validation_error": "simulator.schema.describe_validation_error",
+}
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
@@ -667,3 +679,13 @@ def check_columns(game: Game, columns: Mapping[str, np.ndarray], games: int, pla
     """Assert that play_batch returned the columns the contract promises (used by tests)."""
     problem = batch_problem(game, columns, games, players)
     assert problem is None, problem
+
+
+def __getattr__(name: str) -> Any:
+    """The moved names (MOVED_TO_SCHEMA), with a DeprecationWarning naming their path now."""
+    if name not in MOVED_TO_SCHEMA:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"{__name__}.{name} moved: import it from {MOVED_TO_SCHEMA[name].rpartition('.')[0]} "
+                  f"({MOVED_TO_SCHEMA[name]}); the old path goes in the next major version",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(schema, name)
