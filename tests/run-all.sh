@@ -71,7 +71,7 @@ fi
 # pip's start-up and dependency check once).
 .venv/bin/python -c 'from importlib.metadata import requires
 print("\n".join(r.split(";")[0] for r in requires("zoosim") if "extra == \"test\"" in r))' >"$WARM/test-extras.txt"
-.venv/bin/python -m pip install -q -r "$WARM/test-extras.txt" -e examples/zoosim-feeding-time
+.venv/bin/python -m pip install -q -r "$WARM/test-extras.txt" -e examples/zoosim-feeding-time -e examples/zoosim-tictactoe
 
 wait "$KATZ"
 wait "$NYZ"

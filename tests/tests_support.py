@@ -6,6 +6,7 @@ import json
 import math
 import os
 import time
+from pathlib import Path
 
 
 def log_digests(run_dir):
@@ -76,3 +77,32 @@ SEARCH_PARAMETER_REFUSALS = [
     ({"rollout": 1}, ["rollout", "random, greedy"]),
     ({"depth": 3}, ["unknown parameter 'depth'"]),
 ]
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# name -> (source folder, entry point target) of each example plugin under examples/
+EXAMPLE_PLUGINS = {
+    "feeding": (EXAMPLES / "zoosim-feeding-time", "zoosim_feeding:GAME"),
+    "tictactoe": (EXAMPLES / "zoosim-tictactoe", "zoosim_tictactoe:GAME"),
+}
+
+
+@contextlib.contextmanager
+def example_plugins_registered():
+    """The example plugins, registered from their source folders where they are not installed
+    (tests/run-all.sh installs them), so that the tests run on them either way."""
+    import sys
+
+    import simulator.games as registry
+
+    added = [name for name in EXAMPLE_PLUGINS if name not in registry.game_names()]
+    for name in added:
+        folder, target = EXAMPLE_PLUGINS[name]
+        sys.path.insert(0, str(folder))
+        registry.register_game(name, target)
+    try:
+        yield
+    finally:
+        for name in added:
+            registry.unregister_game(name)
+            sys.path.remove(str(EXAMPLE_PLUGINS[name][0]))

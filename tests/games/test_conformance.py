@@ -10,9 +10,6 @@ games compile once per machine and are fast after that.
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numpy as np
 import pytest
 from click.testing import CliRunner
@@ -21,31 +18,15 @@ import simulator.games as registry
 from simulator import testing
 from simulator.cli import main
 from simulator.games.base import InvariantViolation
-from tests_support import log_digests
+from tests_support import EXAMPLE_PLUGINS, example_plugins_registered, log_digests
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-# name -> (source folder, entry point target) of each example plugin
-EXAMPLE_PLUGINS = {
-    "feeding": (EXAMPLES / "zoosim-feeding-time", "zoosim_feeding:GAME"),
-    "tictactoe": (EXAMPLES / "zoosim-tictactoe", "zoosim_tictactoe:GAME"),
-}
 GAMES = tuple(dict.fromkeys(registry.game_names() + tuple(EXAMPLE_PLUGINS)))
 
 
 @pytest.fixture(scope="module", autouse=True)
 def examples_registered():
-    """The example plugins, from their source folders when they are not installed."""
-    added = [name for name in EXAMPLE_PLUGINS if name not in registry.game_names()]
-    for name in added:
-        folder, target = EXAMPLE_PLUGINS[name]
-        sys.path.insert(0, str(folder))
-        registry.register_game(name, target)
-    try:
+    with example_plugins_registered():
         yield
-    finally:
-        for name in added:
-            registry.unregister_game(name)
-            sys.path.remove(str(EXAMPLE_PLUGINS[name][0]))
 
 
 @pytest.mark.parametrize("check", testing.CHECKS, ids=lambda check: check.__name__.removeprefix("check_"))
