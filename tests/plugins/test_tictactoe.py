@@ -4,6 +4,7 @@ its rules through the step API, and its training role end to end (`zoosim train 
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 from click.testing import CliRunner
@@ -70,3 +71,34 @@ def test_zoosim_train_tictactoe_runs_end_to_end(tmp_path):
     card = json.loads((out / "round-01.json").read_text())
     assert set(card["strength"]) == {"shipped", "heuristic"} and card["strength"]["heuristic"]["opponent"] == "greedy"
     assert "zoosim train tictactoe" in (out / "report.html").read_text()
+
+
+def test_the_rules_give_the_exact_random_play_shares(tictactoe):
+    """The README's known answer, derived from the plugin's own rules: every game of the tree
+    through the step API, each weighted by the chance that uniformly random play plays it (the
+    product of 1 / legal moves over its moves), gives 737/1260, 121/420 and 8/63 exactly. The
+    shares after each board are computed once (5,478 boards instead of 255,168 games)."""
+    steps = tictactoe.steps
+    state = steps.new_game(tictactoe.make_params(), None, seed=1)
+    known: dict[tuple[int, ...], tuple[Fraction, Fraction, Fraction]] = {}
+
+    def outcome_shares() -> tuple[Fraction, Fraction, Fraction]:
+        """(first wins, second wins, draws) of random play from the current board."""
+        board = tuple(state.cells)
+        if board not in known:
+            if steps.is_over(state):
+                won = steps.winners(state)
+                known[board] = (Fraction(0), Fraction(0), Fraction(1)) if len(won) == 2 else \
+                    ((Fraction(1), Fraction(0), Fraction(0)) if won == [0] else (Fraction(0), Fraction(1), Fraction(0)))
+            else:
+                moves = steps.legal_moves(state)
+                total = [Fraction(0)] * 3
+                for move in moves:
+                    steps.apply(state, move)
+                    total = [sum_ + share / len(moves) for sum_, share in zip(total, outcome_shares())]
+                    state.cells[move], state.turn, state.end_reason = -1, state.turn - 1, -1  # take it back
+                known[board] = tuple(total)
+        return known[board]
+
+    assert outcome_shares() == (Fraction(737, 1260), Fraction(121, 420), Fraction(8, 63))
+    assert len(known) == 5478
