@@ -27,7 +27,7 @@ import numpy as np
 
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import WEIGHTS_PARAM, StepAPI, batch_problem, contract_problem, game_legend
+from simulator.games.base import WEIGHTS_PARAM, StepAPI, batch_problem, contract_problem, game_legend, outcome_lines
 from simulator.logs import unequal_turns, with_turn_order
 
 FIRST_SEED = 1000  # the kit's games are seeds FIRST_SEED, FIRST_SEED + 1, ...
@@ -165,7 +165,7 @@ def check_any_jobs(name: str) -> None:
             _fail(name, "a run with --jobs 1 and one with --jobs 2 wrote different logs")
 
 
-def check_rotation(name: str) -> None:
+def check_rotation(name: str) -> str | None:
     """Rotation r puts slot j in seat (j + r) % n (docs/adding-a-game.md, "Seating and random
     streams"). With `deal_travels_with_slot` False only seats differ: rotation r must be the very
     game that seating slot j's policy in seat (j + r) % n plays at rotation 0, so the deal and
@@ -284,6 +284,20 @@ def check_step_api(name: str) -> str | None:
     return None
 
 
+def check_trace(name: str) -> None:
+    """trace() plays the game play_batch plays: it ends with outcome_lines of play_batch's
+    scores and winners, each seat named by the policy seated there."""
+    game = get_game(name)
+    params, players, seating, seeds, rotations, columns = _batch(game, 4)
+    for index, (seed, rotation) in enumerate(zip(seeds, rotations)):
+        names = [seating.names[(seat - int(rotation)) % players] for seat in range(players)]
+        expected = outcome_lines(columns["score"][index], np.flatnonzero(columns["win"][index]).tolist(), names)
+        ending = game.trace(params, seating, int(seed), int(rotation)).splitlines()[-len(expected):]
+        if ending != expected:
+            _fail(name, f"seed {seed}, rotation {rotation}: trace() ends with {ending}, not with play_batch's "
+                        f"outcome {expected} (end a trace with simulator.plugin.outcome_lines)")
+
+
 def _refused(name: str, what: str, function: Callable[[], object], naming: str) -> None:
     """`function()` must raise a one-line ZoosimError that names `naming`."""
     try:
@@ -355,7 +369,7 @@ def check_policy_parameters(name: str) -> None:
 
 CHECKS = (
     check_commands, check_random_games, check_checked_mode, check_batch_halves, check_every_policy_in_any_batch,
-    check_any_jobs, check_rotation, check_record_columns, check_turn_order, check_step_api,
+    check_any_jobs, check_rotation, check_record_columns, check_turn_order, check_step_api, check_trace,
     check_knob_validation, check_policy_parameters,
 )
 

@@ -16,6 +16,7 @@ import pytest
 from simulator.games import GAME_MODULES
 from simulator.games.base import Game, PolicySpec
 from simulator.schema import StrictModel
+from tests_support import trace_from_batch
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -61,11 +62,6 @@ def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
     }
 
 
-def _coin_trace(params, seat_policies, seed, rotation):
-    columns = _coin_play_batch(params, seat_policies, np.array([seed], dtype=np.uint64), np.array([rotation]))
-    return f"scores {columns['score'][0].tolist()}"
-
-
 COIN = Game(
     name="coin",
     title="Coin test game",
@@ -79,7 +75,7 @@ COIN = Game(
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=_coin_play_batch,
-    trace=_coin_trace,
+    trace=trace_from_batch(_coin_play_batch),
     seat_columns=(),
     game_columns=(),
 )

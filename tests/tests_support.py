@@ -106,3 +106,19 @@ def example_plugins_registered():
         for name in added:
             registry.unregister_game(name)
             sys.path.remove(str(EXAMPLE_PLUGINS[name][0]))
+
+
+def trace_from_batch(play_batch):
+    """A test game's trace(): its one game played by play_batch, as the outcome lines every
+    trace ends with (the conformance kit's check_trace)."""
+    import numpy as np
+
+    from simulator.games.base import outcome_lines
+
+    def trace(params, seat_policies, seed, rotation):
+        columns = play_batch(params, seat_policies, np.array([seed], dtype=np.uint64), np.array([rotation], dtype=np.int8))
+        players = seat_policies.players
+        names = [seat_policies.names[(seat - rotation) % players] for seat in range(players)]
+        return "\n".join(outcome_lines(columns["score"][0], np.flatnonzero(columns["win"][0]).tolist(), names))
+
+    return trace

@@ -20,6 +20,7 @@ import pytest
 import simulator.games as registry
 from simulator import testing
 from simulator.plugin import Game, PolicySpec, StrictModel, knob
+from tests_support import trace_from_batch
 
 
 class DiceParams(StrictModel):
@@ -50,7 +51,7 @@ DICE = Game(
     policies={"high": PolicySpec("high", 0, "always a 6"), "roll": PolicySpec("roll", 1, "a random die")},
     default_policy="high", end_reasons=("rolled",), violation_names=("none",), deal_travels_with_slot=True,
     players=lambda params: params.players, play_batch=dice_play_batch,
-    trace=lambda params, seat_policies, seed, rotation: "dice", seat_columns=(), game_columns=(),
+    trace=trace_from_batch(dice_play_batch), seat_columns=(), game_columns=(),
 )
 
 
