@@ -382,9 +382,12 @@ class Game:
     policies: dict[str, PolicySpec]
     default_policy: str
     end_reasons: tuple[str, ...]
-    # True when a deal gives each slot something of its own (Katz hands); then every rotation of
-    # a deal is a different game even with identical policies. False when seats only differ by
-    # position (New York Zoo boards belong to seats), so rotation only matters for mixed seatings.
+    # True when something travels with a slot: a deal gives each slot something of its own (Katz
+    # hands), or random streams depend on the rotation; then every rotation of a deal is a
+    # different game even with identical policies. False when seats only differ by position (New
+    # York Zoo boards belong to seats): a rotation only moves the slots' policies to other seats,
+    # so the deal and every random draw depend on the game seed alone, and rotation only matters
+    # for mixed seatings (docs/adding-a-game.md, "Seating and random streams"; testing.check_rotation).
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
     # The functions and the step API below may be `Deferred` (imported on first use), so that
