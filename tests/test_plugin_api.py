@@ -98,3 +98,24 @@ def test_the_guide_and_the_example_plugins_import_the_public_surface_only():
     assert len(sources) >= 6
     for source in sources:
         assert set(zoosim_imports(source.read_text(encoding="utf-8"))) <= {"simulator.plugin"}, source
+
+
+def backticked_first_cells(page: str, heading: str) -> set[str]:
+    text = (REPO / "docs" / page).read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split("\n#", 1)[0]
+    return {name for row in re.findall(r"^\| (.*?) \|", section, flags=re.MULTILINE)
+            for name in re.findall(r"`([^`]+)`", row)}
+
+
+def test_the_file_role_tables_list_every_file_of_a_game_folder():
+    """docs/design.md lists every file of the built-in games' folders; docs/adding-a-game.md
+    every role they share (issue #40 item 2: features.py and training.py included)."""
+    design = backticked_first_cells("design.md", "### A game's folder")
+    guide = backticked_first_cells("adding-a-game.md", "## A game's files")
+    shared = None
+    for folder in ("katz", "nyz"):
+        files = {path.name + ("/" if path.is_dir() else "") for path in (REPO / "simulator" / "games" / folder).iterdir()
+                 if path.suffix == ".py" or path.name == "weights"}
+        assert files <= design, files - design
+        shared = files if shared is None else shared & files
+    assert {"features.py", "training.py", "weights/"} <= shared <= guide, shared - guide
