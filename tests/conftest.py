@@ -16,7 +16,7 @@ import pytest
 from simulator.games import GAME_MODULES
 from simulator.games.base import Game, PolicySpec
 from simulator.schema import StrictModel
-from tests_support import trace_from_batch
+from tests_support import example_plugins_registered, trace_from_batch
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -100,6 +100,14 @@ register_test_game(LEVER)
 from tests.analysis.climb_game import ASCENT  # noqa: E402
 
 register_test_game(ASCENT)
+
+
+@pytest.fixture(scope="module")
+def example_plugins():
+    """The example plugins (examples/), registered from their source folders when they are not
+    installed: a module of tests on them says `pytestmark = pytest.mark.usefixtures("example_plugins")`."""
+    with example_plugins_registered():
+        yield
 
 
 @pytest.fixture

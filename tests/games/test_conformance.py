@@ -18,15 +18,10 @@ import simulator.games as registry
 from simulator import testing
 from simulator.cli import main
 from simulator.games.base import InvariantViolation
-from tests_support import EXAMPLE_PLUGINS, example_plugins_registered, log_digests
+from tests_support import EXAMPLE_PLUGINS, log_digests
 
 GAMES = tuple(dict.fromkeys(registry.game_names() + tuple(EXAMPLE_PLUGINS)))
-
-
-@pytest.fixture(scope="module", autouse=True)
-def examples_registered():
-    with example_plugins_registered():
-        yield
+pytestmark = pytest.mark.usefixtures("example_plugins")
 
 
 @pytest.mark.parametrize("check", testing.CHECKS, ids=lambda check: check.__name__.removeprefix("check_"))

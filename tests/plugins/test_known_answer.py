@@ -10,6 +10,7 @@ from __future__ import annotations
 from fractions import Fraction
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from scipy.special import ndtri
 
@@ -18,6 +19,7 @@ from simulator.cli import main
 from simulator.config import Experiment
 from simulator.rundir import read_manifest
 
+pytestmark = pytest.mark.usefixtures("example_plugins")
 EXPERIMENT = Path(__file__).resolve().parents[2] / "examples" / "zoosim-tictactoe" / "known_answer.yaml"
 FIRST_WINS, SECOND_WINS, DRAWS = Fraction(737, 1260), Fraction(121, 420), Fraction(8, 63)
 SEAT_SHARES = (FIRST_WINS + DRAWS / 2, SECOND_WINS + DRAWS / 2)  # a draw: a win shared by both seats

@@ -14,6 +14,7 @@ from simulator.games import get_game
 from simulator.plugin import InvariantViolation, load_weights
 
 
+pytestmark = pytest.mark.usefixtures("example_plugins")
 @pytest.fixture
 def tictactoe():
     return get_game("tictactoe")
