@@ -375,25 +375,26 @@ class PlayCommand(click.Command):
 @click.option("--rounds", type=click.IntRange(min=0, max=99), default=4, show_default=True,
               help="Rounds after the starting point (round 0). A finished training resumed with more rounds goes on.")
 @click.option("--games", type=click.IntRange(min=1, max=10_000_000), default=None,
-              help="Games recorded per round, split over the game's player counts (default: nyz 400, katz 1000).")
+              help="Games recorded per round, split over the game's player counts (default: its training role's).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True,
               help="Seed of the recorded games, the fits and the gates.")
 @click.option("--start", default="zero", show_default=True,
               help="Round 0's weights: zero (from scratch: every weight 0, the player falls back on its "
-                   "tie-break or, in nyz, its heuristic), default (the shipped file) or PATH (a weights file).")
+                   "tie-break or heuristic), default (the shipped file) or PATH (a weights file).")
 @click.option("--play", default=None,
               help="Policy that plays the recorded games (a learned one plays the best weights so far). "
-                   "Default: nyz learned, katz greedy_tuned.")
+                   "Default: the game's training role's.")
 @click.option("--play-param", "play_params", multiple=True, metavar="KEY=VALUE",
               help="A parameter of the --play policy (repeatable), e.g. iterations=200: a search "
-                   "recording deeper than its default (katz: a search's visit counts give the "
-                   "move priors).")
+                   "recording deeper than its default (where the game's training reads a search's "
+                   "visit counts as move priors).")
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
-              help="Share of random decisions in recorded games (katz only; default: katz 0.15, nyz 0).")
+              help="Share of random decisions in recorded games (default: the game's training role's; "
+                   "0 only for a game whose training records the players' own decisions).")
 @click.option("--gate-policy", default=None,
               help="Learned policy of the head-to-heads (gate and strength), with each side's weights, and of "
-                   "nyz's tuning for play, so the weights are trained for its play. Default: nyz strong, "
-                   "katz learned.")
+                   "the game's tuning for play, if it tunes, so the weights are trained for its play. "
+                   "Default: the game's training role's.")
 @click.option("--gate-games", type=click.IntRange(min=1, max=1_000_000), default=200, show_default=True,
               help="Deals of the gate (two-player games, both seat orders) against the best so far.")
 @click.option("--strength-games", type=click.IntRange(min=0, max=1_000_000), default=200, show_default=True,
@@ -418,23 +419,22 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, pla
 
     from simulator.rundir import DEFAULT_REPORTS_DIR
     from simulator.train.loop import run_training
-    from simulator.train.settings import TRAINING_DEFAULTS, TrainSettings, training_module
+    from simulator.train.settings import TrainSettings, training_role
 
-    training_module(game)
+    defaults = training_role(game)
     if scheduler and backend != "dask":
         raise ZoosimError("--scheduler is only used with --backend dask")
     if backend == "dask" and not scheduler:
         raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-    defaults = TRAINING_DEFAULTS[game]
     knobs = _rules_file(rules_file) if rules_file is not None else {}
     knobs.update(_parse_settings(settings))
-    if explore not in (None, 0.0) and game == "nyz":
-        raise ZoosimError("nyz records the players' own decisions only; --explore must be 0", key="--explore")
+    if explore not in (None, 0.0) and not defaults.explore_allowed:
+        raise ZoosimError(f"{game} records the players' own decisions only; --explore must be 0", key="--explore")
     chosen = TrainSettings(
-        game=game, rules=knobs, rounds=rounds, games=games or TRAIN_GAMES[game], seed=seed, start=start,
+        game=game, rules=knobs, rounds=rounds, games=games or defaults.games, seed=seed, start=start,
         play=play or defaults.play, gate_policy=gate_policy or defaults.gate_policy, gate_games=gate_games,
         strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
-        players=defaults.players, play_params=_parse_settings(play_params, option="--play-param", what="key"))
+        players=dict(defaults.players), play_params=_parse_settings(play_params, option="--play-param", what="key"))
     _checked_training(chosen, rules_file)
     out = out or DEFAULT_REPORTS_DIR / f"{game}-train-{chosen.digest()[:8]}"
     words = _given_options(click.get_current_context(), skip=("out", "resume", "quiet"))
@@ -446,9 +446,6 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, pla
         _exit_stopped(stop, f"; every finished round is kept in {out}. Resume with:\n  {command} --resume")
     click.echo(f"best: round {outcome.best_round} in {out / 'best.npz'}")
     click.echo(f"training report: {outcome.report}")
-
-
-TRAIN_GAMES = {"nyz": 400, "katz": 1000}  # default --games per round
 
 
 def _given_options(ctx: click.Context, skip: tuple[str, ...]) -> list[str]:

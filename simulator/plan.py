@@ -51,7 +51,7 @@ class Cell:
     index: int
     study: str
     game: str
-    label: str  # e.g. "katz · players=4"
+    label: str  # e.g. "GAME · players=4"
     sweep_values: dict[str, Any]
     params: pydantic.BaseModel
     params_hash: str
@@ -221,7 +221,7 @@ def _player_rows(cell: Cell) -> list[list[Any]]:
 def rung_model(game, name: str, params: dict[str, Any]) -> str:
     """What a ladder rung models in words ("a newcomer who moves at random", ...), from its
     policy's declared `models` and `mistake_temperature` (base.PolicySpec). A temperature is in
-    the evaluation's units (points in katz, squares in nyz), so the words say what it does, not
+    the evaluation's units (the game's score units: points, squares), so the words say what it does, not
     how often: the ladder's ratings measure that."""
     spec = game.policies[name]
     if name == "random":
@@ -330,8 +330,8 @@ def reference_note(cell: Cell) -> dict[str, Any] | None:
 def _changed_rules(game, rules: dict[str, Any]) -> dict[str, Any] | None:
     """The knobs (top level) in which a card's played rules differ from the printed rules at the
     same player count; None when the card names no player count or knobs the game does not have.
-    A knob the card lacks is at its printed value (the card predates the knob: the shipped nyz
-    card has no equal_houses)."""
+    A knob the card lacks is at its printed value (the card predates the knob: a shipped card
+    made before a knob was added does not name it)."""
     if "players" not in rules:
         return None
     try:

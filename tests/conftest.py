@@ -18,6 +18,7 @@ import pytest
 from simulator.games import GAME_MODULES
 from simulator.games.base import Game, PolicySpec
 from simulator.schema import StrictModel
+from tests_support import example_plugins_registered, trace_from_batch
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -63,11 +64,6 @@ def _coin_play_batch(params, seat_policies, seeds, rotations, check=False):
     }
 
 
-def _coin_trace(params, seat_policies, seed, rotation):
-    columns = _coin_play_batch(params, seat_policies, np.array([seed], dtype=np.uint64), np.array([rotation]))
-    return f"scores {columns['score'][0].tolist()}"
-
-
 COIN = Game(
     name="coin",
     title="Coin test game",
@@ -81,7 +77,7 @@ COIN = Game(
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=_coin_play_batch,
-    trace=_coin_trace,
+    trace=trace_from_batch(_coin_play_batch),
     seat_columns=(),
     game_columns=(),
 )
@@ -128,6 +124,14 @@ def browser():
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=BROWSER_ARGS, headless=True)
         yield launched
         launched.close()
+
+
+@pytest.fixture(scope="module")
+def example_plugins():
+    """The example plugins (examples/), registered from their source folders when they are not
+    installed: a module of tests on them says `pytestmark = pytest.mark.usefixtures("example_plugins")`."""
+    with example_plugins_registered():
+        yield
 
 
 @pytest.fixture

@@ -2,8 +2,8 @@
 # Installs everything the tests need and runs them: the README's test command, and CI's (.ci/run).
 #   - zoosim with its own dependencies in a virtual environment in .venv (all the kernel warm-ups
 #     need), then, while the warm-ups run: Debian's chromium for the report's browser test
-#     (apt-get, as root or through sudo), the test extras and the example game plugin
-#     examples/zoosim-feeding-time;
+#     (apt-get, as root or through sudo), the test extras and the example game plugins
+#     examples/zoosim-feeding-time and examples/zoosim-tictactoe;
 #   - the kernel warm-ups in two chains at once, one per core, so that an empty kernel cache is
 #     filled by both cores: one game of each engine variant of Katz (tests/warm_katz_kernels.yaml,
 #     with the chunk summaries' kernels first), then a Katz game through the step API (`zoosim
@@ -136,10 +136,10 @@ main() {
   # '.[test]'` would reinstall zoosim itself under the running warm-ups) and the example game
   # plugin, so the conformance test also runs on it as an installed package (one pip command:
   # pip's start-up and dependency check once).
-  phase "installing the test extras and the example game plugin into .venv"
+  phase "installing the test extras and the example game plugins into .venv"
   .venv/bin/python -c 'from importlib.metadata import requires
 print("\n".join(r.split(";")[0] for r in requires("zoosim") if "extra == \"test\"" in r))' >"$STATUS/test-extras.txt"
-  .venv/bin/python -m pip install -q -r "$STATUS/test-extras.txt" -e examples/zoosim-feeding-time
+  .venv/bin/python -m pip install -q -r "$STATUS/test-extras.txt" -e examples/zoosim-feeding-time -e examples/zoosim-tictactoe
 
   phase "waiting for the kernel warm-ups"
   local code=0

@@ -20,6 +20,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "simulator"
 # Top to bottom. A layer is a tuple of groups; groups of one layer are independent (neither
 # imports the other). A group is a module or a package prefix (dotted, without "simulator.").
 LAYERS: tuple[tuple[str, ...], ...] = (
+    ("testing",),                        # the conformance kit a plugin's own tests call
     ("__init__",),                       # the package root: the console entry point
     ("api", "cli"),                      # the Python API; the command line
     ("tune", "train", "studio"),         # zoosim tune; zoosim train; zoosim studio (the live page)
@@ -29,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("rundir",),                         # the run folder: layout, manifest, sidecars, locks
     ("plan",),                           # an experiment as cells and chunks with their seeds
     ("config",),                         # the experiment file's schema
+    ("plugin",),                         # the public plugin API: the games' names a game package uses
     ("games",),                          # the game registry, the contract and the engines
     ("logs", "digest", "safe_yaml", "schema", "processes", "worker_memory", "version"),  # base: no zoosim state
     ("errors",),                         # ZoosimError and the exit statuses everything raises

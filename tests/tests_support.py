@@ -6,6 +6,7 @@ import json
 import math
 import os
 import time
+from pathlib import Path
 
 
 def log_digests(run_dir):
@@ -76,3 +77,48 @@ SEARCH_PARAMETER_REFUSALS = [
     ({"rollout": 1}, ["rollout", "random, greedy"]),
     ({"depth": 3}, ["unknown parameter 'depth'"]),
 ]
+
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+# name -> (source folder, entry point target) of each example plugin under examples/
+EXAMPLE_PLUGINS = {
+    "feeding": (EXAMPLES / "zoosim-feeding-time", "zoosim_feeding:GAME"),
+    "tictactoe": (EXAMPLES / "zoosim-tictactoe", "zoosim_tictactoe:GAME"),
+}
+
+
+@contextlib.contextmanager
+def example_plugins_registered():
+    """The example plugins, registered from their source folders where they are not installed
+    (tests/run-all.sh installs them), so that the tests run on them either way."""
+    import sys
+
+    import simulator.games as registry
+
+    added = [name for name in EXAMPLE_PLUGINS if name not in registry.game_names()]
+    for name in added:
+        folder, target = EXAMPLE_PLUGINS[name]
+        sys.path.insert(0, str(folder))
+        registry.register_game(name, target)
+    try:
+        yield
+    finally:
+        for name in added:
+            registry.unregister_game(name)
+            sys.path.remove(str(EXAMPLE_PLUGINS[name][0]))
+
+
+def trace_from_batch(play_batch):
+    """A test game's trace(): its one game played by play_batch, as the outcome lines every
+    trace ends with (the conformance kit's check_trace)."""
+    import numpy as np
+
+    from simulator.games.base import outcome_lines
+
+    def trace(params, seat_policies, seed, rotation):
+        columns = play_batch(params, seat_policies, np.array([seed], dtype=np.uint64), np.array([rotation], dtype=np.int8))
+        players = seat_policies.players
+        names = [seat_policies.names[(seat - rotation) % players] for seat in range(players)]
+        return "\n".join(outcome_lines(columns["score"][0], np.flatnonzero(columns["win"][0]).tolist(), names))
+
+    return trace

@@ -31,6 +31,7 @@ import json
 import math
 import numbers
 import typing
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Iterable, Mapping
 
@@ -41,6 +42,7 @@ from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games.learned import NextTrainingRound
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
+from simulator import schema
 from simulator.schema import allowed_text, model_in, one_of, validate_model
 
 # Policy parameters are passed to kernels as a float64 row per seat of this width (wide enough
@@ -48,6 +50,16 @@ from simulator.schema import allowed_text, model_in, one_of, validate_model
 MAX_POLICY_PARAMS = 64
 
 WEIGHTS_PARAM = "weights"  # the parameter naming a learned policy's weights file (PolicySpec)
+
+# Names that moved from this module to simulator/schema.py, still importable from here with a
+# DeprecationWarning naming where to import them now (docs/plugin-api.md, "Older import paths"):
+# name -> its path now. A game package imports StrictModel from the public surface, simulator.plugin.
+MOVED_TO_SCHEMA = {
+    "StrictModel": "simulator.plugin.StrictModel",
+    "key_path": "simulator.schema.key_path",
+    "explain_validation_error": "simulator.schema.explain_validation_error",
+    "describe_validation_error": "simulator.schema.describe_validation_error",
+}
 
 REQUIRED_GAME_COLUMNS = ("turns", "rounds", "end_reason")
 REQUIRED_SEAT_COLUMNS = ("score", "win")
@@ -308,6 +320,45 @@ def source_module(function: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Training:
+    """A game's training role: what `zoosim train GAME` needs of it (docs/learned-players.md,
+    "Training your own players"). A game without one (`Game.training` None) cannot be trained.
+
+    `code` is the game's training module (usually `Deferred("package.training")`, so that loading
+    the Game loads no engine) with `record(params, seat_policies, seeds, rotations, explore)` ->
+    {set name: (rows, targets, ...)} and `fit(data, seed)` -> (weights (sets, features),
+    intercepts (sets,), fit quality per set), and optionally `tune(weights, intercepts, rules,
+    seed, incumbent=PATH, policy=NAME)` -> (weights, tuning record). The features it records
+    are those of the `gate_policy`'s learned weights (`PolicySpec.weights`, a
+    learned.LearnedWeights naming the feature and set names in row order)."""
+
+    code: Any
+    play: str  # the policy playing the recorded games (a learned one plays the best weights so far)
+    gate_policy: str  # the learned policy whose weights are trained, gated and measured
+    heuristic: str  # the policy each round's strength is measured against
+    players: Mapping[int, float]  # player count -> its share of a round's recorded games
+    games: int  # recorded games per round (`zoosim train --games`' default)
+    explore: float = 0.0  # share of random decisions in the recorded games (--explore's default)
+    explore_allowed: bool = True  # False: record() takes the players' own decisions only
+
+    def problem(self, policies: Mapping[str, PolicySpec]) -> str | None:
+        """What makes the role unusable with these policies, or None (base.contract_problem)."""
+        for role, name in (("play", self.play), ("gate_policy", self.gate_policy), ("heuristic", self.heuristic)):
+            if name not in policies:
+                return f"its training's {role} {name!r} is not one of its policies ({', '.join(policies)})"
+        if policies[self.gate_policy].weights is None:
+            return f"its training's gate_policy {self.gate_policy!r} plays no learned weights"
+        if not self.players or any(isinstance(n, bool) or not isinstance(n, int) or n < 1 or not share > 0
+                                   for n, share in self.players.items()):
+            return "its training's players must map player counts (whole numbers >= 1) to shares above 0"
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 1:
+            return f"its training's games must be a whole number >= 1, got {self.games!r}"
+        if not 0.0 <= self.explore <= 1.0 or (self.explore and not self.explore_allowed):
+            return f"its training's explore {self.explore!r} must be from 0 to 1 (0 when explore_allowed is False)"
+        return None
+
+
+@dataclass(frozen=True)
 class Knob:
     """One row of `zoosim rules GAME`: a rule knob, its default, what is allowed and its rule id."""
 
@@ -331,9 +382,12 @@ class Game:
     policies: dict[str, PolicySpec]
     default_policy: str
     end_reasons: tuple[str, ...]
-    # True when a deal gives each slot something of its own (Katz hands); then every rotation of
-    # a deal is a different game even with identical policies. False when seats only differ by
-    # position (New York Zoo boards belong to seats), so rotation only matters for mixed seatings.
+    # True when something travels with a slot: a deal gives each slot something of its own (Katz
+    # hands), or random streams depend on the rotation; then every rotation of a deal is a
+    # different game even with identical policies. False when seats only differ by position (New
+    # York Zoo boards belong to seats): a rotation only moves the slots' policies to other seats,
+    # so the deal and every random draw depend on the game seed alone, and rotation only matters
+    # for mixed seatings (docs/adding-a-game.md, "Seating and random streams"; testing.check_rotation).
     deal_travels_with_slot: bool
     players: Callable[[pydantic.BaseModel], int]
     # The functions and the step API below may be `Deferred` (imported on first use), so that
@@ -369,6 +423,8 @@ class Game:
     # Policies that need none of the heuristics' code (random play): a seating of only these
     # compiles play kernels without the heuristics (`kernel_variant` "plain")
     plain_policies: frozenset[str] = frozenset()
+    # The training role (`zoosim train GAME`); None: the game cannot be trained
+    training: Training | None = None
 
     def kernel_variant(self, seat_names: Iterable[str]) -> str:
         """Which specialisation of the play kernels a seating compiles: "search" when a seat
@@ -566,6 +622,12 @@ def contract_problem(game: Game) -> str | None:
     missing = [name for name in ("preset", "players") if name not in getattr(game.params_model, "model_fields", {})]
     if missing:
         return f"its params_model has no {' and no '.join(missing)} field"
+    if game.training is not None:
+        if not isinstance(game.training, Training):
+            return f"its training must be a Training, got {type(game.training).__name__}"
+        problem = game.training.problem(game.policies)
+        if problem is not None:
+            return problem
     for column in (*game.seat_columns, *game.game_columns):
         if not isinstance(column, str):
             return f"its record columns must be names, got {column!r}"
@@ -620,3 +682,13 @@ def check_columns(game: Game, columns: Mapping[str, np.ndarray], games: int, pla
     """Assert that play_batch returned the columns the contract promises (used by tests)."""
     problem = batch_problem(game, columns, games, players)
     assert problem is None, problem
+
+
+def __getattr__(name: str) -> Any:
+    """The moved names (MOVED_TO_SCHEMA), with a DeprecationWarning naming their path now."""
+    if name not in MOVED_TO_SCHEMA:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"{__name__}.{name} moved: import it from {MOVED_TO_SCHEMA[name].rpartition('.')[0]} "
+                  f"({MOVED_TO_SCHEMA[name]}); the old path goes in the next major version",
+                  DeprecationWarning, stacklevel=2)
+    return getattr(schema, name)

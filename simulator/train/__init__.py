@@ -4,6 +4,7 @@ settings.py  what a training is (game, rules, rounds, games, seed, start, player
 loop.py      the rounds: record, fit, gate through the ordinary runner, the training folder, resume
 report.py    the HTML training report (DIR/report.html)
 
-Layer: beside `simulator.tune` (cli -> tune/train -> report/runner -> ...). The game's own
-training code is `simulator/games/<game>/training.py` (record, fit: the training contract).
+Layer: beside `simulator.tune` (cli -> tune/train -> report/runner -> ...). A game is trained
+through the training role its `Game` declares (`Game.training`, games/base.py's Training: its
+training code's record and fit, and its defaults).
 """

@@ -2,18 +2,18 @@
 
 Round 0 is the starting point (`--start`: the shipped weights, zero weights, or a weights file),
 measured but not gated. Round r >= 1:
-1. record: `games` games (split over the game's player counts, TRAINING_DEFAULTS) played by the
+1. record: `games` games (split over the game's player counts, its training role's) played by the
    recording policy (a learned policy plays the best weights so far), positions recorded by the
    game's training.record(); seeds from (seed, r, players), so a round's data do not depend on
    --jobs (the games are split into chunks played in parallel and joined in seed order);
 2. fit: training.fit() on the data of rounds 1..r joined (data aggregation: a round adds data,
    the fit sees all of it), with seed + r for its held-out split; then, where the game's training
-   has a tune() (nyz: its regression plays badly until tuned for play), the fitted weights tuned
+   has a tune() (a game whose regression plays badly until tuned for play), the fitted weights tuned
    by play under the training's rules against the best weights so far (the incumbent), seeded by
-   seed + r, in this process (the card's `tuning`), the gate policy playing both sides (so
-   nyz's default gate policy `strong` tunes the weights for `strong`'s play);
+   seed + r, in this process (the card's `tuning`), the gate policy playing both sides (so the
+   weights are tuned for the gate policy's play);
 3. gate: the candidate against the best so far, `gate_games` deals of two-player games with the
-   seats rotated (the gate policy, by default nyz `strong` and katz `learned`, with each's
+   seats rotated (the gate policy, by default the training role's, with each's
    weights), through the ordinary runner (plan, --jobs, --backend), in the same run as the
    strength games (candidate against the shipped weights and against the game's heuristic). The candidate is kept when its
    win share over the deals is above 50% (`--keep share`, the default: with a few hundred deals
@@ -41,7 +41,7 @@ import numpy as np
 from simulator.errors import ZoosimError
 from simulator.rundir import RunLock, read_json, write_json_atomic
 from simulator.train.settings import (
-    GATE_PLAYERS, START_DEFAULT, START_ZERO, TRAINING_DEFAULTS, TrainSettings, check_settings, training_module,
+    GATE_PLAYERS, START_DEFAULT, START_ZERO, TrainSettings, check_settings, training_module, training_role,
 )
 
 TRAIN_INFO = "train.json"
@@ -183,8 +183,8 @@ def _write_round(out: Path, number: int, card: dict[str, Any]) -> None:
 
 
 def set_names(settings: TrainSettings) -> tuple[str, ...]:
-    """The evaluation's sets: the recorded data's entries that are positions (katz's record also
-    returns its searches' visit counts)."""
+    """The evaluation's sets: the recorded data's entries that are positions (a game's record may
+    return more, e.g. its searches' visit counts)."""
     from simulator.games import get_game
 
     return get_game(settings.game).policies[settings.gate_policy].weights.set_names
@@ -293,7 +293,7 @@ def play_gate(settings: TrainSettings, out: Path, number: int, candidate: Path, 
         opponents["gate"] = (SeatSpec(policy=policy, params={"weights": str(previous.resolve())}), settings.gate_games)
     if settings.strength_games:
         opponents["shipped"] = (SeatSpec(policy=policy, params={"weights": START_DEFAULT}), settings.strength_games)
-        opponents["heuristic"] = (SeatSpec(policy=TRAINING_DEFAULTS[settings.game].heuristic), settings.strength_games)
+        opponents["heuristic"] = (SeatSpec(policy=training_role(settings.game).heuristic), settings.strength_games)
     if not opponents:
         return {}
     studies = [Study(name=name, game=settings.game, rules=rules, seats=[mine, opponent], games=deals * GATE_PLAYERS)
@@ -305,7 +305,7 @@ def play_gate(settings: TrainSettings, out: Path, number: int, candidate: Path, 
     run_plan(build_plan(experiment), run_dir, text, jobs=jobs, backend=backend, scheduler=scheduler,
              resume=True, progress=False)
     shown = {"gate": f"{policy} with the weights of round {best_of(previous)}", "shipped": f"{policy} with the shipped weights",
-             "heuristic": TRAINING_DEFAULTS[settings.game].heuristic}
+             "heuristic": training_role(settings.game).heuristic}
     return head_to_head_shares(run_dir, {name: shown[name] for name in opponents})
 
 

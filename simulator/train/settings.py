@@ -1,15 +1,16 @@
 """What a training is: the game, its rules, the rounds and their games, the seed, the starting
 weights and the players that make and judge the data; checked before anything is written.
 
-Per game (TRAINING_DEFAULTS) the training says which policy plays the recorded games (`play`,
-with the current weights where it is a learned policy), with which share of random decisions,
-at which player counts (shares of --games), which learned policy the weights are gated (and, in
-nyz, tuned) for, and which heuristic measures strength.
+A game is trainable when its `Game` declares a training role (`Game.training`, a base.Training):
+its training code (record, fit, optionally tune) and its defaults: which policy plays the
+recorded games (`play`, with the current weights where it is a learned policy), with which share
+of random decisions, at which player counts (shares of --games), which learned policy the weights
+are gated (and, where the game tunes, tuned) for, and which heuristic measures strength. Nothing
+here knows a game by name.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,34 +22,6 @@ START_DEFAULT = "default"  # the game's shipped weights
 START_ZERO = "zero"  # every weight 0: the game's tie-break or heuristic alone (see docs)
 KEEP_RULES = ("share", "lower")  # gate: keep on the win share above 50%, or its 95% lower bound
 GATE_PLAYERS = 2  # gates and strength games are two-player head-to-heads, seats rotated
-
-
-@dataclass(frozen=True)
-class GameTraining:
-    """A game's training defaults: the recording policy, its random share, the player counts
-    (share of the round's games each), the learned policy of the gates, the heuristic strength
-    is measured against."""
-
-    play: str
-    explore: float
-    players: dict[int, float]
-    gate_policy: str
-    heuristic: str
-
-
-TRAINING_DEFAULTS = {
-    # nyz: the learned player itself with the current weights (its heuristic finishes each turn);
-    # player counts as benchmarks/train_eval.py records them (solo 1500, 2 players 1500, 3: 300);
-    # gated and tuned for `strong`, the strongest player (weights tuned for `learned`'s play gave
-    # `strong` 42% against the shipped `strong`, tuned for its own 60%: docs/learned-players.md)
-    "nyz": GameTraining(play="learned", explore=0.0, players={1: 0.45, 2: 0.45, 3: 0.10},
-                        gate_policy="strong", heuristic="greedy_duel"),
-    # katz: greedy_tuned games with 15% random decisions (katz/training.py's TRAINING_*; its
-    # recording plays any seating, `--play learned` or `strong` records the current weights'
-    # games instead: measured weaker for `strong` by benchmarks/train_eval.py, docs/benchmarks.md)
-    "katz": GameTraining(play="greedy_tuned", explore=0.15, players={2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2},
-                         gate_policy="learned", heuristic="greedy_tuned"),
-}
 
 
 @dataclass(frozen=True)
@@ -89,12 +62,39 @@ class TrainSettings:
         return {players: max(1, int(round(self.games * share))) for players, share in self.players.items()}
 
 
+def training_role(game: str):
+    """The training role the game declares (base.Training), or a one-line error naming the
+    games that declare one."""
+    from simulator.games import get_game
+
+    role = get_game(game).training
+    if role is None:
+        raise ZoosimError(f"game '{game}' has no training code: its Game declares no training role "
+                          f"(trainable: {', '.join(trainable_games()) or 'none'})", key="GAME")
+    return role
+
+
+def trainable_games() -> list[str]:
+    """The registered games whose Game declares a training role (a plugin that cannot be loaded
+    is left out: its own commands say why)."""
+    from simulator.games import game_names, get_game
+
+    found = []
+    for name in game_names():
+        try:
+            if get_game(name).training is not None:
+                found.append(name)
+        except ZoosimError:
+            continue
+    return found
+
+
 def training_module(game: str):
-    """The game's training code (simulator/games/<game>/training.py), or a one-line error."""
-    if game not in TRAINING_DEFAULTS:
-        raise ZoosimError(f"game '{game}' has no training code (trainable: {', '.join(TRAINING_DEFAULTS)})",
-                          key="GAME")
-    return importlib.import_module(f"simulator.games.{game}.training")
+    """The game's training code (its training role's `code`, imported on first use)."""
+    from simulator.games.base import Deferred
+
+    code = training_role(game).code
+    return code.resolve() if isinstance(code, Deferred) else code
 
 
 def check_settings(settings: TrainSettings) -> None:
@@ -102,7 +102,7 @@ def check_settings(settings: TrainSettings) -> None:
     written: the rules at every player count, the policies, the starting weights."""
     from simulator.games import get_game
 
-    training_module(settings.game)
+    training_role(settings.game)
     game = get_game(settings.game)
     for players in sorted({*settings.players, GATE_PLAYERS}):
         game.make_params({**settings.rules, "players": players})

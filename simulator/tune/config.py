@@ -145,7 +145,7 @@ class Constraints(StrictModel):
 
 
 class TuneSection(StrictModel):
-    game: str = Field(description="katz | nyz")
+    game: str = Field(description="a registered game (zoosim rules lists them)")
     seats: list[str | SeatSpec] | None = Field(None, min_length=1, description="policy per seat, or one for all")
     players: list[int] = Field(min_length=1, description="player counts; every trial plays each")
     rules: dict[str, Any] = Field(default_factory=dict, description="fixed rule knobs every trial starts from")

@@ -216,7 +216,7 @@ def _seat_list_defaults(game: Game, path: str, players: int) -> list[Any]:
 
 def seat_index(parameter: Parameter) -> int | None:
     """The seat (0 moves first) a per-seat parameter sets, None for a whole knob. Seat lists
-    count from 0; seat paths count from seat1, as `zoosim rules nyz` prints them."""
+    count from 0; seat paths count from seat1, as `zoosim rules GAME` prints them."""
     if parameter.seat is not None:
         return parameter.seat
     match = SEAT_PATH.match(parameter.path) if parameter.players is not None else None

@@ -22,6 +22,7 @@ import pydantic
 
 from simulator.games.base import Climb, Game, ParamRange, PolicySpec
 from simulator.schema import StrictModel
+from tests_support import trace_from_batch
 from tests.analysis.explain_game import winner_records
 
 EDGE = 0.4
@@ -85,7 +86,7 @@ ASCENT = Game(
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=_ascent_play_batch,
-    trace=lambda params, seat_policies, seed, rotation: "ascent",
+    trace=trace_from_batch(_ascent_play_batch),
     seat_columns=(),
     game_columns=(),
 )

@@ -18,6 +18,7 @@ import pydantic
 
 from simulator.games.base import Game, PolicySpec
 from simulator.schema import StrictModel
+from tests_support import trace_from_batch
 
 GIFT_RATE = 0.2
 BONUS_RATE = 0.1
@@ -97,7 +98,7 @@ LEVER = Game(
     deal_travels_with_slot=True,
     players=lambda params: params.players,
     play_batch=_lever_play_batch,
-    trace=lambda params, seat_policies, seed, rotation: "lever",
+    trace=trace_from_batch(_lever_play_batch),
     seat_columns=(),
     game_columns=(),
 )

@@ -19,8 +19,7 @@ from typing import Literal
 import numpy as np
 import pydantic
 
-from simulator.games.base import Game, InvariantViolation, PolicySpec, SeatPolicies, knob, outcome_lines
-from simulator.schema import StrictModel
+from simulator.plugin import Game, InvariantViolation, PolicySpec, SeatPolicies, StrictModel, knob, outcome_lines
 
 RULES_VERSION = 1
 KINDS = ("meat", "fish", "fruit")
@@ -83,7 +82,7 @@ def points(state: State, seat: int, card: int) -> int:
     return card_value(card) * (2 if favourite else 1)
 
 
-# ---- the step API (simulator.games.base.StepAPI) ----
+# ---- the step API (simulator.plugin.StepAPI) ----
 
 def new_game(params: Params, seat_policies: SeatPolicies | None = None, seed: int = 0,
              rotation: int = 0, check: bool = False) -> State:

@@ -4,7 +4,7 @@ Rules as implemented: seeds/alles-fuer-die-katz.md.
 Importing this module imports no numba: the engine and the renderings are `Deferred`, loaded when
 a game is first played or drawn (a plan needs only the params, presets and policies)."""
 
-from simulator.games.base import Deferred, Game
+from simulator.games.base import Deferred, Game, Training
 from simulator.games.katz import state
 from simulator.games.katz.params import RULES_VERSION, Params
 from simulator.games.katz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
@@ -40,4 +40,10 @@ GAME = Game(
     game_columns=tuple(
         name for name in state.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
     ),
+    # zoosim train katz: greedy_tuned games with 15% random decisions (training.py's TRAINING_*;
+    # its recording plays any seating, `--play learned` or `strong` records the current weights'
+    # games instead: measured weaker for `strong` by benchmarks/train_eval.py, docs/benchmarks.md)
+    training=Training(code=Deferred("simulator.games.katz.training"), play="greedy_tuned", explore=0.15,
+                      players={2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2}, gate_policy="learned",
+                      heuristic="greedy_tuned", games=1000),
 )

@@ -6,7 +6,7 @@ the engine and the renderings are `Deferred`, loaded when a game is first played
 needs only the params, presets and policies).
 """
 
-from simulator.games.base import Deferred, Game
+from simulator.games.base import Deferred, Game, Training
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
 from simulator.games.nyz.state import (
@@ -37,4 +37,12 @@ GAME = Game(
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,
+    # zoosim train nyz: the learned player itself with the current weights (its heuristic finishes
+    # each turn); player counts as benchmarks/train_eval.py records them (solo 1500, 2 players
+    # 1500, 3: 300); gated and tuned for `strong`, the strongest player (weights tuned for
+    # `learned`'s play gave `strong` 42% against the shipped `strong`, tuned for its own 60%:
+    # docs/learned-players.md). Its policies draw no random decisions: no exploration.
+    training=Training(code=Deferred("simulator.games.nyz.training"), play="learned", explore=0.0,
+                      explore_allowed=False, players={1: 0.45, 2: 0.45, 3: 0.10}, gate_policy="strong",
+                      heuristic="greedy_duel", games=400),
 )
