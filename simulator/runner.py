@@ -301,8 +301,8 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
     from simulator.games.kernel_cache import compile_progress
 
     game = warm_ups[0][0].cell.game
-    # what the warm-up compiles depends on its variants and on the policies seated (nyz learned
-    # compiles its evaluation's kernels too): the record of its last compile is kept under both
+    # what the warm-up compiles depends on its variants and on the policies seated (a learned
+    # policy compiles its evaluation's kernels too): the record of its last compile is kept under both
     seatings = ["+".join(sorted({name for name, _ in chunk.cell.seats})) for chunk, _ in warm_ups]
     kernel_set = " ".join([game] + [f"{_kernel_variant(chunk, check)}:{seating}"
                                     for (chunk, _), seating in zip(warm_ups, seatings)])
@@ -419,7 +419,7 @@ class _WarmUps:
 
     def compiling(self) -> list[str]:
         """One line per game still compiling in a process of its own: its compile status
-        ("compiling nyz: kernel 80 of 187, about 30 s left"), the progress bar's note."""
+        ("compiling GAME: kernel 80 of 187, about 30 s left"), the progress bar's note."""
         lines = []
         for game, future in list(self.pending.items()):
             if future.done():

@@ -65,7 +65,7 @@ def test_every_phase_is_named_in_order_with_a_heartbeat_and_no_glued_lines(tmp_p
     assert [phase.split(" (")[0] for phase in phases] == [
         "run-all: installing zoosim into .venv",
         "run-all: compiling the game kernels in two chains, one per core",
-        "run-all: installing the test extras and the example game plugin into .venv",
+        "run-all: installing the test extras and the example game plugins into .venv",
         "run-all: waiting for the kernel warm-ups",
         "run-all: running pytest on every core"]
     heartbeats = [line for line in lines if line.startswith("run-all: still ")]

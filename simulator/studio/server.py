@@ -31,13 +31,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from simulator.errors import ZoosimError
+from simulator.games import game_names
 from simulator.processes import terminate_on_sigterm
 from simulator.studio.form import default_settings, games_list, settings_from_experiment
 from simulator.studio.session import Studio
 
 HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
-DEFAULT_GAME = "katz"
 MAX_BODY_BYTES = 1_000_000
 # The event stream sends the state this often while a run plays (at least once a second, as the
 # issue asks), and a comment line this often when nothing changes (to notice a closed tab).
@@ -227,11 +227,11 @@ def _warm_quietly(studio: Studio, settings: dict[str, Any]) -> None:
 
 def run_studio(experiment: Path | None, out: Path, jobs: int, port: int = DEFAULT_PORT,
                announce=lambda url: print(url, flush=True)) -> None:
-    """`zoosim studio`: a studio starting from EXPERIMENT's first study (default: Katz's
-    defaults), with its seed and chunk size, so that saving replays the games `zoosim run` of
-    the same setting would play."""
+    """`zoosim studio`: a studio starting from EXPERIMENT's first study (default: the first
+    registered game's defaults, a built-in game), with its seed and chunk size, so that saving
+    replays the games `zoosim run` of the same setting would play."""
     if experiment is None:
-        studio = Studio(out, jobs, default_settings(DEFAULT_GAME))
+        studio = Studio(out, jobs, default_settings(game_names()[0]))
     else:
         settings, model, weights = settings_from_experiment(experiment)
         studio = Studio(out, jobs, settings, seed=model.seed, chunk_games=model.chunk_games, weights=weights)
