@@ -1,0 +1,117 @@
+"""The gameplay figures (simulator/analysis/gameplay, issue #43) on a test game whose game
+lengths, end reasons and component effects are known exactly (gameplay_game.py): the 95%
+intervals cover the known values over repeated seeds, the seat adjustment removes a bias the
+pooled difference has, the margin flags what is out of line, and two runs compare; then the
+figures of a real run folder through `simulator.open_run(...).gameplay()` and the report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import gameplay_game as known
+import simulator
+from simulator.analysis.gameplay import FIGURES, GameplayOptions, cell_gameplay, compare_gameplay
+
+REPLICATIONS = 200
+DEALS = 300
+# With 200 replications a true 95% coverage falls below 90% with probability under 0.2%.
+MIN_COVERAGE = 0.90
+
+
+@pytest.fixture(scope="module")
+def replications() -> list[pd.DataFrame]:
+    rng = np.random.default_rng(20261204)
+    return [cell_gameplay(known.play_records(rng, DEALS)).set_index(["figure", "item"]) for _ in range(REPLICATIONS)]
+
+
+def coverage(replications: list[pd.DataFrame], figure: str, item: str, truth: float) -> float:
+    return float(np.mean([row.loc[(figure, item), "low"] <= truth <= row.loc[(figure, item), "high"]
+                          for row in replications]))
+
+
+def test_the_figures_are_registered_in_their_order():
+    assert list(FIGURES) == ["length", "end_reason", "component"]
+
+
+@pytest.mark.parametrize("measure", ["turns", "rounds"])
+@pytest.mark.parametrize("name, share", [("median", 0.5), ("90th percentile", 0.9), ("95th percentile", 0.95)])
+def test_length_percentile_intervals_cover_the_true_quantiles(replications, measure, name, share):
+    truth = known.true_length_quantile(share, measure)
+    assert coverage(replications, "length", f"{name} {measure}", truth) >= MIN_COVERAGE
+
+
+def test_end_reason_shares_cover_the_true_shares_with_the_deal_as_unit(replications):
+    assert coverage(replications, "end_reason", "deck_out", known.TRUE_DECK_OUT) >= MIN_COVERAGE
+    assert coverage(replications, "end_reason", "target", 1 - known.TRUE_DECK_OUT) >= MIN_COVERAGE
+    first = replications[0]
+    assert first.loc[("end_reason", "deck_out"), "estimate"] + first.loc[("end_reason", "target"), "estimate"] == pytest.approx(1)
+    assert first.loc[("end_reason", "deck_out"), "deals"] == DEALS
+    assert first.loc[("end_reason", "deck_out"), "games"] == DEALS * known.GAMES_PER_DEAL
+
+
+def test_component_differences_cover_the_true_effects_adjusted_for_the_seat(replications):
+    assert coverage(replications, "component", "a boost", 100 * known.BOOST_EFFECT) >= MIN_COVERAGE
+    assert coverage(replications, "component", "a dud", 0.0) >= MIN_COVERAGE
+
+
+def test_without_the_seat_adjustment_the_boost_would_look_stronger_than_it_is():
+    # seat 0 takes the boost more often and has an edge, so the pooled difference mixes the two
+    games = known.play_records(np.random.default_rng(7), 2000)
+    shares, _ = games.win_shares()
+    took = games.seat["boost"] > 0
+    pooled = 100 * (shares[took].mean() - shares[~took].mean())
+    row = cell_gameplay(games).set_index(["figure", "item"]).loc[("component", "a boost")]
+    assert row["low"] <= 100 * known.BOOST_EFFECT <= row["high"]
+    assert pooled > row["high"] + 1
+
+
+def test_a_component_is_flagged_only_when_its_interval_lies_beyond_the_margin():
+    games = known.play_records(np.random.default_rng(11), 1000)
+    flags = cell_gameplay(games).set_index(["figure", "item"])["flag"]
+    assert flags[("component", "a boost")] and not flags[("component", "a dud")]
+    wide = cell_gameplay(games, options=GameplayOptions(component_margin_points=40.0)).set_index(["figure", "item"])
+    assert not wide.loc[("component", "a boost"), "flag"]
+
+
+def test_compare_gives_changes_whose_intervals_cover_zero_between_runs_of_one_game():
+    rng = np.random.default_rng(5)
+    covered = []
+    for _ in range(100):
+        before, after = (cell_gameplay(known.play_records(rng, DEALS)).assign(label="cell") for _ in range(2))
+        changes = compare_gameplay(before, after).set_index(["figure", "item"])
+        covered.append(not changes.loc[("end_reason", "deck_out"), "changed"]
+                       and not changes.loc[("component", "a boost"), "changed"])
+    assert np.mean(covered) >= 0.85  # two 95% intervals: each covers 0 at least 95%
+
+
+FEEDING = {
+    "name": "plays", "seed": 4, "games": 400, "chunk_games": 200,
+    "studies": [{"name": "feeding", "game": "feeding", "rules": {"players": 2}}],
+}
+
+
+@pytest.fixture(scope="module")
+def feeding_run(tmp_path_factory):
+    return simulator.run_experiment(FEEDING, out=tmp_path_factory.mktemp("plays") / "run", jobs=1)
+
+
+def test_open_run_gives_the_figures_of_a_plugin_game_as_tidy_rows(feeding_run):
+    figures = feeding_run.gameplay()
+    assert set(figures["figure"]) == {"length", "end_reason", "component"}
+    assert set(figures[figures["figure"] == "end_reason"]["item"]) == {"target", "deck_out"}
+    assert figures[figures["figure"] == "end_reason"]["estimate"].sum() == pytest.approx(1)
+    assert (figures["low"] <= figures["estimate"]).all() and (figures["estimate"] <= figures["high"]).all()
+    games = feeding_run.games()
+    per_game = games[games["seat"] == 0]
+    median = figures.set_index("item").loc["median turns", "estimate"]
+    assert median == np.quantile(per_game["turns"], 0.5, method="inverted_cdf")
+    shares = per_game["end_reason"].value_counts(normalize=True)
+    assert figures.set_index("item").loc["target", "estimate"] == pytest.approx(shares.get("target", 0.0))
+
+
+def test_the_report_has_a_how_the_game_plays_section_per_cell(feeding_run):
+    page = (feeding_run.path / "report.html").read_text(encoding="utf-8")
+    assert page.count("How the game plays") == 1
+    assert "Component strength" in page and "association under the seated players" in page
