@@ -6,13 +6,20 @@ figures of a real run folder through `simulator.open_run(...).gameplay()` and th
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 import gameplay_game as known
 import simulator
+from simulator.analysis import gameplay
 from simulator.analysis.gameplay import FIGURES, GameplayOptions, cell_gameplay, compare_gameplay
+from simulator.analysis.gameplay import figure as figure_module
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 REPLICATIONS = 200
 DEALS = 300
@@ -32,7 +39,20 @@ def coverage(replications: list[pd.DataFrame], figure: str, item: str, truth: fl
 
 
 def test_the_figures_are_registered_in_their_order():
-    assert list(FIGURES) == ["length", "end_reason", "component"]
+    assert [name for name in FIGURES if name in ("length", "end_reason", "component")] == ["length", "end_reason", "component"]
+
+
+def test_the_worked_example_of_adding_a_figure_works_as_written(monkeypatch):
+    # docs/adding-a-figure.md: its unit registers a figure, and its test passes against it
+    unit, test = re.findall(r"```python\n(.*?)```", (DOCS / "adding-a-figure.md").read_text(encoding="utf-8"), re.S)
+    monkeypatch.setattr(figure_module, "FIGURES", dict(FIGURES))  # the example's figure goes with the test
+    namespace: dict = {"__name__": "simulator.analysis.gameplay.ties"}
+    exec(compile(unit, "ties.py", "exec"), namespace)
+    assert "tie" in figure_module.FIGURES
+    monkeypatch.setattr(gameplay, "FIGURES", figure_module.FIGURES)
+    checks: dict = {"__name__": "test_gameplay_ties"}
+    exec(compile(test, "test_gameplay_ties.py", "exec"), checks)
+    checks["test_the_shared_win_interval_covers_the_true_share"]()
 
 
 @pytest.mark.parametrize("measure", ["turns", "rounds"])
@@ -99,7 +119,7 @@ def feeding_run(tmp_path_factory):
 
 def test_open_run_gives_the_figures_of_a_plugin_game_as_tidy_rows(feeding_run):
     figures = feeding_run.gameplay()
-    assert set(figures["figure"]) == {"length", "end_reason", "component"}
+    assert {"length", "end_reason", "component"} <= set(figures["figure"])
     assert set(figures[figures["figure"] == "end_reason"]["item"]) == {"target", "deck_out"}
     assert figures[figures["figure"] == "end_reason"]["estimate"].sum() == pytest.approx(1)
     assert (figures["low"] <= figures["estimate"]).all() and (figures["estimate"] <= figures["high"]).all()
