@@ -135,3 +135,17 @@ def test_the_report_has_a_how_the_game_plays_section_per_cell(feeding_run):
     page = (feeding_run.path / "report.html").read_text(encoding="utf-8")
     assert page.count("How the game plays") == 1
     assert "Component strength" in page and "association under the seated players" in page
+
+
+def test_compare_reports_the_change_of_the_figures_between_two_runs(feeding_run, tmp_path):
+    from simulator.report.compare import render_comparison
+
+    unreachable = {**FEEDING, "studies": [{**FEEDING["studies"][0], "rules": {"players": 2, "target": 100}}]}
+    other = simulator.run_experiment(unreachable, out=tmp_path / "other", jobs=1, report=False)
+    page, comparison = render_comparison(feeding_run.path, other.path, tmp_path / "compare.html")
+    changes = comparison.gameplay.set_index(["figure", "item"])
+    # a target of 100 points is never reached: every game runs the deck out
+    assert changes.loc[("end_reason", "deck_out"), "estimate_after"] == 1.0
+    assert changes.loc[("end_reason", "deck_out"), "changed"] == "yes"
+    assert changes.loc[("end_reason", "deck_out"), "change_low"] > 0
+    assert "How the game plays" in page.read_text(encoding="utf-8")
