@@ -24,7 +24,7 @@ import pandas as pd
 
 from simulator.analysis.gameplay.figure import FIGURES, ROW_COLUMNS, CellGames, Figure, GameplayOptions
 from simulator.games import get_game
-from simulator.rundir import iter_chunk_tables
+from simulator.rundir import chunk_path, verified_chunks
 
 __all__ = ["FIGURES", "ROW_COLUMNS", "CellGames", "Figure", "GameplayOptions", "cell_games", "cell_gameplay",
            "run_gameplay", "compare_gameplay"]
@@ -71,17 +71,21 @@ def components_of(game: str) -> dict[str, str]:
 
 
 def cell_games(run_dir: Path, cell: Mapping[str, Any], figures: list[Figure] | None = None) -> CellGames:
-    """A cell's verified games with the record columns `figures` (default all) read; a column a
-    chunk lacks (a run recorded before it existed) is left out."""
+    """A cell's verified games with the record columns `figures` (default all) read, and only
+    those; a column a chunk lacks (a run recorded before it existed) is left out."""
+    import pyarrow.parquet as pq
+
     figures = list(FIGURES.values()) if figures is None else figures
     players = int(cell["players"])
     components = components_of(cell["game"])
     game_columns, seat_columns = _read_columns(figures, components)
     wanted = ["deal", *sorted(game_columns), *(f"{name}_{seat}" for name in sorted(seat_columns) for seat in range(players))]
     parts: dict[str, list[np.ndarray]] = {}
-    for table in iter_chunk_tables(run_dir, cell):  # whole chunks: a column may be missing from old ones
-        present = [name for name in wanted if name in table.column_names]
-        for name in present:
+    for index in verified_chunks(run_dir, cell, set_aside=False):
+        path = chunk_path(run_dir, cell["index"], index)
+        present = set(pq.read_schema(path).names)  # a chunk of an older run may lack a column
+        table = pq.read_table(path, columns=[name for name in wanted if name in present])
+        for name in table.column_names:
             parts.setdefault(name, []).append(table.column(name).to_numpy())
     joined = {name: np.concatenate(values) for name, values in parts.items()}
     deal = joined.pop("deal", np.zeros(0, dtype=np.int64))
