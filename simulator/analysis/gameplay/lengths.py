@@ -49,5 +49,7 @@ register(Figure(
     reduce=reduce,
     order=10,
     game_columns=LENGTH_MEASURES,
+    shown=(("item", "", "text"), ("estimate", "length", "int"), ("low", "95% low", "int"), ("high", "95% high", "int"),
+           ("unit", "unit", "text"), ("games", "games", "int"), ("deals", "deals", "int")),
     note="Median and 90th/95th percentiles of game length; intervals by Woodruff's method with the deal as the unit.",
 ))
