@@ -21,8 +21,8 @@ import pandas as pd
 import yaml
 
 from simulator.analysis import stats
-from simulator.analysis.gameplay import FIGURES, run_gameplay
 from simulator.analysis.explain import REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, ordered_shares
+from simulator.analysis.gameplay import FIGURES, run_gameplay
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
