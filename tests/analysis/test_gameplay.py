@@ -15,7 +15,7 @@ import pytest
 
 import gameplay_game as known
 import simulator
-from simulator.analysis import gameplay
+from simulator.analysis import gameplay, stats
 from simulator.analysis.gameplay import FIGURES, GameplayOptions, cell_gameplay, compare_gameplay
 from simulator.analysis.gameplay import figure as figure_module
 
@@ -69,6 +69,15 @@ def test_end_reason_shares_cover_the_true_shares_with_the_deal_as_unit(replicati
     assert first.loc[("end_reason", "deck_out"), "estimate"] + first.loc[("end_reason", "target"), "estimate"] == pytest.approx(1)
     assert first.loc[("end_reason", "deck_out"), "deals"] == DEALS
     assert first.loc[("end_reason", "deck_out"), "games"] == DEALS * known.GAMES_PER_DEAL
+
+
+def test_the_deal_is_the_unit_correlated_games_of_a_deal_widen_the_interval():
+    # a deal is slow or fast for all its games: a design effect near 1 + 3 * 0.5, so the interval
+    # must be clearly wider than Wilson's on the games as if independent
+    games = known.play_records(np.random.default_rng(3), DEALS)
+    row = cell_gameplay(games).set_index(["figure", "item"]).loc[("end_reason", "deck_out")]
+    naive_low, naive_high = stats.wilson_interval(row["estimate"] * row["games"], row["games"])
+    assert row["high"] - row["low"] > 1.3 * (naive_high - naive_low)
 
 
 def test_component_differences_cover_the_true_effects_adjusted_for_the_seat(replications):
