@@ -5,6 +5,7 @@ games and the report's tables as pandas DataFrames.
     run = simulator.open_run("reports/seat_bias-1a2b3c4d")
     run.verdicts                     # one row per cell: verdict and sentence, as the report says them
     run.seats                        # one row per cell and seat: win rate with its intervals
+    run.gameplay()                   # how the game plays: lengths, end reasons, components
     games = run.games()              # one row per game and seat, the cell's knobs as columns
     games.groupby(["players", "seat"])["win_share"].mean()
 
@@ -74,6 +75,18 @@ class Run:
         """One row per cell: its verdict (balanced, unbalanced, inconclusive, solo) and the
         sentence the report and the terminal give it."""
         return self.cells[["cell", "label", "game", "players", "verdict", "sentence"]]
+
+    def gameplay(self, component_margin_points: float | None = None, confidence: float = 0.95) -> pd.DataFrame:
+        """How the game plays (issue #43), as the report's "How the game plays" sections show it:
+        one row per cell, figure and item (`figure` is `length`, `end_reason` or `component`),
+        the `estimate` with its interval (`low`, `high`) at `confidence`, the deal as the unit,
+        in `unit`, over `games` in `deals`, the interval's `method`, and `flag` (a component out
+        of line: its whole interval beyond `component_margin_points`, default 5). Read from the
+        logs on every call (simulator.analysis.gameplay.run_gameplay)."""
+        from simulator.analysis.gameplay import GameplayOptions, run_gameplay
+
+        options = GameplayOptions() if component_margin_points is None else GameplayOptions(component_margin_points)
+        return run_gameplay(self.path, self.manifest, confidence, options)
 
     def games(self, cells: list[int] | None = None) -> pd.DataFrame:
         """One row per game and seat (tidy) of every verified chunk, or of the cells listed:

@@ -404,6 +404,10 @@ class Game:
     length_columns: tuple[str, ...] = ()
     # Per-seat record columns the report shows as measures per seat, with human names
     seat_measures: Mapping[str, str] = field(default_factory=dict)
+    # Per-seat record columns counting components a seat took or played (cats held, attractions
+    # placed), with human names: the report's component strength (analysis/gameplay/components.py)
+    # compares the win share of seat-games that took one with those that did not
+    components: Mapping[str, str] = field(default_factory=dict)
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.

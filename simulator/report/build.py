@@ -24,6 +24,7 @@ from simulator.analysis import stats
 from simulator.analysis.explain import (
     REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, ordered_shares, unused_knobs_text,
 )
+from simulator.analysis.gameplay import FIGURES, run_gameplay
 from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
@@ -59,7 +60,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
         explain = explain_run(run_dir, manifest) if any(cell.get("explain") for cell in manifest["cells"]) else None
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                           read_samples(run_dir, manifest["run_hash"]), explain)
+                           read_samples(run_dir, manifest["run_hash"]), explain, run_gameplay(run_dir, manifest))
     write_text_atomic(out, page)
     return out, analysis
 
@@ -108,6 +109,7 @@ def render_html(
     resume: str | None = None,
     sample_games: dict[str, dict[str, str]] | None = None,
     explain: ExplainAnalysis | None = None,
+    gameplay: pd.DataFrame | None = None,
 ) -> str:
     """The report page; a cell without a finished game yet shows how to resume the run."""
     experiment = manifest["experiment"]
@@ -120,6 +122,8 @@ def render_html(
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
                  for cell in study_cells]
+        for view in cells:
+            view["gameplay"] = gameplay_view(view["index"], gameplay)
         studies.append(
             {
                 "name": study_name,
@@ -518,6 +522,21 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "rotate": cell["rotate"],
         "games": int(row["games"]),
     }
+
+
+def gameplay_view(cell_index: int, gameplay: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """The "How the game plays" section of a cell (templates/gameplay.html): per figure with
+    rows, its title, note and table (the columns its unit shows; analysis/gameplay)."""
+    if gameplay is None or not len(gameplay):
+        return []
+    rows = gameplay[gameplay["cell"] == cell_index]
+    views = []
+    for figure in FIGURES.values():
+        subset = rows[rows["figure"] == figure.name]
+        if len(subset):
+            views.append({"title": figure.title, "note": figure.note,
+                          "table": table_view(subset, f"{figure.name}-cell-{cell_index}", list(figure.shown))})
+    return views
 
 
 TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoosim kept turn-order facts "

@@ -18,6 +18,10 @@ a run's games as its effective games (`stats.design_effects`: the deal, with all
 the sampling unit). The two runs are treated as independent samples, which is conservative when
 B replays A's deals. "Games to tell the change" is the count at which the change's interval
 would exclude 0 with 80% probability (`stats.games_to_exclude_zero`).
+
+Below the seats stand the changes of the "How the game plays" figures (analysis/gameplay:
+game length, victory reasons, component strength) of every matched cell, each with its own 95%
+interval (`gameplay.compare_gameplay`; not corrected for the many figures shown).
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis import stats
+from simulator.analysis.gameplay import cell_gameplay, cell_games, compare_gameplay
 from simulator.analysis.tables import analyze_run
 from simulator.config import Experiment
 from simulator.errors import ZoosimError
@@ -63,6 +68,18 @@ CELL_COLUMNS = [
     ("mean_turns_a", "mean turns A", "num"),
     ("mean_turns_b", "mean turns B", "num"),
 ]
+GAMEPLAY_COLUMNS = [
+    ("label", "cell", "text"),
+    ("figure", "figure", "text"),
+    ("item", "", "text"),
+    ("unit", "unit", "text"),
+    ("estimate_before", "A", "num"),
+    ("estimate_after", "B", "num"),
+    ("change", "B − A", "signed"),
+    ("change_low", "95% low", "signed"),
+    ("change_high", "95% high", "signed"),
+    ("changed", "changed?", "text"),
+]
 
 
 @dataclass
@@ -72,6 +89,7 @@ class Comparison:
     differences: list[str]  # what differs between the runs (settings, and knobs per cell)
     only_a: list[str]  # labels of finished cells no cell of B plays
     only_b: list[str]  # labels of finished cells no cell of A plays
+    gameplay: pd.DataFrame  # one row per gameplay figure item of every matched cell: its change
 
 
 def compare_runs(run_a: Path, run_b: Path) -> Comparison:
@@ -96,7 +114,21 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs),
         only_a=[cell["label"] for cell in finished_a if cell["index"] not in paired_a],
         only_b=[cell["label"] for cell in finished_b if cell["index"] not in paired_b],
+        gameplay=_gameplay_changes(run_a, run_b, pairs),
     )
+
+
+def _gameplay_changes(run_a: Path, run_b: Path, pairs: list[tuple[dict, dict]]) -> pd.DataFrame:
+    """The change B - A of every gameplay figure of every matched cell (compare_gameplay)."""
+    frames = []
+    for cell_a, cell_b in pairs:
+        label = _pair_label(cell_a, cell_b)
+        before = cell_gameplay(cell_games(run_a, cell_a)).assign(label=label)
+        after = cell_gameplay(cell_games(run_b, cell_b)).assign(label=label)
+        frames.append(compare_gameplay(before, after))
+    changes = pd.concat(frames, ignore_index=True)
+    changes["changed"] = np.where(changes["changed"], "yes", "no")
+    return changes
 
 
 def _finished_cells(manifest: dict[str, Any], analysis) -> list[dict[str, Any]]:
@@ -282,6 +314,7 @@ def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Compar
             forest=charts.forest_plot(comparison.cells, comparison.seats),
             seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
             cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
+            gameplay_table=table_view(comparison.gameplay, "gameplay-changes", GAMEPLAY_COLUMNS),
         )
     write_text_atomic(out, page)
     return out, comparison

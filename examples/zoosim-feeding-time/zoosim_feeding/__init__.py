@@ -258,4 +258,5 @@ GAME = Game(
     seat_columns=("favourites_fed",),
     game_columns=("cards_left",),
     seat_measures={"favourites_fed": "favourite foods fed"},
+    components={"favourites_fed": "a favourite food fed"},
 )

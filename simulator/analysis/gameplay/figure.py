@@ -1,0 +1,144 @@
+"""What a gameplay figure is (issue #43, "one metric, one unit of code"): the `Figure` a unit
+declares, the `CellGames` it reads, the tidy `ROW_COLUMNS` it returns, and the per-deal
+reductions the units share.
+
+A figure unit is one module of this package that calls `register(Figure(...))` at import. The
+figure declares what it reads (per-game record columns, per-seat record bases, and whether it
+reads the game's component columns, `Game.components`), how it reduces a cell's games to rows
+with a 95% interval on the deal as the unit (`reduce`), and how the report shows it (`shown`:
+the columns of its table). Comparison between two runs is the same for every figure
+(`gameplay.compare_gameplay`), so a figure needs to declare nothing for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+import numpy as np
+import pandas as pd
+
+from simulator.analysis import stats
+
+# The tidy rows every figure returns, one per item (a percentile, an end reason, a component):
+# `estimate` with its interval (`low`, `high`) in `unit`, over `games` games in `deals` deals,
+# `method` naming how the interval was made, `flag` set when the item is out of line (a
+# figure that flags nothing leaves it False).
+ROW_COLUMNS = ("figure", "item", "estimate", "low", "high", "unit", "games", "deals", "method", "flag")
+
+
+@dataclass(frozen=True)
+class CellGames:
+    """A cell's finished games as the figures read them: per-game columns `(games,)` and per-seat
+    columns `(games, players)` by their record name without the seat suffix, `deal` the deal
+    of each game (the sampling unit), the end reasons' names and the game's components (per-seat
+    column -> human name)."""
+
+    players: int
+    deal: np.ndarray
+    game: Mapping[str, np.ndarray]
+    seat: Mapping[str, np.ndarray]
+    end_reasons: tuple[str, ...] = ()
+    components: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def games(self) -> int:
+        return len(self.deal)
+
+    @property
+    def deals(self) -> int:
+        return len(np.unique(self.deal))
+
+    def deal_codes(self) -> tuple[np.ndarray, int]:
+        """(each game's deal numbered 0 .. D - 1, D), for per-deal sums with np.bincount."""
+        _, codes = np.unique(self.deal, return_inverse=True)
+        return codes, int(codes.max()) + 1 if len(codes) else 0
+
+    def win_shares(self) -> tuple[np.ndarray, np.ndarray]:
+        """(win shares (games, players), mask of games with a winner): a k-way shared win gives
+        each winner 1/k, as in the seat table; games without a winner get zeros."""
+        wins = np.asarray(self.seat["win"], dtype=float)
+        winners = wins.sum(axis=1)
+        shares = np.divide(wins, winners[:, None], out=np.zeros_like(wins), where=winners[:, None] > 0)
+        return shares, winners > 0
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One per-cell figure: its `name` (the `figure` column of its rows), its `title` (the
+    report's heading), what it reads, how it reduces (`reduce(games, confidence, options) ->
+    rows`, options being `GameplayOptions`), which cells it applies to (`applies`, e.g. not to a
+    solo cell) and the columns its report table shows (`shown`, (column, heading, style) as
+    report.build.table_view takes them)."""
+
+    name: str
+    title: str
+    reduce: Callable[[CellGames, float, "GameplayOptions"], pd.DataFrame]
+    game_columns: tuple[str, ...] = ()
+    seat_columns: tuple[str, ...] = ()
+    reads_components: bool = False
+    applies: Callable[[CellGames], bool] = lambda games: games.games > 0
+    shown: tuple[tuple[str, str, str], ...] = (
+        ("item", "", "text"), ("estimate", "estimate", "num"), ("low", "95% low", "num"),
+        ("high", "95% high", "num"), ("unit", "unit", "text"), ("games", "games", "int"),
+        ("deals", "deals", "int"),
+    )
+    note: str = ""  # a sentence the report prints under the figure's heading
+    order: int = 100  # place among the figures (report, tables): lower first
+
+
+# The margin, in win-share points, beyond which a component's win-share difference is flagged
+# out of line (when its whole interval lies beyond it), unless the designer sets another.
+DEFAULT_COMPONENT_MARGIN_POINTS = 5.0
+
+
+@dataclass(frozen=True)
+class GameplayOptions:
+    """What a designer sets for the figures: `component_margin_points`, the win-share
+    difference (in points) beyond which a component counts as out of line."""
+
+    component_margin_points: float = DEFAULT_COMPONENT_MARGIN_POINTS
+
+
+FIGURES: dict[str, Figure] = {}
+
+
+def register(figure: Figure) -> Figure:
+    """Add a figure to the registry (each unit calls this once, at import), kept in `order`."""
+    if figure.name in FIGURES:
+        raise ValueError(f"two gameplay figures are named {figure.name!r}")
+    ordered = sorted([*FIGURES.values(), figure], key=lambda known: (known.order, known.name))
+    FIGURES.clear()
+    FIGURES.update((known.name, known) for known in ordered)
+    return figure
+
+
+def item(name: str, interval: tuple[float, float, float], unit: str, **more: Any) -> dict[str, Any]:
+    """One item of a figure: its name, (estimate, low, high), unit and any further columns."""
+    estimate, low, high = interval
+    return {"item": name, "estimate": estimate, "low": low, "high": high, "unit": unit, **more}
+
+
+def rows(figure: str, items: list[dict[str, Any]], games: CellGames, method: str) -> pd.DataFrame:
+    """A figure's tidy rows (ROW_COLUMNS, then any further keys of the items as columns of
+    their own) from per-item dicts holding item, estimate, low, high, unit and optionally
+    games, deals and flag (`item` makes them); no items, no rows."""
+    if not items:
+        return pd.DataFrame(columns=list(ROW_COLUMNS))
+    frame = pd.DataFrame(items)
+    frame.insert(0, "figure", figure)
+    frame["games"] = frame["games"] if "games" in frame else games.games
+    frame["deals"] = frame["deals"] if "deals" in frame else games.deals
+    frame["method"] = method
+    frame["flag"] = frame["flag"].astype(bool) if "flag" in frame else False
+    return frame[[*ROW_COLUMNS, *(column for column in frame.columns if column not in ROW_COLUMNS)]]
+
+
+def clustered_share(games: CellGames, hits: np.ndarray, confidence: float, counted: np.ndarray | None = None):
+    """(rate, low, high) of the share of games (those `counted`, default all) that are `hits`,
+    the deal as the unit (stats.clustered_rate_interval)."""
+    codes, deals = games.deal_codes()
+    counted = np.ones(games.games, dtype=bool) if counted is None else counted
+    successes = np.bincount(codes, weights=(hits & counted).astype(float), minlength=deals)
+    trials = np.bincount(codes, weights=counted.astype(float), minlength=deals)
+    return stats.clustered_rate_interval(successes, trials, confidence)
