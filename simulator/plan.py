@@ -137,6 +137,9 @@ class Cell:
             # [per-seat record column, what the report calls it] pairs in display order (a list:
             # the manifest's JSON has its keys sorted)
             "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
+            # [per-seat record column, human name] of the components a seat takes (Game.components):
+            # the report's component strength reads them from here, loading no game package
+            "components": [[column, name] for column, name in game.components.items()],
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
             # how its players differ from the game's reference players (`reference_note`)

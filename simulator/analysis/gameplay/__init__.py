@@ -23,26 +23,12 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import FIGURES, ROW_COLUMNS, CellGames, Figure, GameplayOptions
-from simulator.games import get_game
 from simulator.rundir import chunk_path, verified_chunks
 
 __all__ = ["FIGURES", "ROW_COLUMNS", "CellGames", "Figure", "GameplayOptions", "cell_games", "cell_gameplay",
            "run_gameplay", "compare_gameplay"]
 
 UNIT_MODULES = ("figure",)  # modules of the package that are not figure units
-
-# The components of the built-in games, until their Game objects declare `components`
-# themselves: any edit to a game's package changes its kernels' cache digest
-# (games/kernel_cache.py) and recompiles every engine variant, so the declaration moves there
-# with the next engine change. Per-seat record columns (state.SEAT_COLUMNS) -> human names.
-# Read from here, a built-in game's package is not imported at all: a report loads no engine
-# package (tests/report/test_sample_games.py).
-BUILT_IN_COMPONENTS = {
-    "katz": {"cats_held": "cats held at the end", "zookeepers_placed": "zookeepers placed",
-             "keepers_replaced": "keepers replaced"},
-    "nyz": {"attractions": "attractions placed", "young": "animals bred", "bonus_young": "bonus-bred animals",
-            "house_adds": "animals added from houses", "kept_from_full": "animals kept from full enclosures"},
-}
 
 
 def _load_units() -> None:
@@ -62,12 +48,10 @@ def _read_columns(figures: list[Figure], components: Mapping[str, str]) -> tuple
     return game_columns, seat_columns
 
 
-def components_of(game: str) -> dict[str, str]:
-    """The components a game declares (Game.components; a built-in game's from
-    BUILT_IN_COMPONENTS until it declares them itself)."""
-    if game in BUILT_IN_COMPONENTS:
-        return dict(BUILT_IN_COMPONENTS[game])
-    return dict(get_game(game).components)
+def components_of(cell: Mapping[str, Any]) -> dict[str, str]:
+    """The components the cell's game declares (Game.components), as the manifest cell carries
+    them; a run written before the manifest carried them has none."""
+    return {column: name for column, name in cell.get("components", [])}
 
 
 def cell_games(run_dir: Path, cell: Mapping[str, Any], figures: list[Figure] | None = None) -> CellGames:
@@ -77,7 +61,7 @@ def cell_games(run_dir: Path, cell: Mapping[str, Any], figures: list[Figure] | N
 
     figures = list(FIGURES.values()) if figures is None else figures
     players = int(cell["players"])
-    components = components_of(cell["game"])
+    components = components_of(cell)
     game_columns, seat_columns = _read_columns(figures, components)
     wanted = ["deal", *sorted(game_columns), *(f"{name}_{seat}" for name in sorted(seat_columns) for seat in range(players))]
     parts: dict[str, list[np.ndarray]] = {}

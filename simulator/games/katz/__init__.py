@@ -40,6 +40,9 @@ GAME = Game(
     game_columns=tuple(
         name for name in state.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
     ),
+    # the per-seat counters the report's component strength reads (analysis/gameplay)
+    components={"cats_held": "cats held at the end", "zookeepers_placed": "zookeepers placed",
+                "keepers_replaced": "keepers replaced"},
     # zoosim train katz: greedy_tuned games with 15% random decisions (training.py's TRAINING_*;
     # its recording plays any seating, `--play learned` or `strong` records the current weights'
     # games instead: measured weaker for `strong` by benchmarks/train_eval.py, docs/benchmarks.md)

@@ -37,6 +37,9 @@ GAME = Game(
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,
+    # the per-seat counters the report's component strength reads (analysis/gameplay)
+    components={"attractions": "attractions placed", "young": "animals bred", "bonus_young": "bonus-bred animals",
+                "house_adds": "animals added from houses", "kept_from_full": "animals kept from full enclosures"},
     # zoosim train nyz: the learned player itself with the current weights (its heuristic finishes
     # each turn); player counts as benchmarks/train_eval.py records them (solo 1500, 2 players
     # 1500, 3: 300); gated and tuned for `strong`, the strongest player (weights tuned for
