@@ -6,7 +6,6 @@ which `.ci/run` installs; in CI (CI=true) a missing browser is a failure, not a 
 import math
 import os
 import shutil
-from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,8 +15,8 @@ from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
 from simulator.runner import run_plan
+from tests.conftest import REPO
 
-QUICK_START = Path(__file__).parents[2] / "experiments" / "seat_bias.yaml"
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 LAUNCH_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -302,6 +301,9 @@ def test_every_cell_and_chart_is_in_the_contents_and_a_link_opens_the_cell(brows
     assert page.locator(ladder_cell).evaluate("cell => cell.open && cell.parentElement.closest('details').open")
     assert page.locator(f"{ladder_cell} table").first.is_visible()
     page.close()
+
+
+QUICK_START = REPO / "experiments" / "seat_bias.yaml"
 
 
 def test_the_quick_start_report_opens_short_with_every_cell_in_the_contents(browser, tmp_path):
