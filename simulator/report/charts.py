@@ -5,9 +5,11 @@ as SVG (`_Axes`): simple shapes, and matplotlib would cost a report process abou
 imports and drawing. The rarer charts (sweeps, heatmaps, ratings, ladders, before/after) use
 matplotlib, imported on first use (`pyplot`).
 
-Conventions every chart keeps (the browser test checks the first three in Chromium):
+Conventions every chart keeps (the browser tests check them in Chromium at a 1,400 px window):
+- text at FONT (10 pt, 13 px on the page), never below 12 px, and inside its chart;
 - legends stand outside the plotting area, so they never cover data;
-- tick labels are short or rotated, so neighbours do not overlap;
+- tick labels are short or upright; long category labels (rungs) are rows of level, wrapped text;
+- every marker is named (a legend entry, or the seat number beside a most-deviant point);
 - SVG groups carry classes for what they are: `xtick`, `ytick`, `legend`, `text` (titles, axis
   labels, annotations), `data` (points, intervals, bars, cells) and `reference` (fair lines and
   bands, which legitimately span the whole plot);
@@ -189,7 +191,7 @@ class _Axes:
         legend_width = (22 + max(len(text) for _, text in self.legend_entries) * CHARACTER_WIDTH * LEGEND_FONT
                         if self.legend_entries else 0)
         self.left = 4 + TICK_FONT + 6 + widest + 3 + TICK_LENGTH
-        self.right = self.width - 8
+        self.right = self.width - 2 * TICK_FONT  # room for half a tick label of up to six characters
         self.width += legend_width  # the legend stands outside, as matplotlib's tight bounding box puts it
         self.top = TITLE_FONT + 10
         self.bottom = self.height - (TICK_LENGTH + 3 + TICK_FONT + 5 + TICK_FONT + 4)

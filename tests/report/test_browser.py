@@ -247,7 +247,8 @@ SHIPPED_RUNGS = ["greedy", "learned(temperature=6, valued=destination_and_placem
 
 
 def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_path):
-    """Issue #41: "re=6, valued=destination_and_placement) 20 Elo", a rung's label cut off."""
+    """Issue #41: "re=6, valued=destination_and_placement) 20 Elo", a rung's label cut off; and a
+    length histogram's last tick label, 100, cut off at the chart's right edge (turns 30-98)."""
     import pandas as pd
 
     from simulator.report import charts
@@ -259,7 +260,8 @@ def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_
               "ci_high": rate + 0.02, "fair": 0.25}
              for low, high in zip(SHIPPED_RUNGS, SHIPPED_RUNGS[1:]) for policy, rate in ((low, 0.2), (high, 0.3))]
     svgs = [charts.ladder_chart(pd.DataFrame(rows), "4 players: seat deviation from fair against rung strength"),
-            charts.head_to_head_chart(pd.DataFrame(duels), "4 players: head-to-heads")]
+            charts.head_to_head_chart(pd.DataFrame(duels), "4 players: head-to-heads"),
+            charts.length_histogram(pd.DataFrame({"value": range(30, 99), "games": 1}), "turns")]
     path = tmp_path / "ladder.html"
     path.write_text("<!DOCTYPE html><html><head><style>body { max-width: 1100px; }"
                     ".chart svg { max-width: 100%; height: auto; }</style></head><body>"
