@@ -249,21 +249,27 @@ def ordered_shares(shares: pd.DataFrame) -> pd.DataFrame:
 
 
 def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
-    """One sentence per explained cell: "Seat 0's +3.1 points: 2.2 [1.8, 2.6] from extra turn
-    (K-3.5.1), 0.6 [0.3, 0.9] from ..., 0.3 [-0.1, 0.7] unexplained." Mechanisms by the size of
-    their share; then how much is explained, interactions, and the pairing gain."""
+    """The sentences of an explained cell, led by the finding: "Seat 0's +3.1 points from fair:
+    the largest share, 2.2 points, from extra turns. Shares (Shapley shares): 2.2 [1.8, 2.6] from
+    extra turns (K-3.5.1), 0.6 [0.3, 0.9] from ..., 0.3 [-0.1, 0.7] unexplained." Mechanisms by
+    the size of their share; then how much is explained, interactions, and the pairing gain."""
     if cell.get("deals", 0) < 2 or pd.isna(cell.get("deviation")):
         return "not enough deals played in every setting yet to explain its seat edge."
+    ordered = ordered_shares(shares)
     parts = []
-    for _, share in ordered_shares(shares).iterrows():
+    for _, share in ordered.iterrows():
         rules = f" ({share['rules']})" if share["rules"] else ""
         parts.append(f"{_with_interval(share['share'], share['share_low'], share['share_high'])} from "
                      f"{share['mechanism']}{rules}")
     parts.append(f"{_with_interval(cell['unexplained'], cell['unexplained_low'], cell['unexplained_high'])} "
                  f"{REST_NAMES[cell['method']]}")
     what = "Shapley shares" if cell["method"] == "shapley" else "one at a time"
-    sentence = (f"Seat {int(cell['seat'])}'s {points_text(cell['deviation'], signed=True)} points ({what}): "
-                + ", ".join(parts) + ".")
+    # The lead, the finding in at most about 120 characters (issue #41); the detail follows.
+    sentence = f"Seat {int(cell['seat'])}'s {points_text(cell['deviation'], signed=True)} points from fair"
+    if len(ordered):
+        largest = ordered.iloc[0]
+        sentence += f": the largest share, {points_text(largest['share'])} points, from {largest['mechanism']}"
+    sentence += f". Shares ({what}): " + ", ".join(parts) + "."
     if not pd.isna(cell["explained_fraction"]):
         sentence += f" The named mechanisms explain {_fraction_with_interval(cell)} of it."
     if much_unexplained(cell) and cell.get("unused_knobs"):
@@ -275,10 +281,10 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
         sentence += (f" Interactions: {', '.join(interacting)} "
                      f"{'acts' if len(interacting) == 1 else 'act'} differently alone than with the others.")
     if not pd.isna(cell["pairing_gain"]):
-        sentence += (f" For the same interval on the total, pairing the settings' deals needs {cell['pairing_gain']:.1f}x "
-                     "fewer games than independent runs with seat rotation")
+        sentence += (f" For the same interval on the total, pairing the settings' deals needs "
+                     f"{times_fewer_text(cell['pairing_gain'])} games than independent runs with seat rotation")
         if not pd.isna(cell.get("design_gain", math.nan)):
-            sentence += f", and {cell['design_gain']:.1f}x fewer than independent single games"
+            sentence += f", and {times_fewer_text(cell['design_gain'])} than independent single games"
         sentence += "."
         if not pd.isna(cell.get("changed_deals", math.nan)):
             sentence += (f" Switching every mechanism off changes the seat's outcome in {cell['changed_deals']:.0%} "
@@ -299,6 +305,12 @@ def unused_knobs_text(cell: pd.Series) -> str:
     return ", ".join(f"{group['name']} ({', '.join(group['rules'])}"
                      + (f"; {group['knobs']} knobs)" if group["knobs"] > 1 else ")")
                      for group in cell["unused_knobs"])
+
+
+def times_fewer_text(gain: float) -> str:
+    """A gain in games as words: 2.3 -> "2.3 times fewer", 0.9 -> "1.1 times more" (issue #41:
+    "0.9x fewer games" said a loss as a gain)."""
+    return f"{gain:.1f} times fewer" if gain >= 1 else f"{1 / gain:.1f} times more"
 
 
 def _with_interval(value: float, low: float, high: float) -> str:

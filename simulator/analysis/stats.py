@@ -471,8 +471,8 @@ def verdict_sentence(
         decimals = _decimals_to_tell_apart([fair - margin, fair + margin])
         band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
         return (
-            f"Balanced within ±{margin_points:.1f} points: every seat's win rate is within "
-            f"{band} (each seat's {tost_text} lies inside it; a test at the {alpha_text} level)."
+            f"Balanced: every seat wins within ±{margin_points:.1f} points of a fair {100 * fair:.1f}%. "
+            f"Each seat's {tost_text} lies inside {band} (a test at the {alpha_text} level)."
         )
     if verdict == "unbalanced":
         outside = (highs < fair - margin) | (lows > fair + margin)
@@ -483,10 +483,9 @@ def verdict_sentence(
         else:
             direction, nearest, furthest = "less", fair - highs[seat], fair - lows[seat]
         return (
-            f"Seat {seat} wins {100 * abs(rates[seat] - fair):.1f} points {direction} often than "
-            f"a fair {100 * fair:.1f}% ({100 * confidence:g}% simultaneous interval "
-            f"{100 * nearest:.1f} to {100 * furthest:.1f} points): not balanced within "
-            f"±{margin_points:.1f} points."
+            f"Seat {seat} wins {100 * abs(rates[seat] - fair):.1f} points {direction} often than a fair "
+            f"{100 * fair:.1f}%: not balanced within ±{margin_points:.1f} points. Its {100 * confidence:g}% "
+            f"simultaneous interval: {100 * nearest:.1f} to {100 * furthest:.1f} points {direction}."
         )
     reach_beyond_band = np.maximum((fair - margin) - tost_lows, tost_highs - (fair + margin))
     seat = int(np.argmax(reach_beyond_band))
@@ -495,12 +494,12 @@ def verdict_sentence(
     band = f"{percent_text(fair - margin, decimals)} to {percent_text(fair + margin, decimals)}"
     below, above = low < fair - margin, high > fair + margin
     reach = "reaches past both edges of" if below and above else f"straddles the {'lower' if below else 'upper'} edge of"
+    # The lead, the finding in at most about 120 characters (issue #41), then the detail.
     sentence = (
-        f"Inconclusive at ±{margin_points:.1f} points: seat {seat} wins "
-        f"{percent_text(rates[seat], decimals)}, and its interval "
+        f"Inconclusive: seat {seat} wins {percent_text(rates[seat], decimals)}; these games cannot yet tell "
+        f"if it is within ±{margin_points:.1f} points of fair. Its interval "
         f"({percent_text(low, decimals)} to {percent_text(high, decimals)}, "
-        f"{tost_text}) {reach} the fair band {band}, so these games cannot "
-        f"yet tell whether seat {seat} is within the margin or outside it."
+        f"{tost_text}) {reach} the fair band {band}."
     )
     if games is None:
         return sentence
@@ -513,14 +512,16 @@ def verdict_sentence(
     power = f"{100 * PLANNING_POWER:g}%"
     if needed <= games:
         return sentence + (
-            f" If the rates are as estimated, a fresh run of {count_text(games)} games would "
+            f" If the rates are as estimated, a fresh run of {games:,} games would "
             f"decide it with {power} probability."
         )
-    # "in all" beside what was played, never beside a rounded difference: "about 11,000,000 more
-    # games (11,000,000 in all)" read as a contradiction (issue #21, finding 8).
+    # The games needed, a projection, are rounded (count_text); the games played are exact:
+    # "about 1,100,000 games (this run played 260,000)" beside a cell of 250,002 games read as
+    # a contradiction (issue #41). "In this cell", never "in all", beside what was played, never
+    # beside a rounded difference (issue #21, finding 8).
     return sentence + (
-        f" If the rates are as estimated, about {count_text(needed)} games in all (this run "
-        f"played {count_text(games)}) would decide it with {power} probability."
+        f" If the rates are as estimated, about {count_text(needed)} games in this cell (this run "
+        f"played {games:,}) would decide it with {power} probability."
     )
 
 

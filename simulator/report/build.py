@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 import shlex
 from importlib import metadata
 from pathlib import Path
@@ -88,6 +89,7 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
         ready = cell.get("deals", 0) >= MIN_GAMES and not pd.isna(cell.get("deviation"))
         views.append({
             "group": int(cell["group"]), "label": cell["label"], "sentence": line["sentence"],
+            **dict(zip(("lead", "detail"), lead_and_detail(line["sentence"]))),
             "chart": charts.explain_waterfall(shares, cell, REST_NAMES[cell["method"]]) if ready else None,
             "table": table_view(shares.assign(interacts=shares["interacts"].map({True: "yes", False: "no"})),
                                 f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
@@ -124,16 +126,22 @@ def render_html(
                  for cell in study_cells]
         for view in cells:
             view["gameplay"] = gameplay_view(view["index"], gameplay)
+        # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
+        # are settings of one rule set, explained by its own section
+        drawn_apart = study_name in ladders or any(cell.get("explain") for cell in study_cells)
+        sweep_charts = [] if drawn_apart else _sweep_charts(study_cells, analysis, margin, study_key(study_name))
         studies.append(
             {
                 "name": study_name,
+                "key": study_key(study_name),
                 "game": study_cells[0]["game"],
                 "cells": cells,
-                # a ladder's cells are rungs and head-to-heads, drawn by its own charts
-                "sweep_charts": [] if study_name in ladders else _sweep_charts(study_cells, analysis, margin),
+                "heatmap": sweep_charts[0] if sweep_charts else None,
+                "sweep_charts": sweep_charts[1:],
+                "cells_shown": len(cells) <= CELLS_SHOWN,
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
-                **_tournament_view(study_name, analysis),
+                **_tournament_view(study_name, analysis, study_key(study_name)),
                 "ladder": _ladder_view(study_name, study_cells, analysis, rung_models(study_cells), manifest),
             }
         )
@@ -146,18 +154,22 @@ def render_html(
     )
     environment.filters["count"] = lambda value: f"{int(value):,}"
     template = environment.get_template("report.html")
+    lines = summary(manifest, analysis)
     return template.render(
         title=experiment.get("name") or "zoosim run",
         description=experiment.get("description", ""),
         overrides=command_line_overrides(experiment_text, experiment),
         previous=previous,
-        summary=summary(manifest, analysis),
+        summary=lines,
+        ladder_lines=lines[:len(analysis.ladder)],
+        heatmaps=[study for study in studies if study["heatmap"]],
         trained=trained_lines(manifest["cells"]),
         reference_lines=reference_lines(manifest["cells"]),
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
-        cells_table=table_view(analysis.cells, "cells", CELL_COLUMNS),
+        cells_table=table_view(_with_findings(analysis.cells), "cells", CELL_COLUMNS),
+        cells_table_shown=len(analysis.cells) <= CELLS_SHOWN,
         games_played=int(analysis.cells["games"].sum()) if len(analysis.cells) else 0,
         # playing time: numba's compiling of kernels not yet cached is said apart
         compile_seconds=sum(s.get("compile_seconds", 0.0) for s in sessions),
@@ -268,17 +280,20 @@ def players_text(seats: list[str]) -> str:
     return f"{seats[0]} in every seat" if len(set(seats)) == 1 else ", ".join(seats)
 
 
-HEAD_TO_HEAD_SENTENCE = ("A ladder head-to-head: it places {players} on one strength scale; its seats mix "
-                         "two players, so it has no seat verdict (see the ladder verdict).")
+HEAD_TO_HEAD_SENTENCE = ("A ladder head-to-head: it places two rungs on one strength scale and has no seat verdict. "
+                         "Players: {players}; their seats mix the two, so see the ladder verdict.")
 
 
 def _verdict_view(cell: dict[str, Any], row: pd.Series, ladders: set[str]) -> dict[str, str]:
-    """A cell's verdict and its sentence naming the players behind it; a ladder's head-to-head
-    is labelled as such instead of given a seat verdict."""
+    """A cell's verdict and its sentence naming the players behind it, whole and as lead and
+    detail; a ladder's head-to-head is labelled as such instead of given a seat verdict."""
     if is_head_to_head(cell, ladders):
-        return {"verdict": "head-to-head",
-                "sentence": HEAD_TO_HEAD_SENTENCE.format(players=" and ".join(dict.fromkeys(cell["seats"])))}
-    return {"verdict": row["verdict"], "sentence": f"{row['sentence']} (players: {players_text(cell['seats'])})"}
+        sentence = HEAD_TO_HEAD_SENTENCE.format(players=" and ".join(dict.fromkeys(cell["seats"])))
+    else:
+        sentence = f"{row['sentence']} (players: {players_text(cell['seats'])})"
+    lead, detail = lead_and_detail(sentence)
+    return {"verdict": "head-to-head" if is_head_to_head(cell, ladders) else row["verdict"], "sentence": sentence,
+            "lead": lead, "detail": detail}
 
 
 def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
@@ -336,11 +351,32 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
     by_index = {cell["index"]: cell for cell in manifest["cells"]}
     lines = [
         {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["verdict"],
-         "sentence": ladder_sentence(row, manifest)}
+         "sentence": ladder_sentence(row, manifest), "href": f"#{study_key(row['study'])}-ladder",
+         "lead": ladder_lead(row)}
         for _, row in analysis.ladder.iterrows()
     ]
-    return lines + [{"label": row["label"], **_verdict_view(by_index[row["cell"]], row, ladders)}
+    return lines + [{"label": row["label"], "href": f"#cell-{row['cell']}",
+                     **_verdict_view(by_index[row["cell"]], row, ladders)}
                     for _, row in analysis.cells.iterrows()]
+
+
+def ladder_lead(row: pd.Series) -> str:
+    """A ladder verdict's finding in a few words (its sentence gives the detail), e.g. "Unbalanced
+    with the strongest rung (strong); stable across the ladder"."""
+    return (f"{str(row['seat_verdict']).capitalize()} with the strongest rung ({row['strongest']}); "
+            f"{row['verdict']} across the ladder.")
+
+
+def study_key(name: str) -> str:
+    """A study's anchor on the page, e.g. "Alles für die Katz" -> "study-alles-f-r-die-katz"."""
+    return "study-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def lead_and_detail(sentence: str) -> tuple[str, str]:
+    """A verdict's lead, its first sentence (the finding, at most about 120 characters: issue
+    #41), and the detail after it. The sentences of analysis/ put the finding first."""
+    lead, _, detail = sentence.partition(". ")
+    return (f"{lead}." if detail else lead), detail
 
 
 def ladder_sentence(row: pd.Series, manifest: dict[str, Any]) -> str:
@@ -395,9 +431,9 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
         "climbs": any(record["study"] == study_name for record in manifest.get("climbs", [])),
         "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": ladder_sentence(row, manifest)}
                      for _, row in verdicts.iterrows()],
-        "charts": [chart for players, group in seats.groupby("players") for chart in (
+        "charts": [{"players": int(players), "id": f"{study_key(study_name)}-ladder-{players}", "svgs": [chart for chart in (
             charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength (self-play, rungs in order)"),
-            duel_charts.get(players)) if chart],
+            duel_charts.get(players)) if chart]} for players, group in seats.groupby("players")],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
         "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
         **_skill_curve_view(study_name, seats, analysis, float(manifest["experiment"].get("margin_points", 1.0))),
@@ -517,6 +553,9 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
             if name.startswith("end:") and share > 0
         ),
         "crn_text": crn_text(float(row["crn_gain"])),
+        "statistics": table_view(statistics_rows(row, len(analysis.cells)), f"stats-cell-{cell['index']}",
+                                 STATISTICS_COLUMNS),
+        "score_meaning": SCORE_MEANINGS.get(cell["game"], SCORE_MEANINGS[None]),
         **_verdict_view(cell, row, ladders),
         "seating": cell["seats"],
         "rotate": cell["rotate"],
@@ -550,9 +589,21 @@ def _turn_order_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any]
         return None  # a solo cell
     turn_order = analysis.turn_order[cell["index"]]
     if turn_order is None:
-        return {"sentence": TURN_ORDER_MISSING, "table": None}
-    return {"sentence": lead_sentence(turn_order, cell["players"]),
+        return {"sentence": TURN_ORDER_MISSING, "table": None, "finding": None}
+    return {"sentence": lead_sentence(turn_order, cell["players"]), "finding": turn_order_finding(turn_order),
             "table": table_view(turn_order.seats, f"turn-order-cell-{cell['index']}", TURN_ORDER_COLUMNS)}
+
+
+def turn_order_finding(turn_order) -> str:
+    """The turn-order facts a cell's verdict line shows (issue #41: New York Zoo's most useful
+    "why", buried in each cell): how often the seats got unequal turns and what seat 0 won in
+    those games and in the others; the section's sentence gives the intervals."""
+    first = turn_order.seats.iloc[0]
+    text = f"{stats.percent_text(turn_order.unequal_rate)} of games ended before every seat had its last turn"
+    if first["games_unequal"] > 0 and first["games_equal"] > 0:
+        text += (f"; seat 0 won {stats.percent_text(first['win_rate_unequal'])} of those and "
+                 f"{stats.percent_text(first['win_rate_equal'])} of the others")
+    return text + "."
 
 
 def _significance_note(row: pd.Series, margin: float) -> dict[str, Any] | None:
@@ -564,7 +615,7 @@ def _significance_note(row: pd.Series, margin: float) -> dict[str, Any] | None:
             "deviation": float(row["max_signed_deviation_points"]), "games": int(row["games"]), "margin": margin}
 
 
-def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
+def _tournament_view(study_name: str, analysis: Analysis, key: str) -> dict[str, Any]:
     if len(analysis.ratings) == 0:
         return {}
     ratings = analysis.ratings[analysis.ratings["study"] == study_name]
@@ -574,7 +625,7 @@ def _tournament_view(study_name: str, analysis: Analysis) -> dict[str, Any]:
     chart = charts.strength_chart(ratings, "seat advantage against strength") if rated else None
     return {
         "ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS),
-        "ratings_chart": chart,
+        "ratings_chart": chart and {"id": f"{key}-ratings", "title": "chart: seat advantage against strength", "svg": chart},
         "strongest": strongest_policy(ratings) if rated else None,
     }
 
@@ -600,11 +651,12 @@ def _share_text(share: float) -> str:
     return "< 0.1%" if share < 0.001 else f"{share:.1%}"
 
 
-def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
+def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float, key: str) -> list[dict[str, str]]:
     """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
     one chart per knob that takes more than one value on one scale (balance and game length
-    against it). Cases may set different knobs: a knob a case leaves out takes the value that
-    case plays (the study's rule or the default)."""
+    against it), each as {id, title, svg} (`key` the study's anchor). Cases may set different
+    knobs: a knob a case leaves out takes the value that case plays (the study's rule or the
+    default)."""
     knobs = list(dict.fromkeys(knob for cell in study_cells for knob in cell["sweep_values"]))
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
@@ -623,13 +675,15 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
     else:
         columns = ["\n".join(_value_text(played[index][knob]) for knob in knobs) for index in cells["cell"]]
         x_label = " / ".join(knobs)
-    title = f"points from fair by seat and {' × '.join(knobs)} (red: wins more than fair, blue: less)"
-    svgs = [charts.seat_heatmap(cells, analysis.seats, columns, x_label, title)]
+    title = f"{study_cells[0]['study']}: points from fair by seat and {' × '.join(knobs)}"
+    views = [{"id": f"{key}-heatmap", "title": f"heatmap: points from fair by seat and {' × '.join(knobs)}",
+              "svg": charts.seat_heatmap(cells, analysis.seats, columns, x_label, title)}]
     for knob in knobs:
         values = cells[f"sweep:{knob}"]
         if values.nunique() > 1 and _one_scale(values):
-            svgs.append(charts.sweep_chart(cells, analysis.seats, knob, knobs, margin))
-    return svgs
+            views.append({"id": f"{key}-sweep-{re.sub(r'[^a-z0-9]+', '-', knob)}", "title": f"chart: balance and length by {knob}",
+                          "svg": charts.sweep_chart(cells, analysis.seats, knob, knobs, margin)})
+    return views
 
 
 def knob_values(cell: dict[str, Any], knobs: list[str]) -> dict[str, Any]:
@@ -656,8 +710,71 @@ def _one_scale(values: pd.Series) -> bool:
     return all(numeric) or not any(numeric)
 
 
+# A cell's study with more cells than this lists them collapsed (a ladder's or an explain study's
+# dozens), and the answer's table of cells is collapsed too: the page as first shown stays short.
+CELLS_SHOWN = 12
+
+# What a seat's score counts, per game (the seat table's "mean score"); None: any other game.
+SCORE_MEANINGS = {
+    "katz": "points of the cards in hand at the end (the highest card of each zoo kind counts, the other "
+            "cards of its kind and every cat count minus; 49 at most)",
+    "nyz": "minus the empty squares left on the seat's board (0 is a full zoo, −5 five squares left)",
+    None: "the game's final score",
+}
+
+
+def statistics_rows(row: pd.Series, cells: int) -> pd.DataFrame:
+    """A cell's statistics panel, one row per figure: the term (its glossary entry's anchor),
+    the value and what it says in words. The verdict rests on the intervals; these are for a
+    statistician's check."""
+    effect = float(row["design_effect"])
+    rows = [("games", "glossary-games", row["games"], "int", "games played in this cell"),
+            ("design effect", "glossary-design-effect", effect, "times", design_effect_text(effect)),
+            ("CRN gain", "glossary-crn-gain", row["crn_gain"], "times", crn_text(float(row["crn_gain"])))]
+    if row["players"] > 1:
+        rows += [
+            ("χ² (chi-square)", "glossary-chi2", row["chi2"], "num",
+             f"seat uniformity statistic on {int(row['players']) - 1} degrees of freedom (seats − 1)"),
+            ("p", "glossary-chi2", row["p_value"], "p",
+             "chance of seat differences at least this large if every seat won equally often"),
+            ("p (Holm)", "glossary-holm", row["p_holm"], "p", f"p corrected for testing {cells} cells at once"),
+            ("Cohen's w", "glossary-chi2", row.get("cohens_w", np.nan), "num",
+             "effect size of the seat differences (0.1 small, 0.3 medium)"),
+        ]
+        if row["verdict"] == "inconclusive":
+            rows.append(("games to decide", "glossary-games-to-decide", row["games_to_decide"], "approx",
+                         "games in this cell that would decide the verdict with 80% probability"))
+    rows.append(("ties", "glossary-win-share", row["tie_rate"], "pct", "share of games whose win was shared"))
+    return pd.DataFrame([{"term": term, "anchor": anchor, "value": value, "style": style, "meaning": meaning}
+                         for term, anchor, value, style, meaning in rows])
+
+
+def design_effect_text(effect: float) -> str:
+    """The design effect in words: how many independent games one game of this cell was worth
+    (issue #41: "×0.92" unexplained)."""
+    if not np.isfinite(effect):
+        return "unknown"
+    if effect < 0.95:
+        return (f"below 1: replaying each deal in every seat rotation made a game worth {1 / effect:.2f} games "
+                "on independent deals (deal luck travels with the hand and cancels out)")
+    if effect > 1.05:
+        return (f"above 1: the games of a deal are alike, so a game is worth {1 / effect:.2f} of a game on an "
+                "independent deal; the intervals count that")
+    return "about 1: each game counts as one game on an independent deal"
+
+
+def _with_findings(cells: pd.DataFrame) -> pd.DataFrame:
+    """The answer's table of cells: each cell's verdict lead (its finding in words) beside its
+    numbers."""
+    if len(cells) == 0:
+        return cells
+    return cells.assign(finding=[lead_and_detail(sentence)[0] for sentence in cells["sentence"]])
+
+
 # (column, heading, format) for the tables: "pct" shows a rate as a percentage, "int" a count with
-# thousands separators, "signed" points with their sign, "times" a factor such as the CRN gain.
+# thousands separators, "signed" a signed number, "points" signed points of win rate with their
+# unit, "seat" a seat number as "seat 2", "cell" a cell's label linked to its section, "times" a
+# factor such as the CRN gain.
 SEAT_COLUMNS = [
     ("seat", "seat", "int"),
     ("policy", "policy", "text"),
@@ -667,11 +784,11 @@ SEAT_COLUMNS = [
     ("ci_high", "95% high", "pct"),
     ("sim_low", "simultaneous low", "pct"),
     ("sim_high", "simultaneous high", "pct"),
-    ("deviation_points", "points from fair", "signed"),
+    ("deviation_points", "points from fair", "points"),
     ("outright_wins", "sole wins", "int"),
     ("shared_wins", "shared wins", "int"),
-    ("mean_score", "mean score", "num"),
-    ("mean_margin", "mean margin", "signed"),
+    ("mean_score", "mean score per game", "num"),
+    ("mean_margin", "mean margin (own − best other score)", "signed"),
 ]
 LADDER_COLUMNS = [
     ("players", "players", "int"),
@@ -757,22 +874,17 @@ RATING_COLUMNS = [
     ("elo_high", "Elo high", "signed"),
     ("first_seat_advantage_points", "first seat vs own average (pts)", "signed"),
 ]
+# The answer's table: what a designer decides on (the statistics are in each cell's panel).
 CELL_COLUMNS = [
-    ("label", "cell", "text"),
+    ("label", "cell", "cell"),
     ("players", "players", "int"),
-    ("games", "games", "int"),
     ("verdict", "verdict", "text"),
-    ("most_deviant_seat", "most deviant seat", "int"),
-    ("max_signed_deviation_points", "its points from fair", "signed"),
-    ("games_to_decide", "games to decide (80% power)", "approx"),
-    ("chi2", "χ²", "num"),
-    ("p_value", "p", "p"),
-    ("p_holm", "p (Holm)", "p"),
-    ("tie_rate", "ties", "pct"),
-    ("mean_turns", "mean turns", "num"),
-    ("crn_gain", "CRN gain", "times"),
-    ("design_effect", "design effect", "times"),
+    ("most_deviant_seat", "worst seat", "seat"),
+    ("max_signed_deviation_points", "its win rate from fair", "points"),
+    ("games", "games", "int"),
+    ("finding", "finding", "text"),
 ]
+STATISTICS_COLUMNS = [("term", "figure", "term"), ("value", "value", "styled"), ("meaning", "what it says", "text")]
 
 
 def policy_columns(policies: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -797,6 +909,10 @@ def _format(value: Any, style: str) -> str:
         return f"{value * 100:.2f}%"
     if style == "signed":
         return f"{value:+.2f}"
+    if style == "points":
+        return f"{value:+.2f} pts"
+    if style == "seat":
+        return f"seat {int(value)}"
     if style == "int":
         return f"{int(value):,}"
     if style == "approx":
@@ -817,13 +933,8 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
     columns = [c for c in columns if c[0] in frame.columns]
     rows = []
     for _, record in frame.iterrows():
-        rows.append(
-            [
-                {"text": _format(record[name], style), "raw": _raw(record[name]), "numeric": style != "text"}
-                for name, _, style in columns
-            ]
-        )
-    csv = frame.to_csv(index=False)
+        rows.append([_table_cell(record, name, style) for name, _, style in columns])
+    csv = frame.drop(columns=["anchor", "style"], errors="ignore").to_csv(index=False)
     return {
         "id": table_id,
         "headings": [(name, heading) for name, heading, _ in columns],
@@ -831,6 +942,17 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
         "csv_url": "data:text/csv;base64," + base64.b64encode(csv.encode()).decode(),
         "csv_name": f"{table_id}.csv",
     }
+
+
+def _table_cell(record: pd.Series, name: str, style: str) -> dict[str, Any]:
+    """One table cell: its text, raw value, and for a "cell" label or a statistics "term" the
+    link to the cell's section or to the term's glossary entry ("styled": the row says its
+    format)."""
+    value = record[name]
+    style = record["style"] if style == "styled" else style
+    href = {"cell": lambda: f"#cell-{record['cell']}", "term": lambda: f"#{record['anchor']}"}.get(style)
+    return {"text": _format(value, style), "raw": _raw(value), "numeric": style not in ("text", "cell", "term"),
+            "href": href() if href else None}
 
 
 def _raw(value: Any) -> str:

@@ -5,9 +5,11 @@ as SVG (`_Axes`): simple shapes, and matplotlib would cost a report process abou
 imports and drawing. The rarer charts (sweeps, heatmaps, ratings, ladders, before/after) use
 matplotlib, imported on first use (`pyplot`).
 
-Conventions every chart keeps (the browser test checks the first three in Chromium):
+Conventions every chart keeps (the browser tests check them in Chromium at a 1,400 px window):
+- text at FONT (10 pt, 13 px on the page), never below 12 px, and inside its chart;
 - legends stand outside the plotting area, so they never cover data;
-- tick labels are short or rotated, so neighbours do not overlap;
+- tick labels are short or upright; long category labels (rungs) are rows of level, wrapped text;
+- every marker is named (a legend entry, or the seat number beside a most-deviant point);
 - SVG groups carry classes for what they are: `xtick`, `ytick`, `legend`, `text` (titles, axis
   labels, annotations), `data` (points, intervals, bars, cells) and `reference` (fair lines and
   bands, which legitimately span the whole plot);
@@ -22,6 +24,7 @@ import html
 import io
 import math
 import re
+import textwrap
 import warnings
 
 import numpy as np
@@ -32,10 +35,20 @@ BAND_COLOUR = "#d9ead3"
 POINT_COLOUR = "#1f5fa8"
 DATA = "data"  # gid of data artists (see to_svg)
 REFERENCE = "reference"  # gid of fair lines and bands
-LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "frameon": False, "fontsize": 7}
-# Tick label sizes in inches at the charts' 7 pt: one character's width, one line's height.
-CHARACTER_INCHES = 0.075
-LINE_INCHES = 0.14
+# Text size of every chart, in points. A chart's SVG is sized in points (1 pt = 4/3 px) and is
+# never wider than the report's column at 1,400 px, so 10 pt shows as 13.3 px: at least the 12 px
+# the browser test requires (issue #41).
+FONT = 10.0
+# A heatmap square's label, a little smaller than the other text (still 12.7 px) to fit its square.
+SQUARE_FONT = 9.5
+# The widest chart, in inches: 10 in is 960 px, within the report's column at a 1,400 px window.
+MAX_WIDTH_INCHES = 10.0
+LEGEND_OUTSIDE = {"loc": "upper left", "bbox_to_anchor": (1.02, 1.0), "frameon": False, "fontsize": FONT}
+# Tick label sizes in inches at FONT: one character's width, one line's height.
+CHARACTER_INCHES = 0.085
+LINE_INCHES = 0.19
+# Category labels (rungs, head-to-heads) wrap at this many characters a line.
+LABEL_CHARACTERS = 28
 # Above this many distinct values a length histogram groups values into bins of equal width.
 MAX_BARS = 40
 
@@ -65,7 +78,7 @@ def pyplot():
     plt.rcParams.update(
         {
             "svg.fonttype": "none",  # text stays text: smaller, searchable, crisp
-            "font.size": 9,
+            "font.size": FONT,
             "axes.spines.top": False,
             "axes.spines.right": False,
             "svg.hashsalt": "zoosim",  # stable element ids: same data, same SVG
@@ -95,7 +108,8 @@ def seat_deviations(seats: pd.DataFrame, players: int, margin_points: float, y_l
     fair = 100.0 / players
     x = seats["seat"].to_numpy()
     axes = _Axes((5.6, 2.6), (x.min() - 0.6, x.max() + 0.6), y_limits, _nice_ticks(*y_limits, bins=6),
-                 legend=[("band", f"fair ±{margin_points:g} pts"), ("dashed", f"fair: 1/{players} = {fair:.1f}%")])
+                 legend=[("point", "seat's win rate"), ("thick", "95% interval"), ("thin", "simultaneous 95%"),
+                         ("band", f"fair ±{margin_points:g} pts"), ("dashed", f"fair: 1/{players} = {fair:.1f}%")])
     axes.band(-margin_points, margin_points)
     axes.fair_line(0.0)
     for low, high, width in (("sim_low", "sim_high", 1), ("ci_low", "ci_high", 4)):
@@ -145,11 +159,21 @@ def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
 
 # ---- SVG drawn directly ---------------------------------------------------------------------
 
-TICK_FONT = 9.0
-TITLE_FONT = 10.8
-LEGEND_FONT = 7.0
+TICK_FONT = FONT
+TITLE_FONT = FONT * 1.1
+LEGEND_FONT = FONT
 CHARACTER_WIDTH = 0.62  # of the font size: a generous average for sans-serif text
 TICK_LENGTH = 3.5
+
+
+# The legend's keys, drawn left of their text: `left` and `middle` of the key, `y` its centre line.
+LEGEND_KEYS = {
+    "band": f'<path d="M{{left:.2f}} {{y:.2f}}m0 -4h14v8h-14Z" fill="{BAND_COLOUR}"/>',
+    "dashed": f'<path d="M{{left:.2f}} {{y:.2f}}h14" stroke="{FAIR_COLOUR}" stroke-dasharray="3.7 1.6"/>',
+    "point": f'<circle cx="{{middle:.2f}}" cy="{{y:.2f}}" r="3" fill="white" stroke="{POINT_COLOUR}"/>',
+    "thick": f'<path d="M{{middle:.2f}} {{y:.2f}}m0 -5v10" stroke="{POINT_COLOUR}" stroke-width="4"/>',
+    "thin": f'<path d="M{{middle:.2f}} {{y:.2f}}m0 -5v10" stroke="{POINT_COLOUR}" stroke-width="1"/>',
+}
 
 
 class _Axes:
@@ -167,7 +191,7 @@ class _Axes:
         legend_width = (22 + max(len(text) for _, text in self.legend_entries) * CHARACTER_WIDTH * LEGEND_FONT
                         if self.legend_entries else 0)
         self.left = 4 + TICK_FONT + 6 + widest + 3 + TICK_LENGTH
-        self.right = self.width - 8
+        self.right = self.width - 2 * TICK_FONT  # room for half a tick label of up to six characters
         self.width += legend_width  # the legend stands outside, as matplotlib's tight bounding box puts it
         self.top = TITLE_FONT + 10
         self.bottom = self.height - (TICK_LENGTH + 3 + TICK_FONT + 5 + TICK_FONT + 4)
@@ -223,12 +247,9 @@ class _Axes:
             return []
         left, parts = self.right + 8, []
         for row, (kind, text) in enumerate(self.legend_entries):
-            y = self.top + 4 + row * (LEGEND_FONT + 6)
-            if kind == "band":
-                parts.append(f'<path d="M{left:.2f} {y - 3:.2f}h14v7h-14Z" fill="{BAND_COLOUR}"/>')
-            else:
-                parts.append(f'<path d="M{left:.2f} {y + 0.5:.2f}h14" stroke="{FAIR_COLOUR}" stroke-dasharray="3.7 1.6"/>')
-            parts.append(f'<text x="{left + 18:.2f}" y="{y + LEGEND_FONT / 3 + 0.5:.2f}" font-size="{LEGEND_FONT:g}">'
+            y = self.top + 4 + row * (LEGEND_FONT + 5)
+            parts.append(LEGEND_KEYS[kind].format(left=left, y=y, middle=left + 7))
+            parts.append(f'<text x="{left + 18:.2f}" y="{y + LEGEND_FONT / 3:.2f}" font-size="{LEGEND_FONT:g}">'
                          f"{html.escape(text)}</text>")
         return ['<g id="legend_1" class="legend">' + "".join(parts) + "</g>"]
 
@@ -287,7 +308,7 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
     """Against one swept knob: the first seat's deviation from fair (filled, simultaneous
     interval) and the most deviant seat's signed deviation (hollow), and the mean game length in
     turns (95% interval). Cells that differ in other swept knobs form separate, labelled series."""
-    figure, (balance, length) = pyplot().subplots(1, 2, figsize=(10, 2.9), layout="constrained")
+    figure, (balance, length) = pyplot().subplots(1, 2, figsize=(MAX_WIDTH_INCHES - 1.2, 3.2), layout="constrained")
     first = seats[seats["seat"] == 0].set_index("cell")
     values = sorted(cells[f"sweep:{knob}"].unique(), key=_sort_key)
     position = {value: index for index, value in enumerate(values)}
@@ -305,20 +326,22 @@ def sweep_chart(cells: pd.DataFrame, seats: pd.DataFrame, knob: str, study_knobs
                        color=colour, gid=DATA)
         balance.plot(x, (rows["win_rate"].to_numpy() - fair) * 100, "o", color=colour, label=label, gid=DATA)
         balance.plot(x, group["max_signed_deviation_points"], "o", mfc="none", color=colour, gid=DATA)
+        for seat_x, seat_y, seat in zip(x, group["max_signed_deviation_points"], group["most_deviant_seat"]):
+            balance.annotate(str(int(seat)), (seat_x, seat_y), textcoords="offset points", xytext=(0, 6),
+                             ha="center", fontsize=FONT, color=colour)
         length.vlines(x, group["mean_turns_low"], group["mean_turns_high"], color=colour, gid=DATA)
         length.plot(x, group["mean_turns"], "o", color=colour, label=label, gid=DATA)
     balance.axhspan(-margin_points, margin_points, color=BAND_COLOUR, zorder=0, gid=REFERENCE)
     balance.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     balance.set_ylabel("points from fair")
-    balance.set_title(f"first seat (filled) and most deviant seat (hollow) by {knob}", loc="left", fontsize=8)
+    balance.set_title("first seat (filled) and most deviant\nseat (hollow, its number above)", loc="left")
     length.set_ylabel("mean turns per game")
-    length.set_title(f"game length by {knob}", loc="left", fontsize=8)
+    length.set_title(f"game length\nby {knob}", loc="left")
     grow = max(_tick_labels(axes, [str(v) for v in values]) for axes in (balance, length))
     figure.set_figheight(figure.get_figheight() + grow)
     for axes in (balance, length):
         axes.set_xlabel(knob)
-    if others:  # one legend per panel: each panel is read on its own
-        balance.legend(fontsize=7, loc="best")
+    if others:  # one legend beside both panels: their series are the same
         length.legend(**LEGEND_OUTSIDE)
     return to_svg(figure)
 
@@ -332,20 +355,20 @@ def seat_heatmap(cells: pd.DataFrame, seats: pd.DataFrame, column_labels: list[s
         rows = seats[seats["cell"] == cell]
         grid[rows["seat"].to_numpy(), column] = (rows["win_rate"].to_numpy() - 1 / cell_players) * 100
     reach = max(float(np.nanmax(np.abs(grid))), 0.5)
-    figure, axes = pyplot().subplots(figsize=(min(10, 2.4 + 0.75 * len(cells)), 1.2 + 0.32 * players), layout="constrained")
+    figure, axes = pyplot().subplots(figsize=(min(MAX_WIDTH_INCHES - 2, 2.0 + 0.65 * len(cells)), 1.4 + 0.36 * players), layout="constrained")
     image = axes.imshow(grid, cmap="RdBu_r", vmin=-reach, vmax=reach, aspect="auto", gid=DATA)
     for (seat, column), value in np.ndenumerate(grid):
         if np.isfinite(value):
-            axes.text(column, seat, "0.0" if round(value, 1) == 0 else f"{value:+.1f}", ha="center", va="center", fontsize=7,
+            axes.text(column, seat, "0.0" if round(value, 1) == 0 else f"{value:+.1f}", ha="center", va="center", fontsize=SQUARE_FONT,
                       color="white" if abs(value) > 0.6 * reach else "#222222")
     figure.set_figheight(figure.get_figheight() + _tick_labels(axes, column_labels))
     axes.set_xlabel(x_label)
     axes.set_yticks(range(players), [f"{s} (first)" if s == 0 else str(s) for s in range(players)])
     axes.set_ylabel("seat")
-    figure.suptitle(title, x=0.01, ha="left", fontsize=8)  # above the colour bar's top label too
+    figure.suptitle(title, x=0.01, ha="left", fontsize=FONT)  # above the colour bar's top label too
     axes.spines[:].set_visible(False)
     colour_bar = figure.colorbar(image, ax=axes, fraction=0.05, pad=0.02)
-    colour_bar.set_label("points from fair", fontsize=7)
+    colour_bar.set_label("points from fair (red: more)", fontsize=FONT)
     return to_svg(figure)
 
 
@@ -356,7 +379,7 @@ def _sort_key(value):
 
 def strength_chart(ratings: pd.DataFrame, title: str) -> str:
     """Seat advantage against agent strength: does moving first help strong policies more?"""
-    figure, axes = pyplot().subplots(figsize=(5.6, 2.8))
+    figure, axes = pyplot().subplots(figsize=(6.4, 3.4))
     x = ratings["elo"].to_numpy()
     y = ratings["first_seat_advantage_points"].to_numpy()
     axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
@@ -366,11 +389,11 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
     )
     # Names in rows above and below their points, cycling in order of strength, so that the names
     # of up to four neighbours on the strength axis never share a row (a ladder's rungs may sit close).
-    rows = (6, -12, 16, -22)
+    rows = (8, -18, 24, -34)  # offsets in points, a line of FONT apart
     for rank, index in enumerate(np.argsort(x, kind="stable")):
         axes.annotate(ratings["policy"].iloc[index], (x[index], y[index]), textcoords="offset points",
-                      xytext=(4, rows[rank % len(rows)]), fontsize=7)
-    axes.margins(y=0.35)  # room for the outer rows of names inside the plot, clear of the title
+                      xytext=(4, rows[rank % len(rows)]), fontsize=FONT)
+    axes.margins(y=0.5)  # room for the outer rows of names inside the plot, clear of the title
     spread = max(float(np.nanmax(ratings["elo_high"]) - np.nanmin(ratings["elo_low"])), 1.0)
     axes.set_xlim(np.nanmin(ratings["elo_low"]) - 0.08 * spread, np.nanmax(ratings["elo_high"]) + 0.25 * spread)
     axes.set_xlabel("strength (Elo, Bradley-Terry)")
@@ -380,38 +403,44 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
 
 
 def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
-    """A strength ladder at one player count, self-play rungs only, in rung order (weakest first):
-    each seat's signed deviation from fair (points, simultaneous interval), one colour per seat,
-    side by side within a rung; each rung's tick label carries its strength (Elo). The chart
-    widens with the rungs and its labels wrap or turn upright, so any ladder stays legible."""
+    """A strength ladder at one player count, self-play rungs only, one row per rung in rung order
+    (weakest at the top): each seat's signed deviation from fair (points, simultaneous interval),
+    one colour per seat, the seats of a rung one below the other; each rung's label, level and
+    wrapped, carries its strength (Elo), so any ladder's labels stay whole (issue #41)."""
     order = list(dict.fromkeys(rungs["rung"]))
     seats = sorted(rungs["seat"].unique())
-    figure, axes = pyplot().subplots(figsize=(_category_width(order), 2.8), layout="constrained")
-    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
-    width = 0.7 / max(1, len(seats))
+    strength = rungs.drop_duplicates("rung").set_index("rung")["elo"]
+    labels = [f"{_wrapped(rung)}\n{_elo_text(strength[rung])}" for rung in order]
+    figure, axes = pyplot().subplots(figsize=(8.5, _rows_height(labels, len(seats))), layout="constrained")
+    axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    height = 0.7 / max(1, len(seats))
+    rows = {rung: len(order) - 1 - number for number, rung in enumerate(order)}  # the weakest on top
     for number, seat in enumerate(seats):
         group = rungs[rungs["seat"] == seat].set_index("rung").loc[[rung for rung in order if rung in set(rungs["rung"])]]
-        x = np.array([order.index(rung) for rung in group.index]) + (number - (len(seats) - 1) / 2) * width
-        y = group["deviation_points"].to_numpy()
-        axes.vlines(x, group["low_points"].to_numpy(), group["high_points"].to_numpy(), color=f"C{number}", gid=DATA)
-        axes.plot(x, y, "o", color=f"C{number}", markersize=4, label=f"seat {seat}" + (" (first)" if seat == 0 else ""),
-                  gid=DATA)
-    strength = rungs.drop_duplicates("rung").set_index("rung")["elo"]
-    labels = [f"{rung}\n{_elo_text(strength[rung])}" for rung in order]
-    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, labels))
-    axes.set_xlim(-0.6, len(order) - 0.4)
-    axes.set_xlabel("rung (weakest first), with its strength")
-    axes.set_ylabel("points from fair")
+        y = np.array([rows[rung] for rung in group.index]) - (number - (len(seats) - 1) / 2) * height
+        axes.hlines(y, group["low_points"].to_numpy(), group["high_points"].to_numpy(), color=f"C{number}", gid=DATA)
+        axes.plot(group["deviation_points"].to_numpy(), y, "o", color=f"C{number}", markersize=5,
+                  label=f"seat {seat}" + (" (first)" if seat == 0 else ""), gid=DATA)
+    axes.set_yticks([rows[rung] for rung in order], labels)
+    axes.set_ylim(-0.6, len(order) - 0.4)
+    axes.set_ylabel("rung (weakest first), with its strength")
+    axes.set_xlabel("points from fair (seat's win rate − 1/n), simultaneous 95% intervals")
     axes.legend(**LEGEND_OUTSIDE)
-    axes.set_title(title, loc="left", fontsize=8)
+    axes.set_title(title, loc="left")
     return to_svg(figure)
 
 
-def _category_width(labels: list[str]) -> float:
-    """Inches for a chart of categories (rungs, head-to-heads): room for each label to stand
-    level, up to a page's width (beyond it `_tick_labels` turns them upright)."""
-    longest = max((len(line) for label in labels for line in label.split(" vs ")), default=1)
-    return min(12.0, 3.0 + len(labels) * max(0.9, 1.25 * CHARACTER_INCHES * longest))
+def _wrapped(label: str) -> str:
+    """A category label in lines of about LABEL_CHARACTERS, broken at its spaces (a rung such as
+    "learned(temperature=6, valued=destination_and_placement)" breaks after its commas)."""
+    return "\n".join(textwrap.wrap(label, LABEL_CHARACTERS, break_long_words=False, break_on_hyphens=False)) or label
+
+
+def _rows_height(labels: list[str], markers: int) -> float:
+    """Inches for a chart with one row per label: room for each label's lines and for the row's
+    `markers` side by side, plus the title and the axis label."""
+    rows = sum(max(label.count("\n") + 1, 0.75 * markers) * LINE_INCHES + 0.12 for label in labels)
+    return 1.3 + rows
 
 
 def _elo_text(elo: float) -> str:
@@ -419,27 +448,29 @@ def _elo_text(elo: float) -> str:
 
 
 def head_to_head_chart(policies: pd.DataFrame, title: str) -> str:
-    """A ladder's head-to-head cells at one player count (in ladder order): each policy's win
-    rate over the seats it held, in points from a fair 1/n, with its 95% interval. These cells
-    place the rungs on one strength scale; they have no seat verdict (their seats mix players)."""
+    """A ladder's head-to-head cells at one player count, one row each (in ladder order, the first
+    on top): each policy's win rate over the seats it held, in points from a fair 1/n, with its 95%
+    interval (the first policy a circle, the second a square). These cells place the rungs on one
+    strength scale; they have no seat verdict (their seats mix players)."""
     cells = list(dict.fromkeys(policies["label"]))
-    figure, axes = pyplot().subplots(figsize=(_category_width(cells), 2.6), layout="constrained")
-    axes.axhline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
+    labels = [" vs\n".join(_wrapped(policy) for policy in label.split(" vs ")) for label in cells]
+    figure, axes = pyplot().subplots(figsize=(8.5, _rows_height(labels, 2)), layout="constrained")
+    axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     for position, label in enumerate(cells):
         rows = policies[policies["label"] == label].groupby("policy", sort=False).agg(
             win_rate=("win_rate", "mean"), ci_low=("ci_low", "mean"), ci_high=("ci_high", "mean"), fair=("fair", "first"))
         for number, (policy, row) in enumerate(rows.iterrows()):
-            x = position + (number - (len(rows) - 1) / 2) * 0.3
-            axes.vlines([x], [(row["ci_low"] - row["fair"]) * 100], [(row["ci_high"] - row["fair"]) * 100],
+            y = len(cells) - 1 - position - (number - (len(rows) - 1) / 2) * 0.3
+            axes.hlines([y], [(row["ci_low"] - row["fair"]) * 100], [(row["ci_high"] - row["fair"]) * 100],
                         color=f"C{number}", gid=DATA)
-            axes.plot([x], [(row["win_rate"] - row["fair"]) * 100], "s" if number else "o", color=f"C{number}",
-                      markersize=4, gid=DATA)
-    labels = [label.replace(" vs ", "\nvs ") for label in cells]
-    figure.set_figheight(figure.get_figheight() + _tick_labels(axes, labels))
-    axes.set_xlim(-0.6, len(cells) - 0.4)
-    axes.set_xlabel("head-to-head (first policy: circle, second: square)")
-    axes.set_ylabel("points from fair (per seat held)")
-    axes.set_title(title, loc="left", fontsize=8)
+            axes.plot([(row["win_rate"] - row["fair"]) * 100], [y], "s" if number else "o", color=f"C{number}",
+                      markersize=5, gid=DATA, label=None if position else ("first policy" if number == 0 else "second policy"))
+    axes.set_yticks([len(cells) - 1 - position for position in range(len(cells))], labels)
+    axes.set_ylim(-0.6, len(cells) - 0.4)
+    axes.set_ylabel("head-to-head")
+    axes.set_xlabel("points from fair (per seat held), 95% intervals")
+    axes.legend(**LEGEND_OUTSIDE)
+    axes.set_title(title, loc="left")
     return to_svg(figure)
 
 
@@ -454,16 +485,16 @@ def forest_plot(cells: pd.DataFrame, seats: pd.DataFrame) -> str:
         for _, seat in seats[seats["label"] == cell["label"]].iterrows():
             rows.append((f"seat {seat['seat']}", seat["change_points"], seat["change_low_points"],
                          seat["change_high_points"], "o"))
-    figure, axes = pyplot().subplots(figsize=(7.5, 0.8 + 0.24 * len(rows)))
+    figure, axes = pyplot().subplots(figsize=(7.5, 0.9 + 0.3 * len(rows)))
     y = np.arange(len(rows))[::-1]
     axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
     for position, (_, change, low, high, marker) in zip(y, rows):
         colour = "#a83a1f" if marker == "D" else POINT_COLOUR
         axes.hlines(position, low, high, color=colour, linewidth=1.5, gid=DATA)
         axes.plot([change], [position], marker, color=colour, markersize=5, gid=DATA)
-    axes.set_yticks(y, [row[0] for row in rows], fontsize=7)
+    axes.set_yticks(y, [row[0] for row in rows])
     axes.set_xlabel("change B − A (points)")
-    axes.set_title("what changed, with 95% intervals (seats: simultaneous over all seats)", loc="left", fontsize=8)
+    axes.set_title("what changed, with 95% intervals (seats: simultaneous over all seats)", loc="left")
     return to_svg(figure)
 
 
@@ -491,11 +522,11 @@ def explain_waterfall(shares: pd.DataFrame, cell: pd.Series, rest_name: str) -> 
     axes.barh(y[-1], cell["deviation"], height=0.6, color="#555555", gid=DATA)
     if not pd.isna(cell["deviation_low"]):
         axes.hlines(y[-1], cell["deviation_low"], cell["deviation_high"], color="black", linewidth=1.2, gid=DATA)
-    axes.set_yticks(y, [row[0] for row in rows] + [f"seat {int(cell['seat'])} from fair"], fontsize=7)
+    axes.set_yticks(y, [row[0] for row in rows] + [f"seat {int(cell['seat'])} from fair"])
     axes.set_ylim(-0.7, len(rows) + 0.7)
     axes.set_xlabel("points of win rate (bars: share of the deviation; lines: paired 95% interval)")
     method = "Shapley shares" if cell["method"] == "shapley" else "one mechanism off at a time"
-    axes.set_title(f"{cell['label']}: where seat {int(cell['seat'])}'s edge comes from ({method})", loc="left", fontsize=8)
+    axes.set_title(f"{cell['label']}: where seat {int(cell['seat'])}'s edge comes from ({method})", loc="left")
     return to_svg(figure)
 
 

@@ -325,3 +325,19 @@ def test_the_unused_knobs_are_the_games_rule_knobs_no_mechanism_switches():
 
     geometry = [row.name for row in knob_table(get_game("nyz").params_model) if row.name.startswith("geometry.")]
     assert unused["geometry.*"]["knobs"] == len(geometry) - 1
+
+
+def test_the_sentence_leads_with_the_largest_share_and_says_a_pairing_loss_as_more_games():
+    """Issue #41: "needs 0.9x fewer games" said a loss as a gain; the explain sentence ran to
+    hundreds of characters before its finding."""
+    rng = np.random.default_rng(7)
+    written = np.tile([0.40, 0.30, 0.30], (200, 1)) + rng.normal(0, 0.05, (200, 3))
+    switched = written.copy()
+    switched[:, 0] -= 0.06
+    mechanisms = [{"name": "edge", "knobs": {"edge": 0}, "rules": []}]
+    cell, rows = explain_cell({(): written, (0,): switched}, 3, mechanisms, "shapley")
+    lead = explain_sentence(pd.Series({**cell, "label": "x"}), pd.DataFrame(rows)).split(". ")[0]
+    assert lead.startswith("Seat 0's +") and "the largest share, 6.0 points, from edge" in lead and len(lead) <= 120
+    for gain, words in ((0.9, "needs 1.1 times more games than"), (2.5, "needs 2.5 times fewer games than")):
+        sentence = explain_sentence(pd.Series({**cell, "label": "x", "pairing_gain": gain}), pd.DataFrame(rows))
+        assert words in sentence and "0.9x" not in sentence

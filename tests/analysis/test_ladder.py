@@ -225,9 +225,9 @@ def test_a_real_ladder_puts_random_below_greedy_and_reports_a_verdict_per_player
 
 def test_the_report_leads_with_the_ladder_and_shows_its_numbers_with_data_values(ladder_report):
     page, analysis = ladder_report
-    summary = page.split('<ul class="summary">', 1)[1].split("</ul>", 1)[0]
+    summary = page.split('<ul class="summary" id="ladder-verdicts">', 1)[1].split("</ul>", 1)[0]
     first = re.findall(r"<li>(.*?)</li>", summary, re.S)[0]
-    assert "ladder at 2 players" in first and "strongest rung greedy" in first
+    assert "ladder at 2 players" in first and "strongest rung (greedy)" in first
     assert "Strength ladder" in page and page.count("seat deviation from fair against rung strength") == 2
     table = re.search(r'<table class="data" id="ladder-katz-ladder">(.*?)</table>', page, re.S).group(1)
     rows = [re.findall(r'data-value="([^"]*)"', row) for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])]

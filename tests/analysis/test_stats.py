@@ -292,8 +292,8 @@ def test_equivalence_verdict_rejects_rates_outside_their_intervals():
 def test_balanced_sentence():
     sentence = verdict_sentence(*_interval_around([0.25] * 4, 0.005), n_seats=4)
     assert sentence == (
-        "Balanced within ±1.0 points: every seat's win rate is within 24.0% to 26.0% "
-        "(each seat's 95% simultaneous interval lies inside it; a test at the 5% level)."
+        "Balanced: every seat wins within ±1.0 points of a fair 25.0%. "
+        "Each seat's 95% simultaneous interval lies inside 24.0% to 26.0% (a test at the 5% level)."
     )
 
 
@@ -302,8 +302,8 @@ def test_unbalanced_sentence_names_the_worst_seat_outside_the_band():
     lows = np.array([0.237, 0.279, 0.236, 0.236])
     highs = np.array([0.243, 0.285, 0.242, 0.242])
     assert verdict_sentence(rates, lows, highs, n_seats=4) == (
-        "Seat 1 wins 3.2 points more often than a fair 25.0% (95% simultaneous interval 2.9 to 3.5 points): "
-        "not balanced within ±1.0 points."
+        "Seat 1 wins 3.2 points more often than a fair 25.0%: not balanced within ±1.0 points. "
+        "Its 95% simultaneous interval: 2.9 to 3.5 points more."
     )
 
 
@@ -311,15 +311,15 @@ def test_unbalanced_sentence_for_a_seat_that_wins_too_rarely():
     rates = np.array([0.26, 0.26, 0.26, 0.22])
     sentence = verdict_sentence(rates, rates - 0.005, rates + 0.005, n_seats=4)
     assert sentence == (
-        "Seat 3 wins 3.0 points less often than a fair 25.0% (95% simultaneous interval 2.5 to 3.5 points): "
-        "not balanced within ±1.0 points."
+        "Seat 3 wins 3.0 points less often than a fair 25.0%: not balanced within ±1.0 points. "
+        "Its 95% simultaneous interval: 2.5 to 3.5 points less."
     )
 
 
 def test_inconclusive_sentence_names_the_seat_reaching_beyond_the_band():
     rates = np.array([0.25, 0.258, 0.246, 0.246])
     sentence = verdict_sentence(rates, rates - 0.004, rates + 0.004, n_seats=4, confidence=0.9)
-    assert sentence.startswith("Inconclusive at ±1.0 points: seat 1 wins 25.8%, ")
+    assert sentence.startswith("Inconclusive: seat 1 wins 25.8%; ")
     assert "(25.4% to 26.2%, 90% simultaneous interval)" in sentence
     assert "straddles the upper edge of the fair band 24.0% to 26.0%" in sentence
     wide = verdict_sentence(*_interval_around([0.25] * 4, 0.03), n_seats=4)
@@ -338,7 +338,7 @@ def test_inconclusive_sentence_reads_without_contradiction_and_says_how_many_gam
     assert "seat 2 wins 32.30%" in sentence  # two decimals: the rate and the edge 32.33% differ
     assert "straddles the lower edge of the fair band 32.33% to 34.33%" in sentence
     needed = games_to_decide(rates, games, n_seats=3)
-    assert (f"about {count_text(needed)} games in all (this run played {count_text(games)}) would decide it "
+    assert (f"about {count_text(needed)} games in this cell (this run played {games:,}) would decide it "
             "with 80% probability") in sentence
 
 
@@ -352,7 +352,33 @@ def test_games_to_decide_never_reads_as_a_contradiction_when_far_more_are_needed
     needed = games_to_decide(rates, games, n_seats=4)
     assert needed > 10 * games
     assert "more)" not in sentence
-    assert f"this run played {count_text(games)}" in sentence
+    assert f"this run played {games:,}" in sentence
+
+
+def test_the_games_played_are_said_exactly_beside_the_rounded_games_needed():
+    """Issue #41: "about 1,100,000 games in all (this run played 260,000)" stood in a row of a
+    cell of 250,002 games: the games played were rounded up like a projection."""
+    games = 250_002
+    rates = np.array([0.3425, 0.33, 0.3275])
+    low, high = simultaneous_wilson(rates * games, games)
+    sentence = verdict_sentence(rates, low, high, n_seats=3, games=games)
+    assert games_to_decide(rates, games, n_seats=3) > games
+    assert "(this run played 250,002)" in sentence and "in this cell" in sentence
+    assert "260,000" not in sentence and "in all" not in sentence
+
+
+@pytest.mark.parametrize("sentence", [
+    verdict_sentence(*_interval_around([0.25] * 4, 0.005), n_seats=4),
+    verdict_sentence(np.array([0.26, 0.26, 0.26, 0.22]), np.array([0.255] * 3 + [0.215]), np.array([0.265] * 3 + [0.225]),
+                     n_seats=4),
+    verdict_sentence(*_interval_around([0.3395, 0.3375, 0.323], 0.004), n_seats=3, games=60_000),
+])
+def test_every_verdict_sentence_leads_with_its_finding_in_at_most_120_characters(sentence):
+    """Issue #41: verdict lines of 250-450 characters; the first sentence (what the report's
+    summary shows) is the finding, the detail follows."""
+    lead = sentence.split(". ")[0] + "."
+    assert len(lead) <= 120, lead
+    assert len(sentence) > len(lead)
 
 
 @pytest.mark.parametrize("rates", [[0.262, 0.246, 0.246, 0.246], [0.252, 0.248, 0.25, 0.25]])

@@ -14,6 +14,7 @@ from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report.build import build_report
 from simulator.runner import run_plan
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.browser
 
@@ -95,12 +96,14 @@ def test_report_renders_in_chromium_without_errors(browser, pages):
     assert all(width > 50 and height > 50 for width, height in sizes), sizes
     summary = page.locator("#summary")
     assert summary.is_visible()
-    assert "players=4" in summary.inner_text()
+    assert "ladder at 2 players" in summary.inner_text()
+    assert "players=4" in page.locator("#cells").text_content()  # the table of 32 cells, collapsed
     assert page.locator("svg.final-position").count() == 1  # the Katz study's sample game
     assert page.locator("[id^=explain-waterfall-] svg").count() == 1  # the explain study's waterfall
     assert "from first-seat bonus" in page.locator("#explain").inner_text()
     assert "is strongest" in page.locator("p.strongest").first.inner_text()
     # Sorting by clicking a heading works and keeps every row.
+    page.locator("#cell-4 > summary").click()  # a cell opens with one click
     table = page.locator("#seats-cell-4")
     rows_before = table.locator("tbody tr").count()
     table.locator("th[data-column=win_rate]").click()
@@ -113,6 +116,7 @@ def test_report_renders_in_chromium_without_errors(browser, pages):
 def test_chart_text_overlaps_neither_other_text_nor_data(browser, pages, which):
     page, problems = _open(browser, pages[which])
     assert problems == []
+    page.evaluate(OPEN_ALL_JS)  # charts in collapsed sections have no size until opened
     found = page.eval_on_selector_all(".chart svg:not(.final-position)", OVERLAPS_JS)
     assert found["texts"] > 20  # the check saw the charts' labels
     assert found["problems"] == []
@@ -150,10 +154,150 @@ def test_every_chart_has_a_plot_area_of_a_readable_height(browser, pages):
     """#21 finding 3: the ladder heatmap was a strip a few pixels high."""
     page, problems = _open(browser, pages["report"])
     assert problems == []
+    page.evaluate(OPEN_ALL_JS)
     heights = page.eval_on_selector_all(".chart svg:not(.final-position)", PLOT_HEIGHTS_JS)
     assert len(heights) >= 10 and all(math.isfinite(height) for height in heights), heights  # every chart measured
     assert min(heights) >= READABLE_PLOT_PIXELS, heights
     titles = page.locator(".chart svg").evaluate_all("svgs => svgs.map(svg => svg.textContent)")
     assert sum("against rung strength" in title for title in titles) == 2  # one ladder chart per player count
     assert sum("head-to-heads" in title for title in titles) == 2
+    page.close()
+
+
+# Issue #41: every chart's text as the reader sees it at a 1,400 px window: its rendered size in
+# pixels (the font size times the SVG's scale on screen), whether its box leaves its SVG, and
+# whether it overlaps another text of the same chart. Every collapsed section is opened first.
+READABILITY_JS = """
+svgs => {
+  const problems = [];
+  let smallest = Infinity, texts = 0;
+  svgs.forEach((svg, chart) => {
+    const frame = svg.getBoundingClientRect();
+    const boxes = [];
+    svg.querySelectorAll("text").forEach(text => {
+      const words = text.textContent.trim();
+      if (!words) return;
+      const m = text.getScreenCTM();
+      const pixels = parseFloat(getComputedStyle(text).fontSize) * Math.hypot(m.a, m.b);
+      smallest = Math.min(smallest, pixels); texts++;
+      if (pixels < 12) problems.push(`chart ${chart}: '${words}' is ${pixels.toFixed(1)} px`);
+      const r = text.getBoundingClientRect();
+      if (r.left < frame.left - 0.5 || r.right > frame.right + 0.5 || r.top < frame.top - 0.5 || r.bottom > frame.bottom + 0.5)
+        problems.push(`chart ${chart}: '${words}' is cut off by its chart's edge`);
+      boxes.push({x0: r.left + 0.5, y0: r.top + 0.5, x1: r.right - 0.5, y1: r.bottom - 0.5, words});
+    });
+    for (let i = 0; i < boxes.length; i++)
+      for (let j = i + 1; j < boxes.length; j++) {
+        const a = boxes[i], b = boxes[j];
+        if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1)
+          problems.push(`chart ${chart}: '${a.words}' overlaps '${b.words}'`);
+      }
+  });
+  return {problems, smallest, texts, charts: svgs.length};
+}
+"""
+READER_WIDTH = 1400
+OPEN_ALL_JS = "() => document.querySelectorAll('details').forEach(details => { details.open = true; })"
+
+
+def _open_at_reader_width(browser, path):
+    page = browser.new_page(viewport={"width": READER_WIDTH, "height": 1000})
+    page.goto(path.as_uri())
+    page.wait_for_load_state("load")
+    return page
+
+
+@pytest.mark.parametrize("which", ["report", "compare"])
+def test_every_chart_text_is_at_least_12_px_inside_its_chart_and_clear_of_other_text(browser, pages, which):
+    """Issue #41 item 2: text about 9 px, the ladder's rotated labels cut off. The report's charts
+    are every kind the shipped experiments draw (seat deviations, length histograms, the sweep
+    heatmap and chart, ratings, ladder and head-to-heads, the explain waterfall); compare's forest."""
+    page = _open_at_reader_width(browser, pages[which])
+    page.evaluate(OPEN_ALL_JS)
+    found = page.eval_on_selector_all(".chart svg:not(.final-position)", READABILITY_JS)
+    assert found["charts"] >= (10 if which == "report" else 1) and found["texts"] > 20
+    assert found["problems"] == []
+    assert found["smallest"] >= 12
+    page.close()
+
+
+# The shipped strength ladder's rung names: the longest wrapped past the chart's edge when turned upright.
+SHIPPED_RUNGS = ["greedy", "learned(temperature=6, valued=destination_and_placement, destinations=best)",
+                 "greedy_duel", "learned(destinations=best, width=3)", "strong"]
+
+
+def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_path):
+    """Issue #41: "re=6, valued=destination_and_placement) 20 Elo", a rung's label cut off; and a
+    length histogram's last tick label, 100, cut off at the chart's right edge (turns 30-98)."""
+    import pandas as pd
+
+    from simulator.report import charts
+
+    rows = [{"rung": rung, "elo": 100.0 * number - 200, "seat": seat, "deviation_points": 3.0 - 2 * seat,
+             "low_points": 1.0 - 2 * seat, "high_points": 5.0 - 2 * seat}
+            for number, rung in enumerate(SHIPPED_RUNGS) for seat in range(4)]
+    duels = [{"label": f"{low} vs {high}", "policy": policy, "win_rate": rate, "ci_low": rate - 0.02,
+              "ci_high": rate + 0.02, "fair": 0.25}
+             for low, high in zip(SHIPPED_RUNGS, SHIPPED_RUNGS[1:]) for policy, rate in ((low, 0.2), (high, 0.3))]
+    svgs = [charts.ladder_chart(pd.DataFrame(rows), "4 players: seat deviation from fair against rung strength"),
+            charts.head_to_head_chart(pd.DataFrame(duels), "4 players: head-to-heads"),
+            charts.length_histogram(pd.DataFrame({"value": range(30, 99), "games": 1}), "turns")]
+    path = tmp_path / "ladder.html"
+    path.write_text("<!DOCTYPE html><html><head><style>body { max-width: 1100px; }"
+                    ".chart svg { max-width: 100%; height: auto; }</style></head><body>"
+                    + "".join(f"<div class='chart'>{svg}</div>" for svg in svgs) + "</body></html>")
+    page = _open_at_reader_width(browser, path)
+    found = page.eval_on_selector_all(".chart svg", READABILITY_JS)
+    assert found["problems"] == [] and found["smallest"] >= 12
+    shown = " ".join(page.locator(".chart svg").first.evaluate("svg => [...svg.querySelectorAll('text')].map(t => t.textContent)"))
+    assert "valued=destination_and_placement," in shown and "-100 Elo" in shown
+    page.close()
+
+
+# The page as first shown (every section collapsed as it opens) at a 1,400 px window.
+PAGE_HEIGHT_LIMIT = 6000
+PAGE_HEIGHT_JS = "() => document.documentElement.scrollHeight"
+TOC_JS = "() => [...document.querySelectorAll('#toc a')].map(a => a.getAttribute('href'))"
+
+
+def _assert_every_cell_and_chart_in_the_contents(page):
+    links = page.evaluate(TOC_JS)
+    cells = page.eval_on_selector_all("[id^=cell-]", "cells => cells.map(c => '#' + c.id)")
+    assert cells and set(cells) <= set(links)
+    for chart in page.eval_on_selector_all("section .chart[id], details[id$=-ladder-2], details[id$=-ladder-5]",
+                                           "charts => charts.map(c => '#' + c.id)"):
+        assert chart in links
+    return links
+
+
+def test_every_cell_and_chart_is_in_the_contents_and_a_link_opens_the_cell(browser, pages):
+    """Issue #41 goal: every cell and study chart in the contents; a contents link opens the
+    cell's collapsed detail, even in a ladder's collapsed list of cells (its statistics one click
+    further). A page of five kinds of study at once, so its height is not held to the limit."""
+    page = _open_at_reader_width(browser, pages["report"])
+    links = _assert_every_cell_and_chart_in_the_contents(page)
+    ladder_cell = next(link for link in links if link.startswith("#cell-") and
+                       page.locator(f"{link} > summary").text_content().count(" vs "))
+    assert not page.locator(ladder_cell).evaluate("cell => cell.open")  # collapsed, in a collapsed list
+    page.locator(f"#toc a[href='{ladder_cell}']").click()
+    assert page.locator(ladder_cell).evaluate("cell => cell.open && cell.parentElement.closest('details').open")
+    assert page.locator(f"{ladder_cell} table").first.is_visible()
+    page.close()
+
+
+QUICK_START = REPO / "experiments" / "seat_bias.yaml"
+
+
+def test_the_quick_start_report_opens_short_with_every_cell_in_the_contents(browser, tmp_path):
+    """Issue #41 goal: the quick start's report (experiments/seat_bias.yaml, few games) as a newcomer
+    first sees it, at most 6,000 px tall at 1,400 px (it was 26,300), every cell in the contents."""
+    result = CliRunner().invoke(main, ["run", str(QUICK_START), "--games", "40", "--jobs", "1",
+                                       "--out", str(tmp_path / "run"), "--quiet"])
+    assert result.exit_code == 0, result.output
+    page = _open_at_reader_width(browser, tmp_path / "run" / "report.html")
+    height = page.evaluate(PAGE_HEIGHT_JS)
+    assert height <= PAGE_HEIGHT_LIMIT, height
+    _assert_every_cell_and_chart_in_the_contents(page)
+    assert page.locator("#summary .chart svg").count() == 2  # each game's seat x players heatmap in the answer
+    assert "Turn order: " in page.locator("#cell-5 > summary").inner_text()  # New York Zoo's finding by its verdict
     page.close()

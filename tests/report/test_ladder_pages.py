@@ -33,7 +33,7 @@ def test_the_terminal_prints_the_ladder_verdict_per_player_count_and_labels_head
     assert "points from fair by seat and" not in page  # no sweep heatmap mixing rungs and head-to-heads
     assert page.count("seat deviation from fair against rung strength") == 2
     assert page.count("head-to-heads, each policy") == 2
-    chart = page.split("<h3>Strength ladder</h3>", 1)[1].split("</svg>", 1)[0]
+    chart = page.split("Strength ladder</h3>", 1)[1].split("</svg>", 1)[0]
     ticks = [text for text in re.findall(r">([^<]*)</text>", chart) if text in RUNG_LABELS]
     assert ticks == RUNG_LABELS, ticks  # the self-play rungs only, in ladder order, weakest first
 

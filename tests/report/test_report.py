@@ -106,7 +106,15 @@ def test_cell_summary_numbers_shown_equal_the_analysis(report):
     shown = parser.tables["cells"]
     assert [int(v) for v in shown["games"]] == analysis.cells["games"].tolist()
     assert shown["verdict"] == analysis.cells["verdict"].tolist()
-    assert np.allclose([float(v) for v in shown["p_holm"]], analysis.cells["p_holm"])
+    assert [int(v) for v in shown["most_deviant_seat"]] == analysis.cells["most_deviant_seat"].tolist()
+    assert all(len(finding) <= 120 for finding in shown["finding"]), shown["finding"]
+    # the statistics moved from the main table to each cell's panel, each term linked to the glossary
+    assert "p_holm" not in shown and "chi2" not in shown
+    for _, row in analysis.cells.iterrows():
+        panel = parser.tables[f"stats-cell-{row['cell']}"]
+        values = dict(zip(panel["term"], (float(value) for value in panel["value"])))
+        assert values["p (Holm)"] == row["p_holm"] and values["χ² (chi-square)"] == row["chi2"]
+        assert values["design effect"] == row["design_effect"] and values["CRN gain"] == row["crn_gain"]
 
 
 def test_a_strong_first_seat_bonus_is_reported_unbalanced_and_fair_play_is_not(report):
@@ -200,7 +208,9 @@ def test_new_cell_numbers_shown_equal_the_analysis(report):
                        analysis.cells["max_signed_deviation_points"], rtol=0, atol=0)
     decided = analysis.cells["verdict"] != "inconclusive"
     assert analysis.cells.loc[decided, "games_to_decide"].isna().all()
-    assert np.allclose([float(v) for v in shown["games_to_decide"]], analysis.cells["games_to_decide"], equal_nan=True)
+    for _, row in analysis.cells[~decided].iterrows():  # in the cell's statistics panel
+        panel = parser.tables[f"stats-cell-{row['cell']}"]
+        assert float(dict(zip(panel["term"], panel["value"]))["games to decide"]) == row["games_to_decide"]
 
 
 def test_largest_deviation_is_signed(report):
@@ -214,19 +224,21 @@ def test_largest_deviation_is_signed(report):
 
 def test_sweep_chart_plots_a_seat_below_fair_below_zero():
     cells = pd.DataFrame({"cell": [0, 1], "players": [5, 5], "sweep:grid.rows": [4, 5],
-                          "max_signed_deviation_points": [-3.25, -1.0],
+                          "max_signed_deviation_points": [-3.25, -1.0], "most_deviant_seat": [0, 0],
                           "mean_turns": [20.0, 22.0], "mean_turns_low": [19.0, 21.0], "mean_turns_high": [21.0, 23.0]})
     seats = pd.DataFrame({"cell": [0, 1], "seat": [0, 0], "win_rate": [0.21, 0.205],
                           "sim_low": [0.2, 0.2], "sim_high": [0.22, 0.21]})
     svg = charts.sweep_chart(cells, seats, "grid.rows", ["grid.rows"], 1.0)
     lowest = min(float(label.replace("−", "-")) for label in _y_tick_labels(svg) if label.strip())
     assert lowest <= -3  # the axis reaches down to the -3.25 point, not up to +3.25
+    # issue #41: each hollow most-deviant point says which seat it is (0 above each; the third 0 is a y tick)
+    assert svg.count(">0</text>") == 3
 
 
 def test_seat_charts_of_a_study_share_one_y_scale(report):
     text, _, _ = report
     scales = []
-    for article in re.findall(r'<article class="cell" id="cell-\d+">.*?</article>', text, flags=re.S)[:2]:
+    for article in re.findall(r'<details class="cell" id="cell-\d+">.*?</details>', text, flags=re.S)[:2]:
         first_chart = re.search(r"<svg.*?</svg>", article, flags=re.S).group(0)
         scales.append(_y_tick_labels(first_chart))
     assert len(scales) == 2 and scales[0] == scales[1] and len(scales[0]) >= 3
@@ -240,7 +252,7 @@ def _heatmap_squares(svg):
     columns = {x: label for x, _, label in re.findall(texts.format("xtick"), axes, flags=re.S)}
     seats = [(float(y), label) for _, y, label in re.findall(texts.format("ytick"), axes, flags=re.S)]
     squares = {}
-    for x, y, label in re.findall(r'<text style="font-size: 7px[^"]*" x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)</text>',
+    for x, y, label in re.findall(r'<text style="font-size: 9.5px[^"]*" x="([-\d.]+)" y="([-\d.]+)"[^>]*>([^<]*)</text>',
                                   axes):
         seat = min(seats, key=lambda seat: abs(seat[0] - float(y)))[1]
         squares[(seat, columns[x])] = label
@@ -339,7 +351,7 @@ def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path,
     text = (folders / "two" / "report.html").read_text()
     assert "--games 600 (the file asks for 900 per cell)" in text
     assert "--seed 5 (the file&#39;s seed is 1)" in text
-    changes = re.search(r'<div id="previous-run">(.*?)</div>', text, flags=re.S).group(1)
+    changes = re.search(r'<details id="previous-run">(.*?)</details>', text, flags=re.S).group(1)
     assert "<code>one</code>" in changes
     assert "<li>games: 900 → 600</li>" in changes and "<li>seed: 1 → 5</li>" in changes
     assert "<li>studies.s.rules.first_seat_bonus: default → 0.1</li>" in changes
@@ -350,7 +362,7 @@ def test_title_shows_overrides_and_what_changed_since_the_previous_run(tmp_path,
     path.write_text("name: same\nseed: 1\ngames: 900\nstudies: [{name: s, game: coin, rules: {players: 3}}]\n")
     third = CliRunner().invoke(main, ["run", str(path), "--out", str(folders / "three"), "--jobs", "1", "--quiet"])
     assert third.exit_code == 0, third.output
-    changes = re.search(r'<div id="previous-run">(.*?)</div>', (folders / "three" / "report.html").read_text(),
+    changes = re.search(r'<details id="previous-run">(.*?)</details>', (folders / "three" / "report.html").read_text(),
                         flags=re.S).group(1)
     assert "zoosim compare" not in changes and "cannot be compared" in changes
 
