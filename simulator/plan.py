@@ -140,6 +140,7 @@ class Cell:
             # [per-seat record column, human name] of the components a seat takes (Game.components):
             # the report's component strength reads them from here, loading no game package
             "components": [[column, name] for column, name in game.components.items()],
+            "score_meaning": game.score_meaning,  # what the score counts, for the report
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
             # how its players differ from the game's reference players (`reference_note`)

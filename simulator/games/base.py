@@ -370,6 +370,10 @@ class Knob:
     per_seat: bool = False  # a list indexed by seat in turn order (knob(..., per_seat=True))
 
 
+# What a game that does not say counts in its `score` column (Game.score_meaning)
+DEFAULT_SCORE_MEANING = "the game's final score"
+
+
 @dataclass(frozen=True)
 class Game:
     """Everything the rest of zoosim may use of one game."""
@@ -408,6 +412,8 @@ class Game:
     # placed), with human names: the report's component strength (analysis/gameplay/components.py)
     # compares the win share of seat-games that took one with those that did not
     components: Mapping[str, str] = field(default_factory=dict)
+    # What the `score` column counts, in words (the report's seat table says it beside the mean)
+    score_meaning: str = DEFAULT_SCORE_MEANING
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.

@@ -30,6 +30,7 @@ from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
+from simulator.games.base import DEFAULT_SCORE_MEANING
 from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.report.matching import match_cells, played
@@ -555,7 +556,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "crn_text": crn_text(float(row["crn_gain"])),
         "statistics": table_view(statistics_rows(row, len(analysis.cells)), f"stats-cell-{cell['index']}",
                                  STATISTICS_COLUMNS),
-        "score_meaning": SCORE_MEANINGS.get(cell["game"], SCORE_MEANINGS[None]),
+        "score_meaning": cell.get("score_meaning", DEFAULT_SCORE_MEANING),  # older runs: not carried
         **_verdict_view(cell, row, ladders),
         "seating": cell["seats"],
         "rotate": cell["rotate"],
@@ -713,14 +714,6 @@ def _one_scale(values: pd.Series) -> bool:
 # A cell's study with more cells than this lists them collapsed (a ladder's or an explain study's
 # dozens), and the answer's table of cells is collapsed too: the page as first shown stays short.
 CELLS_SHOWN = 12
-
-# What a seat's score counts, per game (the seat table's "mean score"); None: any other game.
-SCORE_MEANINGS = {
-    "katz": "points of the cards in hand at the end (the highest card of each zoo kind counts, the other "
-            "cards of its kind and every cat count minus; 49 at most)",
-    "nyz": "minus the empty squares left on the seat's board (0 is a full zoo, −5 five squares left)",
-    None: "the game's final score",
-}
 
 
 def statistics_rows(row: pd.Series, cells: int) -> pd.DataFrame:

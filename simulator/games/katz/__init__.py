@@ -40,6 +40,8 @@ GAME = Game(
     game_columns=tuple(
         name for name in state.GAME_COLUMNS if name not in ("turns", "rounds", "end_reason")
     ),
+    score_meaning="points of the cards in hand at the end (the highest card of each zoo kind counts, the other "
+                  "cards of its kind and every cat count minus; 49 at most)",
     # the per-seat counters the report's component strength reads (analysis/gameplay)
     components={"cats_held": "cats held at the end", "zookeepers_placed": "zookeepers placed",
                 "keepers_replaced": "keepers replaced"},

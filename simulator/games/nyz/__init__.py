@@ -37,6 +37,7 @@ GAME = Game(
     seat_columns=SEAT_COLUMNS[2:],
     game_columns=GAME_COLUMNS[3:],
     seat_measures=SEAT_MEASURES,
+    score_meaning="minus the empty squares left on the seat's board (0 is a full zoo, −5 five squares left)",
     # the per-seat counters the report's component strength reads (analysis/gameplay)
     components={"attractions": "attractions placed", "young": "animals bred", "bonus_young": "bonus-bred animals",
                 "house_adds": "animals added from houses", "kept_from_full": "animals kept from full enclosures"},
