@@ -290,7 +290,7 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     the confirmation run and tune.html.
     """
     from simulator.rundir import DEFAULT_REPORTS_DIR
-    from simulator.tune.command import default_out, load_checked, resume_tune_command, run_tune
+    from simulator.tune.command import confirmation_lines, default_out, load_checked, resume_tune_command, run_tune
 
     if out is None:
         model, _, _ = load_checked(experiment)
@@ -302,12 +302,8 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     except KeyboardInterrupt as stop:
         _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  {resume_tune_command(experiment, out)}")
     click.echo(outcome.choice.explanation)
-    if outcome.confirm_cells is not None:
-        from simulator.report.build import players_text
-
-        for _, row in outcome.confirm_cells.iterrows():
-            players = players_text(row["seating"].split(" / "))
-            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']} (players: {players})")
+    for line in confirmation_lines(outcome):
+        click.echo(f"  {line}")
     if outcome.best_file is not None:
         click.echo(f"best settings: {outcome.best_file}")
     click.echo(f"tune report: {outcome.report}")

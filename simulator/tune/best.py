@@ -8,9 +8,10 @@ less than twice its standard error (sqrt(se_a^2 + se_b^2), each the objective's 
 with the deal as the unit (search.py), ignoring the extra precision that trials sharing deals
 give, which makes the test generous), is as good,
 and among those the one setting the fewest knobs away from the printed rules wins (then the
-lower objective).
+fewest seat entries, then the lower objective), counted on its effective setting
+(`space.effective_setting`: what changes nothing, such as a bonus common to every seat, removed).
 
-The best setting becomes an ordinary experiment file (`best.yaml`): one study whose `rules` hold
+The best setting becomes an ordinary experiment file (`best.yaml`), in its effective form: one study whose `rules` hold
 the knobs shared by all player counts and whose `cases` hold each player count with its own
 (per-seat) knobs, and beside it a study of the printed rules (the tune's fixed `rules` only),
 both played on fresh seeds with `confirm.games` games per cell and judged at
@@ -31,7 +32,7 @@ from simulator.digest import SHORT, json_digest
 from simulator.rundir import write_text_atomic
 from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
 from simulator.tune.search import trial_rules
-from simulator.tune.space import Parameter, game_of
+from simulator.tune.space import Parameter, effective_setting, game_of
 
 NOISE_STANDARD_ERRORS = 2.0
 
@@ -68,10 +69,12 @@ def choose_best(study: optuna.Study, experiment: TuneExperiment) -> Choice:
     best = lowest
     if experiment.tune.prefer == "fewer_changes":
         within = [t for t in leaders if _within_noise(t, lowest)]
-        best = min(within, key=lambda t: (t.user_attrs["changes"], t.user_attrs["objectives"][0], t.number))
+        best = min(within, key=lambda t: (t.user_attrs["changes"], t.user_attrs.get("values_changed", 0),
+                                          t.user_attrs["objectives"][0], t.number))
+        setting = best.user_attrs.get("setting_text")
         text += (f" {len(within)} trial(s) are within {NOISE_STANDARD_ERRORS:g} standard errors of it "
                  f"(not distinguishable from deal noise); trial {best.number} changes the fewest knobs "
-                 f"({best.user_attrs['changes']}) and is chosen.")
+                 f"({best.user_attrs['changes']}{': ' + setting if setting else ''}) and is chosen.")
     return Choice(best, leaders, front, within, text)
 
 
@@ -125,11 +128,18 @@ def confirm_seed(experiment: TuneExperiment) -> int:
     return int(json_digest(["confirm", experiment.seed], SHORT), 16) % 2**63
 
 
+def best_study_name(tune_name: str, number: int) -> str:
+    """The best setting's study in best.yaml (its cells' labels start with it)."""
+    return f"{tune_name}: trial {number}"
+
+
 def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
     """The best setting as an experiment file's document (`zoosim run` accepts it as it is)."""
     section = experiment.tune
-    rules, cases = trial_rules(experiment, parameters, trial.params, game_of(section, None))
-    study: dict[str, Any] = {"name": f"{experiment.name}: trial {trial.number}", "game": section.game, "rules": rules}
+    game = game_of(section, None)
+    effective = effective_setting(section, parameters, trial.params, game)
+    rules, cases = trial_rules(experiment, parameters, effective, game)
+    study: dict[str, Any] = {"name": best_study_name(experiment.name, trial.number), "game": section.game, "rules": rules}
     if section.seats is not None:
         study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
     study["cases"] = cases
@@ -138,7 +148,6 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
     # out when the best setting is the printed rules.
     printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
                "cases": [{"players": players} for players in section.players]}
-    game = game_of(section, None)
     same = all(_played(game, study["rules"], best) == _played(game, printed["rules"], plain)
                for best, plain in zip(study["cases"], printed["cases"]))
     studies = [study] if same else [study, printed]

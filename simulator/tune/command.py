@@ -28,6 +28,7 @@ class TuneOutcome:
     best_file: Path | None
     confirm_cells: pd.DataFrame | None
     games_played: int
+    experiment_name: str
 
 
 def load_checked(path: Path) -> tuple[TuneExperiment, str, list[Parameter]]:
@@ -62,6 +63,25 @@ def run_tune(
                               f"Resume with: {resume_tune_command(path, out)}", file=str(out)) from None
 
 
+def confirmation_lines(outcome: TuneOutcome) -> list[str]:
+    """The confirmation's verdicts as the tune's closing lines, one per cell, each naming the
+    whole setting it played (every knob of the effective setting, or the printed rules)."""
+    from simulator.report.build import players_text
+
+    if outcome.confirm_cells is None or outcome.choice.best is None:
+        return []
+    best = outcome.choice.best
+    setting = best.user_attrs.get("setting_text", "")
+    best_study = best_module.best_study_name(outcome.experiment_name, best.number)
+    lines = []
+    for _, row in outcome.confirm_cells.iterrows():
+        what = f"trial {best.number} ({setting})" if row["label"].startswith(best_study) else "the printed rules"
+        players = players_text(row["seating"].split(" / "))
+        lines.append(f"confirmation of {what} at {row['players']} players: {row['verdict']}. "
+                     f"{row['sentence']} (players: {players})")
+    return lines
+
+
 def resume_tune_command(path: Path, out: Path) -> str:
     """The command that resumes a tune, quoted for a shell."""
     return shlex.join(["zoosim", "tune", str(path), "--out", str(out), "--resume"])
@@ -83,4 +103,4 @@ def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, param
         out, experiment, parameters, run.study, choice, sampler=sampler, best_document=document,
         confirm_cells=confirm_cells, experiment_text=text,
     )
-    return TuneOutcome(out, report, choice, best_file, confirm_cells, run.games_played)
+    return TuneOutcome(out, report, choice, best_file, confirm_cells, run.games_played, experiment.name)

@@ -27,7 +27,7 @@ from simulator.tune.space import Parameter
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
-                      ("proposed_by", "proposed by", "text"), ("settings_text", "settings", "text")]
+                      ("proposed_by", "proposed by", "text"), ("settings_text", "effective setting", "text")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
                    ("verdict", "verdict", "text"), ("max_deviation_points", "largest seat deviation (pts)", "num"),
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
@@ -48,7 +48,8 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
         row["proposed_by"] = attrs.get("proposed_by", "")
         settings = {name: _short(decode[name](raw)) for name, raw in trial.params.items()}
         row["settings"] = json.dumps(settings)  # exact and machine-readable, for the CSV
-        row["settings_text"] = settings_text(settings)  # what the page shows
+        # what the page shows: the effective setting (space.effective_setting), else as proposed
+        row["settings_text"] = attrs.get("setting_text") or settings_text(settings)
         rows.append(row)
     return pd.DataFrame(rows)
 

@@ -50,7 +50,7 @@ from simulator.rundir import LOCK, read_json, warn, write_json_atomic, write_tex
 from simulator.tune.balance import balance_proposals
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.journal import JOURNAL, check_journal, journal_storage
-from simulator.tune.space import Parameter, changes, game_of, knob_values
+from simulator.tune.space import Parameter, changes, effective_setting, game_of, knob_values, setting_text
 from simulator.version import __version__
 
 TUNE_INFO = "tune.json"
@@ -310,7 +310,11 @@ def evaluate_batch(
         if "invalid" in attrs:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
         else:
-            trial.set_user_attr("changes", changes(parameters, trial.params))
+            effective = effective_setting(section, parameters, trial.params, game)
+            knobs, values = changes(parameters, effective)
+            trial.set_user_attr("changes", knobs)
+            trial.set_user_attr("values_changed", values)
+            trial.set_user_attr("setting_text", setting_text(parameters, effective, game))
             study.tell(trial, attrs["values"] if len(attrs["values"]) > 1 else attrs["values"][0])
     return sum(results[t.number]["games"] for t in to_play.values())
 

@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from simulator.cli import main
 from simulator.errors import ZoosimError
 from simulator.tune.config import TuneSection
-from simulator.tune.space import build_space, changes, knob_values
+from simulator.games import get_game
+from simulator.tune.space import build_space, changes, effective_setting, knob_values
 
 GOOD = {
     "seed": 1,
@@ -146,7 +147,8 @@ def test_nyz_per_seat_houses_become_one_parameter_per_seat_of_every_player_count
            "geometry.boards.p3.seat3.start_animals": '["flamingo", "kangaroo"]'}
     assert knob_values(parameters, raw, 3, None) == {
         "geometry.boards.p3.seat1.houses": 3, "geometry.boards.p3.seat3.start_animals": ["flamingo", "kangaroo"]}
-    assert changes(parameters, raw) == 2  # p2 seat 1 keeps its printed 3 houses
+    # p2 seat 1 keeps its printed 3 houses: two knobs (houses, start_animals), one seat entry each
+    assert changes(parameters, effective_setting(tune, parameters, raw, get_game("nyz"))) == (2, 2)
 
 
 def test_nyz_houses_without_per_seat_says_to_add_it():
