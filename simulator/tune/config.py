@@ -159,6 +159,10 @@ class TuneSection(StrictModel):
         "auto", description="auto (NSGA-II for several objectives, CMA-ES for continuous spaces, else TPE) | "
         "tpe | cmaes | nsga2 | random"
     )
+    single_changes: bool = Field(
+        True, description="play the printed rules and every single-knob change first, raced like any trial "
+        "(they come on top of budget.trials)"
+    )
     budget: Budget
     confirm: Confirm
 
@@ -251,16 +255,41 @@ class TuneExperiment(StrictModel):
         return checked_name(name, "the tune name", TUNE_NAME_LENGTH)
 
 
-def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
-    """Read and validate a tune file. Returns the model and the file's text."""
+def load_tune(path: str | Path, *, games: int | None = None, trials: int | None = None) -> tuple[TuneExperiment, str]:
+    """Read and validate a tune file. Returns the model and the file's text. `games` and
+    `trials` are the command line's overrides (`with_tune_overrides`), validated like the file's keys."""
     path = Path(path)
     document, text = read_yaml_mapping(path, what="a tune file must be a mapping with a 'tune' section")
     if "tune" not in document:
         raise ZoosimError("no 'tune' section (a file with studies is run with `zoosim run`)", file=str(path), key="tune")
-    experiment = parse_document(TuneExperiment, document, file=str(path))
+    experiment = parse_document(TuneExperiment, with_tune_overrides(document, games=games, trials=trials), file=str(path))
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": name_from_file(path)[:TUNE_NAME_LENGTH]})
     return experiment, text
+
+
+def with_tune_overrides(document: dict[str, Any], *, games: int | None = None, trials: int | None = None) -> dict[str, Any]:
+    """A tune document with `zoosim tune --games/--trials` applied (in place). --trials replaces
+    budget.trials. --games N replaces the games every trial plays first (budget.games.start), and
+    scales the racing's top (budget.games.max) and the confirmation (confirm.games) by the same
+    factor, rounded up, so racing keeps its rungs and a quick look stays quick throughout. A
+    document whose budget is not a mapping is left for the schema to refuse."""
+    section = document.get("tune")
+    budget = section.get("budget") if isinstance(section, dict) else None
+    if not isinstance(budget, dict):
+        return document
+    if trials is not None:
+        budget["trials"] = trials
+    racing = budget.get("games")
+    if games is not None and isinstance(racing, dict) and isinstance(racing.get("start"), int) and racing["start"] > 0:
+        factor = games / racing["start"]
+        racing["start"] = games
+        if isinstance(racing.get("max"), int):
+            racing["max"] = max(games, math.ceil(racing["max"] * factor))
+        confirm = section.get("confirm")
+        if isinstance(confirm, dict) and isinstance(confirm.get("games"), int):
+            confirm["games"] = max(1, math.ceil(confirm["games"] * factor))
+    return document
 
 
 def dump_yaml(data: Any) -> str:

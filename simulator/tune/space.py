@@ -293,9 +293,9 @@ def setting_text(parameters: list[Parameter], effective: dict[str, Any], game: G
 
 
 def _shown(value: Any) -> str:
-    """A value as the rules print it: lists as [1, 0.5], true/false in lower case, 3.0 as 3."""
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    """A value to read: lists as [1, 0.5], true/false in lower case, 3.0 as 3, other numbers to 4 digits."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.4g}"
     if isinstance(value, list):
         return "[" + ", ".join(_shown(v) for v in value) + "]"
     return json.dumps(value) if isinstance(value, (bool, dict)) or value is None else str(value)

@@ -55,8 +55,9 @@ def test_same_file_and_seed_give_the_same_trials_for_any_jobs(tmp_path):
     tune(path, tmp_path / "one", jobs=1)
     tune(path, tmp_path / "two", jobs=2)
     first, second = trials(tmp_path / "one"), trials(tmp_path / "two")
-    assert len(first) == 8
-    assert first["settings"][0] == '{"first_seat_bonus": 0.0}'  # trial 0 plays the printed rules
+    # trial 0 plays the printed rules, then the single changes (singles.py), then the budget's 7 more
+    assert len(first) == 4 + 8
+    assert list(first["settings"][:5]) == [f'{{"first_seat_bonus": {v}}}' for v in (0.0, 0.125, 0.25, 0.5, 1.0)]
     pd.testing.assert_frame_equal(first, second)
     assert (tmp_path / "one" / "best.yaml").read_text() == (tmp_path / "two" / "best.yaml").read_text()
 
@@ -149,7 +150,7 @@ def test_trials_play_the_same_deals_so_knobs_that_change_nothing_give_identical_
     # broken_rule only matters in checked mode: both settings play the same games if and only if
     # every trial gets the same deals (the runner alone would seed them by their knobs)
     path = tune_file(tmp_path, rules={"first_seat_bonus": 0.3}, search={"broken_rule": [False, True]},
-                     sampler="random", budget={"trials": 2, "batch": 2, "games": {"start": 120, "max": 120}})
+                     sampler="random", single_changes=False, budget={"trials": 2, "batch": 2, "games": {"start": 120, "max": 120}})
     tune(path, tmp_path / "out")
     frame = trials(tmp_path / "out")
     assert sorted(frame["settings"]) == ['{"broken_rule": false}', '{"broken_rule": true}']
