@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import optuna
 
 from simulator.config import SeatSpec
@@ -78,27 +79,64 @@ def choose_best(study: optuna.Study, experiment: TuneExperiment) -> Choice:
     return Choice(best, leaders, front, within, text)
 
 
-def confirmation_power_text(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> str:
+def confirmation_power(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> dict[int, tuple[float, float]]:
     """Before the confirmation runs: per player count, the probability that `confirm.games`
-    games show the chosen setting balanced at `confirm.margin_points` if its seat rates (and
-    design effects) are as the trial measured them, and the games that would give 80%
-    (`stats.balanced_power`, `stats.games_to_decide`)."""
+    fresh games show the chosen setting balanced at `confirm.margin_points` (the equivalence
+    test the confirmation runs: every seat's interval inside the margin), with the design
+    effects and win-share variances (shared wins vary less) the trial measured and the seat
+    rates it measured, shrunk towards fair by as much
+    as deal noise explains them (`shrunk_rates`), each known only to within its remaining
+    standard error (`stats.balanced_assurance`: the power averaged over the true rates the
+    measurement allows), and the games that would give 80% (`stats.games_to_assure`)."""
+    from simulator.analysis import stats
+
+    confirm = experiment.tune.confirm
+    powers = {}
+    for players, measured in trial.user_attrs["by_players"].items():
+        n = int(players)
+        rates = np.array([1.0 / n + d / 100 for d in measured["seat_deviation_points"]])
+        # absent in trials measured before they were kept: design effects 1, wins not shared
+        effects = np.array(measured.get("seat_design_effects") or [1.0] * n)
+        noise = np.nan_to_num(np.array(measured.get("seat_share_variance_ratios") or [1.0] * n), nan=1.0)
+        errors = np.sqrt(rates * (1 - rates) * effects * noise / measured["games"])
+        rates, errors = shrunk_rates(rates, errors, n)
+        powers[n] = (stats.balanced_assurance(rates, errors, confirm.games, n, confirm.margin_points, effects=effects, noise=noise),
+                     stats.games_to_assure(rates, errors, 1, n, confirm.margin_points, effects=effects, noise=noise))
+    return powers
+
+
+def shrunk_rates(rates: np.ndarray, errors: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the trial's seat rates say about the true ones (empirical Bayes, the positive-part
+    James-Stein rule): the true deviations from fair 1/n are taken to spread with variance
+    tau^2 = max(0, mean(deviation^2) - mean(error^2)), the part of the measured spread that deal
+    noise does not explain. Each seat's deviation is shrunk towards fair by tau^2 / (tau^2 +
+    error^2) and its standard error becomes error x sqrt(that factor). A trial whose deviations
+    are all noise (a fair setting) is then taken as fair, not as unfair by its noise; a seat far
+    beyond the noise keeps its deviation. (The deviations of the seats sum to zero, and so do
+    their errors' sum; each seat's own variance is its error squared, so the moments match.)
+    Reference: Efron, B. and Morris, C. (1975), Data analysis using Stein's estimator and its
+    generalizations, JASA 70:311-319."""
+    deviations = rates - 1.0 / n
+    spread = max(0.0, float(np.mean(deviations**2) - np.mean(errors**2)))
+    keep = spread / (spread + errors**2) if spread > 0 else np.zeros_like(errors)
+    return 1.0 / n + keep * deviations, errors * np.sqrt(keep)
+
+
+def confirmation_power_text(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> str:
+    """`confirmation_power` in words, for the explanation of the choice."""
     from simulator.analysis import stats
 
     confirm = experiment.tune.confirm
     parts = []
-    for players, measured in trial.user_attrs["by_players"].items():
-        n = int(players)
-        rates = [1.0 / n + d / 100 for d in measured["seat_deviation_points"]]
-        effects = measured.get("seat_design_effects")  # absent in trials measured before they were kept
-        power = stats.balanced_power(rates, confirm.games, n, confirm.margin_points, effects=effects)
-        outside = max(abs(d) for d in measured["seat_deviation_points"]) >= confirm.margin_points
-        needed = math.inf if outside else stats.games_to_decide(rates, 1, n, confirm.margin_points, effects=effects)
+    for n, (power, needed) in confirmation_power(experiment, trial).items():
         enough = (f"about {stats.count_text(needed)} would give {100 * stats.PLANNING_POWER:g}%"
-                  if math.isfinite(needed) else "no number of games would, as a seat was measured at or beyond the margin")
+                  if math.isfinite(needed) else
+                  f"no number of games would give {100 * stats.PLANNING_POWER:g}%, as the trial's measurement "
+                  "leaves a seat too likely at or beyond the margin")
         parts.append(f"{n} players: {100 * power:.0f}% ({enough})")
     return (f"Power of the confirmation ({confirm.games:,} games per player count, ±{confirm.margin_points:g} points, "
-            f"if the rates are as trial {trial.number} measured them) to show balance: " + "; ".join(parts) + ".")
+            f"if the rates are as trial {trial.number} measured them, to within their standard errors) "
+            "to show balance: " + "; ".join(parts) + ".")
 
 
 def _within_noise(trial: optuna.trial.FrozenTrial, best: optuna.trial.FrozenTrial) -> bool:

@@ -455,6 +455,7 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
             "worst_seat": int(worst["seat"]),
             "seat_deviation_points": [float(v) for v in seats["deviation_points"]],
             "seat_design_effects": [float(v) for v in seats["design_effect"]],
+            "seat_share_variance_ratios": [float(v) for v in seats["share_variance_ratio"]],
             "game_length": float(row["mean_turns"]),
             # standard errors with the deal as the unit (tables.py: design effects from per-deal moments)
             "game_length_se": float(row["mean_turns_se"]),

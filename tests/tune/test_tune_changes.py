@@ -120,11 +120,13 @@ def test_the_confirmation_lines_name_every_knob_of_the_setting(katz, tmp_path):
         {"label": f"katz4: trial {best.number} · players=4 · seat_bonus_points=[0.0, 0.0, 0.5, 0.5]", "players": 4,
          "seating": "greedy", "verdict": "balanced", "sentence": "Every seat is within 1 point."},
         {"label": "katz4: printed rules · players=4", "players": 4, "seating": "greedy",
-         "verdict": "unbalanced", "sentence": "Seat 0 wins 2 points too often."},
+         "verdict": "inconclusive", "sentence": "Seat 0 may win 1 point too often.", "games_to_decide": 812_345.0},
     ])
     outcome = TuneOutcome(tmp_path, tmp_path / "tune.html", Choice(best, [best], [best], [best], ""), None, cells, 0,
                           experiment.name)
     lines = confirmation_lines(outcome)
     assert lines[0].startswith(f"confirmation of trial {best.number} (first_turn_limit = no_extra_turn, "
                                "seat_bonus_points (4 players) = [0, 0, 0.5, 0.5]) at 4 players: balanced.")
-    assert lines[1].startswith("confirmation of the printed rules at 4 players: unbalanced.")
+    assert lines[1].startswith("confirmation of the printed rules at 4 players: inconclusive.")
+    # an inconclusive verdict says how many games would decide it
+    assert lines[1].endswith("About 820,000 games per player count would decide it (80% power, if the rates are as measured).")
