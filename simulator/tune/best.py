@@ -171,24 +171,48 @@ def best_study_name(tune_name: str, number: int) -> str:
     return f"{tune_name}: trial {number}"
 
 
+def seating_text(seats: list | None, game) -> str:
+    """A confirmation seating as the study names show it: "learned", "greedy / learned"."""
+    entries = seats or [game.default_policy]
+    return " / ".join(entry.policy if isinstance(entry, SeatSpec) else entry for entry in entries)
+
+
+def holds_text(cells, best_study: str) -> str:
+    """Whether the chosen setting holds for every seating and player count of the confirmation
+    (its cells whose label starts with `best_study`), in one sentence."""
+    mine = cells[cells["label"].str.startswith(best_study)]
+    failing = mine[mine["verdict"] != "balanced"]
+    seatings = list(dict.fromkeys(mine["seating"]))
+    if failing.empty:
+        return f"The chosen setting is confirmed balanced for every seating ({'; '.join(seatings)}) at every player count."
+    where = "; ".join(f"{row['seating']} at {row['players']} players: {row['verdict']}" for _, row in failing.iterrows())
+    return f"The chosen setting is not confirmed balanced for every seating ({where})."
+
+
 def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
     """The best setting as an experiment file's document (`zoosim run` accepts it as it is)."""
     section = experiment.tune
     game = game_of(section, None)
     effective = effective_setting(section, parameters, trial.params, game)
     rules, cases = trial_rules(experiment, parameters, effective, game)
-    study: dict[str, Any] = {"name": best_study_name(experiment.name, trial.number), "game": section.game, "rules": rules}
-    if section.seats is not None:
-        study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
-    study["cases"] = cases
+    printed_rules = dict(section.rules)
+    printed_cases = [{"players": players} for players in section.players]
     # The printed rules beside it, on fresh deals of the same confirmation: what the tune changed,
     # measured on games it never saw (the tune's own trials chose the best on their deals); left
     # out when the best setting is the printed rules.
-    printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
-               "cases": [{"players": players} for players in section.players]}
-    same = all(_played(game, study["rules"], best) == _played(game, printed["rules"], plain)
-               for best, plain in zip(study["cases"], printed["cases"]))
-    studies = [study] if same else [study, printed]
+    same = all(_played(game, rules, best) == _played(game, printed_rules, plain) for best, plain in zip(cases, printed_cases))
+    seatings = section.confirm.seat_lists(section.seats)
+    studies = []
+    for seats in seatings:
+        suffix = f" · {seating_text(seats, game)}" if section.confirm.seatings is not None else ""
+        study: dict[str, Any] = {"name": best_study_name(experiment.name, trial.number) + suffix, "game": section.game,
+                                 "rules": rules}
+        if seats is not None:
+            study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in seats]
+        studies.append({**study, "cases": cases})
+        if not same:
+            studies.append({**study, "name": f"{experiment.name}: printed rules{suffix}", "rules": printed_rules,
+                            "cases": printed_cases})
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "

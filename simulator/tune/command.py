@@ -67,7 +67,8 @@ def run_tune(
 
 def confirmation_lines(outcome: TuneOutcome) -> list[str]:
     """The confirmation's verdicts as the tune's closing lines, one per cell, each naming the
-    whole setting it played (every knob of the effective setting, or the printed rules)."""
+    whole setting it played (every knob of the effective setting, or the printed rules) and its
+    players, then whether the chosen setting holds for every seating (best.holds_text)."""
     from simulator.analysis import stats
     from simulator.report.build import players_text
 
@@ -86,7 +87,7 @@ def confirmation_lines(outcome: TuneOutcome) -> list[str]:
                       f"({100 * stats.PLANNING_POWER:g}% power, if the rates are as measured).")
         lines.append(f"confirmation of {what} at {row['players']} players: {row['verdict']}. "
                      f"{row['sentence']} (players: {players}){decide}")
-    return lines
+    return lines + [best_module.holds_text(outcome.confirm_cells, best_study)]
 
 
 def resume_tune_command(path: Path, out: Path, games: int | None = None, trials: int | None = None) -> str:
@@ -107,8 +108,10 @@ def _tune_in(out: Path, path: Path, experiment: TuneExperiment, text: str, param
         best_file = best_module.write_best(out, document)
         _, analysis = best_module.confirm(best_file, out, jobs=jobs, backend=backend, scheduler=scheduler, progress=progress)
         confirm_cells = analysis.cells
+    holds = (best_module.holds_text(confirm_cells, best_module.best_study_name(experiment.name, choice.best.number))
+             if confirm_cells is not None else None)
     report = render_tune_report(
         out, experiment, parameters, run.study, choice, sampler=sampler, best_document=document,
-        confirm_cells=confirm_cells, experiment_text=text,
+        confirm_cells=confirm_cells, experiment_text=text, holds=holds,
     )
     return TuneOutcome(out, report, choice, best_file, confirm_cells, run.games_played, experiment.name)

@@ -33,6 +33,7 @@ OBJECTIVES = {
 }
 BEST_SUFFIX = "-best"  # best.yaml's experiment name is the tune's name with this suffix
 TUNE_NAME_LENGTH = NAME_LENGTH - len(BEST_SUFFIX)
+MAX_SEATINGS = 8  # confirm.seatings: each adds the best setting and the printed rules to the confirmation
 SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
 
 
@@ -130,6 +131,17 @@ class Budget(StrictModel):
 class Confirm(StrictModel):
     games: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count on fresh seeds")
     margin_points: float = Field(1.0, gt=0, le=50, description="equivalence margin of the verdict, in points")
+    seatings: list[str | list[str | SeatSpec]] | None = Field(
+        None, min_length=1, max_length=MAX_SEATINGS,
+        description="who plays the confirmation: a list of seatings, each a policy for every seat (learned) "
+        "or a list with one per seat; the best setting is confirmed for each. Default: the tune's seats",
+    )
+
+    def seat_lists(self, tune_seats: list[str | SeatSpec] | None) -> list[list[str | SeatSpec] | None]:
+        """Each seating as a study's `seats` (None: the game's default policy)."""
+        if self.seatings is None:
+            return [tune_seats]
+        return [[seating] if isinstance(seating, str) else seating for seating in self.seatings]
 
 
 class Constraints(StrictModel):
@@ -195,11 +207,13 @@ class TuneSection(StrictModel):
     @pydantic.field_validator("confirm")
     @classmethod
     def _confirmation_fits_a_run(cls, confirm: "Confirm", info: pydantic.ValidationInfo) -> "Confirm":
-        # the best setting and the printed rules beside it (best.best_document): two cells per player count
-        chunks = 2 * len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
+        # the best setting and the printed rules beside it (best.best_document): two cells per player
+        # count and seating
+        seatings = len(confirm.seatings or [None])
+        chunks = 2 * seatings * len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
         if chunks > MAX_CHUNKS:
             raise ValueError(f"confirming on {confirm.games:,} games per player count (the best setting and the "
-                             f"printed rules) makes {chunks:,} chunk files "
+                             f"printed rules, {seatings} seating(s)) makes {chunks:,} chunk files "
                              f"of {DEFAULT_CHUNK_GAMES:,} games; at most {MAX_CHUNKS:,} allowed: lower games")
         return confirm
 

@@ -124,6 +124,7 @@ def _games_without_racing(frame: pd.DataFrame, experiment: TuneExperiment) -> in
 def render_tune_report(
     out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study, choice: Choice, *, sampler: str,
     best_document: dict[str, Any] | None, confirm_cells: pd.DataFrame | None, experiment_text: str,
+    holds: str | None = None,
 ) -> Path:
     frame = trials_frame(study, experiment, parameters)
     objectives = experiment.tune.objectives
@@ -162,6 +163,7 @@ def render_tune_report(
         trials_table=table_view(frame, "trials", columns),
         singles_table=table_view(single_changes_frame(frame, objectives), "singles", single_columns) if len(frame) else None,
         experiment_text=experiment_text,
+        holds=holds,
     )
     path = out / "tune.html"
     write_text_atomic(path, page)

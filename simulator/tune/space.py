@@ -97,20 +97,27 @@ def build_space(section: TuneSection, file: str | None = None) -> list[Parameter
 
 
 def _check_seats(game: Game, section: TuneSection, file: str | None) -> None:
-    entries = section.seats or [game.default_policy]
+    """The tune's seats, and each seating of the confirmation (confirm.seatings)."""
+    _check_seating(game, section, section.seats, file, "tune.seats")
+    if section.confirm.seatings is not None:
+        for index, seating in enumerate(section.confirm.seat_lists(section.seats)):
+            _check_seating(game, section, seating, file, f"tune.confirm.seatings[{index}]")
+
+
+def _check_seating(game: Game, section: TuneSection, entries, file: str | None, key: str) -> None:
     seats = []
-    for entry in entries:
+    for entry in entries or [game.default_policy]:
         spec = entry if isinstance(entry, SeatSpec) else SeatSpec(policy=entry)
         seats.append((spec.policy, dict(spec.params)))
     try:
         game.seat_policies(seats)
     except ZoosimError as error:
-        raise ZoosimError(error.detail, file=file, key="tune.seats") from None
+        raise ZoosimError(error.detail, file=file, key=key) from None
     if len(seats) > 1 and any(len(seats) != players for players in section.players):
         raise ZoosimError(
             f"{len(seats)} seats listed but the tune plays {section.players} players "
             "(list one policy for all seats when several player counts are tuned)",
-            file=file, key="tune.seats",
+            file=file, key=key,
         )
 
 

@@ -73,6 +73,12 @@ BAD_TUNE_FILES = [
       "rules": {"allow_nonstandard_players": True, "hand_size": 1}},
      ["tune.budget", "cells", "at most 10,000"]),
     ({"confirm": {"games": 10_000_000_000}}, ["tune.confirm", "chunk files", "at most 100,000"]),
+    # confirm.seatings (issue #44): each seating is checked like tune.seats
+    ({"confirm": {"games": 400, "seatings": ["greedy", "psychic"]}}, ["tune.confirm.seatings[1]", "unknown policy 'psychic'"]),
+    ({"confirm": {"games": 400, "seatings": [["greedy", "random", "greedy", "greedy"]]}},
+     ["tune.confirm.seatings[0]", "4 seats listed but the tune plays [4, 5] players"]),
+    ({"confirm": {"games": 400, "seatings": []}}, ["tune.confirm.seatings", "at least 1 item"]),
+    ({"confirm": {"games": 400_000_000, "seatings": ["greedy", "random"]}}, ["tune.confirm", "2 seating(s)", "chunk files"]),  # 1 seating: fits
 ]
 
 
