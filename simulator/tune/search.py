@@ -211,7 +211,7 @@ def optimise(
             batch.append(trial)
         played += evaluate_batch(out, experiment, parameters, study, batch, jobs=jobs, backend=backend, scheduler=scheduler)
         if progress:
-            _print_progress(study, experiment)
+            _print_progress(study, experiment, total)
     return TuneRun(out, experiment, parameters, study, sampler, played)
 
 
@@ -282,7 +282,7 @@ def _trial_seed(seed: int, number: int) -> int:
     return int(json_digest(["trial", seed, number], SHORT), 16) % 2**32
 
 
-def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
+def _print_progress(study: optuna.Study, experiment: TuneExperiment, total: int) -> None:
     done = [t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE]
     top = max((t.user_attrs["rung"] for t in done), default=0)
     leaders = [t for t in done if t.user_attrs["rung"] == top]
@@ -290,7 +290,7 @@ def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
     games = sum(t.user_attrs["games_played"] for t in done)
     name = experiment.tune.objectives[0]
     lead = f"best {name} {best.values[0]:.2f} (trial {best.number})" if best else "no valid trial yet"
-    print(f"tune: {len(study.trials)}/{experiment.tune.budget.trials} trials, {lead}, {games:,} games", file=sys.stderr)
+    print(f"tune: {len(study.trials)}/{total} trials (single changes included), {lead}, {games:,} games", file=sys.stderr)
 
 
 def evaluate_batch(

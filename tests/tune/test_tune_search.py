@@ -2,6 +2,7 @@
 fairest setting is known) and, once, on Katz: determinism, resume, racing, common random
 numbers, the fewer-changes tie-break and the best-settings file."""
 
+import contextlib
 import json
 import sys
 import types
@@ -44,6 +45,25 @@ def tune_file(tmp_path, name="coin.yaml", **changes):
 def tune(path, out, jobs=1, backend="threading", **options):
     return run_tune(path, out, jobs=jobs, backend=backend, scheduler=None,
                     resume=options.get("resume", False), force=options.get("force", False), progress=False)
+
+
+@contextlib.contextmanager
+def interrupted_at_call(monkeypatch, owner, name: str, call: int):
+    """Ctrl-C at the `call`-th call of owner.name (a method), expected inside the block; the
+    method is whole again after it."""
+    original = getattr(owner, name)
+    calls = []
+
+    def interrupted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        yield
+    monkeypatch.setattr(owner, name, original)
 
 
 def trials(out) -> pd.DataFrame:
@@ -116,19 +136,8 @@ def test_a_tune_interrupted_while_telling_a_batch_resumes_to_the_same_trials(tmp
     models the history after 8 trials, so a proposal made early differs)."""
     path = tune_file(tmp_path, sampler="tpe", budget={"trials": 12, "batch": 4, "games": {"start": 120, "max": 480}})
     tune(path, tmp_path / "whole")
-    tell = optuna.Study.tell
-    calls = []
-
-    def interrupted(self, *args, **kwargs):
-        calls.append(1)
-        if len(calls) == 6:  # the second batch's second result
-            raise KeyboardInterrupt
-        return tell(self, *args, **kwargs)
-
-    monkeypatch.setattr(optuna.Study, "tell", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with interrupted_at_call(monkeypatch, optuna.Study, "tell", 6):  # the second batch's second result
         tune(path, tmp_path / "cut")
-    monkeypatch.setattr(optuna.Study, "tell", tell)
     tune(path, tmp_path / "cut", resume=True)
     pd.testing.assert_frame_equal(trials(tmp_path / "whole"), trials(tmp_path / "cut"))
 

@@ -4,7 +4,6 @@ an interrupted opening resumes to the same trials."""
 
 import optuna
 import pandas as pd
-import pytest
 import yaml
 
 from simulator.games import get_game
@@ -13,7 +12,7 @@ from simulator.tune.config import TuneExperiment
 from simulator.tune.singles import single_changes
 from simulator.tune.space import build_space, effective_setting, setting_text
 
-from test_tune_search import trials, tune, tune_file
+from test_tune_search import interrupted_at_call, trials, tune, tune_file
 
 
 def katz_singles(search_space):
@@ -79,19 +78,8 @@ def test_without_single_changes_the_sampler_follows_trial_0(tmp_path):
 def test_a_tune_interrupted_while_enqueueing_its_single_changes_resumes_to_the_same_trials(tmp_path, monkeypatch):
     path = tune_file(tmp_path)
     tune(path, tmp_path / "whole")
-    enqueue = optuna.Study.enqueue_trial
-    calls = []
-
-    def interrupted(self, *args, **kwargs):
-        calls.append(1)
-        if len(calls) == 3:
-            raise KeyboardInterrupt
-        return enqueue(self, *args, **kwargs)
-
-    monkeypatch.setattr(optuna.Study, "enqueue_trial", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with interrupted_at_call(monkeypatch, optuna.Study, "enqueue_trial", 3):
         tune(path, tmp_path / "cut")
-    monkeypatch.setattr(optuna.Study, "enqueue_trial", enqueue)
     experiment = TuneExperiment.model_validate(yaml.safe_load(path.read_text()))
     assert len(search.open_study(tmp_path / "cut", experiment).trials) == 2
     tune(path, tmp_path / "cut", resume=True)
