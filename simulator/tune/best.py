@@ -20,6 +20,7 @@ both played on fresh seeds with `confirm.games` games per cell and judged at
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -205,14 +206,15 @@ def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial
     studies = []
     for seats in seatings:
         suffix = f" · {seating_text(seats, game)}" if section.confirm.seatings is not None else ""
+        # every study its own copies, so that best.yaml spells each out (no YAML anchors)
         study: dict[str, Any] = {"name": best_study_name(experiment.name, trial.number) + suffix, "game": section.game,
-                                 "rules": rules}
+                                 "rules": copy.deepcopy(rules)}
         if seats is not None:
             study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in seats]
-        studies.append({**study, "cases": cases})
+        studies.append({**study, "cases": copy.deepcopy(cases)})
         if not same:
-            studies.append({**study, "name": f"{experiment.name}: printed rules{suffix}", "rules": printed_rules,
-                            "cases": printed_cases})
+            studies.append({**copy.deepcopy(study), "name": f"{experiment.name}: printed rules{suffix}",
+                            "rules": copy.deepcopy(printed_rules), "cases": copy.deepcopy(printed_cases)})
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "
