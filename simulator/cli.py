@@ -280,11 +280,16 @@ def validate(experiment):
               help="Tune folder (journal, trial runs, best.yaml, confirmation, tune.html). "
                    "Default: reports/<name>-tune-<hash>, resumed automatically when it exists.")
 @_jobs_option("Parallel workers (default: every core). Does not change the trials.")
+@click.option("--games", type=click.IntRange(min=1), default=None,
+              help="Games every trial plays first (budget.games.start), overriding the file; racing's top "
+                   "and the confirmation scale with it. For quick looks.")
+@click.option("--trials", type=click.IntRange(min=1), default=None,
+              help="Trials of the search (budget.trials), overriding the file.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
 @click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
 @_backend_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
+def tune(experiment, out, jobs, games, trials, resume, force, backend, scheduler, quiet):
     """Search rule knobs for the fairest game and confirm the best setting on fresh games.
 
     EXPERIMENT is a YAML file with a `tune:` section (game, seats, players, search, objective,
@@ -292,24 +297,21 @@ def tune(experiment, out, jobs, resume, force, backend, scheduler, quiet):
     the confirmation run and tune.html.
     """
     from simulator.rundir import DEFAULT_REPORTS_DIR
-    from simulator.tune.command import default_out, load_checked, resume_tune_command, run_tune
+    from simulator.tune.command import confirmation_lines, default_out, load_checked, resume_tune_command, run_tune
 
     if out is None:
-        model, _, _ = load_checked(experiment)
+        model, _, _ = load_checked(experiment, games=games, trials=trials)
         out = default_out(DEFAULT_REPORTS_DIR, model)
         resume = resume or not force
     try:
-        outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend,
-                           scheduler=scheduler, resume=resume, force=force, progress=not quiet)
+        outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend, scheduler=scheduler,
+                           resume=resume, force=force, progress=not quiet, games=games, trials=trials)
     except KeyboardInterrupt as stop:
-        _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  {resume_tune_command(experiment, out)}")
+        _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  "
+                            f"{resume_tune_command(experiment, out, games, trials)}")
     click.echo(outcome.choice.explanation)
-    if outcome.confirm_cells is not None:
-        from simulator.report.build import players_text
-
-        for _, row in outcome.confirm_cells.iterrows():
-            players = players_text(row["seating"].split(" / "))
-            click.echo(f"  confirmation {row['label']}: {row['verdict']}. {row['sentence']} (players: {players})")
+    for line in confirmation_lines(outcome):
+        click.echo(f"  {line}")
     if outcome.best_file is not None:
         click.echo(f"best settings: {outcome.best_file}")
     click.echo(f"tune report: {outcome.report}")

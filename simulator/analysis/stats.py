@@ -588,9 +588,13 @@ def games_to_decide(
     if np.any(beyond > -1e-12):
         return math.inf
 
-    def power_at(count: float) -> float:
-        return balanced_power(rates, count, n_seats, margin_points, confidence, effects)
+    return _fewest_games(lambda count: balanced_power(rates, count, n_seats, margin_points, confidence, effects),
+                         games, power)
 
+
+def _fewest_games(power_at, games: int, power: float) -> float:
+    """The fewest games (at least `games`) at which `power_at`, growing with the games, reaches
+    `power`: doubling, then bisection; infinity beyond GAMES_TO_DECIDE_CAP."""
     if power_at(games) >= power:
         return float(games)
     low, high = float(games), float(max(games, 1)) * 2
@@ -605,20 +609,77 @@ def games_to_decide(
 
 
 def balanced_power(rates, games: float, n_seats: int, margin_points: float = 1.0, confidence: float = 0.95,
-                   effects=None) -> float:
+                   effects=None, noise=None) -> float:
     """Probability that `games` games show "balanced" (`equivalence_verdict` with
     `seat_intervals`) if the true seat rates are `rates` and the design effects `effects`
-    (default 1): prod_s [Phi((m - delta_s) / se_s - z) + Phi((m + delta_s) / se_s - z) - 1]^+,
-    se_s = sqrt(p_s (1 - p_s) d_s / games), z = Phi^-1(1 - alpha), seats treated as independent
-    (normal approximation; see `games_to_decide`)."""
+    (default 1): prod_s [Phi((m - delta_s) / e_s - z w_s) + Phi((m + delta_s) / e_s - z w_s) - 1]^+,
+    the interval's standard error se_s = sqrt(p_s (1 - p_s) d_s / games), the estimate's
+    e_s = se_s sqrt(noise_s) and w_s = se_s / e_s, z = Phi^-1(1 - alpha), seats treated as
+    independent (normal approximation; see `games_to_decide`). `noise` (default 1) is the
+    variance of a game's win share over p (1 - p): below 1 when wins are shared, so the estimate
+    varies less than the Wilson interval's width assumes."""
     rates = np.asarray(rates, dtype=float)
     effects = np.ones_like(rates) if effects is None else np.asarray(effects, dtype=float)
+    noise = np.ones_like(rates) if noise is None else np.clip(np.nan_to_num(np.asarray(noise, dtype=float), nan=1.0), 1e-6, None)
     delta, margin = rates - 1.0 / n_seats, margin_points / 100.0
     z = two_sided_z(equivalence_confidence(confidence))
     se = np.sqrt(rates * (1.0 - rates) * effects / games)
+    spread = se * np.sqrt(noise)
     with np.errstate(divide="ignore", invalid="ignore"):
-        each = special.ndtr((margin - delta) / se - z) + special.ndtr((margin + delta) / se - z) - 1.0
+        each = (special.ndtr((margin - delta - z * se) / spread) + special.ndtr((margin + delta - z * se) / spread) - 1.0)
     return float(np.prod(np.clip(np.nan_to_num(each, nan=0.0), 0.0, 1.0)))
+
+
+ASSURANCE_DRAWS = 20_000  # simulated confirmations of balanced_assurance (fixed seed: a deterministic number)
+ASSURANCE_SEED = 20261204
+
+
+def balanced_assurance(rates, rate_errors, games: float, n_seats: int, margin_points: float = 1.0,
+                       confidence: float = 0.95, effects=None, noise=None) -> float:
+    """Probability that `games` fresh games show "balanced" (every seat's 1 - 2 alpha interval
+    inside the margin, `equivalence_verdict`), when the seat rates are not known but estimated:
+    `rates` measured with standard errors `rate_errors` (fractions); `effects` are the design
+    effects and `noise` the variance of a game's win share over p (1 - p) (below 1 when wins
+    are shared, so the estimate varies less than the interval's width assumes; default 1).
+
+    Method: simulation with a fixed seed. Each of ASSURANCE_DRAWS draws takes true rates normal
+    around the estimates (the assurance, or expected power, of a planned study: the power
+    averaged over the rates the measurement allows), then the confirmation's estimates normal
+    around them with the seats correlated as shares of one game are (they sum to one: the
+    multinomial correlation -sqrt(p_s p_t / ((1 - p_s)(1 - p_t)))), and counts the draws whose
+    every interval lies inside the margin. Unlike `balanced_power`'s product over seats, the
+    correlation counts: at 3 seats the constraint that the deviations sum to zero makes
+    "every seat inside" much likelier than the product says.
+    Reference: O'Hagan, A., Stevens, J. W. and Campbell, M. J. (2005), Assurance in clinical
+    trial design, Pharmaceutical Statistics 4:187-201.
+    """
+    rates = np.asarray(rates, dtype=float)
+    seats = rates.size
+    errors = np.asarray(rate_errors, dtype=float)
+    effects = np.ones(seats) if effects is None else np.asarray(effects, dtype=float)
+    noise = np.ones(seats) if noise is None else np.clip(np.nan_to_num(np.asarray(noise, dtype=float), nan=1.0), 1e-6, None)
+    margin, z = margin_points / 100.0, two_sided_z(equivalence_confidence(confidence))
+    random = np.random.default_rng(ASSURANCE_SEED)
+    true_rates = np.clip(rates + errors * random.standard_normal((ASSURANCE_DRAWS, seats)), 1e-9, 1 - 1e-9)
+    se = np.sqrt(true_rates * (1.0 - true_rates) * effects / games)  # the interval's standard error
+    odds = np.sqrt(np.clip(rates, 1e-9, None) / np.clip(1.0 - rates, 1e-9, None))
+    correlation = -np.outer(odds, odds)
+    np.fill_diagonal(correlation, 1.0)
+    values, vectors = np.linalg.eigh(correlation)  # positive semidefinite (singular when rates sum to 1)
+    root = vectors * np.sqrt(np.clip(values, 0.0, None))
+    estimates = true_rates + se * np.sqrt(noise) * (random.standard_normal((ASSURANCE_DRAWS, seats)) @ root.T)
+    fair = 1.0 / n_seats
+    inside = (estimates + z * se <= fair + margin) & (estimates - z * se >= fair - margin)
+    return float(np.mean(np.all(inside, axis=1)))
+
+
+def games_to_assure(rates, rate_errors, games: int, n_seats: int, margin_points: float = 1.0,
+                    confidence: float = 0.95, effects=None, power: float = PLANNING_POWER, noise=None) -> float:
+    """Games at which `balanced_assurance` reaches `power` (at least `games`); infinity when no
+    count does (the chance that every true rate lies inside the margin is below `power`)."""
+    return _fewest_games(
+        lambda count: balanced_assurance(rates, rate_errors, count, n_seats, margin_points, confidence, effects=effects, noise=noise),
+        games, power)
 
 
 def _verdict_inputs(rates, lows, highs, n_seats, margin_points):

@@ -231,6 +231,15 @@ def _precision_columns(games_setting: Any, totals: CellTotals) -> dict[str, floa
     }
 
 
+def _share_variance_ratio(share_sq_sum, rate, rated) -> np.ndarray:
+    """Per seat: the variance of a game's win share over rate (1 - rate); NaN without the moments."""
+    if share_sq_sum is None:
+        return np.full_like(rate, np.nan)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = (np.asarray(share_sq_sum, dtype=float) / rated - rate**2) / (rate * (1 - rate))
+    return np.where(rate * (1 - rate) > 0, ratio, np.nan)
+
+
 def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
     n, games, rated, deals = cell["players"], totals.games, totals.rated_games, totals.deals
     effects = totals.seat_design_effects()
@@ -264,6 +273,9 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
             "tost_low": intervals.tost_low,  # 1 - 2 alpha: the equivalence verdict's intervals
             "tost_high": intervals.tost_high,
             "rate_se": np.sqrt(rate * (1 - rate) * effects / rated),  # standard error, deal as the unit
+            # a game's win share varies less than a win (0 or 1) when wins are shared: the share's
+            # variance over rate (1 - rate), the intervals' variance (1 without shared wins)
+            "share_variance_ratio": _share_variance_ratio(totals.share_sq_sum, rate, rated),
             "deviation_points": np.nan if solo else (rate - 1.0 / n) * 100,
             "outright_wins": totals.outright_wins.astype(np.int64),
             "shared_wins": totals.shared_wins.astype(np.int64),

@@ -67,10 +67,12 @@ CHECK_COLUMNS = ("check_violations", "first_violation")  # per game, from play_b
 
 
 def knob(default: Any, rule: str, description: str, allowed: str | None = None,
-         per_seat: bool = False, encode: Any = None, **kwargs: Any) -> Any:
+         per_seat: bool = False, encode: Any = None, seat_relative: bool = False, **kwargs: Any) -> Any:
     """A rule knob: a pydantic field that documents itself for `zoosim rules GAME` with its rule
     id in `seeds/` and, optionally, an `allowed` text replacing the one derived from its type.
-    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first).
+    `per_seat` marks a list knob whose index is the seat in turn order (seat 0 moves first);
+    `seat_relative` a per-seat numeric knob of which only the differences between seats count
+    (adding the same to every seat ranks every game the same: Katz's seat bonus points).
     `encode` (a `layouts.Encoding`: Flag, Int, Equals, Choice) says how the knob enters the
     kernels' rule array; `layouts.RuleLayout` numbers and fills the array from these."""
     extra: dict[str, Any] = {"rule": rule}
@@ -80,6 +82,8 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
         extra["allowed"] = allowed
     if per_seat:
         extra["per_seat"] = True
+    if seat_relative:
+        extra["seat_relative"] = True
     return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
 
 
@@ -368,6 +372,7 @@ class Knob:
     rule: str
     description: str
     per_seat: bool = False  # a list indexed by seat in turn order (knob(..., per_seat=True))
+    seat_relative: bool = False  # only differences between seats count (knob(..., seat_relative=True))
 
 
 # What a game that does not say counts in its `score` column (Game.score_meaning)
@@ -564,6 +569,7 @@ def knob_table(
                 rule=str(extra.get("rule", "")),
                 description=info.description or "",
                 per_seat=bool(extra.get("per_seat", False)),
+                seat_relative=bool(extra.get("seat_relative", False)),
             )
         )
     return rows

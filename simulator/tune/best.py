@@ -8,9 +8,10 @@ less than twice its standard error (sqrt(se_a^2 + se_b^2), each the objective's 
 with the deal as the unit (search.py), ignoring the extra precision that trials sharing deals
 give, which makes the test generous), is as good,
 and among those the one setting the fewest knobs away from the printed rules wins (then the
-lower objective).
+fewest seat entries, then the lower objective), counted on its effective setting
+(`space.effective_setting`: what changes nothing, such as a bonus common to every seat, removed).
 
-The best setting becomes an ordinary experiment file (`best.yaml`): one study whose `rules` hold
+The best setting becomes an ordinary experiment file (`best.yaml`), in its effective form: one study whose `rules` hold
 the knobs shared by all player counts and whose `cases` hold each player count with its own
 (per-seat) knobs, and beside it a study of the printed rules (the tune's fixed `rules` only),
 both played on fresh seeds with `confirm.games` games per cell and judged at
@@ -19,11 +20,13 @@ both played on fresh seeds with `confirm.games` games per cell and judged at
 
 from __future__ import annotations
 
+import copy
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import optuna
 
 from simulator.config import SeatSpec
@@ -31,7 +34,7 @@ from simulator.digest import SHORT, json_digest
 from simulator.rundir import write_text_atomic
 from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
 from simulator.tune.search import trial_rules
-from simulator.tune.space import Parameter, game_of
+from simulator.tune.space import Parameter, effective_setting, game_of
 
 NOISE_STANDARD_ERRORS = 2.0
 
@@ -68,34 +71,73 @@ def choose_best(study: optuna.Study, experiment: TuneExperiment) -> Choice:
     best = lowest
     if experiment.tune.prefer == "fewer_changes":
         within = [t for t in leaders if _within_noise(t, lowest)]
-        best = min(within, key=lambda t: (t.user_attrs["changes"], t.user_attrs["objectives"][0], t.number))
+        best = min(within, key=lambda t: (t.user_attrs["changes"], t.user_attrs.get("values_changed", 0),
+                                          t.user_attrs["objectives"][0], t.number))
+        setting = best.user_attrs.get("setting_text")
         text += (f" {len(within)} trial(s) are within {NOISE_STANDARD_ERRORS:g} standard errors of it "
                  f"(not distinguishable from deal noise); trial {best.number} changes the fewest knobs "
-                 f"({best.user_attrs['changes']}) and is chosen.")
+                 f"({best.user_attrs['changes']}{': ' + setting if setting else ''}) and is chosen.")
     return Choice(best, leaders, front, within, text)
 
 
-def confirmation_power_text(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> str:
+def confirmation_power(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> dict[int, tuple[float, float]]:
     """Before the confirmation runs: per player count, the probability that `confirm.games`
-    games show the chosen setting balanced at `confirm.margin_points` if its seat rates (and
-    design effects) are as the trial measured them, and the games that would give 80%
-    (`stats.balanced_power`, `stats.games_to_decide`)."""
+    fresh games show the chosen setting balanced at `confirm.margin_points` (the equivalence
+    test the confirmation runs: every seat's interval inside the margin), with the design
+    effects and win-share variances (shared wins vary less) the trial measured and the seat
+    rates it measured, shrunk towards fair by as much
+    as deal noise explains them (`shrunk_rates`), each known only to within its remaining
+    standard error (`stats.balanced_assurance`: the power averaged over the true rates the
+    measurement allows), and the games that would give 80% (`stats.games_to_assure`)."""
+    from simulator.analysis import stats
+
+    confirm = experiment.tune.confirm
+    powers = {}
+    for players, measured in trial.user_attrs["by_players"].items():
+        n = int(players)
+        rates = np.array([1.0 / n + d / 100 for d in measured["seat_deviation_points"]])
+        # absent in trials measured before they were kept: design effects 1, wins not shared
+        effects = np.array(measured.get("seat_design_effects") or [1.0] * n)
+        noise = np.nan_to_num(np.array(measured.get("seat_share_variance_ratios") or [1.0] * n), nan=1.0)
+        errors = np.sqrt(rates * (1 - rates) * effects * noise / measured["games"])
+        rates, errors = shrunk_rates(rates, errors, n)
+        powers[n] = (stats.balanced_assurance(rates, errors, confirm.games, n, confirm.margin_points, effects=effects, noise=noise),
+                     stats.games_to_assure(rates, errors, 1, n, confirm.margin_points, effects=effects, noise=noise))
+    return powers
+
+
+def shrunk_rates(rates: np.ndarray, errors: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """What the trial's seat rates say about the true ones (empirical Bayes, the positive-part
+    James-Stein rule): the true deviations from fair 1/n are taken to spread with variance
+    tau^2 = max(0, mean(deviation^2) - mean(error^2)), the part of the measured spread that deal
+    noise does not explain. Each seat's deviation is shrunk towards fair by tau^2 / (tau^2 +
+    error^2) and its standard error becomes error x sqrt(that factor). A trial whose deviations
+    are all noise (a fair setting) is then taken as fair, not as unfair by its noise; a seat far
+    beyond the noise keeps its deviation. (The deviations of the seats sum to zero, and so do
+    their errors' sum; each seat's own variance is its error squared, so the moments match.)
+    Reference: Efron, B. and Morris, C. (1975), Data analysis using Stein's estimator and its
+    generalizations, JASA 70:311-319."""
+    deviations = rates - 1.0 / n
+    spread = max(0.0, float(np.mean(deviations**2) - np.mean(errors**2)))
+    keep = spread / (spread + errors**2) if spread > 0 else np.zeros_like(errors)
+    return 1.0 / n + keep * deviations, errors * np.sqrt(keep)
+
+
+def confirmation_power_text(experiment: TuneExperiment, trial: optuna.trial.FrozenTrial) -> str:
+    """`confirmation_power` in words, for the explanation of the choice."""
     from simulator.analysis import stats
 
     confirm = experiment.tune.confirm
     parts = []
-    for players, measured in trial.user_attrs["by_players"].items():
-        n = int(players)
-        rates = [1.0 / n + d / 100 for d in measured["seat_deviation_points"]]
-        effects = measured.get("seat_design_effects")  # absent in trials measured before they were kept
-        power = stats.balanced_power(rates, confirm.games, n, confirm.margin_points, effects=effects)
-        outside = max(abs(d) for d in measured["seat_deviation_points"]) >= confirm.margin_points
-        needed = math.inf if outside else stats.games_to_decide(rates, 1, n, confirm.margin_points, effects=effects)
+    for n, (power, needed) in confirmation_power(experiment, trial).items():
         enough = (f"about {stats.count_text(needed)} would give {100 * stats.PLANNING_POWER:g}%"
-                  if math.isfinite(needed) else "no number of games would, as a seat was measured at or beyond the margin")
+                  if math.isfinite(needed) else
+                  f"no number of games would give {100 * stats.PLANNING_POWER:g}%, as the trial's measurement "
+                  "leaves a seat too likely at or beyond the margin")
         parts.append(f"{n} players: {100 * power:.0f}% ({enough})")
     return (f"Power of the confirmation ({confirm.games:,} games per player count, ±{confirm.margin_points:g} points, "
-            f"if the rates are as trial {trial.number} measured them) to show balance: " + "; ".join(parts) + ".")
+            f"if the rates are as trial {trial.number} measured them, to within their standard errors) "
+            "to show balance: " + "; ".join(parts) + ".")
 
 
 def _within_noise(trial: optuna.trial.FrozenTrial, best: optuna.trial.FrozenTrial) -> bool:
@@ -125,23 +167,54 @@ def confirm_seed(experiment: TuneExperiment) -> int:
     return int(json_digest(["confirm", experiment.seed], SHORT), 16) % 2**63
 
 
+def best_study_name(tune_name: str, number: int) -> str:
+    """The best setting's study in best.yaml (its cells' labels start with it)."""
+    return f"{tune_name}: trial {number}"
+
+
+def seating_text(seats: list | None, game) -> str:
+    """A confirmation seating as the study names show it: "learned", "greedy / learned"."""
+    entries = seats or [game.default_policy]
+    return " / ".join(entry.policy if isinstance(entry, SeatSpec) else entry for entry in entries)
+
+
+def holds_text(cells, best_study: str) -> str:
+    """Whether the chosen setting holds for every seating and player count of the confirmation
+    (its cells whose label starts with `best_study`), in one sentence."""
+    mine = cells[cells["label"].str.startswith(best_study)]
+    failing = mine[mine["verdict"] != "balanced"]
+    seatings = list(dict.fromkeys(mine["seating"]))
+    if failing.empty:
+        return f"The chosen setting is confirmed balanced for every seating ({'; '.join(seatings)}) at every player count."
+    where = "; ".join(f"{row['seating']} at {row['players']} players: {row['verdict']}" for _, row in failing.iterrows())
+    return f"The chosen setting is not confirmed balanced for every seating ({where})."
+
+
 def best_document(experiment: TuneExperiment, parameters: list[Parameter], trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
     """The best setting as an experiment file's document (`zoosim run` accepts it as it is)."""
     section = experiment.tune
-    rules, cases = trial_rules(experiment, parameters, trial.params, game_of(section, None))
-    study: dict[str, Any] = {"name": f"{experiment.name}: trial {trial.number}", "game": section.game, "rules": rules}
-    if section.seats is not None:
-        study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in section.seats]
-    study["cases"] = cases
+    game = game_of(section, None)
+    effective = effective_setting(section, parameters, trial.params, game)
+    rules, cases = trial_rules(experiment, parameters, effective, game)
+    printed_rules = dict(section.rules)
+    printed_cases = [{"players": players} for players in section.players]
     # The printed rules beside it, on fresh deals of the same confirmation: what the tune changed,
     # measured on games it never saw (the tune's own trials chose the best on their deals); left
     # out when the best setting is the printed rules.
-    printed = {**study, "name": f"{experiment.name}: printed rules", "rules": dict(section.rules),
-               "cases": [{"players": players} for players in section.players]}
-    game = game_of(section, None)
-    same = all(_played(game, study["rules"], best) == _played(game, printed["rules"], plain)
-               for best, plain in zip(study["cases"], printed["cases"]))
-    studies = [study] if same else [study, printed]
+    same = all(_played(game, rules, best) == _played(game, printed_rules, plain) for best, plain in zip(cases, printed_cases))
+    seatings = section.confirm.seat_lists(section.seats)
+    studies = []
+    for seats in seatings:
+        suffix = f" · {seating_text(seats, game)}" if section.confirm.seatings is not None else ""
+        # every study its own copies, so that best.yaml spells each out (no YAML anchors)
+        study: dict[str, Any] = {"name": best_study_name(experiment.name, trial.number) + suffix, "game": section.game,
+                                 "rules": copy.deepcopy(rules)}
+        if seats is not None:
+            study["seats"] = [s.model_dump(mode="json") if isinstance(s, SeatSpec) else s for s in seats]
+        studies.append({**study, "cases": copy.deepcopy(cases)})
+        if not same:
+            studies.append({**copy.deepcopy(study), "name": f"{experiment.name}: printed rules{suffix}",
+                            "rules": copy.deepcopy(printed_rules), "cases": copy.deepcopy(printed_cases)})
     return {
         "name": experiment.name + BEST_SUFFIX,
         "description": f"Best rules found by zoosim tune ({experiment.name}, trial {trial.number}), "

@@ -33,6 +33,7 @@ OBJECTIVES = {
 }
 BEST_SUFFIX = "-best"  # best.yaml's experiment name is the tune's name with this suffix
 TUNE_NAME_LENGTH = NAME_LENGTH - len(BEST_SUFFIX)
+MAX_SEATINGS = 8  # confirm.seatings: each adds the best setting and the printed rules to the confirmation
 SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
 
 
@@ -130,6 +131,17 @@ class Budget(StrictModel):
 class Confirm(StrictModel):
     games: int = Field(ge=1, le=MAX_GAMES_PER_CELL, description="games per player count on fresh seeds")
     margin_points: float = Field(1.0, gt=0, le=50, description="equivalence margin of the verdict, in points")
+    seatings: list[str | list[str | SeatSpec]] | None = Field(
+        None, min_length=1, max_length=MAX_SEATINGS,
+        description="who plays the confirmation: a list of seatings, each a policy for every seat (learned) "
+        "or a list with one per seat; the best setting is confirmed for each. Default: the tune's seats",
+    )
+
+    def seat_lists(self, tune_seats: list[str | SeatSpec] | None) -> list[list[str | SeatSpec] | None]:
+        """Each seating as a study's `seats` (None: the game's default policy)."""
+        if self.seatings is None:
+            return [tune_seats]
+        return [[seating] if isinstance(seating, str) else seating for seating in self.seatings]
 
 
 class Constraints(StrictModel):
@@ -158,6 +170,10 @@ class TuneSection(StrictModel):
     sampler: Literal[SAMPLERS] = Field(  # type: ignore[valid-type]
         "auto", description="auto (NSGA-II for several objectives, CMA-ES for continuous spaces, else TPE) | "
         "tpe | cmaes | nsga2 | random"
+    )
+    single_changes: bool = Field(
+        True, description="play the printed rules and every single-knob change first, raced like any trial "
+        "(they come on top of budget.trials)"
     )
     budget: Budget
     confirm: Confirm
@@ -191,11 +207,13 @@ class TuneSection(StrictModel):
     @pydantic.field_validator("confirm")
     @classmethod
     def _confirmation_fits_a_run(cls, confirm: "Confirm", info: pydantic.ValidationInfo) -> "Confirm":
-        # the best setting and the printed rules beside it (best.best_document): two cells per player count
-        chunks = 2 * len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
+        # the best setting and the printed rules beside it (best.best_document): two cells per player
+        # count and seating
+        seatings = len(confirm.seatings or [None])
+        chunks = 2 * seatings * len(info.data.get("players", [])) * math.ceil(confirm.games / DEFAULT_CHUNK_GAMES)
         if chunks > MAX_CHUNKS:
             raise ValueError(f"confirming on {confirm.games:,} games per player count (the best setting and the "
-                             f"printed rules) makes {chunks:,} chunk files "
+                             f"printed rules, {seatings} seating(s)) makes {chunks:,} chunk files "
                              f"of {DEFAULT_CHUNK_GAMES:,} games; at most {MAX_CHUNKS:,} allowed: lower games")
         return confirm
 
@@ -251,16 +269,41 @@ class TuneExperiment(StrictModel):
         return checked_name(name, "the tune name", TUNE_NAME_LENGTH)
 
 
-def load_tune(path: str | Path) -> tuple[TuneExperiment, str]:
-    """Read and validate a tune file. Returns the model and the file's text."""
+def load_tune(path: str | Path, *, games: int | None = None, trials: int | None = None) -> tuple[TuneExperiment, str]:
+    """Read and validate a tune file. Returns the model and the file's text. `games` and
+    `trials` are the command line's overrides (`with_tune_overrides`), validated like the file's keys."""
     path = Path(path)
     document, text = read_yaml_mapping(path, what="a tune file must be a mapping with a 'tune' section")
     if "tune" not in document:
         raise ZoosimError("no 'tune' section (a file with studies is run with `zoosim run`)", file=str(path), key="tune")
-    experiment = parse_document(TuneExperiment, document, file=str(path))
+    experiment = parse_document(TuneExperiment, with_tune_overrides(document, games=games, trials=trials), file=str(path))
     if experiment.name is None:
         experiment = experiment.model_copy(update={"name": name_from_file(path)[:TUNE_NAME_LENGTH]})
     return experiment, text
+
+
+def with_tune_overrides(document: dict[str, Any], *, games: int | None = None, trials: int | None = None) -> dict[str, Any]:
+    """A tune document with `zoosim tune --games/--trials` applied (in place). --trials replaces
+    budget.trials. --games N replaces the games every trial plays first (budget.games.start), and
+    scales the racing's top (budget.games.max) and the confirmation (confirm.games) by the same
+    factor, rounded up, so racing keeps its rungs and a quick look stays quick throughout. A
+    document whose budget is not a mapping is left for the schema to refuse."""
+    section = document.get("tune")
+    budget = section.get("budget") if isinstance(section, dict) else None
+    if not isinstance(budget, dict):
+        return document
+    if trials is not None:
+        budget["trials"] = trials
+    racing = budget.get("games")
+    if games is not None and isinstance(racing, dict) and isinstance(racing.get("start"), int) and racing["start"] > 0:
+        factor = games / racing["start"]
+        racing["start"] = games
+        if isinstance(racing.get("max"), int):
+            racing["max"] = max(games, math.ceil(racing["max"] * factor))
+        confirm = section.get("confirm")
+        if isinstance(confirm, dict) and isinstance(confirm.get("games"), int):
+            confirm["games"] = max(1, math.ceil(confirm["games"] * factor))
+    return document
 
 
 def dump_yaml(data: Any) -> str:

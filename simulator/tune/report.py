@@ -22,12 +22,15 @@ from simulator.report.build import table_view
 from simulator.rundir import write_text_atomic
 from simulator.tune.best import Choice, completed
 from simulator.tune.config import OBJECTIVES, TuneExperiment, dump_yaml
+from simulator.tune.search import OPENING_PHASE
 from simulator.tune.space import Parameter
 
 TRIAL_COLUMNS_HEAD = [("trial", "trial", "int"), ("state", "state", "text"), ("rung", "rung", "int"),
                       ("games", "games (result rests on)", "int"), ("games_played", "games played (0: same setting as an earlier trial)", "int")]
 TRIAL_COLUMNS_TAIL = [("feasible", "meets constraints", "text"), ("changes", "knobs changed", "int"),
-                      ("proposed_by", "proposed by", "text"), ("settings_text", "settings", "text")]
+                      ("proposed_by", "proposed by", "text"), ("settings_text", "effective setting", "text")]
+SINGLE_COLUMNS = [("trial", "trial", "int"), ("settings_text", "change", "text"), ("rung", "rung", "int"),
+                  ("games", "games (result rests on)", "int")]
 CONFIRM_COLUMNS = [("label", "cell", "text"), ("players", "players", "int"), ("games", "games", "int"),
                    ("verdict", "verdict", "text"), ("max_deviation_points", "largest seat deviation (pts)", "num"),
                    ("mean_turns", "mean turns", "num"), ("sentence", "in words", "text")]
@@ -46,9 +49,11 @@ def trials_frame(study: optuna.Study, experiment: TuneExperiment, parameters: li
         row["feasible"] = ("yes" if attrs["feasible"] else "no") if "feasible" in attrs else attrs.get("invalid", "")
         row["changes"] = attrs.get("changes", np.nan)
         row["proposed_by"] = attrs.get("proposed_by", "")
+        row["phase"] = attrs.get("phase", "search")
         settings = {name: _short(decode[name](raw)) for name, raw in trial.params.items()}
         row["settings"] = json.dumps(settings)  # exact and machine-readable, for the CSV
-        row["settings_text"] = settings_text(settings)  # what the page shows
+        # what the page shows: the effective setting (space.effective_setting), else as proposed
+        row["settings_text"] = attrs.get("setting_text") or settings_text(settings)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -64,6 +69,13 @@ def settings_text(settings: dict[str, Any]) -> str:
 def _short(value: Any) -> Any:
     """A continuous parameter's value to 4 significant digits, for reading (best.yaml is exact)."""
     return float(f"{value:.4g}") if isinstance(value, float) else value
+
+
+def single_changes_frame(frame: pd.DataFrame, objectives: list[str]) -> pd.DataFrame:
+    """The printed rules and the single changes (singles.py), best first: the trials of the
+    highest rung first (they rest on the most games), then by the objectives."""
+    opening = frame[(frame["phase"] == OPENING_PHASE) & (frame["state"] == "complete")]
+    return opening.sort_values(["rung", *objectives, "trial"], ascending=[False] + [True] * (len(objectives) + 1))
 
 
 def history_chart(frame: pd.DataFrame, objective: str, last_rung: int) -> str:
@@ -112,10 +124,13 @@ def _games_without_racing(frame: pd.DataFrame, experiment: TuneExperiment) -> in
 def render_tune_report(
     out: Path, experiment: TuneExperiment, parameters: list[Parameter], study: optuna.Study, choice: Choice, *, sampler: str,
     best_document: dict[str, Any] | None, confirm_cells: pd.DataFrame | None, experiment_text: str,
+    holds: str | None = None,
 ) -> Path:
     frame = trials_frame(study, experiment, parameters)
     objectives = experiment.tune.objectives
-    columns = TRIAL_COLUMNS_HEAD + [(name, name.replace("_", " "), "num") for name in objectives] + TRIAL_COLUMNS_TAIL
+    objective_columns = [(name, name.replace("_", " "), "num") for name in objectives]
+    columns = TRIAL_COLUMNS_HEAD + objective_columns + TRIAL_COLUMNS_TAIL
+    single_columns = SINGLE_COLUMNS[:2] + objective_columns + SINGLE_COLUMNS[2:]
     done = completed(study)
     study_block = None
     if best_document is not None:
@@ -146,7 +161,9 @@ def render_tune_report(
         confirm_table=table_view(confirm_cells, "confirm", CONFIRM_COLUMNS) if confirm_cells is not None else None,
         confirm_cells=confirm_cells.to_dict("records") if confirm_cells is not None else [],
         trials_table=table_view(frame, "trials", columns),
+        singles_table=table_view(single_changes_frame(frame, objectives), "singles", single_columns) if len(frame) else None,
         experiment_text=experiment_text,
+        holds=holds,
     )
     path = out / "tune.html"
     write_text_atomic(path, page)

@@ -48,9 +48,10 @@ from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.rundir import LOCK, read_json, warn, write_json_atomic, write_text_atomic
 from simulator.tune.balance import balance_proposals
+from simulator.tune.singles import single_changes
 from simulator.tune.config import TuneExperiment, dump_yaml, on_grid
 from simulator.tune.journal import JOURNAL, check_journal, journal_storage
-from simulator.tune.space import Parameter, changes, game_of, knob_values
+from simulator.tune.space import Parameter, changes, effective_setting, game_of, knob_values, setting_text
 from simulator.version import __version__
 
 TUNE_INFO = "tune.json"
@@ -58,6 +59,7 @@ STUDY_NAME = "tune"
 TRIALS_DIR = "trials"
 KEEP_FRACTION = 1 / 3  # racing: the share of a rung's trials that earn the next rung
 INFEASIBLE_PENALTY = 100.0  # added (plus the distance) to every objective of a trial outside the constraints
+OPENING_PHASE = "single changes"  # user attr `phase` of trial 0 and the single changes (singles.py)
 BALANCE_SHARE = 1 / 4  # of each batch after the first: the seat-balance step's proposals
 OWNED = (TUNE_INFO, JOURNAL, TRIALS_DIR, "confirm", "best.yaml", "tune.html", "experiment.yaml", "trials.csv")
 
@@ -171,35 +173,34 @@ def optimise(
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
     study = open_study(out, experiment)
-    if not study.trials:
-        # trial 0: the printed rules (a choice list includes the printed value: space.py); a
-        # printed value outside a searched range is the optimiser's, and trial 0 says so
-        printed = printed_rules(parameters)
-        outside = [p.name for p in parameters if p.name not in printed]
-        label = "printed rules"
-        if outside:
-            label = f"printed rules but {', '.join(outside)} (printed value outside the searched range)"
+    opening = _opening(experiment, parameters)
+    # Enqueued before anything is asked, so the trials the journal holds are a prefix of the
+    # opening (an interruption while enqueueing leaves the rest to enqueue now).
+    for number, (label, setting) in enumerate(opening[len(study.trials):], start=len(study.trials)):
+        if number == 0 and len(setting) < len(parameters):
+            outside = [p.name for p in parameters if p.name not in setting]
             warn(f"trial 0 plays the printed rules but {', '.join(outside)}, whose printed value lies outside the searched range")
-        study.enqueue_trial(printed, user_attrs={"proposed_by": label})
+        study.enqueue_trial(setting, user_attrs={"proposed_by": label, "phase": OPENING_PHASE})
     budget = experiment.tune.budget
+    total = budget.trials + len(opening) - 1  # trial 0 counts in budget.trials, the single changes do not
     distributions = {p.name: p.distribution for p in parameters}
     played = 0
     told = (optuna.trial.TrialState.COMPLETE, optuna.trial.TrialState.FAIL)
     balance = sampler != "random" and "seat_fairness" in experiment.tune.objectives
     while True:
         finished = len(study.get_trials(deepcopy=False, states=told))
-        if finished >= budget.trials:
+        if finished >= total:
             break
         # An interrupted batch is finished first: its trials were proposed before the interruption
         # (the running ones), and what is missing of it is proposed now. Batches are numbered
         # trials: every batch but the last has budget.batch trials.
         running = study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,))
         first = min(t.number for t in running) // budget.batch * budget.batch if running else finished
-        size = min(budget.batch, budget.trials - first)
+        size = min(budget.batch, total - first)
         proposed = sum(1 for t in study.get_trials(deepcopy=False)
                        if first <= t.number < first + size and t.state != optuna.trial.TrialState.WAITING)
         batch = [_proposed(study, experiment, frozen, distributions, sampler) for frozen in running]
-        if not running and balance:
+        if not running and balance and first >= len(opening):
             _enqueue_balance_proposals(study, parameters, size)
         for _ in range(size - proposed):
             # Each proposal's sampler is seeded by the tune seed and how many trials exist (the
@@ -210,8 +211,24 @@ def optimise(
             batch.append(trial)
         played += evaluate_batch(out, experiment, parameters, study, batch, jobs=jobs, backend=backend, scheduler=scheduler)
         if progress:
-            _print_progress(study, experiment)
+            _print_progress(study, experiment, total)
     return TuneRun(out, experiment, parameters, study, sampler, played)
+
+
+def _opening(experiment: TuneExperiment, parameters: list[Parameter]) -> list[tuple[str, dict[str, Any]]]:
+    """(label, optimiser values) of the trials before any sampler: trial 0, the printed rules (a
+    choice list includes the printed value: space.py; a printed value outside a searched range
+    is the optimiser's, and trial 0 says so), then with `single_changes` every single-knob
+    change (singles.py)."""
+    printed = printed_rules(parameters)
+    outside = [p.name for p in parameters if p.name not in printed]
+    label = "printed rules"
+    if outside:
+        label = f"printed rules but {', '.join(outside)} (printed value outside the searched range)"
+    opening = [(label, printed)]
+    if experiment.tune.single_changes:
+        opening += single_changes(experiment.tune, parameters, game_of(experiment.tune, None))[1:]
+    return opening
 
 
 def _proposer(study: optuna.Study, experiment: TuneExperiment, sampler: str, number: int) -> optuna.Study:
@@ -265,7 +282,7 @@ def _trial_seed(seed: int, number: int) -> int:
     return int(json_digest(["trial", seed, number], SHORT), 16) % 2**32
 
 
-def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
+def _print_progress(study: optuna.Study, experiment: TuneExperiment, total: int) -> None:
     done = [t for t in study.get_trials(deepcopy=False) if t.state == optuna.trial.TrialState.COMPLETE]
     top = max((t.user_attrs["rung"] for t in done), default=0)
     leaders = [t for t in done if t.user_attrs["rung"] == top]
@@ -273,7 +290,7 @@ def _print_progress(study: optuna.Study, experiment: TuneExperiment) -> None:
     games = sum(t.user_attrs["games_played"] for t in done)
     name = experiment.tune.objectives[0]
     lead = f"best {name} {best.values[0]:.2f} (trial {best.number})" if best else "no valid trial yet"
-    print(f"tune: {len(study.trials)}/{experiment.tune.budget.trials} trials, {lead}, {games:,} games", file=sys.stderr)
+    print(f"tune: {len(study.trials)}/{total} trials (single changes included), {lead}, {games:,} games", file=sys.stderr)
 
 
 def evaluate_batch(
@@ -310,7 +327,11 @@ def evaluate_batch(
         if "invalid" in attrs:
             study.tell(trial, state=optuna.trial.TrialState.FAIL)
         else:
-            trial.set_user_attr("changes", changes(parameters, trial.params))
+            effective = effective_setting(section, parameters, trial.params, game)
+            knobs, values = changes(parameters, effective)
+            trial.set_user_attr("changes", knobs)
+            trial.set_user_attr("values_changed", values)
+            trial.set_user_attr("setting_text", setting_text(parameters, effective, game))
             study.tell(trial, attrs["values"] if len(attrs["values"]) > 1 else attrs["values"][0])
     return sum(results[t.number]["games"] for t in to_play.values())
 
@@ -434,6 +455,7 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
             "worst_seat": int(worst["seat"]),
             "seat_deviation_points": [float(v) for v in seats["deviation_points"]],
             "seat_design_effects": [float(v) for v in seats["design_effect"]],
+            "seat_share_variance_ratios": [float(v) for v in seats["share_variance_ratio"]],
             "game_length": float(row["mean_turns"]),
             # standard errors with the deal as the unit (tables.py: design effects from per-deal moments)
             "game_length_se": float(row["mean_turns_se"]),

@@ -47,6 +47,7 @@ class Parameter:
     seat: int | None  # entry of a seat list (seat 0 first); None for a whole knob
     distribution: optuna.distributions.BaseDistribution
     defaults: tuple[tuple[int, Any], ...]  # (player count, printed default) for each count it affects
+    seat_relative: bool = False  # an entry of a seat list of which only differences count (Knob.seat_relative)
 
     def decode(self, raw: Any) -> Any:
         """The knob value of an optimiser value (categorical choices are JSON text)."""
@@ -96,20 +97,27 @@ def build_space(section: TuneSection, file: str | None = None) -> list[Parameter
 
 
 def _check_seats(game: Game, section: TuneSection, file: str | None) -> None:
-    entries = section.seats or [game.default_policy]
+    """The tune's seats, and each seating of the confirmation (confirm.seatings)."""
+    _check_seating(game, section, section.seats, file, "tune.seats")
+    if section.confirm.seatings is not None:
+        for index, seating in enumerate(section.confirm.seat_lists(section.seats)):
+            _check_seating(game, section, seating, file, f"tune.confirm.seatings[{index}]")
+
+
+def _check_seating(game: Game, section: TuneSection, entries, file: str | None, key: str) -> None:
     seats = []
-    for entry in entries:
+    for entry in entries or [game.default_policy]:
         spec = entry if isinstance(entry, SeatSpec) else SeatSpec(policy=entry)
         seats.append((spec.policy, dict(spec.params)))
     try:
         game.seat_policies(seats)
     except ZoosimError as error:
-        raise ZoosimError(error.detail, file=file, key="tune.seats") from None
+        raise ZoosimError(error.detail, file=file, key=key) from None
     if len(seats) > 1 and any(len(seats) != players for players in section.players):
         raise ZoosimError(
             f"{len(seats)} seats listed but the tune plays {section.players} players "
             "(list one policy for all seats when several player counts are tuned)",
-            file=file, key="tune.seats",
+            file=file, key=key,
         )
 
 
@@ -127,11 +135,13 @@ def _seat_parameters(game, section, key, entry, knob_names, file, where) -> list
     """Seat paths (`...p<n>.seat<k>.KEY`) or a seat list (`seat_...`), for every player count."""
     parameters = []
     if key in knob_names and key.startswith(SEAT_LIST_PREFIX) and isinstance(_lookup(_printed(game, section.players[0]), key), list):
+        relative = any(knob.seat_relative for knob in game.knobs() if knob.name == key) and entry.choices is None
         for n in section.players:
             printed = _lookup(_printed(game, n), key)
             for seat in range(n):
                 default = printed[seat] if seat < len(printed) else 0
-                parameters.append(Parameter(f"{key}[{n}p][{seat}]", key, key, n, seat, _distribution(entry, [default]), ((n, default),)))
+                parameters.append(Parameter(f"{key}[{n}p][{seat}]", key, key, n, seat, _distribution(entry, [default]),
+                                            ((n, default),), relative))
         return parameters
     paths = [(m, name) for m, name in ((SEAT_PATH.match(name), name) for name in knob_names) if m and m["key"] == key]
     if not paths:
@@ -223,9 +233,79 @@ def seat_index(parameter: Parameter) -> int | None:
     return int(match["seat"]) - 1 if match else None
 
 
-def changes(parameters: list[Parameter], raw: dict[str, Any]) -> int:
-    """How many parameters a trial sets away from the printed rules."""
-    return sum(1 for p in parameters if p.name in raw and not p.is_default(raw[p.name]))
+def effective_setting(section: TuneSection, parameters: list[Parameter], raw: dict[str, Any], game: Game) -> dict[str, Any]:
+    """A trial's setting reduced to what changes a game: the parameters it sets away from the
+    printed rules once what changes nothing is removed. That is a value equal to the printed
+    one, a seat path of a player count the tune does not play (`geometry.boards.p4...` in a
+    5-player tune), and a common offset of a seat-relative seat list (Katz `seat_bonus_points`
+    [3, 3, 3.5, 3.5] plays as [0, 0, 0.5, 0.5]). The offset removed is the one that leaves the
+    most seats at their printed value (the smaller offset at a tie), when the game allows the
+    shifted values. The result maps parameter names to optimiser values, like `raw`, so
+    `knob_values` and `trial_rules` write it as they write a trial."""
+    reduced = dict(raw)
+    groups: dict[tuple[int, str], list[Parameter]] = {}
+    for parameter in parameters:
+        if parameter.seat_relative and parameter.name in raw:
+            groups.setdefault((parameter.players, parameter.knob), []).append(parameter)
+    for (players, _), seats in groups.items():
+        if len(seats) != players:
+            continue
+        deltas = [raw[p.name] - p.defaults[0][1] for p in seats]
+        offset = min(set(deltas), key=lambda d: (-sum(same_value(d, other) for other in deltas), abs(d), d))
+        shifted = {p.name: _rounded(raw[p.name] - offset) for p in seats}
+        if not same_value(offset, 0) and _allowed(section, parameters, {**reduced, **shifted}, players, game):
+            reduced.update(shifted)
+    return {p.name: reduced[p.name] for p in parameters
+            if p.name in reduced and not p.is_default(reduced[p.name]) and not _ignored(p)}
+
+
+def _rounded(value: Any) -> Any:
+    return round(value, 12) if isinstance(value, float) else value
+
+
+def _allowed(section: TuneSection, parameters: list[Parameter], raw: dict[str, Any], players: int, game: Game) -> bool:
+    try:
+        game.make_params({**section.rules, "players": players, **knob_values(parameters, raw, players, game)})
+    except ZoosimError:
+        return False
+    return True
+
+
+def _ignored(parameter: Parameter) -> bool:
+    """A whole knob that is a seat path of a player count the tune does not play."""
+    match = SEAT_PATH.match(parameter.path) if parameter.players is None else None
+    return match is not None and all(int(match["players"]) != players for players, _ in parameter.defaults)
+
+
+def changes(parameters: list[Parameter], effective: dict[str, Any]) -> tuple[int, int]:
+    """How far an effective setting is from the printed rules: the knobs it changes (a search
+    key counts once, over all its seats and player counts) and the parameters (seat entries)."""
+    changed = [p for p in parameters if p.name in effective]
+    return len({p.knob for p in changed}), len(changed)
+
+
+def setting_text(parameters: list[Parameter], effective: dict[str, Any], game: Game) -> str:
+    """An effective setting as a designer reads it: whole knobs as "knob = value", seat lists
+    whole per player count ("seat_bonus_points (4 players) = [0, 0, 0.5, 0.5]"); "the printed
+    rules" when it changes nothing."""
+    parts = []
+    for parameter in parameters:
+        if parameter.name in effective and parameter.seat is None:
+            parts.append(f"{parameter.path} = {_shown(parameter.decode(effective[parameter.name]))}")
+    lists = dict.fromkeys((p.players, p.path) for p in parameters if p.seat is not None and p.name in effective)
+    for players, path in lists:
+        seats = knob_values(parameters, effective, players, game)[path]
+        parts.append(f"{path} ({players} players) = {_shown(seats)}")
+    return ", ".join(parts) or "the printed rules"
+
+
+def _shown(value: Any) -> str:
+    """A value to read: lists as [1, 0.5], true/false in lower case, 3.0 as 3, other numbers to 4 digits."""
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() else f"{value:.4g}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_shown(v) for v in value) + "]"
+    return json.dumps(value) if isinstance(value, (bool, dict)) or value is None else str(value)
 
 
 def _printed(game: Game, players: int) -> dict[str, Any]:

@@ -87,7 +87,9 @@ def test_a_categorical_seat_knob_gets_a_slope_per_choice_and_the_model_picks_the
 
 
 def seat_points_tune(tmp_path, **changes):
+    # the balance step alone, after trial 0 (no single changes: test_tune_singles.py)
     section = {"game": "seatcoin", "players": [3], "search": {"seat_points": {"low": 0, "high": 6, "per_seat": True}},
+               "single_changes": False,
                "budget": {"trials": 12, "batch": 4, "games": {"start": 300, "max": 1200}}}
     return tune_file(tmp_path, **{**section, **changes})
 

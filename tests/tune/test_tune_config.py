@@ -8,7 +8,8 @@ from click.testing import CliRunner
 from simulator.cli import main
 from simulator.errors import ZoosimError
 from simulator.tune.config import TuneSection
-from simulator.tune.space import build_space, changes, knob_values
+from simulator.games import get_game
+from simulator.tune.space import build_space, changes, effective_setting, knob_values
 
 GOOD = {
     "seed": 1,
@@ -72,6 +73,12 @@ BAD_TUNE_FILES = [
       "rules": {"allow_nonstandard_players": True, "hand_size": 1}},
      ["tune.budget", "cells", "at most 10,000"]),
     ({"confirm": {"games": 10_000_000_000}}, ["tune.confirm", "chunk files", "at most 100,000"]),
+    # confirm.seatings (issue #44): each seating is checked like tune.seats
+    ({"confirm": {"games": 400, "seatings": ["greedy", "psychic"]}}, ["tune.confirm.seatings[1]", "unknown policy 'psychic'"]),
+    ({"confirm": {"games": 400, "seatings": [["greedy", "random", "greedy", "greedy"]]}},
+     ["tune.confirm.seatings[0]", "4 seats listed but the tune plays [4, 5] players"]),
+    ({"confirm": {"games": 400, "seatings": []}}, ["tune.confirm.seatings", "at least 1 item"]),
+    ({"confirm": {"games": 400_000_000, "seatings": ["greedy", "random"]}}, ["tune.confirm", "2 seating(s)", "chunk files"]),  # 1 seating: fits
 ]
 
 
@@ -146,7 +153,8 @@ def test_nyz_per_seat_houses_become_one_parameter_per_seat_of_every_player_count
            "geometry.boards.p3.seat3.start_animals": '["flamingo", "kangaroo"]'}
     assert knob_values(parameters, raw, 3, None) == {
         "geometry.boards.p3.seat1.houses": 3, "geometry.boards.p3.seat3.start_animals": ["flamingo", "kangaroo"]}
-    assert changes(parameters, raw) == 2  # p2 seat 1 keeps its printed 3 houses
+    # p2 seat 1 keeps its printed 3 houses: two knobs (houses, start_animals), one seat entry each
+    assert changes(parameters, effective_setting(tune, parameters, raw, get_game("nyz"))) == (2, 2)
 
 
 def test_nyz_houses_without_per_seat_says_to_add_it():

@@ -2,6 +2,7 @@
 fairest setting is known) and, once, on Katz: determinism, resume, racing, common random
 numbers, the fewer-changes tie-break and the best-settings file."""
 
+import contextlib
 import json
 import sys
 import types
@@ -46,6 +47,25 @@ def tune(path, out, jobs=1, backend="threading", **options):
                     resume=options.get("resume", False), force=options.get("force", False), progress=False)
 
 
+@contextlib.contextmanager
+def interrupted_at_call(monkeypatch, owner, name: str, call: int):
+    """Ctrl-C at the `call`-th call of owner.name (a method), expected inside the block; the
+    method is whole again after it."""
+    original = getattr(owner, name)
+    calls = []
+
+    def interrupted(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == call:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(owner, name, interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        yield
+    monkeypatch.setattr(owner, name, original)
+
+
 def trials(out) -> pd.DataFrame:
     return pd.read_csv(out / "trials.csv")
 
@@ -55,8 +75,9 @@ def test_same_file_and_seed_give_the_same_trials_for_any_jobs(tmp_path):
     tune(path, tmp_path / "one", jobs=1)
     tune(path, tmp_path / "two", jobs=2)
     first, second = trials(tmp_path / "one"), trials(tmp_path / "two")
-    assert len(first) == 8
-    assert first["settings"][0] == '{"first_seat_bonus": 0.0}'  # trial 0 plays the printed rules
+    # trial 0 plays the printed rules, then the single changes (singles.py), then the budget's 7 more
+    assert len(first) == 4 + 8
+    assert list(first["settings"][:5]) == [f'{{"first_seat_bonus": {v}}}' for v in (0.0, 0.125, 0.25, 0.5, 1.0)]
     pd.testing.assert_frame_equal(first, second)
     assert (tmp_path / "one" / "best.yaml").read_text() == (tmp_path / "two" / "best.yaml").read_text()
 
@@ -115,19 +136,8 @@ def test_a_tune_interrupted_while_telling_a_batch_resumes_to_the_same_trials(tmp
     models the history after 8 trials, so a proposal made early differs)."""
     path = tune_file(tmp_path, sampler="tpe", budget={"trials": 12, "batch": 4, "games": {"start": 120, "max": 480}})
     tune(path, tmp_path / "whole")
-    tell = optuna.Study.tell
-    calls = []
-
-    def interrupted(self, *args, **kwargs):
-        calls.append(1)
-        if len(calls) == 6:  # the second batch's second result
-            raise KeyboardInterrupt
-        return tell(self, *args, **kwargs)
-
-    monkeypatch.setattr(optuna.Study, "tell", interrupted)
-    with pytest.raises(KeyboardInterrupt):
+    with interrupted_at_call(monkeypatch, optuna.Study, "tell", 6):  # the second batch's second result
         tune(path, tmp_path / "cut")
-    monkeypatch.setattr(optuna.Study, "tell", tell)
     tune(path, tmp_path / "cut", resume=True)
     pd.testing.assert_frame_equal(trials(tmp_path / "whole"), trials(tmp_path / "cut"))
 
@@ -149,7 +159,7 @@ def test_trials_play_the_same_deals_so_knobs_that_change_nothing_give_identical_
     # broken_rule only matters in checked mode: both settings play the same games if and only if
     # every trial gets the same deals (the runner alone would seed them by their knobs)
     path = tune_file(tmp_path, rules={"first_seat_bonus": 0.3}, search={"broken_rule": [False, True]},
-                     sampler="random", budget={"trials": 2, "batch": 2, "games": {"start": 120, "max": 120}})
+                     sampler="random", single_changes=False, budget={"trials": 2, "batch": 2, "games": {"start": 120, "max": 120}})
     tune(path, tmp_path / "out")
     frame = trials(tmp_path / "out")
     assert sorted(frame["settings"]) == ['{"broken_rule": false}', '{"broken_rule": true}']

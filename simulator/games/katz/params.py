@@ -263,6 +263,8 @@ class Params(StrictModel):
         "count are unused",
         allowed="list of whole or half numbers (-100..100), one per seat",
         per_seat=True,
+        seat_relative=True,  # the same bonus for every seat changes no ranking
+
         max_length=MAX_PLAYERS,
     )
     tie_break: Literal["shared", "fewest_hand_cards", "fewest_cats", "later_seat"] = knob(
