@@ -530,11 +530,9 @@ def explain_waterfall(shares: pd.DataFrame, cell: pd.Series, rest_name: str) -> 
     return to_svg(figure)
 
 
-# The skill curve (issue #39 item 2): readable at a 1,400-pixel page, where an SVG drawn at its
-# natural size shows 9 pt as 12 px: every text is at least SKILL_CURVE_FONT, the legend stands
-# under the plot within the chart, and each rung is named by its number above the plot (the caption lists them).
-SKILL_CURVE_FONT = 9
-SKILL_CURVE_INCHES = (6.4, 3.6)
+# The skill curve (issue #39 item 2): every text at FONT like every chart's, the legend under the
+# plot within the chart, and each rung named by its number above the plot (the caption lists them).
+SKILL_CURVE_INCHES = (7.0, 4.0)
 # Seats of one rung are drawn side by side, this share of the strength axis apart, so that their
 # intervals do not hide each other.
 SKILL_CURVE_DODGE = 0.012
@@ -576,16 +574,16 @@ def skill_curve_chart(rungs: pd.DataFrame, title: str, margin_points: float) -> 
         raised[index] = close[index] and not raised[index - 1]
     for (rung, strength), up in zip(elo.items(), raised):
         axes.annotate(str(numbers[rung]), (strength, 1.0), xycoords=("data", "axes fraction"),
-                      xytext=(0, 3 + SKILL_CURVE_FONT * 1.3 * up), textcoords="offset points", ha="center",
-                      va="bottom", fontsize=SKILL_CURVE_FONT)
-    axes.tick_params(labelsize=SKILL_CURVE_FONT)
+                      xytext=(0, 3 + FONT * 1.3 * up), textcoords="offset points", ha="center",
+                      va="bottom", fontsize=FONT)
+    axes.tick_params(labelsize=FONT)
     axes.set_xlabel("rung strength (Elo, Bradley-Terry); above the plot: rung numbers, weakest first",
-                    fontsize=SKILL_CURVE_FONT)
-    axes.set_ylabel("points from fair", fontsize=SKILL_CURVE_FONT)
+                    fontsize=FONT)
+    axes.set_ylabel("points from fair", fontsize=FONT)
     handles, labels = axes.get_legend_handles_labels()
-    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=SKILL_CURVE_FONT,
+    figure.legend(handles, labels, loc="outside lower center", ncols=len(labels), fontsize=FONT,
                   frameon=False)  # under the plot, within the chart: it covers no data
-    figure.suptitle(title, x=0.01, ha="left", fontsize=SKILL_CURVE_FONT)
+    figure.suptitle(title, x=0.01, ha="left", fontsize=FONT)
     return to_svg(figure)
 
 

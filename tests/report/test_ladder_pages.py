@@ -45,7 +45,7 @@ def test_the_ladder_shows_a_skill_curve_per_player_count_and_each_seats_claim(tm
     result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "run"), "--jobs", "1", "--quiet"])
     assert result.exit_code == 0, result.output
     page = (tmp_path / "run" / "report.html").read_text()
-    block = page.split('<section class="skill-curve" id="skill-curve-ladder">', 1)[1].split("</section>", 1)[0]
+    block = page.split('<details class="skill-curve" id="skill-curve-ladder">', 1)[1].split("</details>", 1)[0]
     charts = re.findall(r"<svg.*?</svg>", block, re.S)
     assert len(charts) == 2 and "2 players: skill curve" in charts[0] and "3 players: skill curve" in charts[1]
     for chart in charts:
