@@ -155,6 +155,15 @@ def resume_command(source: str | None, run_dir: Path) -> str:
     return shlex.join(["zoosim", "run", source or "EXPERIMENT.yaml", "--out", str(run_dir), "--resume"])
 
 
+def no_games_error(run_dir: Path, manifest: dict[str, Any], kept: str = "") -> ZoosimError:
+    """What a reader of a run folder says when no cell has a verified chunk (the logs were
+    removed, or every chunk failed verification, which the readers' warnings named): one line
+    naming the logs folder and the command that plays the games again; `kept` (", report.html is
+    kept as it was") goes after the folder."""
+    return ZoosimError(f"no finished game in {Path(run_dir) / LOGS_DIR}{kept}. Resume the run to play its games: "
+                       f"{resume_command(manifest.get('experiment_file'), run_dir)}", file=str(run_dir))
+
+
 def report_command(run_dir: Path) -> str:
     """The command that writes a run's report again, quoted for a shell."""
     return shlex.join(["zoosim", "report", str(run_dir)])
@@ -276,7 +285,7 @@ def _manifest_model(experiment_schema: type):
         run_hash: str
         experiment: experiment_schema  # type: ignore[valid-type]
         experiment_file: str | None = None
-        cells: list[_ManifestCell]
+        cells: list[_ManifestCell] = pydantic.Field(min_length=1)  # every experiment has a cell
 
         @pydantic.model_validator(mode="after")
         def _numbered_once(self) -> "Manifest":  # a cell's index names its logs folder
@@ -707,9 +716,11 @@ def _set_aside(run_dir: Path, path: Path) -> None:
             shutil.move(source, target_dir / f"{source.stem}.{attempt}{source.suffix}")
 
 
-def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None) -> Iterator:
-    """A cell's verified chunk tables in chunk order, one at a time (memory stays flat)."""
+def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None,
+                      filters: Any = None) -> Iterator:
+    """A cell's verified chunk tables in chunk order, one at a time (memory stays flat): only
+    `columns` (None: all), only the rows of the pyarrow expression `filters` (None: all)."""
     import pyarrow.parquet as pq
 
     for index in verified_chunks(run_dir, cell, set_aside=False):
-        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns)
+        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns, filters=filters)

@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("plan",),                           # an experiment as cells and chunks with their seeds
     ("config",),                         # the experiment file's schema
     ("games",),                          # the game registry, the contract and the engines
-    ("logs", "digest", "safe_yaml", "schema", "processes", "worker_memory", "version"),  # base: no zoosim state
+    ("logs", "digest", "safe_yaml", "schema", "processes", "worker_memory", "version", "options"),  # base: no zoosim state
     ("errors",),                         # ZoosimError and the exit statuses everything raises
 )
 

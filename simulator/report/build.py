@@ -30,7 +30,7 @@ from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.report.matching import match_cells, played
 from simulator.rundir import (
-    LOGS_DIR, MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
+    MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
 )
 from simulator.samples import read_samples
@@ -50,9 +50,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
         if out.exists() and not any(totals.games for totals in analysis.totals.values()):
             # A report with games is never replaced by one without (issue #22, finding 8): the
             # chunks were removed or all failed verification, which the warnings above named.
-            raise ZoosimError(f"no finished game in {run_dir / LOGS_DIR}; {out.name} is kept as it was. "
-                              f"Resume the run to play its games: {resume_command(manifest.get('experiment_file'), run_dir)}",
-                              file=str(run_dir))
+            raise no_games_error(run_dir, manifest, kept=f"; {out.name} is kept as it was")
         # an explain study's settings are paired deal by deal, which needs the logs (explain.py)
         explain = explain_run(run_dir, manifest) if any(cell.get("explain") for cell in manifest["cells"]) else None
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
