@@ -104,9 +104,11 @@ class Run:
         read), `seat`, or a per-game column of the logs (`turns`: read through a Parquet filter).
         A bare `games()` of a large run warns once with its size (`LARGE_RUN_ROWS`)."""
         import pandas as pd
+        import pyarrow as pa
 
         from simulator.rundir import iter_chunk_tables
 
+        pool = pa.default_memory_pool()
         where = _checked_where(where, self.knobs())
         if cells is None and columns is None and not where:
             self._warn_if_large()
@@ -119,11 +121,14 @@ class Run:
             log_columns, log_filter = _log_reading(self.path, cell, columns, per_game)
             for table in iter_chunk_tables(self.path, cell, columns=log_columns, filters=log_filter):
                 frames.append(_tidy(table.to_pandas(), cell, seats, columns))
+                del table
+                pool.release_unused()  # arrow keeps a chunk's freed buffers for reuse otherwise
         knobs = [knob for knob in self.knobs() if columns is None or knob in columns]
         if not frames:
             return pd.DataFrame(columns=columns if columns is not None else
                                 [*GAME_ID_COLUMNS, "seat", "policy", *DESCRIPTION_COLUMNS, *knobs])
         games = pd.concat(frames, ignore_index=True)
+        frames.clear()  # the chunks' frames are copied into `games`: let them go before anything else
         for knob in knobs:  # every cell's knobs, whichever cells were read: the same columns
             if knob not in games:
                 games[knob] = float("nan")
@@ -132,7 +137,7 @@ class Run:
             if missing:
                 raise ZoosimError(f"no column {', '.join(map(repr, missing))} in the games of this run "
                                   "(games(cells=[0]).columns lists them)", key="columns")
-            return games[list(columns)]
+            return games if list(games.columns) == list(columns) else games[list(columns)]
         return games[[column for column in games.columns if column not in knobs] + knobs]
 
     def _warn_if_large(self) -> None:
@@ -235,10 +240,11 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | No
     seat_columns = {column for columns in per_seat.values() for column in columns}
     per_game = chunk[[column for column in chunk.columns if column not in seat_columns]]
     chosen = [seat for seat in range(players) if seats is None or seat in seats]
+    seat_type = np.int8 if players <= np.iinfo(np.int8).max else np.int32  # the seat column's memory
     rows_of_seats = []
     for seat in chosen:
         rows = per_game.copy()
-        rows["seat"] = seat
+        rows["seat"] = seat_type(seat)
         for measure in per_seat:
             rows[measure] = chunk[f"{measure}_{seat}"].to_numpy()
         rows_of_seats.append(rows)
@@ -258,7 +264,7 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | No
         described[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
     tidy = tidy.assign(**{name: value for name, value in described.items()
                           if name not in tidy and (columns is None or name in columns)})
-    return tidy if columns is None else tidy[[name for name in tidy.columns if name in columns]]
+    return tidy if columns is None else tidy[[name for name in columns if name in tidy]]
 
 
 def open_run(path: str | os.PathLike[str]) -> Run:

@@ -627,9 +627,14 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
 
     folder = cell_dir(run_dir, cell["index"])
     indices = sorted({chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None})
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside),
-                                indices))
+    def check(index: int) -> tuple[str | None, dict[str, Any] | None]:
+        return _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside)
+
+    if len(indices) < 2:  # starting threads for one chunk costs more than checking it (10,000-cell runs)
+        checked = [check(index) for index in indices]
+    else:
+        with ThreadPoolExecutor(max_workers=min(len(indices), os.cpu_count() or 1)) as pool:
+            checked = list(pool.map(check, indices))
     good: dict[int, dict[str, Any]] = {}
     for index, (problem, sidecar) in zip(indices, checked):
         path = chunk_path(run_dir, cell["index"], index)

@@ -227,3 +227,14 @@ def test_win_share_over_the_games_with_a_winner_is_the_reports_win_rate_when_som
     assert np.allclose(rates.loc[seats.index].to_numpy(), seats.to_numpy())
     assert not np.allclose(games.groupby(["cell", "seat"])["win_share"].mean().loc[seats.index].to_numpy(),
                            seats.to_numpy())  # over every game it is not: the draws count as losses
+
+
+def test_a_cells_rows_from_the_index_are_the_rows_of_a_mask(run):
+    """Analysis.of_cell, which the report and compare use instead of a mask per cell."""
+    tables = [table for table in ("cells", "seats", "lengths", "measures", "policies")
+              if len(getattr(run.analysis, table))]  # coin has no seat measures nor mixed seatings
+    assert {"cells", "seats", "lengths"} <= set(tables)
+    for table in tables:
+        frame = getattr(run.analysis, table)
+        for cell in (0, 1, 2, 99):
+            pd.testing.assert_frame_equal(run.analysis.of_cell(table, cell), frame[frame["cell"] == cell])

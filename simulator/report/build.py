@@ -28,7 +28,7 @@ from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
 from simulator.plan import flatten_dotted
 from simulator.report import charts
-from simulator.report.matching import match_cells, played
+from simulator.report.matching import any_pair, played
 from simulator.rundir import (
     MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
@@ -216,7 +216,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
     seated = [[cell for cell in cells if cell["players"] > 1] for cells in (candidate["cells"], manifest["cells"])]
-    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if match_cells(*seated) else None
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if any_pair(*seated) else None
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
@@ -415,12 +415,12 @@ def crn_text(gain: float) -> str:
 
 
 def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits, ladders: set[str]) -> dict[str, Any] | None:
-    rows = analysis.cells[analysis.cells["cell"] == cell["index"]] if len(analysis.cells) else analysis.cells
+    rows = analysis.of_cell("cells", cell["index"])
     if len(rows) == 0:
         return None  # no finished game yet
     row = rows.iloc[0]
-    seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
-    lengths = analysis.lengths[(analysis.lengths["cell"] == cell["index"])] if len(analysis.lengths) else analysis.lengths
+    seats = analysis.of_cell("seats", cell["index"])
+    lengths = analysis.of_cell("lengths", cell["index"])
     length_charts, constant_lengths = [], []
     for measure in dict.fromkeys(lengths["measure"]) if len(lengths) else []:
         subset = lengths[lengths["measure"] == measure]
@@ -428,7 +428,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
             length_charts.append(charts.length_histogram(subset, measure))
         else:
             constant_lengths.append({"measure": measure.replace("_", " "), "value": int(subset["value"].iloc[0])})
-    policies = analysis.policies[analysis.policies["cell"] == cell["index"]] if len(analysis.policies) else None
+    policies = analysis.of_cell("policies", cell["index"]) if len(analysis.policies) else None
     return {
         "index": cell["index"],
         "label": cell["label"],
@@ -437,7 +437,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
         "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
         "measures_table": table_view(
-            analysis.measures[analysis.measures["cell"] == cell["index"]] if len(analysis.measures) else None,
+            analysis.of_cell("measures", cell["index"]) if len(analysis.measures) else None,
             f"measures-cell-{cell['index']}", MEASURE_COLUMNS,
         ),
         "policies_table": (
@@ -521,6 +521,12 @@ def _share_text(share: float) -> str:
     return "< 0.1%" if share < 0.001 else f"{share:.1%}"
 
 
+# A study's sweep charts (the heatmap, one column per cell, and the charts against each knob) are
+# drawn for at most this many cells: beyond it no label is readable, and drawing them took minutes
+# (a 1,000-cell heatmap alone 48 s); the cells' tables carry the same numbers.
+MAX_SWEEP_CHART_CELLS = 200
+
+
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> list[str]:
     """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
     one chart per knob that takes more than one value on one scale (balance and game length
@@ -531,7 +537,7 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
         return []
     indices = [cell["index"] for cell in study_cells]
     cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)].copy()
-    if len(cells) < 2:
+    if not 2 <= len(cells) <= MAX_SWEEP_CHART_CELLS:
         return []
     played = {cell["index"]: knob_values(cell, knobs) for cell in study_cells}
     for knob in knobs:
