@@ -626,7 +626,12 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
     from concurrent.futures import ThreadPoolExecutor
 
     folder = cell_dir(run_dir, cell["index"])
-    indices = sorted({chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None})
+    # A chunk past the cell's count is left alone, neither used nor set aside: it belongs to a
+    # larger plan of the same cell (a racing round or a precision growth that had finished when a
+    # resume replays an earlier, smaller round), and is checked when the cell grows to it.
+    indices = sorted(index for index in {chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None}
+                     if index < cell["chunks"])
+
     def check(index: int) -> tuple[str | None, dict[str, Any] | None]:
         return _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside)
 
@@ -673,8 +678,6 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int,
                    with_content: bool) -> tuple[str | None, dict[str, Any] | None]:
     """(why the chunk cannot be used, or None; its sidecar). `with_content`: hash the file too."""
     path = chunk_path(run_dir, cell["index"], index)
-    if index >= cell["chunks"]:
-        return f"not a chunk of this cell (it has {cell['chunks']})", None
     if not sidecar_path(path).exists():
         return "unfinished (no sidecar)", None
     try:
