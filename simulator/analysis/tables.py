@@ -76,7 +76,8 @@ class Analysis:
         if table not in self._cell_rows:
             groups = frame.groupby("cell", sort=False) if len(frame) else ()
             self._cell_rows[table] = {int(key): rows for key, rows in groups}
-        return self._cell_rows[table].get(int(cell), frame.iloc[0:0])
+        rows = self._cell_rows[table].get(int(cell))
+        return frame.iloc[0:0] if rows is None else rows
 
 
 MIN_GAMES = 2  # an interval needs a spread: at least 2 games, and 2 with a winner for win rates

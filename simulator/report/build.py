@@ -728,14 +728,14 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
     if frame is None:
         frame = pd.DataFrame()
     columns = [c for c in columns if c[0] in frame.columns]
-    rows = []
-    for _, record in frame.iterrows():
-        rows.append(
-            [
-                {"text": _format(record[name], style), "raw": _raw(record[name]), "numeric": style != "text"}
-                for name, _, style in columns
-            ]
-        )
+    # each row's values as iterrows gives them (in the type common to all the frame's columns),
+    # without building a Series per row: a 10,000-cell report renders tens of thousands of rows
+    positions = [frame.columns.get_loc(name) for name, _, _ in columns]
+    rows = [
+        [{"text": _format(values[position], style), "raw": _raw(values[position]), "numeric": style != "text"}
+         for position, (_, _, style) in zip(positions, columns)]
+        for values in frame.to_numpy()
+    ]
     csv = frame.to_csv(index=False)
     return {
         "id": table_id,
