@@ -160,12 +160,17 @@ def render_html(
     )
 
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def command_line_overrides(experiment_text: str, experiment: dict[str, Any]) -> list[str]:
     """The run's `--games` and `--seed` overrides, found by resolving the experiment file alone
     and comparing with what ran (the manifest's experiment), e.g. "--games 2,000 (the file asks
     for 250,000 per cell)". Empty when the file ran as written."""
     try:
-        document = yaml.safe_load(experiment_text) if experiment_text else None
+        # libyaml's parser where PyYAML has it: the same document, 20 times faster (a 10,000-cell
+        # sweep's file took seconds in the pure-Python one)
+        document = yaml.load(experiment_text, Loader=SAFE_LOADER) if experiment_text else None
         as_written = parse_experiment(document).model_dump(mode="json") if isinstance(document, dict) else None
     except (yaml.YAMLError, ZoosimError):
         return []
