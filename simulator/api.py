@@ -23,8 +23,11 @@ import functools
 import json
 import os
 import re
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from simulator.errors import ZoosimError
 
 if TYPE_CHECKING:  # only for annotations: importing the API stays cheap
     import pandas as pd
@@ -34,6 +37,11 @@ if TYPE_CHECKING:  # only for annotations: importing the API stays cheap
 # Identifier columns of every game (logs.py; `cell` is the chunk's folder); the rest are the game's own.
 GAME_ID_COLUMNS = ("cell", "game_index", "deal", "seed", "rotation", "players")
 DESCRIPTION_COLUMNS = ("study", "label", "game")  # of the cell, from the manifest
+CELL_COLUMNS = ("cell", *DESCRIPTION_COLUMNS, "players")  # what `where` selects whole cells by
+# A bare games() of a run with more rows (games x seats) than this warns: at about ROW_BYTES of
+# memory a row (the quick start's 3.5 million rows took 1.78 GB), a few hundred MB and up.
+LARGE_RUN_ROWS = 1_000_000
+ROW_BYTES = 500
 PER_SEAT_COLUMN = re.compile(r"^(?P<measure>.+)_(?P<seat>\d+)$")
 
 
@@ -55,8 +63,12 @@ class Run:
         """Every table of the report (`simulator.analysis.tables.Analysis`), from the chunks'
         summaries, as `zoosim report` computes them."""
         from simulator.analysis.tables import analyze_run
+        from simulator.rundir import no_games_error
 
-        return analyze_run(self.path, self.manifest)
+        analysis = analyze_run(self.path, self.manifest)
+        if not any(totals.games for totals in analysis.totals.values()):
+            raise no_games_error(self.path, self.manifest)  # the tables would have no columns to read
+        return analysis
 
     @property
     def cells(self) -> pd.DataFrame:
@@ -88,32 +100,68 @@ class Run:
         options = GameplayOptions() if component_margin_points is None else GameplayOptions(component_margin_points)
         return run_gameplay(self.path, self.manifest, confidence, options)
 
-    def games(self, cells: list[int] | None = None) -> pd.DataFrame:
+    def games(self, cells: list[int] | None = None, *, columns: list[str] | None = None,
+              where: dict[str, Any] | None = None) -> pd.DataFrame:
         """One row per game and seat (tidy) of every verified chunk, or of the cells listed:
         the game's identifiers and per-game columns (turns, end reason, ...), `seat`, `policy`
         (who sat there), the seat's columns without their seat suffix (`score`, `rank`, `win`,
         and the game's per-seat counters), `win_share` (a win shared by k players counts 1/k,
-        as in the report), and the cell's `study`, `label`, `game` and knobs as columns: every
+        as in the report), `has_winner` (whether the game has one: the report's win rates count
+        only those games), and the cell's `study`, `label`, `game` and knobs as columns: every
         knob its study sweeps or lists in `cases:`, by its dotted name (`grid.rows`). The end
-        reason is its name (`zoosim rules GAME` lists them)."""
+        reason is its name (`zoosim rules GAME` lists them).
+
+        `columns` keeps only those columns (in that order), and reads only the log columns they
+        need; `where` keeps only the rows whose column has the value given (or one of the values
+        of a list), for any column of the cell (`players`, `label`, a knob: other cells are not
+        read), `seat`, or a per-game column of the logs (`turns`: read through a Parquet filter).
+        A bare `games()` of a large run warns once with its size (`LARGE_RUN_ROWS`)."""
         import pandas as pd
+        import pyarrow as pa
 
         from simulator.rundir import iter_chunk_tables
 
+        pool = pa.default_memory_pool()
+        where = _checked_where(where, self.knobs())
+        if cells is None and columns is None and not where:
+            self._warn_if_large()
+        chosen = [cell for cell in self.manifest["cells"]
+                  if (cells is None or cell["index"] in cells) and _cell_matches(cell, where, self.knobs())]
+        seats = where.get("seat")
+        per_game = {name: values for name, values in where.items() if name not in (*CELL_COLUMNS, "seat", *self.knobs())}
         frames = []
-        for cell in self.manifest["cells"]:
-            if cells is not None and cell["index"] not in cells:
-                continue
-            for table in iter_chunk_tables(self.path, cell):
-                frames.append(_tidy(table.to_pandas(), cell))
-        knobs = self.knobs()
+        for cell in chosen:
+            log_columns, log_filter = _log_reading(self.path, cell, columns, per_game)
+            for table in iter_chunk_tables(self.path, cell, columns=log_columns, filters=log_filter):
+                frames.append(_tidy(table.to_pandas(), cell, seats, columns))
+                del table
+                pool.release_unused()  # arrow keeps a chunk's freed buffers for reuse otherwise
+        knobs = [knob for knob in self.knobs() if columns is None or knob in columns]
         if not frames:
-            return pd.DataFrame(columns=[*GAME_ID_COLUMNS, "seat", "policy", *DESCRIPTION_COLUMNS, *knobs])
+            return pd.DataFrame(columns=columns if columns is not None else
+                                [*GAME_ID_COLUMNS, "seat", "policy", *DESCRIPTION_COLUMNS, *knobs])
         games = pd.concat(frames, ignore_index=True)
+        frames.clear()  # the chunks' frames are copied into `games`: let them go before anything else
         for knob in knobs:  # every cell's knobs, whichever cells were read: the same columns
             if knob not in games:
                 games[knob] = float("nan")
+        if columns is not None:
+            missing = [column for column in columns if column not in games]
+            if missing:
+                raise ZoosimError(f"no column {', '.join(map(repr, missing))} in the games of this run "
+                                  "(games(cells=[0]).columns lists them)", key="columns")
+            return games if list(games.columns) == list(columns) else games[list(columns)]
         return games[[column for column in games.columns if column not in knobs] + knobs]
+
+    def _warn_if_large(self) -> None:
+        rows = sum(cell["games"] * cell["players"] for cell in self.manifest["cells"])
+        if rows > LARGE_RUN_ROWS:
+            games = sum(cell["games"] for cell in self.manifest["cells"])
+            warnings.warn(
+                f"games() of {self.path} reads {games:,} games as {rows:,} rows (about "
+                f"{rows * ROW_BYTES / 1e9:.1f} GB in memory); read what you need with "
+                "games(columns=['seat', 'win_share', ...], where={'players': 2, 'seat': 0}) "
+                "or games(cells=[0, 1])", LargeRunWarning, stacklevel=3)
 
     def knobs(self) -> list[str]:
         """The knobs the run's studies sweep or list in `cases:` (dotted names), which `games()`
@@ -122,9 +170,74 @@ class Run:
         return [knob for knob in dict.fromkeys(named) if knob not in (*GAME_ID_COLUMNS, *DESCRIPTION_COLUMNS)]
 
 
-def _tidy(chunk: pd.DataFrame, cell: dict[str, Any]) -> pd.DataFrame:
+_UNSET = object()  # the value of a knob a cell's study does not set
+
+
+class LargeRunWarning(UserWarning):
+    """A bare `Run.games()` of a run of more than LARGE_RUN_ROWS rows (python -W can silence it)."""
+
+
+def _checked_where(where: Any, knobs: list[str]) -> dict[str, tuple[Any, ...]]:
+    """`where` as column -> the values kept (a tuple)."""
+    if where is None:
+        return {}
+    if not isinstance(where, dict) or not all(isinstance(name, str) for name in where):
+        raise ZoosimError(f"must map column names to a value or a list of values (got {where!r})", key="where")
+    return {name: tuple(values) if isinstance(values, (list, tuple, set, frozenset)) else (values,)
+            for name, values in where.items()}
+
+
+def _cell_matches(cell: dict[str, Any], where: dict[str, tuple[Any, ...]], knobs: list[str]) -> bool:
+    """Whether a manifest cell passes the conditions on its own columns (cell, study, label,
+    game, players) and knobs; a knob the cell's study does not set is empty, so never matches."""
+    described = {"cell": cell["index"], **{name: cell[name] for name in (*DESCRIPTION_COLUMNS, "players")}}
+    for name, values in where.items():
+        if name in described and described[name] not in values:
+            return False
+        if name in knobs and cell["sweep_values"].get(name, _UNSET) not in values:
+            return False
+    return True
+
+
+def _log_reading(run_dir: Path, cell: dict[str, Any], columns: list[str] | None,
+                 per_game: dict[str, tuple[Any, ...]]) -> tuple[list[str] | None, Any]:
+    """The log columns a cell's chunks are read with (None: all) and the Parquet filter of the
+    per-game conditions (None: none). A tidy column comes from the log column of that name or
+    from the per-seat ones `NAME_0 ... NAME_{n-1}`; `win_share` and `has_winner` need `win`,
+    `policy` needs `slot`."""
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from simulator.rundir import chunk_path, verified_chunks
+
+    first = next(iter(verified_chunks(run_dir, cell, set_aside=False, read_logs=False)), None)
+    if first is None:
+        return None, None
+    names = pq.read_schema(chunk_path(run_dir, cell["index"], first)).names
+    unknown = [name for name in per_game if name not in names]
+    if unknown:
+        raise ZoosimError(f"cannot select rows by {unknown[0]!r}: where takes the cell's columns ("
+                          f"{', '.join(CELL_COLUMNS)}, knobs), seat, or a per-game column of the logs "
+                          f"({', '.join(name for name in names if not PER_SEAT_COLUMN.match(name))})", key="where")
+    condition = None
+    for name, values in per_game.items():
+        test = pc.field(name).isin(list(values))
+        condition = test if condition is None else condition & test
+    if columns is None:
+        return None, condition
+    wanted = set(columns) | set(per_game)
+    wanted |= {"win"} if wanted & {"win_share", "has_winner"} else set()
+    wanted |= {"slot"} if "policy" in wanted else set()
+    kept = [name for name in names
+            if name in wanted or ((match := PER_SEAT_COLUMN.match(name)) and match["measure"] in wanted)]
+    return kept, condition
+
+
+def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | None = None,
+          columns: list[str] | None = None) -> pd.DataFrame:
     """A chunk's games (one row per game, per-seat columns `score_0, score_1, ...`) as one row
-    per game and seat, with the cell's description."""
+    per game and seat (of `seats` only, when given), with the cell's description (its columns
+    named in `columns` only, when given)."""
     import numpy as np
     import pandas as pd
 
@@ -139,17 +252,20 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any]) -> pd.DataFrame:
     per_seat = {measure: columns for measure, columns in per_seat.items() if len(columns) == players}
     seat_columns = {column for columns in per_seat.values() for column in columns}
     per_game = chunk[[column for column in chunk.columns if column not in seat_columns]]
-    seats = []
-    for seat in range(players):
+    chosen = [seat for seat in range(players) if seats is None or seat in seats]
+    seat_type = np.int8 if players <= np.iinfo(np.int8).max else np.int32  # the seat column's memory
+    rows_of_seats = []
+    for seat in chosen:
         rows = per_game.copy()
-        rows["seat"] = seat
-        for measure, columns in per_seat.items():
+        rows["seat"] = seat_type(seat)
+        for measure in per_seat:
             rows[measure] = chunk[f"{measure}_{seat}"].to_numpy()
-        seats.append(rows)
-    tidy = pd.concat(seats, ignore_index=True)  # seat 0's games, then seat 1's, ...
+        rows_of_seats.append(rows)
+    tidy = pd.concat(rows_of_seats, ignore_index=True)  # seat 0's games, then seat 1's, ...
     if "win" in per_seat:
-        winners = np.tile(chunk[per_seat["win"]].sum(axis=1).to_numpy(), players)
+        winners = np.tile(chunk[per_seat["win"]].sum(axis=1).to_numpy(), len(chosen))
         tidy["win_share"] = np.divide(tidy["win"].to_numpy(), winners, out=np.zeros(len(tidy)), where=winners > 0)
+        tidy["has_winner"] = winners > 0
     if "slot" in tidy:  # the seating slot that sat in the seat says who played it
         tidy["policy"] = np.asarray(cell["seats"])[tidy["slot"].to_numpy()]
     if "end_reason" in tidy:
@@ -159,7 +275,9 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any]) -> pd.DataFrame:
     described = {name: cell[name] for name in DESCRIPTION_COLUMNS}
     for knob, value in cell["sweep_values"].items():  # a per-seat list as its JSON text, as in `Run.cells`
         described[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
-    return tidy.assign(**{name: value for name, value in described.items() if name not in tidy})
+    tidy = tidy.assign(**{name: value for name, value in described.items()
+                          if name not in tidy and (columns is None or name in columns)})
+    return tidy if columns is None else tidy[[name for name in columns if name in tidy]]
 
 
 def open_run(path: str | os.PathLike[str]) -> Run:
@@ -197,6 +315,11 @@ def run_experiment(
     import yaml
 
     from simulator.config import load_experiment, parse_experiment, with_overrides
+    from simulator.options import check_backend, checked_jobs, checked_out, jobs_or_every_core
+
+    # the command line's checks of its options, with its messages, before anything is read or written
+    jobs, out = checked_jobs(jobs, key="jobs"), checked_out(out, key="out")
+    check_backend(backend, scheduler)
     from simulator.plan import build_plan
     from simulator.runner import run_experiment as run_plan_to_the_end
 
@@ -213,7 +336,7 @@ def run_experiment(
 
         out = default_run_dir(model.name, plan.run_hash)
         resume = resume or not force
-    run_plan_to_the_end(plan, Path(out), text, source=source, jobs=jobs or os.cpu_count() or 1,
+    run_plan_to_the_end(plan, Path(out), text, source=source, jobs=jobs_or_every_core(jobs),
                         backend=backend, scheduler=scheduler, resume=resume, force=force, check=check,
                         progress=progress)
     if report:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import importlib
 import math
-import os
 import sys
 from pathlib import Path
 
 import click
 
 from simulator.errors import Terminated, ZoosimError
+from simulator.options import MAX_JOBS, checked_jobs, checked_out, jobs_or_every_core
 from simulator.processes import run_console
 from simulator.version import __version__
 
@@ -83,11 +83,7 @@ def main() -> None:
 
 def _named_path(ctx, param, value):
     """An --out path as a Path; an empty one (which would mean the current folder) is refused."""
-    if value is None:
-        return None
-    if not value.strip():
-        raise click.BadParameter("must name a path; an empty one would mean the current folder")
-    return Path(value)
+    return checked_out(value, key=param.opts[0])
 
 
 class FiniteFloatRange(click.FloatRange):
@@ -100,14 +96,14 @@ class FiniteFloatRange(click.FloatRange):
         return number
 
 
-# More workers than this would not fit joblib's task queue (it refuses 2 x 500,000) nor the
-# threads a process may start; no machine or cluster zoosim targets has more cores.
-MAX_JOBS = 1024
+def _checked_jobs(ctx, param, value):
+    return checked_jobs(value)
 
 
 def _jobs_option(help_text: str):
-    """--jobs, the same bounds for every command that plays games."""
-    return click.option("--jobs", "-j", type=click.IntRange(min=1, max=MAX_JOBS), default=None, help=help_text)
+    """--jobs, the same bounds for every command that plays games (and the Python API's)."""
+    return click.option("--jobs", "-j", type=int, callback=_checked_jobs, default=None, metavar=f"1-{MAX_JOBS}",
+                        help=help_text)
 
 
 def _backend_options(command):
@@ -146,7 +142,7 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
     if out is None:
         out = default_run_dir(model.name, plan.run_hash)
         resume = resume or not force
-    jobs = jobs or os.cpu_count() or 1
+    jobs = jobs_or_every_core(jobs)
     try:
         summary = run_experiment(
             plan, out, text, source=str(experiment), jobs=jobs, backend=backend, scheduler=scheduler,
@@ -304,7 +300,7 @@ def tune(experiment, out, jobs, games, trials, resume, force, backend, scheduler
         out = default_out(DEFAULT_REPORTS_DIR, model)
         resume = resume or not force
     try:
-        outcome = run_tune(experiment, out, jobs=jobs or os.cpu_count() or 1, backend=backend, scheduler=scheduler,
+        outcome = run_tune(experiment, out, jobs=jobs_or_every_core(jobs), backend=backend, scheduler=scheduler,
                            resume=resume, force=force, progress=not quiet, games=games, trials=trials)
     except KeyboardInterrupt as stop:
         _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  "
@@ -424,10 +420,6 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, pla
     from simulator.train.settings import TrainSettings, training_role
 
     defaults = training_role(game)
-    if scheduler and backend != "dask":
-        raise ZoosimError("--scheduler is only used with --backend dask")
-    if backend == "dask" and not scheduler:
-        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     knobs = _rules_file(rules_file) if rules_file is not None else {}
     knobs.update(_parse_settings(settings))
     if explore not in (None, 0.0) and not defaults.explore_allowed:
@@ -437,12 +429,12 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, pla
         play=play or defaults.play, gate_policy=gate_policy or defaults.gate_policy, gate_games=gate_games,
         strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
         players=dict(defaults.players), play_params=_parse_settings(play_params, option="--play-param", what="key"))
-    _checked_training(chosen, rules_file)
+    _checked_training(chosen, rules_file, bool(settings))
     out = out or DEFAULT_REPORTS_DIR / f"{game}-train-{chosen.digest()[:8]}"
     words = _given_options(click.get_current_context(), skip=("out", "resume", "quiet"))
     command = shlex.join(["zoosim", "train", game, *words, "--out", str(out)])
     try:
-        outcome = run_training(chosen, out, command=command, jobs=jobs or os.cpu_count() or 1, backend=backend,
+        outcome = run_training(chosen, out, command=command, jobs=jobs_or_every_core(jobs), backend=backend,
                                scheduler=scheduler, resume=resume, progress=not quiet)
     except KeyboardInterrupt as stop:
         _exit_stopped(stop, f"; every finished round is kept in {out}. Resume with:\n  {command} --resume")
@@ -475,16 +467,16 @@ def _rules_file(path: Path) -> dict:
     return document
 
 
-def _checked_training(chosen, rules_file: Path | None) -> None:
-    """check_settings, a rule problem named by where the rules came from (--rules FILE or --set)."""
+def _checked_training(chosen, rules_file: Path | None, chosen_by_set: bool) -> None:
+    """check_settings, a rule problem named by where the rules came from (--rules FILE, --set)."""
     from simulator.train.settings import check_settings
 
     try:
         check_settings(chosen)
-    except ZoosimError as error:
-        if error.file is None and error.key is not None and not error.key.startswith("--") and error.key != "GAME":
-            where = str(rules_file) if rules_file is not None else "--set"
-            raise ZoosimError(error.detail, file=where, key=error.key) from None
+    except ZoosimError as error:  # a rule knob's problem (its key, or none for one of the whole rules)
+        if error.file is None and not (error.key or "").startswith("--") and error.key != "GAME":
+            where = " and ".join(filter(None, (rules_file and str(rules_file), chosen_by_set and "--set")))
+            raise ZoosimError(error.detail, file=where or None, key=error.key) from None
         raise
 
 
@@ -578,10 +570,11 @@ def rules(game):
               show_default=True, help="The only folder the studio writes in (saved experiments and runs).")
 def studio(experiment, port, jobs, out):
     """Change rules in the browser and watch the seat verdict settle (docs/studio.md): serves a
-    page on 127.0.0.1 that starts from EXPERIMENT's first study (default: Alles für die Katz)."""
+    page on 127.0.0.1 that starts from EXPERIMENT's first study (default: the first registered
+    game's defaults)."""
     from simulator.studio.server import run_studio
 
-    run_studio(experiment, out, jobs or os.cpu_count() or 1, port,
+    run_studio(experiment, out, jobs_or_every_core(jobs), port,
                announce=lambda url: click.echo(f"zoosim studio: open {url}\n(Ctrl-C stops it; it writes only in "
                                                f"{out})", err=True))
 

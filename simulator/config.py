@@ -11,6 +11,7 @@ The plan limits (cells, chunk files) live here and are checked by `simulator.pla
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -28,6 +29,11 @@ DEFAULT_CHUNK_GAMES = 20_000
 # Plan limits, checked by arithmetic before any cell or chunk is built (simulator.plan).
 MAX_CELLS = 10_000
 MAX_CHUNKS = 100_000  # chunk files of a whole run, counting precision mode's caps
+# Precision mode's narrowest target: 0.01 points needs about 10^8 games per cell, more than a run
+# plays; a narrower one would only overflow the projection. The equivalence margin's smallest.
+MIN_HALFWIDTH = 0.0001
+MIN_MARGIN_POINTS = 0.01
+MAX_MARGIN_POINTS = 50
 
 # The experiment name is the run folder's name (reports/<name>-<hash>), so it must be one safe
 # path component on every file system: no separators, no leading dot or dash, short.
@@ -89,7 +95,8 @@ class LadderClimb(StrictModel):
 
 
 class PrecisionTarget(StrictModel):
-    halfwidth: float = Field(gt=0, lt=0.5, description="largest allowed interval half-width of a seat win rate")
+    halfwidth: float = Field(ge=MIN_HALFWIDTH, lt=0.5,
+                             description="largest allowed interval half-width of a seat win rate")
 
 
 class PrecisionGames(StrictModel):
@@ -228,7 +235,8 @@ class Experiment(StrictModel):
         True, description="replay every deal in every rotation of the seating (common random numbers)"
     )
     margin_points: float = Field(
-        1.0, gt=0, le=50, description="equivalence margin: a seat within ±this many points of 1/n counts as balanced"
+        1.0, ge=MIN_MARGIN_POINTS, le=MAX_MARGIN_POINTS,
+        description="equivalence margin: a seat within ±this many points of 1/n counts as balanced"
     )
     studies: list[Study] = Field(min_length=1)
 
@@ -286,6 +294,9 @@ def read_yaml_mapping(path: Path, *, what: str) -> tuple[dict[str, Any], str]:
 
 def parse_experiment(document: dict[str, Any], *, file: str | None = None) -> Experiment:
     """Validate a parsed document; errors become one-line ZoosimErrors naming the key path."""
+    if "tune" in document and "studies" not in document:
+        raise ZoosimError("is a tune file (it has a 'tune:' section, no 'studies:'): run it with "
+                          f"zoosim tune {shlex.quote(file or 'FILE')}", file=file or "the document")
     _refuse_misplaced_knobs(document, file)
     return parse_document(Experiment, document, file=file)
 

@@ -14,13 +14,14 @@ class ZoosimError(Exception):
 
 
 class WriteFailed(ZoosimError):
-    """The system refused a write of a run (a full disk, a read-only folder, a quota): every
-    finished chunk is kept and the message says how to resume; `reason` is the system's word."""
+    """The system refused a write of a run, a training or a tune (a full disk, a read-only folder,
+    a quota): what is finished is kept and the message names the folder and the command that
+    resumes; `reason` is the system's word."""
 
-    def __init__(self, reason: str, run_dir: str, resume: str):
+    def __init__(self, reason: str, run_dir: str, resume: str, *, what: str = "the run",
+                 kept: str = "every finished chunk"):
         self.reason = reason
-        super().__init__(f"{reason} while writing the run; every finished chunk is kept. Resume with: {resume}",
-                         file=run_dir)
+        super().__init__(f"{reason} while writing {what}; {kept} is kept. Resume with: {resume}", file=run_dir)
 
 
 def _one_line(text: str) -> str:

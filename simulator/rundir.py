@@ -155,6 +155,15 @@ def resume_command(source: str | None, run_dir: Path) -> str:
     return shlex.join(["zoosim", "run", source or "EXPERIMENT.yaml", "--out", str(run_dir), "--resume"])
 
 
+def no_games_error(run_dir: Path, manifest: dict[str, Any], kept: str = "") -> ZoosimError:
+    """What a reader of a run folder says when no cell has a verified chunk (the logs were
+    removed, or every chunk failed verification, which the readers' warnings named): one line
+    naming the logs folder and the command that plays the games again; `kept` (", report.html is
+    kept as it was") goes after the folder."""
+    return ZoosimError(f"no finished game in {Path(run_dir) / LOGS_DIR}{kept}. Resume the run to play its games: "
+                       f"{resume_command(manifest.get('experiment_file'), run_dir)}", file=str(run_dir))
+
+
 def report_command(run_dir: Path) -> str:
     """The command that writes a run's report again, quoted for a shell."""
     return shlex.join(["zoosim", "report", str(run_dir)])
@@ -276,7 +285,7 @@ def _manifest_model(experiment_schema: type):
         run_hash: str
         experiment: experiment_schema  # type: ignore[valid-type]
         experiment_file: str | None = None
-        cells: list[_ManifestCell]
+        cells: list[_ManifestCell] = pydantic.Field(min_length=1)  # every experiment has a cell
 
         @pydantic.model_validator(mode="after")
         def _numbered_once(self) -> "Manifest":  # a cell's index names its logs folder
@@ -617,10 +626,20 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
     from concurrent.futures import ThreadPoolExecutor
 
     folder = cell_dir(run_dir, cell["index"])
-    indices = sorted({chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None})
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        checked = list(pool.map(lambda index: _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside),
-                                indices))
+    # A chunk past the cell's count is left alone, neither used nor set aside: it belongs to a
+    # larger plan of the same cell (a racing round or a precision growth that had finished when a
+    # resume replays an earlier, smaller round), and is checked when the cell grows to it.
+    indices = sorted(index for index in {chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None}
+                     if index < cell["chunks"])
+
+    def check(index: int) -> tuple[str | None, dict[str, Any] | None]:
+        return _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside)
+
+    if len(indices) < 2:  # starting threads for one chunk costs more than checking it (10,000-cell runs)
+        checked = [check(index) for index in indices]
+    else:
+        with ThreadPoolExecutor(max_workers=min(len(indices), os.cpu_count() or 1)) as pool:
+            checked = list(pool.map(check, indices))
     good: dict[int, dict[str, Any]] = {}
     for index, (problem, sidecar) in zip(indices, checked):
         path = chunk_path(run_dir, cell["index"], index)
@@ -659,8 +678,6 @@ def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int,
                    with_content: bool) -> tuple[str | None, dict[str, Any] | None]:
     """(why the chunk cannot be used, or None; its sidecar). `with_content`: hash the file too."""
     path = chunk_path(run_dir, cell["index"], index)
-    if index >= cell["chunks"]:
-        return f"not a chunk of this cell (it has {cell['chunks']})", None
     if not sidecar_path(path).exists():
         return "unfinished (no sidecar)", None
     try:
@@ -707,9 +724,11 @@ def _set_aside(run_dir: Path, path: Path) -> None:
             shutil.move(source, target_dir / f"{source.stem}.{attempt}{source.suffix}")
 
 
-def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None) -> Iterator:
-    """A cell's verified chunk tables in chunk order, one at a time (memory stays flat)."""
+def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None,
+                      filters: Any = None) -> Iterator:
+    """A cell's verified chunk tables in chunk order, one at a time (memory stays flat): only
+    `columns` (None: all), only the rows of the pyarrow expression `filters` (None: all)."""
     import pyarrow.parquet as pq
 
     for index in verified_chunks(run_dir, cell, set_aside=False):
-        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns)
+        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns, filters=filters)

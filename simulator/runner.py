@@ -43,6 +43,7 @@ from simulator.errors import WriteFailed, ZoosimError
 from simulator.games import get_game
 from simulator.games.base import batch_problem, source_module
 from simulator.logs import record_columns, records_table
+from simulator.options import check_backend
 from simulator.plan import Chunk, Plan, deal_seeds
 from simulator.processes import (
     ctrl_c_deferred, follow_parent, quiet_resource_tracker, terminate_on_sigterm, workers_block_ctrl_c,
@@ -54,9 +55,6 @@ from simulator.rundir import (
     remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
 )
 from simulator.worker_memory import keep_freed_memory
-
-BACKENDS = ("loky", "threading", "dask")
-
 
 class ChunkFailed(ZoosimError):
     """A chunk raised: names its cell, chunk and seed so the game can be replayed."""
@@ -513,11 +511,9 @@ def run_plan(
     `meanwhile` is started in a background thread when the first chunk is finished: by then the
     kernels are loaded and every core is playing, so what it does (the CLI imports the report's
     libraries) delays neither the start nor the end."""
-    if backend not in BACKENDS:
-        raise ZoosimError(f"unknown backend '{backend}' (allowed: {', '.join(BACKENDS)})")
     run_dir = Path(run_dir)
     # Everything that can fail on the user's input fails here, before anything is written.
-    with _backend_context(backend, scheduler):
+    with backend_session(backend, scheduler):
         skipped = prepare_run_dir(run_dir, plan, resume=resume, force=force)
         try:
             with RunLock(run_dir), terminate_on_sigterm():
@@ -729,24 +725,58 @@ def _more(summary: RunSummary, more: RunSummary) -> RunSummary:
                       summary.compile_seconds + more.compile_seconds)
 
 
-def _backend_context(backend: str, scheduler: str | None):
+# How long zoosim waits for a dask scheduler to answer (connecting and its handshake together).
+SCHEDULER_WAIT_SECONDS = 10
+_dask_session: list[str] = []  # the scheduler of the backend_session in force, if any
+
+
+@contextlib.contextmanager
+def backend_session(backend: str, scheduler: str | None):
+    """Where games run, for everything inside: the options checked (`options.check_backend`) and,
+    for dask, the scheduler reached within SCHEDULER_WAIT_SECONDS. A command that plays several
+    runs (train, tune) opens one session before it writes anything, so an unreachable cluster is
+    refused before the first file; the runs inside reuse it."""
+    check_backend(backend, scheduler)
+    if backend != "dask" or _dask_session == [scheduler]:
+        yield
+        return
     import joblib
 
-    if backend != "dask":
-        if scheduler:
-            raise ZoosimError("--scheduler is only used with --backend dask")
-        return contextlib.nullcontext()
+    client = _connect(scheduler)
+    _dask_session.append(scheduler)
     try:
-        from dask.distributed import Client
-    except ImportError:
-        raise ZoosimError("the dask backend needs the optional extra: pip install 'zoosim[dask]'") from None
-    if not scheduler:
-        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
-    try:
-        client = Client(scheduler, timeout="5s")
-    except (OSError, TimeoutError, ValueError) as error:
-        raise ZoosimError(f"cannot reach the dask scheduler at '{scheduler}': {error}") from None
-    stack = contextlib.ExitStack()
-    stack.enter_context(client)
-    stack.enter_context(joblib.parallel_backend("dask"))
-    return stack
+        with client, joblib.parallel_backend("dask"):
+            yield
+    finally:
+        _dask_session.pop()
+
+
+def _connect(scheduler: str):
+    """A dask Client of `scheduler`, or a one-line refusal: nothing listening, a listener that
+    never answers (the wait is bounded here: dask's own timeout does not cover its handshake), or
+    one that answers but not as a dask scheduler (a dashboard port's HTTP reply, read as dask's
+    frame lengths, asks for exabytes)."""
+    from dask.distributed import Client
+
+    outcome: dict[str, Any] = {}
+
+    def connect() -> None:
+        try:
+            outcome["client"] = Client(scheduler, timeout=f"{SCHEDULER_WAIT_SECONDS}s")
+        except BaseException as error:  # noqa: BLE001 - reported below, in the calling thread
+            outcome["error"] = error
+
+    thread = threading.Thread(target=connect, name="zoosim-dask-connect", daemon=True)
+    thread.start()
+    thread.join(SCHEDULER_WAIT_SECONDS + 1)
+    where = f"the dask scheduler at '{scheduler}'"
+    if thread.is_alive():  # left behind as a daemon thread: it cannot be cancelled
+        raise ZoosimError(f"{where} did not answer within {SCHEDULER_WAIT_SECONDS} s (is it a dask "
+                          "scheduler's address, port 8786 by default, not its dashboard's?)", key="--scheduler")
+    error = outcome.get("error")
+    if isinstance(error, MemoryError):
+        raise ZoosimError(f"{where} answered, but not as a dask scheduler (its dashboard, port 8787 "
+                          "by default, or another service?)", key="--scheduler")
+    if error is not None:
+        raise ZoosimError(f"cannot reach {where}: {str(error) or type(error).__name__}", key="--scheduler")
+    return outcome["client"]

@@ -113,3 +113,128 @@ def test_without_out_the_run_goes_where_zoosim_run_puts_it_and_is_resumed(tmp_pa
     sessions = json.loads((first.path / "run.json").read_text())["sessions"]
     assert len(sessions) == 2 and sessions[0]["games_played"] >= 3 * 200
     assert sessions[1]["games_played"] == 0  # resumed: nothing played again
+
+
+@pytest.mark.parametrize("jobs", [0, 1025, True, 2.5])
+def test_run_experiment_refuses_the_jobs_the_command_line_refuses_with_its_message(tmp_path, jobs):
+    """jobs=1025 raised AttributeError ('DummyProcess' ... 'terminate') and jobs=0 was accepted."""
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(DOCUMENT, out=tmp_path / "run", jobs=jobs)
+    assert not (tmp_path / "run").exists()
+    if type(jobs) is int:
+        experiment = tmp_path / "api.yaml"
+        experiment.write_text(yaml.safe_dump(DOCUMENT))
+        cli = CliRunner().invoke(main, ["run", str(experiment), "--jobs", str(jobs), "--out", str(tmp_path / "cli")])
+        assert cli.exit_code == 2 and caught.value.detail in cli.stderr, (cli.stderr, caught.value.detail)
+
+
+@pytest.mark.parametrize("options, words", [
+    ({"out": ""}, ["out", "current folder"]),
+    ({"backend": "spark"}, ["unknown backend", "threading"]),
+    ({"scheduler": "tcp://127.0.0.1:8786"}, ["only used with --backend dask"]),
+    ({"backend": "dask"}, ["needs --scheduler"]),
+])
+def test_run_experiment_refuses_bad_options_before_anything_is_written(tmp_path, monkeypatch, options, words):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(DOCUMENT, **{"out": tmp_path / "run", **options})
+    assert all(word in str(caught.value) for word in words), str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_whose_logs_are_missing_raises_one_line_naming_the_logs_and_the_resume(tmp_path):
+    """open_run(...).verdicts of a run without logs raised a bare KeyError."""
+    run = simulator.run_experiment({**DOCUMENT, "games": 200}, out=tmp_path / "run", jobs=1, report=False)
+    import shutil
+
+    shutil.rmtree(run.path / "logs")
+    opened = simulator.open_run(run.path)
+    for table in ("verdicts", "cells", "seats"):
+        with pytest.raises(ZoosimError, match="no finished game in .*logs.*--resume"):
+            getattr(opened, table)
+
+
+def test_a_manifest_without_cells_is_named_as_damaged(tmp_path):
+    """A manifest with `"cells": []` beside verified logs: "no finished game" was not the answer."""
+    run = simulator.run_experiment({**DOCUMENT, "games": 200}, out=tmp_path / "run", jobs=1, report=False)
+    manifest = json.loads((run.path / "manifest.json").read_text())
+    (run.path / "manifest.json").write_text(json.dumps({**manifest, "cells": []}))
+    result = CliRunner().invoke(main, ["report", str(run.path)])
+    assert result.exit_code == 2 and "damaged manifest" in result.stderr and "cells" in result.stderr, result.stderr
+    with pytest.raises(ZoosimError, match="damaged manifest"):
+        simulator.open_run(run.path)
+
+
+def test_games_reads_only_the_columns_and_rows_asked_for(run):
+    every = run.games()
+    narrow = run.games(columns=["cell", "seat", "win_share", "first_seat_bonus"],
+                       where={"seat": 0, "first_seat_bonus": 0.5})
+    assert list(narrow.columns) == ["cell", "seat", "win_share", "first_seat_bonus"]
+    expected = every[(every["seat"] == 0) & (every["first_seat_bonus"] == 0.5)]
+    assert np.array_equal(narrow["win_share"].to_numpy(), expected["win_share"].to_numpy())
+    short = run.games(columns=["turns", "score"], where={"turns": [5, 6], "players": 3})
+    assert len(short) == len(every[every["turns"].isin([5, 6]) & (every["players"] == 3)]) > 0
+    for bad, words in (({"where": {"score": 3}}, "cannot select rows by 'score'"), ({"columns": ["nope"]}, "nope"),
+                       ({"where": 3}, "must map column names")):
+        with pytest.raises(ZoosimError, match=words):
+            run.games(**bad)
+
+
+def test_a_bare_games_of_a_large_run_warns_once_with_its_size(run, monkeypatch):
+    import warnings
+
+    from simulator import api
+
+    monkeypatch.setattr(api, "LARGE_RUN_ROWS", 1000)
+    with pytest.warns(api.LargeRunWarning, match=r"4,200 rows.*columns=") as caught:
+        run.games()
+    assert len(caught) == 1
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        run.games(columns=["seat", "win_share"])  # narrowed: no warning
+        run.games(cells=[0])
+
+
+def _coin_with_draws():
+    """`coin` where every game whose deal seed is even has no winner (a draw nobody wins)."""
+    import dataclasses
+
+    from simulator.games import get_game
+
+    coin = get_game("coin")
+
+    def play_batch(params, seat_policies, seeds, rotations, check=False):
+        columns = coin.play_batch(params, seat_policies, seeds, rotations, check)
+        columns["win"][np.asarray(seeds) % 2 == 0] = False
+        return columns
+
+    return dataclasses.replace(coin, name="coin_draws", title="coin with draws", play_batch=play_batch)
+
+
+def test_win_share_over_the_games_with_a_winner_is_the_reports_win_rate_when_some_games_have_none(tmp_path):
+    """docs/api.md: the mean of win_share per cell and seat over the games with a winner
+    (`has_winner`) is the report's seat win rate, also for a game where some games have none."""
+    from conftest import register_test_game
+
+    register_test_game(_coin_with_draws())
+    drawn = simulator.run_experiment({"name": "draws", "seed": 1, "games": 600, "chunk_games": 200, "studies": [
+        {"game": "coin_draws", "rules": {"players": 3, "first_seat_bonus": 0.5}}]}, out=tmp_path / "run", jobs=1,
+        report=False)
+    games = drawn.games()
+    assert 0.3 < 1 - games["has_winner"].mean() < 0.7
+    rates = games[games["has_winner"]].groupby(["cell", "seat"])["win_share"].mean()
+    seats = drawn.seats.set_index(["cell", "seat"])["win_rate"]
+    assert np.allclose(rates.loc[seats.index].to_numpy(), seats.to_numpy())
+    assert not np.allclose(games.groupby(["cell", "seat"])["win_share"].mean().loc[seats.index].to_numpy(),
+                           seats.to_numpy())  # over every game it is not: the draws count as losses
+
+
+def test_a_cells_rows_from_the_index_are_the_rows_of_a_mask(run):
+    """Analysis.of_cell, which the report and compare use instead of a mask per cell."""
+    tables = [table for table in ("cells", "seats", "lengths", "measures", "policies")
+              if len(getattr(run.analysis, table))]  # coin has no seat measures nor mixed seatings
+    assert {"cells", "seats", "lengths"} <= set(tables)
+    for table in tables:
+        frame = getattr(run.analysis, table)
+        for cell in (0, 1, 2, 99):
+            pd.testing.assert_frame_equal(run.analysis.of_cell(table, cell), frame[frame["cell"] == cell])

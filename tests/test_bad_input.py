@@ -383,3 +383,116 @@ def test_a_broken_manifest_is_named_without_suggesting_a_flag_the_command_lacks(
     argv = [str(run) if part == "RUN" else part for part in command] + ([str(run)] if command == ["report"] else [])
     line = refused(tmp_path, monkeypatch, argv, "manifest.json", "unreadable manifest", "new folder")
     assert "--force" not in line
+
+
+# --- Issue #45: every entry point, every backend ----------------------------------------------
+
+
+def test_a_precision_target_too_narrow_to_play_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """`halfwidth: 1.0e-300` overflowed the projection after the pilot had written 11 files."""
+    from simulator.config import MIN_HALFWIDTH
+
+    path = experiment_file(tmp_path, f"games: {{until: {{halfwidth: 1.0e-300}}, max: 1000, start: 100}}\n{STUDY}")
+    refused(tmp_path, monkeypatch, ["run", path, "-q", "--jobs", "1"], path, "games.until.halfwidth", str(MIN_HALFWIDTH))
+
+
+@pytest.mark.parametrize("value", ["1.0e-300", "0.001"])
+def test_the_equivalence_margin_has_a_floor(tmp_path, monkeypatch, value):
+    path = experiment_file(tmp_path, f"margin_points: {value}\n{STUDY}")
+    refused(tmp_path, monkeypatch, ["validate", path], path, "margin_points", "0.01")
+
+
+def test_run_of_a_tune_file_names_zoosim_tune(tmp_path, monkeypatch):
+    path = experiment_file(tmp_path, "tune: {game: coin, players: [2], search: {first_seat_bonus: [0, 1]}, "
+                                     "budget: {trials: 2, games: {start: 10, max: 10}}, confirm: {games: 10}}\n")
+    refused(tmp_path, monkeypatch, ["run", path, "-q"], path, "is a tune file", f"zoosim tune {path}")
+
+
+@pytest.mark.parametrize("jobs", ["0", "1025", "-3"])
+def test_jobs_out_of_range_are_refused_by_every_command_that_plays(tmp_path, monkeypatch, jobs):
+    path = experiment_file(tmp_path, f"games: 10\n{STUDY}")
+    for command in (["run", path], ["tune", path], ["train", "katz"]):
+        refused(tmp_path, monkeypatch, [*command, "--jobs", jobs, "-q"], "--jobs", "1 to 1,024", jobs)
+
+
+class Listener:
+    """A TCP listener on localhost that accepts and then either says nothing, or sends `reply`
+    at once (an HTTP server's error page: what a dashboard port says to dask's handshake)."""
+
+    def __init__(self, reply: bytes | None = None):
+        import socket
+        import threading
+
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.address = f"tcp://127.0.0.1:{self.server.getsockname()[1]}"
+        self.reply, self.connections = reply, []
+        threading.Thread(target=self._serve, daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            try:
+                connection, _ = self.server.accept()
+            except OSError:
+                return
+            self.connections.append(connection)
+            if self.reply is not None:
+                connection.sendall(self.reply)
+
+    def close(self) -> None:
+        for connection in self.connections:
+            connection.close()
+        self.server.close()
+
+
+DASK_COMMANDS = {
+    "run": lambda path: ["run", path, "-q", "--jobs", "1"],
+    "tune": lambda path: ["tune", path, "-q", "--jobs", "1"],
+    "train": lambda path: ["train", "katz", "--rounds", "0", "--strength-games", "0", "-q", "--jobs", "1"],
+}
+TUNE_FILE = ("tune: {game: coin, players: [2], search: {first_seat_bonus: [0, 1]}, "
+             "budget: {trials: 2, games: {start: 10, max: 10}}, confirm: {games: 10}}\n")
+
+
+@pytest.mark.parametrize("reply", [None, b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n"],
+                         ids=["silent", "dashboard"])
+@pytest.mark.parametrize("command", list(DASK_COMMANDS))
+def test_a_dask_scheduler_that_does_not_answer_is_refused_in_bounded_time_writing_nothing(
+        tmp_path, monkeypatch, reply, command):
+    """A listener that never answers made zoosim wait without a word; a dashboard port's HTTP
+    reply, read as dask's frame lengths, asked for 3 EiB; tune and train wrote 4 and 14 files
+    before the refusal."""
+    pytest.importorskip("distributed")
+    import time
+
+    from simulator import runner
+
+    monkeypatch.setattr(runner, "SCHEDULER_WAIT_SECONDS", 2)
+    listener = Listener(reply)
+    path = experiment_file(tmp_path, TUNE_FILE if command == "tune" else f"games: 10\n{STUDY}")
+    started = time.monotonic()
+    try:
+        argv = [*DASK_COMMANDS[command](path), "--backend", "dask", "--scheduler", listener.address,
+                "--out", "out"]
+        line = refused(tmp_path, monkeypatch, argv, "--scheduler", listener.address)
+    finally:
+        listener.close()
+    assert time.monotonic() - started < 20
+    assert ("did not answer within 2 s" in line) if reply is None else ("not as a dask scheduler" in line
+                                                                         or "did not answer" in line), line
+
+
+def test_a_damaged_training_file_is_named_in_one_line(tmp_path, monkeypatch):
+    """`train --resume` of a folder whose train.json is not JSON: a 38-line traceback."""
+    out = tmp_path / "work" / "out"
+    out.mkdir(parents=True)
+    (out / "train.json").write_text("{'settings': 1}", encoding="utf-8")
+    refused(tmp_path, monkeypatch, ["train", "katz", "--out", "out", "--resume", "-q"], "train.json", "damaged")
+
+
+@pytest.mark.parametrize("source", ["--set", "--rules"])
+def test_a_training_rule_problem_names_where_the_rules_came_from(tmp_path, monkeypatch, source):
+    """"deck of 56 cards cannot deal 2 hands of 99 ..." named neither --set nor the rules file."""
+    rules = experiment_file(tmp_path, "hand_size: 99\n", name="rules.yaml")
+    argv = ["--set", "hand_size=99"] if source == "--set" else ["--rules", rules]
+    refused(tmp_path, monkeypatch, ["train", "katz", *argv, "-q"], rules if source == "--rules" else "--set",
+            "deck of", "2 players")

@@ -29,10 +29,10 @@ GOOD = "seed: 1\ngames: 50\nstudies: [{game: coin, rules: {players: 2}}]\n"
 
 # (command line with {exp} for a valid experiment file and {tmp} for a fresh folder, expected words)
 BAD_COMMAND_LINES = [
-    (["run", "{exp}", "--jobs", "0"], ["--jobs", "1<=x<=1024"]),
-    (["run", "{exp}", "--jobs", "600000", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
-    (["run", "{exp}", "--jobs", "99999999999999999999", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
-    (["tune", "{exp}", "--jobs", "5000", "--out", "{tmp}/d"], ["--jobs", "1<=x<=1024"]),
+    (["run", "{exp}", "--jobs", "0"], ["--jobs", "1 to 1,024"]),
+    (["run", "{exp}", "--jobs", "600000", "--out", "{tmp}/d"], ["--jobs", "1 to 1,024"]),
+    (["run", "{exp}", "--jobs", "99999999999999999999", "--out", "{tmp}/d"], ["--jobs", "1 to 1,024"]),
+    (["tune", "{exp}", "--jobs", "5000", "--out", "{tmp}/d"], ["--jobs", "1 to 1,024"]),
     (["play", "katz", "--policy", ""], ["--policy", "names no policy"]),
     (["play", "katz", "--policy", " , "], ["--policy", "names no policy"]),
     (["run", "{exp}", "--games", "0"], ["--games", "x>=1"]),

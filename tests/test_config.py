@@ -50,7 +50,7 @@ BAD_INPUT = [
     ("studies: [{game: coin, sweep: {players: []}}]\n", ["lists no values"]),
     ("studies: [{game: coin, sweep: {players: [2, 7]}}]\n", ["studies[0].sweep.players", "players=7"]),
     ("studies: []\n", ["studies", "at least 1"]),
-    ("margin_points: 0\nstudies: [{game: coin}]\n", ["margin_points", "greater than 0"]),
+    ("margin_points: 0\nstudies: [{game: coin}]\n", ["margin_points", "greater than or equal to 0.01"]),
 ]
 
 

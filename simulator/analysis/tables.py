@@ -66,6 +66,20 @@ class Analysis:
     ladder_claims: pd.DataFrame = field(default_factory=pd.DataFrame)
     # per seat-bias cell (2+ players): its turn-order facts, None for a run that predates them
     turn_order: dict[int, TurnOrder | None] = field(default_factory=dict)
+    # table name -> cell -> its rows, built on first use by `of_cell`
+    _cell_rows: dict[str, dict[int, pd.DataFrame]] = field(default_factory=dict, repr=False, compare=False)
+
+    def of_cell(self, table: str, cell: int) -> pd.DataFrame:
+        """The rows of a per-cell table (`cells`, `seats`, `lengths`, `measures`, `policies`) of
+        one cell, as `frame[frame["cell"] == cell]` gives them, from an index built on first use:
+        a report and a comparison look up every cell's rows, and a mask over the whole table per
+        cell costs cells x rows (minutes at 10,000 cells)."""
+        frame = getattr(self, table)
+        if table not in self._cell_rows:
+            groups = frame.groupby("cell", sort=False) if len(frame) else ()
+            self._cell_rows[table] = {int(key): rows for key, rows in groups}
+        rows = self._cell_rows[table].get(int(cell))
+        return frame.iloc[0:0] if rows is None else rows
 
 
 MIN_GAMES = 2  # an interval needs a spread: at least 2 games, and 2 with a winner for win rates
@@ -144,7 +158,7 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
         seats=seats,
         policies=pd.concat(policy_rows, ignore_index=True) if policy_rows else pd.DataFrame(),
         lengths=pd.DataFrame(length_rows),
-        measures=pd.concat(measure_rows, ignore_index=True) if measure_rows else pd.DataFrame(),
+        measures=_measures_table(measure_rows),
         ratings=ratings,
         ladder_seats=ladder_seats,
         ladder=ladder,
@@ -289,21 +303,35 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
     )
 
 
-def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+MEASURE_COLUMNS = ("cell", "label", "column", "measure", "seat", "games", "mean", "ci_low", "ci_high")
+
+
+def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> dict[str, list]:
     """Mean per game of each of the game's seat measures (`Game.seat_measures`) at each seat,
     with a t interval from the per-seat sums and sums of squares over all games of the cell, the
-    deal as the unit (design effect and deals - 1 degrees of freedom)."""
+    deal as the unit (design effect and deals - 1 degrees of freedom). As columns (MEASURE_COLUMNS)
+    of values, joined over all cells by `_measures_table`: a DataFrame per cell would cost more
+    than the numbers."""
     n, games = cell["players"], totals.games
-    frames = []
+    rows: dict[str, list] = {name: [] for name in MEASURE_COLUMNS}
     for column, name in cell["seat_measures"]:
         total, total_sq = totals.column_sums[column], totals.column_squares[column]
         low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence,
                                                      totals.column_design_effects(column), totals.deals)
-        frames.append(pd.DataFrame({
-            "cell": cell["index"], "label": cell["label"], "column": column, "measure": name,
-            "seat": np.arange(n), "games": games, "mean": total / games, "ci_low": low, "ci_high": high,
-        }))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        for key, value in (("cell", cell["index"]), ("label", cell["label"]), ("column", column),
+                           ("measure", name), ("games", games)):
+            rows[key] += [value] * n
+        rows["seat"] += range(n)
+        for key, values in (("mean", total / games), ("ci_low", low), ("ci_high", high)):
+            rows[key] += np.broadcast_to(values, n).tolist()
+    return rows
+
+
+def _measures_table(per_cell: list[dict[str, list]]) -> pd.DataFrame:
+    """The measures table from every cell's columns (`_measure_rows`); empty without a measure."""
+    if not any(rows["cell"] for rows in per_cell):
+        return pd.DataFrame()
+    return pd.DataFrame({name: [value for rows in per_cell for value in rows[name]] for name in MEASURE_COLUMNS})
 
 
 def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:

@@ -33,9 +33,9 @@ from simulator.errors import ZoosimError
 from simulator.games.base import DEFAULT_SCORE_MEANING
 from simulator.plan import flatten_dotted
 from simulator.report import charts
-from simulator.report.matching import match_cells, played
+from simulator.report.matching import any_pair, played
 from simulator.rundir import (
-    LOGS_DIR, MANIFEST, REPORT, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
+    MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
 )
 from simulator.samples import read_samples
@@ -55,9 +55,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
         if out.exists() and not any(totals.games for totals in analysis.totals.values()):
             # A report with games is never replaced by one without (issue #22, finding 8): the
             # chunks were removed or all failed verification, which the warnings above named.
-            raise ZoosimError(f"no finished game in {run_dir / LOGS_DIR}; {out.name} is kept as it was. "
-                              f"Resume the run to play its games: {resume_command(manifest.get('experiment_file'), run_dir)}",
-                              file=str(run_dir))
+            raise no_games_error(run_dir, manifest, kept=f"; {out.name} is kept as it was")
         # an explain study's settings are paired deal by deal, which needs the logs (explain.py)
         explain = explain_run(run_dir, manifest) if any(cell.get("explain") for cell in manifest["cells"]) else None
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
@@ -185,12 +183,17 @@ def render_html(
     )
 
 
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def command_line_overrides(experiment_text: str, experiment: dict[str, Any]) -> list[str]:
     """The run's `--games` and `--seed` overrides, found by resolving the experiment file alone
     and comparing with what ran (the manifest's experiment), e.g. "--games 2,000 (the file asks
     for 250,000 per cell)". Empty when the file ran as written."""
     try:
-        document = yaml.safe_load(experiment_text) if experiment_text else None
+        # libyaml's parser where PyYAML has it: the same document, 20 times faster (a 10,000-cell
+        # sweep's file took seconds in the pure-Python one)
+        document = yaml.load(experiment_text, Loader=SAFE_LOADER) if experiment_text else None
         as_written = parse_experiment(document).model_dump(mode="json") if isinstance(document, dict) else None
     except (yaml.YAMLError, ZoosimError):
         return []
@@ -241,7 +244,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
     seated = [[cell for cell in cells if cell["players"] > 1] for cells in (candidate["cells"], manifest["cells"])]
-    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if match_cells(*seated) else None
+    command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if any_pair(*seated) else None
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
 
@@ -516,12 +519,12 @@ def crn_text(gain: float) -> str:
 
 
 def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits, ladders: set[str]) -> dict[str, Any] | None:
-    rows = analysis.cells[analysis.cells["cell"] == cell["index"]] if len(analysis.cells) else analysis.cells
+    rows = analysis.of_cell("cells", cell["index"])
     if len(rows) == 0:
         return None  # no finished game yet
     row = rows.iloc[0]
-    seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
-    lengths = analysis.lengths[(analysis.lengths["cell"] == cell["index"])] if len(analysis.lengths) else analysis.lengths
+    seats = analysis.of_cell("seats", cell["index"])
+    lengths = analysis.of_cell("lengths", cell["index"])
     length_charts, constant_lengths = [], []
     for measure in dict.fromkeys(lengths["measure"]) if len(lengths) else []:
         subset = lengths[lengths["measure"] == measure]
@@ -529,7 +532,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
             length_charts.append(charts.length_histogram(subset, measure))
         else:
             constant_lengths.append({"measure": measure.replace("_", " "), "value": int(subset["value"].iloc[0])})
-    policies = analysis.policies[analysis.policies["cell"] == cell["index"]] if len(analysis.policies) else None
+    policies = analysis.of_cell("policies", cell["index"]) if len(analysis.policies) else None
     return {
         "index": cell["index"],
         "label": cell["label"],
@@ -538,7 +541,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
         "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
         "measures_table": table_view(
-            analysis.measures[analysis.measures["cell"] == cell["index"]] if len(analysis.measures) else None,
+            analysis.of_cell("measures", cell["index"]) if len(analysis.measures) else None,
             f"measures-cell-{cell['index']}", MEASURE_COLUMNS,
         ),
         "policies_table": (
@@ -652,6 +655,12 @@ def _share_text(share: float) -> str:
     return "< 0.1%" if share < 0.001 else f"{share:.1%}"
 
 
+# A study's sweep charts (the heatmap, one column per cell, and the charts against each knob) are
+# drawn for at most this many cells: beyond it no label is readable, and drawing them took minutes
+# (a 1,000-cell heatmap alone 48 s); the cells' tables carry the same numbers.
+MAX_SWEEP_CHART_CELLS = 200
+
+
 def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float, key: str) -> list[dict[str, str]]:
     """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
     one chart per knob that takes more than one value on one scale (balance and game length
@@ -663,7 +672,7 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
         return []
     indices = [cell["index"] for cell in study_cells]
     cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)].copy()
-    if len(cells) < 2:
+    if not 2 <= len(cells) <= MAX_SWEEP_CHART_CELLS:
         return []
     played = {cell["index"]: knob_values(cell, knobs) for cell in study_cells}
     for knob in knobs:
@@ -924,9 +933,11 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
     if frame is None:
         frame = pd.DataFrame()
     columns = [c for c in columns if c[0] in frame.columns]
-    rows = []
-    for _, record in frame.iterrows():
-        rows.append([_table_cell(record, name, style) for name, _, style in columns])
+    # each row's values as iterrows gives them (in the type common to all the frame's columns),
+    # without building a Series per row: a 10,000-cell report renders tens of thousands of rows
+    names = list(frame.columns)
+    rows = [[_table_cell(dict(zip(names, values)), name, style) for name, _, style in columns]
+            for values in frame.to_numpy()]
     csv = frame.drop(columns=["anchor", "style"], errors="ignore").to_csv(index=False)
     return {
         "id": table_id,
@@ -937,7 +948,7 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
     }
 
 
-def _table_cell(record: pd.Series, name: str, style: str) -> dict[str, Any]:
+def _table_cell(record: dict[str, Any], name: str, style: str) -> dict[str, Any]:
     """One table cell: its text, raw value, and for a "cell" label or a statistics "term" the
     link to the cell's section or to the term's glossary entry ("styled": the row says its
     format)."""

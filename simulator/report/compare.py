@@ -107,7 +107,8 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
         )
     seats = _seat_changes(pairs, a, b)
     margin = float(manifest_b["experiment"].get("margin_points", 1.0))
-    cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b, seats, margin) for cell_a, cell_b in pairs])
+    seats_of_pair = {label: rows for label, rows in seats.groupby("label", sort=False)}  # one pass, not one per pair
+    cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b, seats_of_pair, margin) for cell_a, cell_b in pairs])
     paired_a = {cell_a["index"] for cell_a, _ in pairs}
     paired_b = {cell_b["index"] for _, cell_b in pairs}
     return Comparison(
@@ -145,8 +146,8 @@ def _pair_label(cell_a: dict[str, Any], cell_b: dict[str, Any]) -> str:
 def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
     frames = []
     for cell_a, cell_b in pairs:
-        seats_a = a.seats[a.seats["cell"] == cell_a["index"]].reset_index(drop=True)
-        seats_b = b.seats[b.seats["cell"] == cell_b["index"]].reset_index(drop=True)
+        seats_a = a.of_cell("seats", cell_a["index"]).reset_index(drop=True)
+        seats_b = b.of_cell("seats", cell_b["index"]).reset_index(drop=True)
         frames.append(pd.DataFrame({
             "label": _pair_label(cell_a, cell_b), "seat": seats_a["seat"],
             # effective games (the deal as the unit): what the intervals' widths stand on
@@ -165,18 +166,19 @@ def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
     return seats
 
 
-def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats: pd.DataFrame, margin: float) -> dict[str, Any]:
-    row_a = a.cells[a.cells["cell"] == cell_a["index"]].iloc[0]
-    row_b = b.cells[b.cells["cell"] == cell_b["index"]].iloc[0]
-    rates_a = a.seats[a.seats["cell"] == cell_a["index"]]["win_rate"].to_numpy()
-    rates_b = b.seats[b.seats["cell"] == cell_b["index"]]["win_rate"].to_numpy()
+def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats_of_pair: dict[str, pd.DataFrame],
+                 margin: float) -> dict[str, Any]:
+    row_a = a.of_cell("cells", cell_a["index"]).iloc[0]
+    row_b = b.of_cell("cells", cell_b["index"]).iloc[0]
+    rates_a = a.of_cell("seats", cell_a["index"])["win_rate"].to_numpy()
+    rates_b = b.of_cell("seats", cell_b["index"])["win_rate"].to_numpy()
     games_a = int(a.totals[cell_a["index"]].rated_games)
     games_b = int(b.totals[cell_b["index"]].rated_games)
     low, high = stats.max_deviation_change_interval(
         rates_a, _effective_games(a, cell_a), rates_b, _effective_games(b, cell_b))
     change = float(row_b["max_deviation_points"] - row_a["max_deviation_points"])
     label = _pair_label(cell_a, cell_b)
-    pair_seats = seats[seats["label"] == label]
+    pair_seats = seats_of_pair[label]
     moved = pair_seats.loc[pair_seats["change_points"].abs().idxmax()]
     row = {
         "label": label,
@@ -204,7 +206,7 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats: pd
 
 def _effective_games(analysis, cell: dict[str, Any]) -> int:
     """A cell's games counted with its largest seat design effect (the deal as the unit)."""
-    seats = analysis.seats[analysis.seats["cell"] == cell["index"]]
+    seats = analysis.of_cell("seats", cell["index"])
     return max(1, int(seats["games"].iloc[0] / seats["design_effect"].max()))
 
 

@@ -38,8 +38,9 @@ from typing import Any
 
 import numpy as np
 
-from simulator.errors import ZoosimError
-from simulator.rundir import RunLock, read_json, write_json_atomic
+from simulator.errors import WriteFailed, ZoosimError
+from simulator.rundir import RunLock, read_json, write_bytes_atomic, write_json_atomic
+from simulator.runner import backend_session
 from simulator.train.settings import (
     GATE_PLAYERS, START_DEFAULT, START_ZERO, TrainSettings, check_settings, training_module, training_role,
 )
@@ -72,7 +73,7 @@ def prepare_out(out: Path, settings: TrainSettings, *, resume: bool) -> None:
         if not info.exists():
             raise ZoosimError(f"holds no training to resume (no {TRAIN_INFO}); start one without --resume",
                               file=str(out), key="--resume")
-        if read_json(info).get("digest") != settings.digest():
+        if read_training_json(info).get("digest") != settings.digest():
             raise ZoosimError("holds a training of other settings (game, rules, games, seed, start or "
                               "players); resume it with its own options or use another --out",
                               file=str(out), key="--resume")
@@ -83,22 +84,44 @@ def prepare_out(out: Path, settings: TrainSettings, *, resume: bool) -> None:
 
 def run_training(settings: TrainSettings, out: Path, *, command: str, jobs: int, backend: str,
                  scheduler: str | None, resume: bool, progress: bool) -> TrainOutcome:
+    """Train into `out`; `command` is the command line that made it (`--resume` added resumes it).
+    A full disk or a refused write ends it in one line naming the folder and that command."""
     check_settings(settings)
-    prepare_out(out, settings, resume=resume)
-    out.mkdir(parents=True, exist_ok=True)
-    with RunLock(out):
-        if not resume:
-            write_json_atomic(out / TRAIN_INFO, {"settings": settings.identity(), "digest": settings.digest(),
-                                                 "command": command})
-        return _train_in(settings, out, command, jobs, backend, scheduler, progress)
+    with backend_session(backend, scheduler):  # an unreachable cluster is refused before the folder is made
+        prepare_out(out, settings, resume=resume)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+            with RunLock(out):
+                if not resume:
+                    write_json_atomic(out / TRAIN_INFO, {"settings": settings.identity(),
+                                                         "digest": settings.digest(), "command": command})
+                return _train_in(settings, out, command, jobs, backend, scheduler, progress)
+        except (OSError, WriteFailed) as error:  # the training's own files, or one of its gate runs
+            reason = error.reason if isinstance(error, WriteFailed) else error.strerror or str(error)
+            raise WriteFailed(reason, str(out), f"{command} --resume", what="the training",
+                              kept="every finished round") from None
 
 
 def finished_cards(out: Path) -> list[dict[str, Any]]:
     """The cards of the rounds finished, 0, 1, ... up to the first missing one."""
     cards = []
     while round_path(out, len(cards)).with_suffix(".json").exists():
-        cards.append(read_json(round_path(out, len(cards)).with_suffix(".json")))
+        cards.append(read_training_json(round_path(out, len(cards)).with_suffix(".json")))
     return cards
+
+
+def read_training_json(path: Path) -> dict[str, Any]:
+    """A JSON file of the training folder (train.json, a round's card), or a one-line refusal
+    naming it when it is damaged."""
+    try:
+        document = read_json(path)
+    except ValueError as error:
+        raise ZoosimError(f"is damaged ({error}); remove it to play its round again, or train into "
+                          "a new --out", file=str(path)) from None
+    if not isinstance(document, dict):
+        raise ZoosimError("is damaged (not a JSON object); remove it to play its round again, or train "
+                          "into a new --out", file=str(path))
+    return document
 
 
 def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> TrainOutcome:
@@ -119,9 +142,23 @@ def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> Tra
             bar.update(1)
     finally:
         bar.close()
+    _restore_best(out, cards)
     if not (out / REPORT).exists():
         render_train_report(out / REPORT, settings, cards, best_round(cards) if cards else None, command)
     return TrainOutcome(out, out / REPORT, cards, best_round(cards))
+
+
+def _restore_best(out: Path, cards: list[dict[str, Any]]) -> None:
+    """best.npz and its card, copied again from the best round's files where either is missing
+    (deleted after the training, or lost to an interruption between the round and its copy)."""
+    from simulator.games.learned import card_path
+
+    if not cards:
+        return
+    best = round_path(out, best_round(cards))
+    for source, copy in ((best, out / BEST), (card_path(best), card_path(out / BEST))):
+        if not copy.exists():
+            write_bytes_atomic(copy, source.read_bytes())
 
 
 def _round_text(card: dict[str, Any]) -> str:

@@ -105,7 +105,13 @@ def check_settings(settings: TrainSettings) -> None:
     training_role(settings.game)
     game = get_game(settings.game)
     for players in sorted({*settings.players, GATE_PLAYERS}):
-        game.make_params({**settings.rules, "players": players})
+        try:
+            game.make_params({**settings.rules, "players": players})
+        except ZoosimError as error:
+            if error.key is not None:
+                raise
+            # a problem of the rules together, which may hold at some player counts only: say at which
+            raise ZoosimError(f"{error.detail} (a training plays {players} players)", file=error.file) from None
     for option, name in (("--play", settings.play), ("--gate-policy", settings.gate_policy)):
         if name not in game.policies:
             raise ZoosimError(f"unknown policy '{name}' of {settings.game} (allowed: {', '.join(game.policies)})",

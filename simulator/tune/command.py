@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulator.errors import WriteFailed, ZoosimError
+from simulator.errors import WriteFailed
 from simulator.rundir import RunLock
+from simulator.runner import backend_session
 from simulator.tune import best as best_module
 from simulator.tune.config import TuneExperiment, load_tune
 from simulator.tune.report import render_tune_report
@@ -49,20 +50,17 @@ def run_tune(
     resume: bool, force: bool, progress: bool, games: int | None = None, trials: int | None = None,
 ) -> TuneOutcome:
     experiment, text, parameters = load_checked(path, games=games, trials=trials)
-    if scheduler and backend != "dask":
-        raise ZoosimError("--scheduler is only used with --backend dask")
-    if backend == "dask" and not scheduler:
-        raise ZoosimError("--backend dask needs --scheduler ADDRESS (e.g. tcp://10.0.0.5:8786)")
     sampler = resolve_sampler(experiment, parameters)
-    prepare_tune_dir(out, experiment, resume=resume, force=force)
-    with RunLock(out):  # one tune per folder: a second would propose trials into the same journal
-        try:
-            return _tune_in(out, path, experiment, text, parameters, sampler, jobs=jobs, backend=backend,
-                            scheduler=scheduler, force=force, progress=progress)
-        except (OSError, WriteFailed) as error:  # the tune's own files, or one of its runs
-            reason = error.reason if isinstance(error, WriteFailed) else error.strerror or str(error)
-            raise ZoosimError(f"{reason} while writing the tune; every finished trial is kept. "
-                              f"Resume with: {resume_tune_command(path, out, games, trials)}", file=str(out)) from None
+    with backend_session(backend, scheduler):  # an unreachable cluster is refused before the folder is made
+        prepare_tune_dir(out, experiment, resume=resume, force=force)
+        with RunLock(out):  # one tune per folder: a second would propose trials into the same journal
+            try:
+                return _tune_in(out, path, experiment, text, parameters, sampler, jobs=jobs, backend=backend,
+                                scheduler=scheduler, force=force, progress=progress)
+            except (OSError, WriteFailed) as error:  # the tune's own files, or one of its runs
+                reason = error.reason if isinstance(error, WriteFailed) else error.strerror or str(error)
+                raise WriteFailed(reason, str(out), resume_tune_command(path, out, games, trials), what="the tune",
+                                  kept="every finished trial") from None
 
 
 def confirmation_lines(outcome: TuneOutcome) -> list[str]:

@@ -84,6 +84,50 @@ def test_matching_pairs_the_closest_rules_first_whatever_the_order():
     assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(2, 0)]
 
 
+
+def _pairwise_matching(cells_a, cells_b):
+    """The matching as the module doc defines it, by every pair (what match_cells did before it
+    was made linear in the cells for 10,000-cell runs): the reference it must agree with."""
+    from simulator.plan import flatten_dotted
+
+    candidates = []
+    for cell_a in cells_a:
+        for cell_b in cells_b:
+            if cell_b["game"] != cell_a["game"] or cell_b["players"] != cell_a["players"]:
+                continue
+            same_seats = cell_b["seats"] == cell_a["seats"]
+            if not same_seats and cell_b["label"] != cell_a["label"]:
+                continue
+            flat_a, flat_b = flatten_dotted(cell_a["params"]), flatten_dotted(cell_b["params"])
+            differences = sum(flat_a.get(key) != flat_b.get(key) for key in flat_a.keys() | flat_b.keys())
+            candidates.append(((not same_seats, differences, cell_b["label"] != cell_a["label"],
+                                cell_a["index"], cell_b["index"]), cell_a, cell_b))
+    taken_a, taken_b, pairs = set(), set(), []
+    for _, cell_a, cell_b in sorted(candidates, key=lambda candidate: candidate[0]):
+        if cell_a["index"] not in taken_a and cell_b["index"] not in taken_b:
+            taken_a.add(cell_a["index"])
+            taken_b.add(cell_b["index"])
+            pairs.append((cell_a["index"], cell_b["index"]))
+    return sorted(pairs)
+
+
+def test_matching_agrees_with_the_pairwise_definition_and_any_pair_with_it():
+    import random
+
+    from simulator.report.matching import any_pair
+
+    draw = random.Random(7)
+    for _ in range(200):
+        def cells(count):
+            return [_cell(index, draw.choice("xyz"), [draw.choice(["fair", "lucky"])] * 2,
+                          {"hand": draw.choice([5, 6]), "deck": {"size": draw.choice([50, 56])}},
+                          players=draw.choice([2, 2, 3])) for index in range(count)]
+        a, b = cells(draw.randint(0, 6)), cells(draw.randint(0, 6))
+        pairs = [(left["index"], right["index"]) for left, right in match_cells(a, b)]
+        assert pairs == _pairwise_matching(a, b)
+        assert any_pair(a, b) == bool(pairs)
+
+
 OPEN_QUESTION = {
     "size_change": -0.20, "size_change_low": -0.6, "size_change_high": 0.2, "deviation_a": -1.71,
     "deviation_b": 1.51, "seat_a": 2, "seat_b": 0, "verdict_a": "inconclusive", "verdict_b": "inconclusive",

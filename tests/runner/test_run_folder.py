@@ -422,3 +422,21 @@ def test_a_run_folder_of_the_layout_before_hidden_sidecars_is_refused_in_one_lin
     assert re.search(r"sidecars named like chunk-(\d{6}).json, now _chunk-\1.json", result.output)
     run(full_run, force=True)  # --force replaces it: the old sidecars go with the old chunks
     assert not list(full_run.glob("logs/*/chunk-*.json")) and len(pd_read(full_run)) == 1600
+
+
+def test_chunks_of_a_larger_round_of_the_same_cell_are_kept_when_a_smaller_round_is_replayed(tmp_path):
+    """Issue #45: `zoosim tune --resume` after Ctrl-C in racing's second round replayed the first
+    round's smaller plan into the trial folder, which set the second round's valid chunks aside
+    in rejected/ as "not a chunk of this cell" and played them again."""
+    out = tmp_path / "run"
+    run(out)
+    manifest = read_manifest(out)
+    cell = manifest["cells"][0]
+    assert cell["chunks"] == 4
+    digests = log_digests(out)
+    smaller = {**cell, "games": cell["games"] // 2, "deals": cell["deals"] // 2, "chunks": 2}
+    kept = rundir.verified_chunks(out, smaller, set_aside=True)
+    assert sorted(kept) == [0, 1]
+    assert not (out / rundir.REJECTED_DIR).exists()
+    assert log_digests(out) == digests  # chunks 2 and 3 are where they were, for the larger round
+    assert sorted(rundir.verified_chunks(out, cell, set_aside=True)) == [0, 1, 2, 3]

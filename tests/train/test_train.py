@@ -162,3 +162,30 @@ def test_the_gate_keeps_on_the_share_or_on_the_lower_bound():
     gate = {"share": 0.55, "low": 0.48, "high": 0.62}
     assert loop._kept(gate, "share") and not loop._kept(gate, "lower")
     assert not loop._kept({"share": 0.5, "low": 0.45, "high": 0.55}, "share")  # a tie is not a gain
+
+
+def test_a_full_disk_names_the_folder_and_the_command_that_resumes(tmp_path, monkeypatch):
+    """"zoosim: error: No space left on device" named neither (run's and tune's lines do)."""
+    import errno
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(loop, "_write_round", full)
+    out = tmp_path / "t"
+    result = train(out, "--jobs", "1", rounds=0)
+    assert result.exit_code == 2, result.output
+    line = result.stderr.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert line.startswith(f"zoosim: error: {out}: No space left on device while writing the training"), line
+    assert line.endswith(f"--out {out} --resume") and "zoosim train katz" in line, line
+
+
+def test_a_resume_restores_a_deleted_best_weights_file(tmp_path):
+    out = tmp_path / "t"
+    assert train(out, "--jobs", "1", rounds=0).exit_code == 0
+    (out / "best.npz").unlink()
+    (out / "best.json").unlink()
+    assert train(out, "--jobs", "1", "--resume", rounds=0).exit_code == 0
+    assert (out / "best.npz").read_bytes() == (out / "round-00.npz").read_bytes()
+    assert (out / "best.json").read_bytes() == (out / "round-00.json").read_bytes()
