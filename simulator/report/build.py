@@ -30,7 +30,6 @@ from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
-from simulator.games.base import DEFAULT_SCORE_MEANING
 from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.report.matching import any_pair, played
@@ -372,7 +371,7 @@ def ladder_lead(row: pd.Series) -> str:
 
 
 def study_key(name: str) -> str:
-    """A study's anchor on the page, e.g. "Alles für die Katz" -> "study-alles-f-r-die-katz"."""
+    """A study's anchor on the page, e.g. "Tic-tac-toe, 2 players" -> "study-tic-tac-toe-2-players"."""
     return "study-" + re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
@@ -559,7 +558,7 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
         "crn_text": crn_text(float(row["crn_gain"])),
         "statistics": table_view(statistics_rows(row, len(analysis.cells)), f"stats-cell-{cell['index']}",
                                  STATISTICS_COLUMNS),
-        "score_meaning": cell.get("score_meaning", DEFAULT_SCORE_MEANING),  # older runs: not carried
+        "score_meaning": cell.get("score_meaning", SCORE_NOT_CARRIED),
         **_verdict_view(cell, row, ladders),
         "seating": cell["seats"],
         "rotate": cell["rotate"],
@@ -723,6 +722,10 @@ def _one_scale(values: pd.Series) -> bool:
 # A cell's study with more cells than this lists them collapsed (a ladder's or an explain study's
 # dozens), and the answer's table of cells is collapsed too: the page as first shown stays short.
 CELLS_SHOWN = 12
+
+# What the seat table's mean score counts for a run written before the manifest carried the
+# game's own words (Game.score_meaning).
+SCORE_NOT_CARRIED = "the game's final score"
 
 
 def statistics_rows(row: pd.Series, cells: int) -> pd.DataFrame:

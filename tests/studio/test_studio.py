@@ -131,7 +131,7 @@ def _chunk_digests(run_dir: Path) -> dict[str, str]:
 
 def test_stop_ends_the_run_at_whole_deals(tmp_path):
     studio = Studio(tmp_path / "out", 2, coin_settings())
-    studio.play(coin_settings(bonus=0.0, margin=0.1))  # fair, 0.1 points: undecided for a long while
+    studio.play(coin_settings(bonus=0.0, margin=0.01))  # fair, 0.01 points: undecided for a long while
     time.sleep(1.0)
     studio.stop()
     run = studio.state()["run"]
@@ -183,7 +183,7 @@ def test_ctrl_c_stops_the_server_cleanly(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-c", launcher, "studio", str(experiment), "--port", "0", "--out", str(tmp_path / "out")],
         cwd=REPO, stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(REPO / "tests")])},  # as pytest's pythonpath
     )
     url = process.stderr.readline().split("open ", 1)[1].strip()
     base, token = url.split("/?token=")

@@ -79,8 +79,8 @@ def test_change_play_pin_compare_save_replay(browser, studio_url):
     # change a knob (2 players), play until decided
     _set(page, "#knob-hand_size", "7")
     _set(page, "#knob-players", "2")
-    page.wait_for_selector("#seat-1-policy")
-    assert page.locator("#seat-2-policy").count() == 0
+    page.wait_for_selector("#seat-2-policy", state="detached")  # the page redraws the seats: two left
+    assert page.locator("#seat-1-policy").count() == 1
     page.wait_for_function("() => document.getElementById('message').textContent.startsWith('ready')")
     page.click("#play")
     _wait_decided(page)
