@@ -299,12 +299,8 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
     from simulator.games.kernel_cache import compile_progress
 
     game = warm_ups[0][0].cell.game
-    # what the warm-up compiles depends on its variants and on the policies seated (a learned
-    # policy compiles its evaluation's kernels too): the record of its last compile is kept under both
-    seatings = ["+".join(sorted({name for name, _ in chunk.cell.seats})) for chunk, _ in warm_ups]
-    kernel_set = " ".join([game] + [f"{_kernel_variant(chunk, check)}:{seating}"
-                                    for (chunk, _), seating in zip(warm_ups, seatings)])
-    with compile_progress(game, enabled=progress, shared_terminal=shared_terminal, kernel_set=kernel_set,
+    with compile_progress(game, enabled=progress, shared_terminal=shared_terminal,
+                          kernel_set=warm_up_kernel_set(warm_ups, check),
                           status_file=status_file):
         for chunk, marker in warm_ups:
             seeds, rotations = chunk.game_seeds_and_rotations()
@@ -312,6 +308,15 @@ def _warm_up(warm_ups: list[tuple[Chunk, Path | None]], progress: bool, sample_c
             if marker is not None:
                 _touch_marker(marker)
         return draw_samples(sample_cells) if sample_cells else {}
+
+
+def warm_up_kernel_set(warm_ups: list[tuple[Chunk, Path | None]], check: bool) -> str:
+    """The name a game's warm-up compile is recorded under (kernel_cache.read_compile_record):
+    what it compiles depends on its variants and on the policies seated (a learned policy
+    compiles its evaluation's kernels too), so the name holds both."""
+    seatings = ["+".join(sorted({name for name, _ in chunk.cell.seats})) for chunk, _ in warm_ups]
+    return " ".join([warm_ups[0][0].cell.game] + [f"{_kernel_variant(chunk, check)}:{seating}"
+                                                  for (chunk, _), seating in zip(warm_ups, seatings)])
 
 
 def _warm_up_summaries(marker: Path, progress: bool, shared_terminal: bool = False) -> None:

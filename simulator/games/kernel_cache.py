@@ -48,7 +48,8 @@ compile is recorded in the cache root's `compile-records/` (the second at which 
 started, and the total), outside the version folders: the next compile of the same set on this
 machine, usually of another zoosim version after an edit, shows "kernel 12 of 45, about 30 s
 left" from it, scaled by how fast it reached the same kernel. The very first compile on a
-machine says it has no total.
+machine takes the record zoosim ships for the same set (the quick start's: SHIPPED_COMPILE_RECORDS),
+and a set with neither says it has no total.
 
 Installed first. Importing this module installs the locator. Every module of `simulator/games/`
 that imports numba also imports this module (`from simulator.games import kernel_cache`) before
@@ -88,6 +89,13 @@ KEEP_VERSIONS = 4
 PRUNE_UNUSED_FOR = 24 * 3600  # seconds since a folder's last use before it may be pruned
 LAST_USED = "last_used"  # a file in each cache folder; its mtime says when a process last used it
 COMPILE_RECORDS = "compile-records"  # a folder in the cache root: each kernel set's last complete compile
+# The quick start's first compile on a new machine has no record of its own: zoosim ships the
+# records of its kernel sets (simulator/games/compile_records/, from a fresh clone's first run of
+# experiments/seat_bias.yaml on a 2-core machine), so that compile too shows "kernel k of N" and
+# the time left. Their counts and seconds are those of the sources they were recorded with: after
+# an engine change they are estimates until the machine's own record replaces them.
+# tests/runner/test_runner.py checks that every kernel set the quick start compiles has one.
+SHIPPED_COMPILE_RECORDS = GAMES_DIR / "compile_records"
 MIN_PACE_SECONDS = 1.0  # below this, a compile's pace against the last one is noise: taken as equal
 
 
@@ -223,9 +231,16 @@ def compile_record_path(kernel_set: str) -> Path:
 
 def read_compile_record(kernel_set: str) -> tuple[list[float], float] | None:
     """The last complete compile of `kernel_set`: the second at which each kernel started
-    compiling, and the seconds it took in all; None if none is recorded (or unreadable)."""
+    compiling, and the seconds it took in all. On a machine that has compiled it no time, the
+    record shipped with zoosim for it (SHIPPED_COMPILE_RECORDS: the quick start's kernel sets);
+    None if neither is there (or readable)."""
+    path = compile_record_path(kernel_set)
+    return _compile_record(path) or _compile_record(SHIPPED_COMPILE_RECORDS / path.name)
+
+
+def _compile_record(path: Path) -> tuple[list[float], float] | None:
     try:
-        record = json.loads(compile_record_path(kernel_set).read_text(encoding="utf-8"))
+        record = json.loads(path.read_text(encoding="utf-8"))
         starts, seconds = [float(start) for start in record["starts"]], float(record["seconds"])
     except (OSError, ValueError, KeyError, TypeError):
         return None

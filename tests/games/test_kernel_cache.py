@@ -243,6 +243,23 @@ def test_a_complete_compile_is_recorded_and_the_next_one_shows_kernel_k_of_n(tmp
     assert kernel_cache.read_compile_record("katz search:strong") is None  # another set: its own record
 
 
+def test_a_machine_that_never_compiled_a_shipped_kernel_set_counts_it_of_the_shipped_total(tmp_path, monkeypatch):
+    """The quick start's first compile on a new machine (issue #41: "compile progress with a
+    total"): its kernel sets have records shipped with zoosim, read when the machine has none; a
+    machine's own record, once written, comes first."""
+    monkeypatch.setattr(kernel_cache, "cache_root", lambda: tmp_path)  # an empty cache
+    shipped = sorted(kernel_cache.SHIPPED_COMPILE_RECORDS.glob("*.json"))
+    assert shipped, "no compile records shipped"
+    kernel_set = "chunk summary kernels"  # the chunk summaries' set, the same for every run
+    assert kernel_cache.compile_record_path(kernel_set).name in {path.name for path in shipped}
+    starts, seconds = kernel_cache.read_compile_record(kernel_set)
+    assert len(starts) > 1 and seconds > 0
+    assert kernel_cache.compile_status("chunk summary", 1, 0.0, (starts, seconds)).startswith(
+        f"compiling chunk summary: kernel 1 of {len(starts)}, about ")
+    kernel_cache.write_compile_record(kernel_set, [0.0, 1.0], 2.0)  # this machine's own compile
+    assert kernel_cache.read_compile_record(kernel_set) == ([0.0, 1.0], 2.0)
+
+
 class Terminal(io.StringIO):
     def isatty(self):
         return True

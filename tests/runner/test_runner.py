@@ -13,8 +13,11 @@ from simulator.errors import ZoosimError
 from simulator.plan import build_plan
 from simulator.rundir import MANIFEST, chunk_path, verified_chunks
 from simulator.runner import run_plan
+from simulator.safe_yaml import load_yaml
 from simulator.samples import read_samples
 from tests_support import log_digests
+
+REPO = Path(__file__).resolve().parents[2]
 
 DOCUMENT = {
     "name": "coin_run",
@@ -215,6 +218,27 @@ def test_the_chunk_summaries_compile_once_per_run_in_a_warm_up_of_their_own(tmp_
     games_cached = runner._warm_up_plan(todo, jobs=2)
     assert games_cached.games_apart == games_cached.games_here == []
     assert games_cached.summaries_marker is not None and not games_cached.summaries_apart  # alone: here
+
+
+def test_every_kernel_set_the_quick_start_compiles_has_a_shipped_compile_record(tmp_path, monkeypatch):
+    """The quick start's first run on a new machine shows each compile as "kernel k of N"
+    (issue #41): every game warm-up of experiments/seat_bias.yaml, from an empty cache, is named
+    by a kernel set whose record zoosim ships (kernel_cache.SHIPPED_COMPILE_RECORDS). A change of
+    the quick start's players or of how warm-ups are named fails here: ship the new records
+    (copy them from compile-records/ in the kernel cache after a fresh run)."""
+    from simulator import runner
+    from simulator.games import kernel_cache
+
+    monkeypatch.setattr(kernel_cache, "warm_marker", lambda source_file, variant: tmp_path / "none")  # nothing warm
+    document = load_yaml((REPO / "experiments" / "seat_bias.yaml").read_text())
+    plan = build_plan(parse_experiment(document))
+    todo = [chunk for cell in plan.cells for chunk in cell.all_chunks()]
+    warm_up = runner._warm_up_plan(todo, jobs=2)
+    shipped = {path.name for path in kernel_cache.SHIPPED_COMPILE_RECORDS.glob("*.json")}
+    kernel_sets = [runner.warm_up_kernel_set(warm_ups, check=False) for warm_ups in warm_up.games_apart + warm_up.games_here]
+    assert len(kernel_sets) == 2  # katz and nyz
+    for kernel_set in kernel_sets + ["chunk summary kernels"]:
+        assert kernel_cache.compile_record_path(kernel_set).name in shipped, kernel_set
 
 
 def test_a_games_warm_up_plays_its_game_and_leaves_the_summaries_to_their_own(tmp_path, monkeypatch):
