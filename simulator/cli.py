@@ -160,7 +160,7 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
         compiled = f", {summary.compile_seconds:.1f} s of it compiling the engines" if summary.compile_seconds >= 0.5 else ""
         click.echo(
             f"played {summary.games_played:,} games in {summary.seconds:.1f} s{compiled} "
-            f"({rate} games/s per core while playing, {jobs} jobs)",
+            f"({rate} games/s per core while playing, {jobs} job{'s' if jobs != 1 else ''})",
             err=True,
         )
     if not no_report:

@@ -340,3 +340,5 @@ def test_the_run_line_gives_the_playing_speed_without_the_engines_compile_time(w
     assert result.exit_code == 0, result.output
     assert result.stderr.strip() == ("played 400,000 games in 110.0 s, 100.0 s of it compiling the engines "
                                      "(20,000 games/s per core while playing, 2 jobs)")
+    one = CliRunner().invoke(main, ["run", str(path), "--jobs", "1", "--quiet", "--no-report"])
+    assert one.stderr.strip().endswith("(40,000 games/s per core while playing, 1 job)")  # not "1 jobs"
