@@ -118,12 +118,14 @@ def render_html(
     sample_games = sample_games or {}
     studies = []
     ladders = ladder_studies(experiment)
+    # each cell's gameplay rows, split once (a mask per cell made a 10,000-cell report quadratic)
+    gameplay_of = {} if gameplay is None or not len(gameplay) else dict(tuple(gameplay.groupby("cell", sort=False)))
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
                  for cell in study_cells]
         for view in cells:
-            view["gameplay"] = gameplay_view(view["index"], gameplay)
+            view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]))
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
         # are settings of one rule set, explained by its own section
         drawn_apart = study_name in ladders or any(cell.get("explain") for cell in study_cells)
@@ -566,19 +568,16 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
     }
 
 
-def gameplay_view(cell_index: int, gameplay: pd.DataFrame | None) -> list[dict[str, Any]]:
-    """The "How the game plays" section of a cell (templates/gameplay.html): per figure with
-    rows, its title, note and table (the columns its unit shows; analysis/gameplay)."""
-    if gameplay is None or not len(gameplay):
+def gameplay_view(cell_index: int, rows: pd.DataFrame | None) -> list[dict[str, Any]]:
+    """The "How the game plays" section of a cell (templates/gameplay.html) from its gameplay
+    rows: per figure with rows, its title, note and table (the columns its unit shows;
+    analysis/gameplay)."""
+    if rows is None or not len(rows):
         return []
-    rows = gameplay[gameplay["cell"] == cell_index]
-    views = []
-    for figure in FIGURES.values():
-        subset = rows[rows["figure"] == figure.name]
-        if len(subset):
-            views.append({"title": figure.title, "note": figure.note,
-                          "table": table_view(subset, f"{figure.name}-cell-{cell_index}", list(figure.shown))})
-    return views
+    by_figure = dict(tuple(rows.groupby("figure", sort=False)))
+    return [{"title": figure.title, "note": figure.note,
+             "table": table_view(by_figure[figure.name], f"{figure.name}-cell-{cell_index}", list(figure.shown))}
+            for figure in FIGURES.values() if figure.name in by_figure]
 
 
 TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoosim kept turn-order facts "
