@@ -5,21 +5,25 @@ many games it has played to the chunk's progress file (`rundir.progress_path`). 
 `ProgressBar` polls those files (local processes, threads and dask workers all share the run
 folder) and shows finished plus in-play games, so the bar moves and its estimate holds even when
 one chunk takes many seconds. It fills by work, not games, and estimates the time left from each
-cell's measured speed.
+cell's measured speed. On a terminal the bar is tqdm's, redrawn in place; when stderr is not a
+terminal (`zoosim run ... 2> file`, a pipe) it is plain lines instead (`LineBar`): one when a cell's
+games are all played, one every LINE_SECONDS while games play, and a last one.
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
 from simulator.games import get_game
 from simulator.rundir import LOGS_DIR
 
 POLL_SECONDS = 0.5
+LINE_SECONDS = 15.0  # between two progress lines when stderr is not a terminal
 
 
 @dataclass
@@ -61,12 +65,14 @@ class ProgressBar:
     the time left is the time this session has played so far scaled by the work left over the
     work done, so a cell of search games ahead weighs as much as it will take. The clock starts
     with the bar, once the first game's kernels are compiled; while another game still compiles
-    (its cells wait, the others play), `compiling` gives its status lines, shown after the games."""
+    (its cells wait, the others play), `compiling` gives its status lines, shown after the games.
+    It writes to `stream` (default stderr): a tqdm bar on a terminal, a `LineBar` otherwise."""
 
     WORK_STEPS = 1000  # the bar's resolution
 
     def __init__(self, run_dir: Path, cells: dict[int, CellWork], description: str, enabled: bool,
-                 clock: Callable[[], float] = time.perf_counter, compiling: Callable[[], list[str]] = list):
+                 clock: Callable[[], float] = time.perf_counter, compiling: Callable[[], list[str]] = list,
+                 stream: TextIO | None = None):
         self.run_dir = Path(run_dir)
         self.compiling = compiling
         self.cells = cells
@@ -74,7 +80,12 @@ class ProgressBar:
         self.measured: dict[int, tuple[int, float]] = {}  # cell -> (games, seconds) of its done chunks
         self.clock = clock
         self.started = clock()
-        self.bar = _work_bar(self.WORK_STEPS, description, enabled)
+        stream = sys.stderr if stream is None else stream
+        if not enabled or stream.isatty():
+            self.bar = _work_bar(self.WORK_STEPS, description, enabled, stream)
+        else:
+            self.bar = LineBar(self.WORK_STEPS, description, stream, clock)
+        self.lock = threading.Lock()  # the poll thread and chunk_done both show the progress
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True) if enabled else None
         self._show({})
@@ -86,12 +97,18 @@ class ProgressBar:
         self.finished[cell] += games
         measured_games, measured_seconds = self.measured.get(cell, (0, 0.0))
         self.measured[cell] = (measured_games + games, measured_seconds + seconds)
+        if self.finished[cell] >= self.cells[cell].games and isinstance(self.bar, LineBar):
+            self._show(self._in_play(), line=True)  # a line for each cell finished
+
+    def refresh(self) -> None:
+        """Show the progress now, with the games in play (the poll thread calls it)."""
+        self._show(self._in_play())
 
     def close(self) -> None:
         if self.thread:
             self.stop.set()
             self.thread.join()
-        self._show({})
+        self._show({}, line=True)
         self.bar.close()
 
     def games_done(self, in_play: dict[int, int]) -> int:
@@ -129,7 +146,7 @@ class ProgressBar:
 
     def _poll(self) -> None:
         while not self.stop.wait(POLL_SECONDS):
-            self._show(self._in_play())
+            self.refresh()
 
     def _in_play(self) -> dict[int, int]:
         """Games played so far by the chunks in play, per cell (their progress files)."""
@@ -142,7 +159,16 @@ class ProgressBar:
                 pass  # finished or being rewritten just now
         return {cell: count for cell, count in games.items() if cell in self.cells}
 
-    def _show(self, in_play: dict[int, int]) -> None:
+    def _show(self, in_play: dict[int, int], line: bool = False) -> None:
+        """Update the bar's text and work done; `line`: a LineBar writes its line now."""
+        with self.lock:
+            self._update(in_play)
+            if line and isinstance(self.bar, LineBar):
+                self.bar.write_line()
+            else:
+                self.bar.refresh()
+
+    def _update(self, in_play: dict[int, int]) -> None:
         total = sum(work.games for work in self.cells.values())
         left = self.seconds_left(in_play)
         text = f"{min(self.games_done(in_play), total):,}/{total:,} games"
@@ -154,20 +180,62 @@ class ProgressBar:
         self.bar.games = text
         if steps > self.bar.n:  # never backwards, when a measurement revises the work done
             self.bar.update(steps - self.bar.n)
-        self.bar.refresh()
 
 
-def _work_bar(steps: int, description: str, enabled: bool):
-    """A tqdm bar of `steps` steps of work that shows its `games` text after the bar (tqdm's own
-    counts and estimate would be of the steps)."""
+class LineBar:
+    """The progress as plain lines ("seat_bias: 40% 4,000/10,000 games, 00:12 left") for a stream
+    that is not a terminal: `refresh` writes one when LINE_SECONDS have passed since the last,
+    `write_line` at once; never the same line twice. It has the part of tqdm's interface that
+    ProgressBar uses (`games`, `n`, `update`, `refresh`, `close`, `format_interval`)."""
+
+    def __init__(self, steps: int, description: str, stream: TextIO, clock: Callable[[], float]):
+        self.steps = steps
+        self.description = description
+        self.stream = stream
+        self.clock = clock
+        self.games = ""
+        self.n = 0
+        self.last_time = clock()
+        self.last_line = ""
+
+    def update(self, steps: int) -> None:
+        self.n += steps
+
+    def refresh(self) -> None:
+        if self.clock() - self.last_time >= LINE_SECONDS:
+            self.write_line()
+
+    def write_line(self) -> None:
+        self.last_time = self.clock()
+        line = f"{self.description}: {100 * self.n / self.steps:.0f}% {self.games}"
+        if line != self.last_line:
+            self.last_line = line
+            self.stream.write(line + "\n")
+            self.stream.flush()
+
+    def close(self) -> None:
+        pass
+
+    @staticmethod
+    def format_interval(seconds: float) -> str:
+        return _tqdm().format_interval(seconds)
+
+
+def _tqdm():
     from tqdm import tqdm
 
-    class WorkBar(tqdm):
+    return tqdm
+
+
+def _work_bar(steps: int, description: str, enabled: bool, stream: TextIO):
+    """A tqdm bar of `steps` steps of work that shows its `games` text after the bar (tqdm's own
+    counts and estimate would be of the steps)."""
+    class WorkBar(_tqdm()):
         games = ""
 
         @property
         def format_dict(self):
             return {**super().format_dict, "games": self.games}
 
-    return WorkBar(total=steps, disable=not enabled, desc=description,
+    return WorkBar(total=steps, disable=not enabled, desc=description, file=stream,
                    bar_format="{desc}: {percentage:3.0f}%|{bar}| {games}")

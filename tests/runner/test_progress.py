@@ -1,8 +1,12 @@
 """Progress while chunks are in play (runner.py, progress.py): sub-batches play the very games
 one batch plays, workers note their progress, and the parent's bar counts it."""
 
+import io
+import re
+
 import numpy as np
 import pytest
+from tqdm import tqdm
 
 from simulator import progress, runner
 from simulator.config import parse_experiment
@@ -141,3 +145,36 @@ def test_the_warm_ups_report_the_compile_status_of_each_game_still_compiling(tmp
     assert warm.compiling() == ["compiling nyz: kernel 3 of 187, about 80 s left"]
     compiling.set_result({})
     assert warm.compiling() == []
+
+
+def test_when_stderr_is_not_a_terminal_the_progress_is_plain_lines(tmp_path, capsys):
+    """`zoosim run ... 2> file`: no carriage-return frames, a line per cell finished and a last
+    one with every game played."""
+    plan = build_plan(parse_experiment({"name": "logged", "games": 400, "chunk_games": 100,
+                                        "studies": [{"game": "coin", "sweep": {"players": [2, 3]}}]}))
+    run_plan(plan, tmp_path / "run", "", jobs=1, progress=True)
+    err = capsys.readouterr().err
+    assert "\r" not in err and "\033" not in err, repr(err)
+    lines = [line for line in err.splitlines() if line.startswith("logged: ")]
+    assert len(lines) <= 2 + 3, lines  # the run's first line, a line per cell, the last line
+    assert lines[-1] == "logged: 100% 802/802 games", lines  # 2 and 3 players: whole deals of 400 games
+    assert any(re.fullmatch(r"logged: \d+% 400/802 games, .* left", line) for line in lines), lines  # a cell done
+
+
+def test_plain_lines_come_every_line_seconds_while_games_play(tmp_path, monkeypatch):
+    clock = FakeClock()
+    written = io.StringIO()
+    monkeypatch.setattr(progress, "POLL_SECONDS", 3600)  # this test refreshes by hand
+    bar = ProgressBar(tmp_path, {0: CellWork(games=1_000, finished=0, weight=1.0)}, "slow", enabled=True,
+                      clock=clock, stream=written)
+    folder = tmp_path / "logs" / "cell=0000"
+    folder.mkdir(parents=True)
+    (folder / ".chunk-000000.progress").write_text("100")
+    clock.now = progress.LINE_SECONDS - 1
+    bar.refresh()
+    assert written.getvalue() == ""  # too soon, and nothing is finished
+    clock.now = progress.LINE_SECONDS
+    bar.refresh()
+    left = tqdm.format_interval(progress.LINE_SECONDS * 9)  # 100 games in LINE_SECONDS, 900 to go
+    assert written.getvalue() == f"slow: 10% 100/1,000 games, {left} left\n"
+    bar.close()
