@@ -413,9 +413,9 @@ def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
 
 def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,
                  rungs: list[str], manifest: dict[str, Any]) -> dict[str, Any] | None:
-    """A ladder study's verdicts in words; per player count a chart of each seat's deviation from
-    fair against the rungs (self-play only, in rung order) and a chart of its head-to-heads; the
-    numbers as tables."""
+    """A ladder study's verdicts in words; per player count its skill curve (each seat's deviation
+    from fair against the self-play rungs' strength, `_skill_curve_view`) and a chart of its
+    head-to-heads; the numbers as tables (every rung's, those the skill curve cannot place too)."""
     if len(analysis.ladder) == 0 or study_name not in set(analysis.ladder["study"]):
         return None
     seats = analysis.ladder_seats[analysis.ladder_seats["study"] == study_name]
@@ -436,9 +436,8 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
         "climbs": any(record["study"] == study_name for record in manifest.get("climbs", [])),
         "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": ladder_sentence(row, manifest)}
                      for _, row in verdicts.iterrows()],
-        "charts": [{"players": int(players), "id": f"{study_key(study_name)}-ladder-{players}", "svgs": [chart for chart in (
-            charts.ladder_chart(group, f"{players} players: seat deviation from fair against rung strength (self-play, rungs in order)"),
-            duel_charts.get(players)) if chart]} for players, group in seats.groupby("players")],
+        "charts": [{"players": int(players), "id": f"{study_key(study_name)}-ladder-{players}", "svg": duel_charts[players]}
+                   for players in sorted(duel_charts)],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
         "verdict_table": table_view(verdicts, f"ladder-verdicts-{key}", LADDER_VERDICT_COLUMNS),
         **_skill_curve_view(study_name, seats, analysis, float(manifest["experiment"].get("margin_points", 1.0))),
@@ -462,7 +461,8 @@ def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, 
             "svg": charts.skill_curve_chart(group, f"{players} players: skill curve, each seat's points from fair "
                                                    "as the rungs get stronger", margin),
             "caption": f"Rungs: {'; '.join(named)}." + (
-                f" Not placed (rating not estimable): {', '.join(unplaced)}." if unplaced else ""),
+                f" Not placed (rating not estimable): {', '.join(unplaced)}; their seats' points from fair are "
+                "in the ladder's tables." if unplaced else ""),
         })
     claims = analysis.ladder_claims
     claims = claims[claims["study"] == study_name] if len(claims) else None

@@ -402,34 +402,6 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
     return to_svg(figure)
 
 
-def ladder_chart(rungs: pd.DataFrame, title: str) -> str:
-    """A strength ladder at one player count, self-play rungs only, one row per rung in rung order
-    (weakest at the top): each seat's signed deviation from fair (points, simultaneous interval),
-    one colour per seat, the seats of a rung one below the other; each rung's label, level and
-    wrapped, carries its strength (Elo), so any ladder's labels stay whole (issue #41)."""
-    order = list(dict.fromkeys(rungs["rung"]))
-    seats = sorted(rungs["seat"].unique())
-    strength = rungs.drop_duplicates("rung").set_index("rung")["elo"]
-    labels = [f"{_wrapped(rung)}\n{_elo_text(strength[rung])}" for rung in order]
-    figure, axes = pyplot().subplots(figsize=(8.5, _rows_height(labels, len(seats))), layout="constrained")
-    axes.axvline(0, color=FAIR_COLOUR, linestyle="--", linewidth=1, gid=REFERENCE)
-    height = 0.7 / max(1, len(seats))
-    rows = {rung: len(order) - 1 - number for number, rung in enumerate(order)}  # the weakest on top
-    for number, seat in enumerate(seats):
-        group = rungs[rungs["seat"] == seat].set_index("rung").loc[[rung for rung in order if rung in set(rungs["rung"])]]
-        y = np.array([rows[rung] for rung in group.index]) - (number - (len(seats) - 1) / 2) * height
-        axes.hlines(y, group["low_points"].to_numpy(), group["high_points"].to_numpy(), color=f"C{number}", gid=DATA)
-        axes.plot(group["deviation_points"].to_numpy(), y, "o", color=f"C{number}", markersize=5,
-                  label=f"seat {seat}" + (" (first)" if seat == 0 else ""), gid=DATA)
-    axes.set_yticks([rows[rung] for rung in order], labels)
-    axes.set_ylim(-0.6, len(order) - 0.4)
-    axes.set_ylabel("rung (weakest first), with its strength")
-    axes.set_xlabel("points from fair (seat's win rate − 1/n), simultaneous 95% intervals")
-    axes.legend(**LEGEND_OUTSIDE)
-    axes.set_title(title, loc="left")
-    return to_svg(figure)
-
-
 def _wrapped(label: str) -> str:
     """A category label in lines of about LABEL_CHARACTERS, broken at its spaces (a rung such as
     "learned(temperature=6, valued=destination_and_placement)" breaks after its commas)."""
@@ -441,10 +413,6 @@ def _rows_height(labels: list[str], markers: int) -> float:
     `markers` side by side, plus the title and the axis label."""
     rows = sum(max(label.count("\n") + 1, 0.75 * markers) * LINE_INCHES + 0.12 for label in labels)
     return 1.3 + rows
-
-
-def _elo_text(elo: float) -> str:
-    return "Elo unknown" if not np.isfinite(elo) else f"{elo:+.0f} Elo"
 
 
 def head_to_head_chart(policies: pd.DataFrame, title: str) -> str:

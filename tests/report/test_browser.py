@@ -239,7 +239,7 @@ def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_
     duels = [{"label": f"{low} vs {high}", "policy": policy, "win_rate": rate, "ci_low": rate - 0.02,
               "ci_high": rate + 0.02, "fair": 0.25}
              for low, high in zip(SHIPPED_RUNGS, SHIPPED_RUNGS[1:]) for policy, rate in ((low, 0.2), (high, 0.3))]
-    svgs = [charts.ladder_chart(pd.DataFrame(rows), "4 players: seat deviation from fair against rung strength"),
+    svgs = [charts.skill_curve_chart(pd.DataFrame(rows), "4 players: skill curve", margin_points=1.0),
             charts.head_to_head_chart(pd.DataFrame(duels), "4 players: head-to-heads"),
             charts.length_histogram(pd.DataFrame({"value": range(30, 99), "games": 1}), "turns")]
     path = tmp_path / "ladder.html"
@@ -249,8 +249,8 @@ def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_
     page = _open_at_reader_width(browser, path)
     found = page.eval_on_selector_all(".chart svg", READABILITY_JS)
     assert found["problems"] == [] and found["smallest"] >= 12
-    shown = " ".join(page.locator(".chart svg").first.evaluate("svg => [...svg.querySelectorAll('text')].map(t => t.textContent)"))
-    assert "valued=destination_and_placement," in shown and "-100 Elo" in shown
+    shown = " ".join(page.locator(".chart svg").nth(1).evaluate("svg => [...svg.querySelectorAll('text')].map(t => t.textContent)"))
+    assert "valued=destination_and_placement," in shown and "learned(destinations=best, width=3)" in shown
     page.close()
 
 

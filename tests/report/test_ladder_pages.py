@@ -1,6 +1,6 @@
-"""Strength-ladder pages and lines a designer can read (#21 finding 3): per player count a chart
-of the self-play rungs in rung order and one of the head-to-heads; no sweep heatmap mixing the
-two; the terminal prints the ladder verdict per player count and labels head-to-heads as such."""
+"""Strength-ladder pages and lines a designer can read (#21 finding 3): per player count the skill
+curve of the self-play rungs and a chart of the head-to-heads; no sweep heatmap mixing the two;
+the terminal prints the ladder verdict per player count and labels head-to-heads as such."""
 
 import re
 
@@ -31,11 +31,28 @@ def test_the_terminal_prints_the_ladder_verdict_per_player_count_and_labels_head
 
     page = (tmp_path / "run" / "report.html").read_text()
     assert "points from fair by seat and" not in page  # no sweep heatmap mixing rungs and head-to-heads
-    assert page.count("seat deviation from fair against rung strength") == 2
     assert page.count("head-to-heads, each policy") == 2
-    chart = page.split("Strength ladder</h3>", 1)[1].split("</svg>", 1)[0]
-    ticks = [text for text in re.findall(r">([^<]*)</text>", chart) if text in RUNG_LABELS]
-    assert ticks == RUNG_LABELS, ticks  # the self-play rungs only, in ladder order, weakest first
+    for players in (2, 3):
+        group = page.split(f'id="study-ladder-ladder-{players}">', 1)[1].split("</details>", 1)[0]
+        assert len(re.findall(r"<svg", group)) == 1 and "head-to-heads, each policy" in group
+
+
+def test_each_seats_deviation_per_rung_is_drawn_once_in_the_skill_curve_and_listed_in_the_table(
+        tmp_path, write_experiment):
+    """The ladder drew each seat's deviation per rung twice, in a chart by rung and in the skill
+    curve; the skill curve alone draws it (before the head-to-heads), and the ladder's table keeps
+    every rung's numbers, those of a rung the skill curve cannot place included."""
+    path = write_experiment(LADDER)
+    result = CliRunner().invoke(main, ["run", str(path), "--out", str(tmp_path / "run"), "--jobs", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "seat deviation from fair against rung strength" not in page
+    assert page.count("skill curve, each seat's points from fair") == 2
+    ladder = page.split("Strength ladder</h3>", 1)[1]
+    assert ladder.index('class="skill-curve"') < ladder.index('id="study-ladder-ladder-2"')
+    table = re.search(r'<table class="data" id="ladder-ladder">(.*?)</table>', page, re.S).group(1)
+    rows = re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1], re.S)
+    assert len(rows) == len(RUNGS) * (2 + 3)  # every rung, every seat, at 2 and at 3 players
 
 
 def test_the_ladder_shows_a_skill_curve_per_player_count_and_each_seats_claim(tmp_path, write_experiment):
