@@ -19,13 +19,11 @@ from __future__ import annotations
 import copy
 import dataclasses
 import difflib
-import functools
 import itertools
 import json
 import math
 import shlex
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -39,7 +37,6 @@ from simulator.games.base import (
     WEIGHTS_PARAM, SeatPolicies, changed_knobs, expand_dotted, flatten_dotted, knob_table, params_hash,
     played_rules, player_count,
 )
-from simulator.safe_yaml import load_yaml, read_text_file
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -271,59 +268,30 @@ def trained_players(cell: Cell) -> list[dict[str, Any]]:
     return found
 
 
-# Each game's reference players (the quick start's) and the ratings of players on the shipped
-# strength ladder: see the file's header.
-REFERENCE_PLAYERS_FILE = Path(__file__).with_name("reference_players.yaml")
-
-
-@dataclass(frozen=True)
-class ReferencePlayers:
-    """A game's entry in REFERENCE_PLAYERS_FILE: its reference player, where that player is
-    seated (`source`), and the Elo of players on one shipped ladder (`rated_by`)."""
-
-    source: str
-    player: SeatSpec
-    rated_by: str
-    ratings: tuple[tuple[SeatSpec, float], ...]
-
-
-@functools.cache
-def reference_players() -> dict[str, ReferencePlayers]:
-    """The shipped reference players, by game name."""
-    data = load_yaml(read_text_file(REFERENCE_PLAYERS_FILE), source=str(REFERENCE_PLAYERS_FILE))
-    return {game: ReferencePlayers(entry["source"], _seat_spec(entry["player"]), entry["rated_by"],
-                                   tuple((_seat_spec(rated), float(rated["elo"])) for rated in entry.get("ratings", [])))
-            for game, entry in data.items()}
-
-
-def _seat_spec(entry: str | dict[str, Any]) -> SeatSpec:
-    """A player as the file writes it: a name, or a mapping with `policy` and `params`."""
-    return SeatSpec(policy=entry) if isinstance(entry, str) else SeatSpec(policy=entry["policy"],
-                                                                         params=entry.get("params", {}))
-
-
 def reference_note(cell: Cell) -> dict[str, Any] | None:
     """How a seat-verdict cell's players differ from its game's reference players: the reference
     player, where it is seated, and per other player seated its Elo gap to the reference player
     (None where either is not rated). Players are compared as played (every parameter, defaults
-    filled in). None when every seat plays the reference player, when the game declares none,
-    and for a ladder's or a tournament's cell, which seat other players by design."""
-    reference = reference_players().get(cell.game)
+    filled in). None when every seat plays the reference player, when the game declares none
+    (`Game.reference_players`), and for a ladder's or a tournament's cell, which seat other
+    players by design."""
+    game = get_game(cell.game)
+    reference = game.reference_players
     if reference is None or "rungs" in cell.sweep_values or "seating" in cell.sweep_values:
         return None
-    game = get_game(cell.game)
 
-    def played(policy: str, params: dict[str, Any]) -> tuple[str, tuple[float, ...]]:
+    def played(player) -> tuple[str, tuple[float, ...]]:
+        policy, params = reference.policy_and_params(player)
         return policy, tuple(game.policies[policy].pack(params).tolist())
 
-    target = played(reference.player.policy, reference.player.params)
-    elo = {played(spec.policy, spec.params): value for spec, value in reference.ratings}
-    others = {policy_label(name, overrides): played(name, overrides)
-              for name, overrides in cell.seats if played(name, overrides) != target}
+    target = played(reference.player)
+    elo = {played(player): value for player, value in reference.ratings}
+    others = {policy_label(name, overrides): played({"policy": name, "params": overrides})
+              for name, overrides in cell.seats if played({"policy": name, "params": overrides}) != target}
     if not others:
         return None
     return {
-        "reference": policy_label(reference.player.policy, reference.player.params),
+        "reference": policy_label(*reference.policy_and_params(reference.player)),
         "source": reference.source,
         "rated_by": reference.rated_by,
         "players": [{"player": label, "elo_gap": elo[player] - elo[target] if player in elo and target in elo else None}

@@ -23,7 +23,8 @@ from simulator.errors import ZoosimError
 from simulator.games import register_game, unregister_game
 from simulator.games.base import (
     DOUBLE_ITERATIONS, HALVE_TEMPERATURE, MAX_POLICY_PARAMS, WEIGHTS_PARAM, Climb, Deferred, Game,
-    InvariantViolation, ParamRange, PolicySpec, SeatPolicies, StepAPI, Training, knob, outcome_lines,
+    InvariantViolation, ParamRange, PolicySpec, ReferencePlayers, SeatPolicies, StepAPI, Training, knob,
+    outcome_lines,
 )
 from simulator.games.layouts import (
     EXPLORATION_HELP, ROLLOUT_POLICIES, ROLLOUT_RANDOM, SEARCH_CHOICES, SEARCH_RANGES, Choice, Derived,
@@ -49,7 +50,7 @@ NUMBA_NAMES = {
 
 __all__ = [
     # the game record and its parts
-    "Game", "Training", "PolicySpec", "ParamRange", "Climb", "DOUBLE_ITERATIONS", "HALVE_TEMPERATURE",
+    "Game", "Training", "ReferencePlayers", "PolicySpec", "ParamRange", "Climb", "DOUBLE_ITERATIONS", "HALVE_TEMPERATURE",
     "SeatPolicies", "StepAPI", "Deferred", "MAX_POLICY_PARAMS", "WEIGHTS_PARAM",
     # knobs
     "StrictModel", "knob",

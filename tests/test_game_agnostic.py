@@ -13,7 +13,7 @@ from test_layers import PACKAGE, group_of
 
 import simulator.games as registry
 
-TEXT_SUFFIXES = (".py", ".html", ".j2", ".js", ".css", ".txt", ".md")
+TEXT_SUFFIXES = (".py", ".html", ".j2", ".js", ".css", ".txt", ".md", ".yaml", ".json")
 
 
 def installed_game_names() -> list[str]:
@@ -29,7 +29,9 @@ def files_above_the_games() -> list[Path]:
         if not path.is_file() or path.suffix not in TEXT_SUFFIXES or "__pycache__" in path.parts:
             continue
         top = path.relative_to(PACKAGE).parts[0]
-        module = "simulator" if top == "__init__.py" else f"simulator.{Path(top).stem}"
+        # a data file beside the package's modules belongs to the package root (above the games)
+        at_root = top == "__init__.py" or (len(path.relative_to(PACKAGE).parts) == 1 and path.suffix != ".py")
+        module = "simulator" if at_root else f"simulator.{Path(top).stem}"
         if group_of(module)[0] < games_layer:
             found.append(path)
     return found

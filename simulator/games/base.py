@@ -375,6 +375,35 @@ class Knob:
     seat_relative: bool = False  # only differences between seats count (knob(..., seat_relative=True))
 
 
+@dataclass(frozen=True)
+class ReferencePlayers:
+    """A game's reference players (docs/players.md, "Which players a study seats"): the player
+    its quick start seats (`player`), where that is (`source`), and the Elo of players on one
+    shipped strength ladder (`rated_by`; `ratings`, weakest first). A seat-verdict study seating
+    other players says so, with the Elo gap where both are rated. Each player is written as an
+    experiment file seats it: a policy name, or a mapping with `policy` and `params`."""
+
+    source: str
+    player: str | Mapping[str, Any]
+    rated_by: str = ""
+    ratings: tuple[tuple[str | Mapping[str, Any], float], ...] = ()
+
+    @staticmethod
+    def policy_and_params(player: str | Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        """A player as written here as its policy name and parameter overrides."""
+        return (player, {}) if isinstance(player, str) else (player["policy"], dict(player.get("params", {})))
+
+    def problem(self, policies: Mapping[str, PolicySpec]) -> str | None:
+        """What makes the entry unusable with these policies, or None (base.contract_problem)."""
+        for player in (self.player, *(rated for rated, _ in self.ratings)):
+            if not isinstance(player, str) and not (isinstance(player, Mapping) and "policy" in player):
+                return f"its reference_players name a player as {player!r} (a policy name, or a mapping with policy)"
+            name = self.policy_and_params(player)[0]
+            if name not in policies:
+                return f"its reference_players name {name!r}, not one of its policies ({', '.join(policies)})"
+        return None
+
+
 # What a game that does not say counts in its `score` column (Game.score_meaning)
 DEFAULT_SCORE_MEANING = "the game's final score"
 
@@ -440,6 +469,9 @@ class Game:
     plain_policies: frozenset[str] = frozenset()
     # The training role (`zoosim train GAME`); None: the game cannot be trained
     training: Training | None = None
+    # The players its quick start seats, with ladder ratings; None: studies are not compared
+    # with reference players
+    reference_players: ReferencePlayers | None = None
 
     def kernel_variant(self, seat_names: Iterable[str]) -> str:
         """Which specialisation of the play kernels a seating compiles: "search" when a seat
@@ -638,10 +670,13 @@ def contract_problem(game: Game) -> str | None:
     missing = [name for name in ("preset", "players") if name not in getattr(game.params_model, "model_fields", {})]
     if missing:
         return f"its params_model has no {' and no '.join(missing)} field"
-    if game.training is not None:
-        if not isinstance(game.training, Training):
-            return f"its training must be a Training, got {type(game.training).__name__}"
-        problem = game.training.problem(game.policies)
+    for role, kind in (("training", Training), ("reference_players", ReferencePlayers)):
+        value = getattr(game, role)
+        if value is None:
+            continue
+        if not isinstance(value, kind):
+            return f"its {role} must be a {kind.__name__}, got {type(value).__name__}"
+        problem = value.problem(game.policies)
         if problem is not None:
             return problem
     for column in (*game.seat_columns, *game.game_columns):

@@ -4,7 +4,7 @@ Rules as implemented: seeds/alles-fuer-die-katz.md.
 Importing this module imports no numba: the engine and the renderings are `Deferred`, loaded when
 a game is first played or drawn (a plan needs only the params, presets and policies)."""
 
-from simulator.games.base import Deferred, Game, Training
+from simulator.games.base import Deferred, Game, ReferencePlayers, Training
 from simulator.games.katz import state
 from simulator.games.katz.params import RULES_VERSION, Params
 from simulator.games.katz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
@@ -51,4 +51,21 @@ GAME = Game(
     training=Training(code=Deferred("simulator.games.katz.training"), play="greedy_tuned", explore=0.15,
                       players={2: 0.2, 3: 0.2, 4: 0.4, 5: 0.2}, gate_policy="learned",
                       heuristic="greedy_tuned", games=1000),
+    # The quick start's player (experiments/seat_bias.yaml), whose verdicts the README and
+    # docs/findings.md quote, and the Elo (Bradley-Terry; only differences mean anything) of the
+    # shipped ladder's rungs from `zoosim run experiments/strength_ladder.yaml --jobs 2` (seed 9,
+    # 2026-12-04 01:28-01:31 UTC, 2-core Intel Xeon, load 0.6-2.0; docs/findings.md#strength-ladder).
+    # tests/test_reference_players.py keeps both in step with the two experiment files.
+    reference_players=ReferencePlayers(
+        source="the quick start (experiments/seat_bias.yaml)",
+        player="greedy_tuned",
+        rated_by="the strength ladder (experiments/strength_ladder.yaml, seed 9, 2026-12-04)",
+        ratings=(  # greedy_tuned is not one of its rungs
+            ("random", -179),
+            ({"policy": "learned", "params": {"temperature": 1}}, -128),
+            ({"policy": "learned", "params": {"temperature": 0.25}}, -64),
+            ("greedy", 151),
+            ("learned", 220),
+        ),
+    ),
 )

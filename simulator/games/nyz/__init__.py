@@ -6,7 +6,7 @@ the engine and the renderings are `Deferred`, loaded when a game is first played
 needs only the params, presets and policies).
 """
 
-from simulator.games.base import Deferred, Game, Training
+from simulator.games.base import Deferred, Game, ReferencePlayers, Training
 from simulator.games.nyz import params as nyz_params
 from simulator.games.nyz.specs import LEARNED_POLICIES, POLICIES, SEARCH_POLICIES
 from simulator.games.nyz.state import (
@@ -49,4 +49,22 @@ GAME = Game(
     training=Training(code=Deferred("simulator.games.nyz.training"), play="learned", explore=0.0,
                       explore_allowed=False, players={1: 0.45, 2: 0.45, 3: 0.10}, gate_policy="strong",
                       heuristic="greedy_duel", games=400),
+    # The quick start's player (experiments/seat_bias.yaml), whose verdicts the README and
+    # docs/findings.md quote, and the Elo (Bradley-Terry; only differences mean anything) of the
+    # shipped ladder's rungs from `zoosim run experiments/strength_ladder.yaml --jobs 2` (seed 9,
+    # 2026-12-04 01:28-01:31 UTC, 2-core Intel Xeon, load 0.6-2.0; docs/findings.md#strength-ladder).
+    # tests/test_reference_players.py keeps both in step with the two experiment files.
+    reference_players=ReferencePlayers(
+        source="the quick start (experiments/seat_bias.yaml)",
+        player={"policy": "learned", "params": {"destinations": "best", "width": 3}},
+        rated_by="the strength ladder (experiments/strength_ladder.yaml, seed 9, 2026-12-04)",
+        ratings=(
+            ("greedy", -190),
+            ({"policy": "learned", "params": {"temperature": 6, "valued": "destination_and_placement",
+                                              "destinations": "best"}}, -141),
+            ("greedy_duel", -71),
+            ({"policy": "learned", "params": {"destinations": "best", "width": 3}}, 166),
+            ("strong", 236),
+        ),
+    ),
 )
