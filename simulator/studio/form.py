@@ -4,8 +4,10 @@ as an experiment document checked on the command line's path.
 Controls come from the same rows as `zoosim rules GAME` (`Game.knobs`: names, defaults, allowed
 values, rule ids), each with the input that fits its type: a choice (a Literal, a preset, a
 true/false knob) is a select, a number with its bounds a number input (empty meaning null where
-the knob allows null), a per-seat list of numbers one number input per seat, and any other knob
-(lists, "auto"-or-a-number) a text field holding its JSON value.
+the knob allows null), a per-seat list of numbers one number input per seat, a choice or a
+number ("auto" or an integer) a select and a number input, any other list an input per item
+(a number, a select or a text, with buttons to add and remove items), a mapping of fixed keys an
+input per key, and only a knob of none of these types a text field holding its JSON value.
 
 Settings (what the page sends) are {game, preset, players, knobs: {dotted name: value}, seats:
 [{policy, params}], margin_points}. `experiment_document` writes them as an experiment file would
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+import types
 import typing
 from pathlib import Path
 from typing import Any
@@ -89,21 +92,42 @@ def _leaf_fields(model: type[pydantic.BaseModel], prefix: str = "") -> dict[str,
 
 def _input_kind(info: Any, per_seat: bool) -> dict[str, Any]:
     """The page's input for a knob of this field: select, number (bounds, integer, nullable),
-    seats (a number per seat) or json."""
+    seats (a number per seat), choice_or_number (a select of `choices` or a number), list (an
+    `item` input per entry), mapping (an `item` input per one of `keys`) or json."""
     annotation, bounds = info.annotation, _bounds(info.metadata)
     args = typing.get_args(annotation)
-    if typing.get_origin(annotation) is typing.Literal:
-        return {"kind": "select", "choices": list(args)}
-    if annotation is bool:
-        return {"kind": "select", "choices": [True, False]}
+    origin = typing.get_origin(annotation)
     if annotation in (int, float):
         return {"kind": "number", "integer": annotation is int, "nullable": False, **bounds}
     members = [arg for arg in args if arg is not type(None)]
     if type(None) in args and len(members) == 1 and members[0] in (int, float) and not literal_values(members[0]):
         return {"kind": "number", "integer": members[0] is int, "nullable": True, **bounds}
-    if per_seat and typing.get_origin(annotation) is list and args and args[0] in (int, float):
+    if per_seat and origin is list and args and args[0] in (int, float):
         return {"kind": "seats", "integer": args[0] is int}
-    return {"kind": "json"}
+    numbers = [arg for arg in args if arg in (int, float)]
+    literals = [arg for arg in args if typing.get_origin(arg) is typing.Literal]
+    if origin in (typing.Union, types.UnionType) and len(numbers) == 1 and literals and len(numbers) + len(literals) == len(args):
+        choices = [value for literal in literals for value in typing.get_args(literal)]
+        return {"kind": "choice_or_number", "choices": choices, "integer": numbers[0] is int, **bounds}
+    if origin is list and len(args) == 1 and (item := _item_kind(args[0])) is not None:
+        return {"kind": "list", "item": item}
+    if origin is dict and len(args) == 2 and literal_values(args[0]) and (item := _item_kind(args[1])) is not None:
+        return {"kind": "mapping", "keys": list(literal_values(args[0])), "item": item}
+    return _item_kind(annotation) or {"kind": "json"}
+
+
+def _item_kind(annotation: Any) -> dict[str, Any] | None:
+    """The input of one value of this type (a knob's, or one entry of a list or mapping knob): a
+    select of a Literal's values or true/false, a number, a text; None for any other type."""
+    if typing.get_origin(annotation) is typing.Literal:
+        return {"kind": "select", "choices": list(typing.get_args(annotation))}
+    if annotation is bool:
+        return {"kind": "select", "choices": [True, False]}
+    if annotation in (int, float):
+        return {"kind": "number", "integer": annotation is int}
+    if annotation is str:
+        return {"kind": "text"}
+    return None
 
 
 def _bounds(metadata: Any) -> dict[str, float]:

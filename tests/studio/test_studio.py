@@ -57,12 +57,29 @@ def test_form_has_the_knobs_of_zoosim_rules():
     assert {p["name"] for p in form["policies"]} == set(katz.policies)
 
 
+def test_list_mapping_and_auto_knobs_get_editors_not_raw_json():
+    """A list knob is edited item by item (a number, a choice or a text each), a mapping knob
+    key by key, a choice-or-number knob (grid.rows: "auto" or an integer) by a select and a
+    number; no knob of the built-in games is left to a raw JSON field."""
+    katz = {k["name"]: k for k in game_form("katz", players=3)["knobs"]}
+    assert katz["grid.rows"] == {**katz["grid.rows"], "kind": "choice_or_number", "choices": ["auto"],
+                                 "integer": True, "value": "auto"}
+    assert katz["deck.values"] == {**katz["deck.values"], "kind": "list", "item": {"kind": "number", "integer": True}}
+    assert katz["deck.zoo_kinds"] == {**katz["deck.zoo_kinds"], "kind": "list", "item": {"kind": "text"}}
+    nyz = {k["name"]: k for k in game_form("nyz", players=2)["knobs"]}
+    assert nyz["solo_markers"]["item"] == {"kind": "select", "choices": ["0", "1", "2", "3", "4+"]}
+    lines = nyz["strip.breeding_lines"]
+    assert lines["kind"] == "mapping" and lines["item"] == {"kind": "number", "integer": True}
+    assert lines["keys"] == ["meerkat", "flamingo", "kangaroo", "penguin", "fox"] and set(lines["value"]) == set(lines["keys"])
+    assert not [k["name"] for k in [*katz.values(), *nyz.values()] if k["kind"] == "json"]
+
+
 @pytest.mark.parametrize("name", ["katz", "nyz", "coin"])
 def test_every_knob_gets_a_control_whose_value_the_game_accepts(name):
     """Each control's value, sent back as the page sends it, is what the game's params hold: the
     settings of an untouched form play the preset's printed rules."""
     form = game_form(name, players=2)
-    assert {k["kind"] for k in form["knobs"]} <= {"select", "number", "seats", "json"}
+    assert {k["kind"] for k in form["knobs"]} <= {"select", "number", "seats", "choice_or_number", "list", "mapping", "json"}
     for control in form["knobs"]:
         if control["kind"] == "select":
             assert control["value"] in control["choices"], control["name"]

@@ -126,3 +126,34 @@ def test_change_play_pin_compare_save_replay(browser, studio_url):
         assert not re.search(rf"- {role}\s*(:|$)", tree, re.MULTILINE), f"a {role} without a name:\n{tree}"
     assert 'button "Play"' in tree and 'spinbutton "players [K-2.1]"' in tree
     assert problems == []
+
+
+def test_list_and_auto_knobs_are_edited_with_inputs_not_json(browser, studio_url):
+    """A choice-or-number knob (grid.rows: "auto" or an integer) is a select and a number input;
+    a list knob an input per item with buttons to add and remove items; no raw JSON field."""
+    url, _ = studio_url
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    problems = []
+    page.on("pageerror", lambda error: problems.append(str(error)))
+    page.goto(url)
+    page.wait_for_selector("#knob-grid_rows")
+    assert page.locator("#knobs input.json").count() == 0
+    assert page.input_value("#knob-grid_rows") == '"auto"' and page.is_disabled("#knob-grid_rows-number")
+
+    page.select_option("#knob-grid_rows", "__number__")
+    _set(page, "#knob-grid_rows-number", "0")
+    page.wait_for_function("() => document.getElementById('message').textContent.includes('grid.rows')")
+    _set(page, "#knob-grid_rows-number", "4")
+    page.click("#knob-extra_turn_values-add")  # [7] -> [7, 7]
+    _set(page, "#knob-extra_turn_values-1", "5")
+    page.click("[aria-label='Remove item 1 of skip_values']")  # [1] -> []
+    page.wait_for_function("() => document.getElementById('message').textContent.startsWith('ready')")
+    knobs = page.evaluate("() => settings().knobs")
+    assert knobs["grid.rows"] == 4 and knobs["extra_turn_values"] == [7, 5] and knobs["skip_values"] == []
+    assert page.input_value("#knob-extra_turn_values-0") == "7"  # the list redrawn with its items
+
+    page.select_option("#knob-grid_rows", '"auto"')
+    page.wait_for_function("() => settings().knobs['grid.rows'] === 'auto'")
+    assert page.is_disabled("#knob-grid_rows-number")
+    assert page.evaluate(UNNAMED_CONTROLS_JS) == []
+    assert problems == []
