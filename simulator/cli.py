@@ -281,11 +281,15 @@ def validate(experiment):
                    "and the confirmation scale with it. For quick looks.")
 @click.option("--trials", type=click.IntRange(min=1), default=None,
               help="Trials of the search (budget.trials), overriding the file.")
+@click.option("--confirm-games", type=click.IntRange(min=1), default=None,
+              help="Games per player count of the confirmation (confirm.games), overriding the file without "
+                   "changing the tune: resuming a finished tune with it adds games to its confirmation up to N, "
+                   "keeping every trial (an inconclusive confirmation prints the command). It never shrinks one.")
 @click.option("--resume", is_flag=True, help="Continue an interrupted tune in --out.")
 @click.option("--force", is_flag=True, help="Replace whatever tune --out holds.")
 @_backend_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress lines.")
-def tune(experiment, out, jobs, games, trials, resume, force, backend, scheduler, quiet):
+def tune(experiment, out, jobs, games, trials, confirm_games, resume, force, backend, scheduler, quiet):
     """Search rule knobs for the fairest game and confirm the best setting on fresh games.
 
     EXPERIMENT is a YAML file with a `tune:` section (game, seats, players, search, objective,
@@ -301,13 +305,17 @@ def tune(experiment, out, jobs, games, trials, resume, force, backend, scheduler
         resume = resume or not force
     try:
         outcome = run_tune(experiment, out, jobs=jobs_or_every_core(jobs), backend=backend, scheduler=scheduler,
-                           resume=resume, force=force, progress=not quiet, games=games, trials=trials)
+                           resume=resume, force=force, progress=not quiet, games=games, trials=trials,
+                           confirm_games=confirm_games)
     except KeyboardInterrupt as stop:
         _exit_stopped(stop, f"; the tune is kept in {out}. Resume with:\n  "
-                            f"{resume_tune_command(experiment, out, games, trials)}")
+                            f"{resume_tune_command(experiment, out, games, trials, confirm_games)}")
     click.echo(outcome.choice.explanation)
     for line in confirmation_lines(outcome):
         click.echo(f"  {line}")
+    if outcome.games_to_decide is not None:
+        more = resume_tune_command(experiment, out, games, trials, outcome.games_to_decide)
+        click.echo(f"  to play {outcome.games_to_decide:,} confirmation games per player count: {more}")
     if outcome.best_file is not None:
         click.echo(f"best settings: {outcome.best_file}")
     click.echo(f"tune report: {outcome.report}")

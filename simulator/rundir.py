@@ -712,6 +712,15 @@ def _identity_text(identity: dict[str, Any]) -> str:
             f"seed entropy {identity.get('seed_entropy')}")
 
 
+def set_chunk_aside(run_dir: Path, cell_index: int, chunk_index: int, why: str) -> None:
+    """Move a chunk of a run (its Parquet file and sidecar, as far as they exist) to `rejected/`
+    with one warning saying why; the run plays it again."""
+    path = chunk_path(run_dir, cell_index, chunk_index)
+    if path.exists() or sidecar_path(path).exists():
+        warn(f"{path}: {why}; set aside in {REJECTED_DIR}/ and played again")
+        _set_aside(run_dir, path)
+
+
 def _set_aside(run_dir: Path, path: Path) -> None:
     target_dir = Path(run_dir) / REJECTED_DIR / path.parent.name
     target_dir.mkdir(parents=True, exist_ok=True)

@@ -543,11 +543,17 @@ def percent_text(rate: float, decimals: int = 1) -> str:
 def count_text(count: float) -> str:
     """A count with thousands separators, rounded up to two significant figures from 1,000 on (a
     projection such as games-to-decide is not precise to the game): 38_412 -> '39,000'."""
+    return f"{rounded_count(count):,}"
+
+
+def rounded_count(count: float) -> int:
+    """The whole number `count_text` shows: `count` rounded up, to two significant figures from
+    1,000 on (38_412 -> 39_000)."""
     count = int(math.ceil(count))
     if count >= 1_000:
         magnitude = 10 ** (len(str(count)) - 2)
         count = int(math.ceil(count / magnitude) * magnitude)
-    return f"{count:,}"
+    return count
 
 
 # Above this many games per cell "games to decide" is reported as never (a rate on the edge).

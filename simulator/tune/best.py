@@ -31,12 +31,13 @@ import optuna
 
 from simulator.config import SeatSpec
 from simulator.digest import SHORT, json_digest
-from simulator.rundir import write_text_atomic
+from simulator.rundir import MANIFEST, RunLock, read_json, set_chunk_aside, write_manifest, write_text_atomic
 from simulator.tune.config import BEST_SUFFIX, TuneExperiment, dump_yaml
 from simulator.tune.search import trial_rules
 from simulator.tune.space import Parameter, effective_setting, game_of
 
 NOISE_STANDARD_ERRORS = 2.0
+CONFIRM_DIR = "confirm"  # the confirmation's run folder inside the tune folder
 
 
 @dataclass
@@ -235,7 +236,8 @@ def write_best(out: Path, document: dict[str, Any]) -> Path:
 
 
 def confirm(best_file: Path, out: Path, *, jobs: int, backend: str, scheduler: str | None, progress: bool):
-    """Run the best-settings file as an ordinary `zoosim run` into out/confirm; its analysis."""
+    """Run the best-settings file as an ordinary `zoosim run` into out/confirm; its analysis. A
+    confirmation of fewer games there (`--confirm-games`) grows to best.yaml's (`_grow_confirmation`)."""
     from simulator.config import load_experiment
     from simulator.plan import build_plan
     from simulator.report.build import build_report
@@ -243,8 +245,43 @@ def confirm(best_file: Path, out: Path, *, jobs: int, backend: str, scheduler: s
 
     model, text = load_experiment(best_file)
     plan = build_plan(model, file=str(best_file))
-    run_dir = out / "confirm"
+    run_dir = out / CONFIRM_DIR
+    _grow_confirmation(run_dir, model, plan, text, str(best_file))
     run_experiment(plan, run_dir, text, source=str(best_file), jobs=jobs, backend=backend,
                    scheduler=scheduler, resume=True, progress=progress)
     _, analysis = build_report(run_dir)
     return run_dir, analysis
+
+
+def confirmation_games(out: Path) -> int | None:
+    """The games per player count of the confirmation in a tune folder, played or started (its
+    run's manifest), or None when there is none (or one too damaged to say: the runner judges it)."""
+    try:
+        games = read_json(out / CONFIRM_DIR / MANIFEST)["experiment"]["games"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return games if isinstance(games, int) and not isinstance(games, bool) else None
+
+
+def _grow_confirmation(run_dir: Path, model, plan, text: str, source: str) -> None:
+    """`--confirm-games`: a confirmation of this very experiment with fewer games per cell (its
+    manifest's run hash is this plan's at those games) becomes this plan's run, so that every
+    finished chunk counts towards it and the run plays only the rest. A cell's short last chunk
+    (fewer games than a whole chunk) is set aside and played again whole, as a confirmation of
+    these games from the start plays it; every game is then the same as in that one (a chunk's
+    seeds depend on its cell and index only: plan.py). Anything else is the runner's to judge."""
+    from simulator.plan import build_plan
+
+    played = confirmation_games(run_dir.parent)
+    if played is None or played >= model.games:
+        return
+    smaller = build_plan(model.model_copy(update={"games": played}))
+    if read_json(run_dir / MANIFEST).get("run_hash") != smaller.run_hash:
+        return
+    with RunLock(run_dir):
+        for cell in smaller.cells:
+            last = cell.chunk(cell.chunks - 1)
+            if last.deals < cell.chunk_deals:
+                set_chunk_aside(run_dir, cell.index, last.index,
+                                f"a short last chunk ({last.games:,} games) of the {played:,}-game confirmation")
+        write_manifest(run_dir, plan, text, source)

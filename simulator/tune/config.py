@@ -23,7 +23,7 @@ from simulator.config import (
     checked_name, name_from_file, parse_document, read_yaml_mapping,
 )
 from simulator.errors import ZoosimError
-from simulator.schema import StrictModel
+from simulator.schema import StrictModel, explain_validation_error
 
 # Objectives, all minimised; each is the worst (largest) value over the tune's player counts.
 OBJECTIVES = {
@@ -304,6 +304,22 @@ def with_tune_overrides(document: dict[str, Any], *, games: int | None = None, t
         if isinstance(confirm, dict) and isinstance(confirm.get("games"), int):
             confirm["games"] = max(1, math.ceil(confirm["games"] * factor))
     return document
+
+
+def with_confirm_games(experiment: TuneExperiment, games: int | None, *, file: str | None = None) -> TuneExperiment:
+    """The tune with `zoosim tune --confirm-games N`: its confirmation plays N games per player
+    count. Unlike --games and --trials this is not part of the tune (its hash and default folder
+    stay the file's, as the trials do not depend on it), so a finished tune resumed with it grows
+    its confirmation (best.confirm). Held to `confirm.games`'s limits; a refusal names the option."""
+    if games is None:
+        return experiment
+    document = experiment.model_dump(mode="json")
+    document["tune"]["confirm"]["games"] = games
+    try:
+        return TuneExperiment.model_validate(document)
+    except pydantic.ValidationError as error:
+        message, _ = explain_validation_error(TuneExperiment, error)
+        raise ZoosimError(message, file=file, key="--confirm-games") from None
 
 
 def dump_yaml(data: Any) -> str:
