@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # only for annotations: importing the API stays cheap
     import pandas as pd
 
     from simulator.analysis.tables import Analysis
+    from simulator.manifest_cell import ManifestCell
 
 # Identifier columns of every game (logs.py; `cell` is the chunk's folder); the rest are the game's own.
 GAME_ID_COLUMNS = ("cell", "game_index", "deal", "seed", "rotation", "players")
@@ -126,7 +127,7 @@ class Run:
         if cells is None and columns is None and not where:
             self._warn_if_large()
         chosen = [cell for cell in self.manifest["cells"]
-                  if (cells is None or cell["index"] in cells) and _cell_matches(cell, where, self.knobs())]
+                  if (cells is None or cell.index in cells) and _cell_matches(cell, where, self.knobs())]
         seats = where.get("seat")
         per_game = {name: values for name, values in where.items() if name not in (*CELL_COLUMNS, "seat", *self.knobs())}
         frames = []
@@ -154,9 +155,9 @@ class Run:
         return games[[column for column in games.columns if column not in knobs] + knobs]
 
     def _warn_if_large(self) -> None:
-        rows = sum(cell["games"] * cell["players"] for cell in self.manifest["cells"])
+        rows = sum(cell.games * cell.players for cell in self.manifest["cells"])
         if rows > LARGE_RUN_ROWS:
-            games = sum(cell["games"] for cell in self.manifest["cells"])
+            games = sum(cell.games for cell in self.manifest["cells"])
             warnings.warn(
                 f"games() of {self.path} reads {games:,} games as {rows:,} rows (about "
                 f"{rows * ROW_BYTES / 1e9:.1f} GB in memory); read what you need with "
@@ -166,7 +167,7 @@ class Run:
     def knobs(self) -> list[str]:
         """The knobs the run's studies sweep or list in `cases:` (dotted names), which `games()`
         has as columns (empty where a cell's study does not set it)."""
-        named = (knob for cell in self.manifest["cells"] for knob in cell["sweep_values"])
+        named = (knob for cell in self.manifest["cells"] for knob in cell.sweep_values)
         return [knob for knob in dict.fromkeys(named) if knob not in (*GAME_ID_COLUMNS, *DESCRIPTION_COLUMNS)]
 
 
@@ -187,19 +188,19 @@ def _checked_where(where: Any, knobs: list[str]) -> dict[str, tuple[Any, ...]]:
             for name, values in where.items()}
 
 
-def _cell_matches(cell: dict[str, Any], where: dict[str, tuple[Any, ...]], knobs: list[str]) -> bool:
+def _cell_matches(cell: ManifestCell, where: dict[str, tuple[Any, ...]], knobs: list[str]) -> bool:
     """Whether a manifest cell passes the conditions on its own columns (cell, study, label,
     game, players) and knobs; a knob the cell's study does not set is empty, so never matches."""
-    described = {"cell": cell["index"], **{name: cell[name] for name in (*DESCRIPTION_COLUMNS, "players")}}
+    described = {"cell": cell.index, **{name: getattr(cell, name) for name in (*DESCRIPTION_COLUMNS, "players")}}
     for name, values in where.items():
         if name in described and described[name] not in values:
             return False
-        if name in knobs and cell["sweep_values"].get(name, _UNSET) not in values:
+        if name in knobs and cell.sweep_values.get(name, _UNSET) not in values:
             return False
     return True
 
 
-def _log_reading(run_dir: Path, cell: dict[str, Any], columns: list[str] | None,
+def _log_reading(run_dir: Path, cell: ManifestCell, columns: list[str] | None,
                  per_game: dict[str, tuple[Any, ...]]) -> tuple[list[str] | None, Any]:
     """The log columns a cell's chunks are read with (None: all) and the Parquet filter of the
     per-game conditions (None: none). A tidy column comes from the log column of that name or
@@ -213,7 +214,7 @@ def _log_reading(run_dir: Path, cell: dict[str, Any], columns: list[str] | None,
     first = next(iter(verified_chunks(run_dir, cell, set_aside=False, read_logs=False)), None)
     if first is None:
         return None, None
-    names = pq.read_schema(chunk_path(run_dir, cell["index"], first)).names
+    names = pq.read_schema(chunk_path(run_dir, cell.index, first)).names
     unknown = [name for name in per_game if name not in names]
     if unknown:
         raise ZoosimError(f"cannot select rows by {unknown[0]!r}: where takes the cell's columns ("
@@ -233,7 +234,7 @@ def _log_reading(run_dir: Path, cell: dict[str, Any], columns: list[str] | None,
     return kept, condition
 
 
-def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | None = None,
+def _tidy(chunk: pd.DataFrame, cell: ManifestCell, seats: tuple[int, ...] | None = None,
           columns: list[str] | None = None) -> pd.DataFrame:
     """A chunk's games (one row per game, per-seat columns `score_0, score_1, ...`) as one row
     per game and seat (of `seats` only, when given), with the cell's description (its columns
@@ -241,9 +242,9 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | No
     import numpy as np
     import pandas as pd
 
-    players = cell["players"]
+    players = cell.players
     if "cell" not in chunk:  # the cell is the chunk's folder (logs.py), not one of its columns
-        chunk.insert(0, "cell", cell["index"])
+        chunk.insert(0, "cell", cell.index)
     per_seat: dict[str, list[str]] = {}
     for column in chunk.columns:
         match = PER_SEAT_COLUMN.match(column)
@@ -267,13 +268,13 @@ def _tidy(chunk: pd.DataFrame, cell: dict[str, Any], seats: tuple[int, ...] | No
         tidy["win_share"] = np.divide(tidy["win"].to_numpy(), winners, out=np.zeros(len(tidy)), where=winners > 0)
         tidy["has_winner"] = winners > 0
     if "slot" in tidy:  # the seating slot that sat in the seat says who played it
-        tidy["policy"] = np.asarray(cell["seats"])[tidy["slot"].to_numpy()]
+        tidy["policy"] = np.asarray(cell.seats)[tidy["slot"].to_numpy()]
     if "end_reason" in tidy:
-        reasons = np.asarray(cell["end_reasons"] + ["unknown"])
+        reasons = np.asarray(cell.end_reasons + ["unknown"])
         codes = tidy["end_reason"].to_numpy()
-        tidy["end_reason"] = reasons[np.where(codes < len(cell["end_reasons"]), codes, -1)]
-    described = {name: cell[name] for name in DESCRIPTION_COLUMNS}
-    for knob, value in cell["sweep_values"].items():  # a per-seat list as its JSON text, as in `Run.cells`
+        tidy["end_reason"] = reasons[np.where(codes < len(cell.end_reasons), codes, -1)]
+    described = {name: getattr(cell, name) for name in DESCRIPTION_COLUMNS}
+    for knob, value in cell.sweep_values.items():  # a per-seat list as its JSON text, as in `Run.cells`
         described[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
     tidy = tidy.assign(**{name: value for name, value in described.items()
                           if name not in tidy and (columns is None or name in columns)})

@@ -183,7 +183,7 @@ def _report(run_dir: Path, from_logs: bool = False) -> None:
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
     for line in reference_lines(manifest["cells"]):
         click.echo(f"  players: {line}.")
-    if any(cell.get("explain") for cell in manifest["cells"]):
+    if any(cell.explain for cell in manifest["cells"]):
         _print_explained(run_dir, manifest)
     click.echo(f"report: {path}")
 
@@ -218,7 +218,7 @@ def explain(run_dir):
     from simulator.rundir import read_manifest
 
     manifest = read_manifest(run_dir, Experiment)
-    if not any(cell.get("explain") for cell in manifest["cells"]):
+    if not any(cell.explain for cell in manifest["cells"]):
         raise ZoosimError("the run has no explain study (an `explain:` section in a study of its experiment file)",
                           file=str(run_dir))
     _print_explained(run_dir, manifest)

@@ -37,6 +37,7 @@ from simulator.games.base import (
     WEIGHTS_PARAM, SeatPolicies, changed_knobs, expand_dotted, flatten_dotted, knob_table, params_hash,
     played_rules, player_count,
 )
+from simulator.manifest_cell import ManifestCell
 
 
 # The label of a study's empty case `{}`: its rules as written, the other cases' point of comparison.
@@ -105,47 +106,39 @@ class Cell:
         words = ["zoosim", "play", self.game, "--seed", str(seed), "--rotation", str(rotation), "--policy", policies]
         return shlex.join(words + [word for setting in settings for word in setting])
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> ManifestCell:
         """What the manifest and the report say about this cell (with what the analysis needs
         of the game, so a report never loads a game engine)."""
         game = get_game(self.game)
-        return {
-            "index": self.index,
-            "study": self.study,
-            "game": self.game,
-            "label": self.label,
-            "sweep_values": self.sweep_values,
-            "players": self.players,
-            "seats": self.seat_labels,
-            "rotate": self.rotate,
-            "games": self.games,
-            "deals": self.deals,
-            "chunks": self.chunks,
-            "chunk_deals": self.chunk_deals,
-            "rules_version": self.rules_version,
-            "params_hash": self.params_hash,
-            "params": self.params.model_dump(mode="json"),
-            "played_rules": played_rules(self.params),  # `auto` resolved: what compare matches on
-            "seed_entropy": list(self.seed_entropy),
-            "end_reasons": list(game.end_reasons),
-            # game-length measures: turns and rounds, plus the game's own (a per-seat one is
-            # shown as its total over the seats, e.g. enclosures placed by everybody)
-            "length_columns": ["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
-            # [per-seat record column, what the report calls it] pairs in display order (a list:
-            # the manifest's JSON has its keys sorted)
-            "seat_measures": [[column, name] for column, name in game.seat_measures.items()],
-            # [per-seat record column, human name] of the components a seat takes (Game.components):
-            # the report's component strength reads them from here, loading no game package
-            "components": [[column, name] for column, name in game.components.items()],
-            "score_meaning": game.score_meaning,  # what the score counts, for the report
-            **({"explain": self.explain} if self.explain is not None else {}),
-            **({"trained": trained} if (trained := trained_players(self)) else {}),
-            # how its players differ from the game's reference players (`reference_note`)
-            **({"reference_players": note} if (note := reference_note(self)) else {}),
-            # a ladder cell (plan._make_cell's "rungs"): what each of its rungs models, for the report
-            **({"rung_models": {policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}}
-               if "rungs" in self.sweep_values else {}),
-        }
+        return ManifestCell(
+            index=self.index,
+            study=self.study,
+            game=self.game,
+            label=self.label,
+            sweep_values=self.sweep_values,
+            players=self.players,
+            seats=self.seat_labels,
+            rotate=self.rotate,
+            games=self.games,
+            deals=self.deals,
+            chunks=self.chunks,
+            chunk_deals=self.chunk_deals,
+            rules_version=self.rules_version,
+            params_hash=self.params_hash,
+            params=self.params.model_dump(mode="json"),
+            played_rules=played_rules(self.params),
+            seed_entropy=list(self.seed_entropy),
+            end_reasons=list(game.end_reasons),
+            length_columns=["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
+            seat_measures=[[column, name] for column, name in game.seat_measures.items()],
+            components=[[column, name] for column, name in game.components.items()],
+            score_meaning=game.score_meaning,
+            explain=self.explain,
+            trained=trained_players(self) or None,
+            reference_players=reference_note(self),
+            rung_models=({policy_label(name, o): rung_model(game, name, o) for name, o in self.seats}
+                         if "rungs" in self.sweep_values else None),
+        )
 
 
 @dataclass(frozen=True)

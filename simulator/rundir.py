@@ -54,13 +54,14 @@ import stat
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Annotated, Any, Callable, Iterator, Mapping
+from typing import Any, Callable, Iterator
 
 import numpy as np
 import pydantic
 
 from simulator.digest import json_digest
 from simulator.errors import ZoosimError
+from simulator.manifest_cell import ManifestCell
 from simulator.schema import explain_validation_error, key_path
 from simulator.version import __version__
 
@@ -241,41 +242,6 @@ def read_json(path: Path) -> Any:
         raise ValueError(getattr(error, "strerror", None) or str(error) or type(error).__name__) from None
 
 
-class _ManifestCell(pydantic.BaseModel):
-    """What the analysis, the report and the runner read of a manifest cell (`Cell.describe()`),
-    with the types and consistency they rely on. Keys a newer zoosim adds are allowed."""
-
-    model_config = pydantic.ConfigDict(strict=True, extra="allow")
-
-    index: int = pydantic.Field(ge=0)
-    study: str
-    game: str
-    label: str
-    sweep_values: dict[str, Any]
-    players: int = pydantic.Field(ge=1)
-    seats: list[str]
-    rotate: bool
-    games: int = pydantic.Field(ge=0)
-    deals: int = pydantic.Field(ge=0)
-    chunks: int = pydantic.Field(ge=0)
-    chunk_deals: int = pydantic.Field(ge=1)
-    params: dict[str, Any]
-    seed_entropy: list[int]
-    end_reasons: list[str]
-    length_columns: list[str]
-    seat_measures: list[Annotated[list[str], pydantic.Field(min_length=2, max_length=2)]]
-
-    @pydantic.model_validator(mode="after")
-    def _consistent(self) -> "_ManifestCell":
-        if len(self.seats) != self.players:
-            raise ValueError(f"lists {len(self.seats)} seats for {self.players} players")
-        if self.games != self.deals * (self.players if self.rotate else 1):
-            raise ValueError(f"{self.games} games do not match {self.deals} deals")
-        if self.chunks != -(-self.deals // self.chunk_deals):
-            raise ValueError(f"{self.chunks} chunks do not match {self.deals} deals of {self.chunk_deals} per chunk")
-        return self
-
-
 def _manifest_model(experiment_schema: type):
     """The manifest's schema; its experiment is checked by `experiment_schema`."""
 
@@ -285,7 +251,7 @@ def _manifest_model(experiment_schema: type):
         run_hash: str
         experiment: experiment_schema  # type: ignore[valid-type]
         experiment_file: str | None = None
-        cells: list[_ManifestCell] = pydantic.Field(min_length=1)  # every experiment has a cell
+        cells: list[ManifestCell] = pydantic.Field(min_length=1)  # every experiment has a cell
 
         @pydantic.model_validator(mode="after")
         def _numbered_once(self) -> "Manifest":  # a cell's index names its logs folder
@@ -301,8 +267,8 @@ def _manifest_model(experiment_schema: type):
 
 def _read_manifest_file(path: Path, experiment_schema: type,
                         remedy: str = "pass --force to start over") -> dict[str, Any] | None:
-    """The manifest, checked against its schema (`_ManifestCell`, `_manifest_model`); None when
-    there is none. `remedy` ends the message of a broken one."""
+    """The manifest, checked against its schema (`ManifestCell`, `_manifest_model`), its cells
+    typed (ManifestCell); None when there is none. `remedy` ends the message of a broken one."""
     if not path.exists():
         return None
     try:
@@ -311,7 +277,7 @@ def _read_manifest_file(path: Path, experiment_schema: type,
         raise ZoosimError(f"unreadable manifest ({error}); {remedy}", file=str(path)) from None
     model = _manifest_model(experiment_schema)
     try:
-        model.model_validate(manifest)
+        cells = model.model_validate(manifest).cells
     except pydantic.ValidationError as error:
         message, where = explain_validation_error(model, error)
         if message == "Field required":
@@ -323,6 +289,7 @@ def _read_manifest_file(path: Path, experiment_schema: type,
             file=str(path),
         ) from None
     _refuse_earlier_layout(path.parent, remedy)
+    manifest["cells"] = cells
     return manifest
 
 
@@ -346,7 +313,7 @@ def write_manifest(run_dir: Path, plan, experiment_text: str, source: str | None
         "run_hash": plan.run_hash,
         "experiment": plan.experiment.model_dump(mode="json"),
         "experiment_file": source,
-        "cells": [cell.describe() for cell in plan.cells],
+        "cells": [cell.describe().to_json() for cell in plan.cells],
         # a climbing ladder's records (simulator/climb.py), absent without one
         **({"climbs": plan.climbs} if plan.climbs else {}),
     }
@@ -551,24 +518,24 @@ def deal_seeds_digest(seeds: np.ndarray) -> str:
     return hashlib.sha256(np.ascontiguousarray(seeds, dtype="<u8").tobytes()).hexdigest()[:16]
 
 
-def chunk_identity(cell: Mapping[str, Any], chunk_index: int, seeds: np.ndarray | None = None,
+def chunk_identity(cell: ManifestCell, chunk_index: int, seeds: np.ndarray | None = None,
                    deal_seeds: Callable[[Any, int, int], np.ndarray] | None = None) -> dict[str, Any]:
     """What a chunk of a manifest cell must be: cell, chunk, first game, games, the cell's seed
     entropy and a digest of the chunk's deal seeds: of `seeds` when the caller has them (the
     worker that played them), else generated again by `deal_seeds(seed_entropy, chunk_index,
     deals)` (the plan's `deal_seeds`); without either, no digest."""
-    games_per_deal = cell["players"] if cell["rotate"] else 1
-    first_deal = chunk_index * cell["chunk_deals"]
-    deals = min(cell["chunk_deals"], cell["deals"] - first_deal)
+    games_per_deal = cell.games_per_deal
+    first_deal = chunk_index * cell.chunk_deals
+    deals = min(cell.chunk_deals, cell.deals - first_deal)
     identity = {
-        "cell": cell["index"],
+        "cell": cell.index,
         "chunk": chunk_index,
         "first_game": first_deal * games_per_deal,
         "games": deals * games_per_deal,
-        "seed_entropy": list(cell["seed_entropy"]),
+        "seed_entropy": list(cell.seed_entropy),
     }
     if seeds is None and deal_seeds is not None:
-        seeds = deal_seeds(cell["seed_entropy"], chunk_index, deals)
+        seeds = deal_seeds(cell.seed_entropy, chunk_index, deals)
     if seeds is not None:
         identity["seeds"] = deal_seeds_digest(seeds)
     return identity
@@ -609,7 +576,7 @@ def write_chunk(run_dir: Path, identity: dict[str, Any], table, summary: dict[st
         raise
 
 
-def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, read_logs: bool = True,
+def verified_chunks(run_dir: Path, cell: ManifestCell, *, set_aside: bool, read_logs: bool = True,
                     deal_seeds: Callable[[Any, int, int], np.ndarray] | None = None) -> dict[int, dict[str, Any]]:
     """Chunk index -> sidecar of every finished chunk of a manifest cell that verifies.
 
@@ -625,12 +592,12 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    folder = cell_dir(run_dir, cell["index"])
+    folder = cell_dir(run_dir, cell.index)
     # A chunk past the cell's count is left alone, neither used nor set aside: it belongs to a
     # larger plan of the same cell (a racing round or a precision growth that had finished when a
     # resume replays an earlier, smaller round), and is checked when the cell grows to it.
     indices = sorted(index for index in {chunk_index_of(path) for path in _folder_entries(run_dir, folder)} - {None}
-                     if index < cell["chunks"])
+                     if index < cell.chunks)
 
     def check(index: int) -> tuple[str | None, dict[str, Any] | None]:
         return _chunk_problem(run_dir, cell, index, deal_seeds, read_logs or set_aside)
@@ -642,7 +609,7 @@ def verified_chunks(run_dir: Path, cell: Mapping[str, Any], *, set_aside: bool, 
             checked = list(pool.map(check, indices))
     good: dict[int, dict[str, Any]] = {}
     for index, (problem, sidecar) in zip(indices, checked):
-        path = chunk_path(run_dir, cell["index"], index)
+        path = chunk_path(run_dir, cell.index, index)
         if problem is None:
             good[index] = sidecar
         elif set_aside:
@@ -673,11 +640,11 @@ def _folder_entries(run_dir: Path, folder: Path) -> list[Path]:
                           file=str(unreadable)) from None
 
 
-def _chunk_problem(run_dir: Path, cell: Mapping[str, Any], index: int,
+def _chunk_problem(run_dir: Path, cell: ManifestCell, index: int,
                    deal_seeds: Callable[[Any, int, int], np.ndarray] | None,
                    with_content: bool) -> tuple[str | None, dict[str, Any] | None]:
     """(why the chunk cannot be used, or None; its sidecar). `with_content`: hash the file too."""
-    path = chunk_path(run_dir, cell["index"], index)
+    path = chunk_path(run_dir, cell.index, index)
     if not sidecar_path(path).exists():
         return "unfinished (no sidecar)", None
     try:
@@ -733,11 +700,11 @@ def _set_aside(run_dir: Path, path: Path) -> None:
             shutil.move(source, target_dir / f"{source.stem}.{attempt}{source.suffix}")
 
 
-def iter_chunk_tables(run_dir: Path, cell: Mapping[str, Any], columns: list[str] | None = None,
+def iter_chunk_tables(run_dir: Path, cell: ManifestCell, columns: list[str] | None = None,
                       filters: Any = None) -> Iterator:
     """A cell's verified chunk tables in chunk order, one at a time (memory stays flat): only
     `columns` (None: all), only the rows of the pyarrow expression `filters` (None: all)."""
     import pyarrow.parquet as pq
 
     for index in verified_chunks(run_dir, cell, set_aside=False):
-        yield pq.read_table(chunk_path(run_dir, cell["index"], index), columns=columns, filters=filters)
+        yield pq.read_table(chunk_path(run_dir, cell.index, index), columns=columns, filters=filters)

@@ -46,7 +46,7 @@ def test_importing_simulator_loads_no_pandas_pyarrow_or_numba():
 def test_games_has_one_row_per_game_and_seat_with_the_cells_knobs(run):
     games = run.games()
     cells = run.manifest["cells"]
-    assert len(games) == sum(cell["games"] * cell["players"] for cell in cells) == 2 * 600 * 2 + 600 * 3
+    assert len(games) == sum(cell.games * cell.players for cell in cells) == 2 * 600 * 2 + 600 * 3
     assert {"seat", "policy", "score", "rank", "win", "win_share", "turns", "first_seat_bonus", "study", "label"} <= set(games.columns)
     assert not [column for column in games.columns if re.fullmatch(r"(score|win|rank|slot)_\d+", column)]
     per_game = games.groupby(["cell", "game_index"])

@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("config",),                         # the experiment file's schema
     ("plugin",),                         # the public plugin API: the games' names a game package uses
     ("games",),                          # the game registry, the contract and the engines
-    ("logs", "digest", "safe_yaml", "schema", "processes", "worker_memory", "version", "options"),  # base: no zoosim state
+    ("logs", "digest", "safe_yaml", "schema", "processes", "worker_memory", "version", "options", "manifest_cell"),  # base: no zoosim state
     ("errors",),                         # ZoosimError and the exit statuses everything raises
 )
 

@@ -47,6 +47,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis import stats
+from simulator.manifest_cell import ManifestCell
 from simulator.rundir import iter_chunk_tables
 
 POINTS = 100.0  # win shares are reported in points (percentage points)
@@ -67,11 +68,11 @@ class ExplainAnalysis:
     shares: pd.DataFrame  # one row per (group, mechanism): Shapley share, one-at-a-time effect, interaction
 
 
-def deal_shares(run_dir: Path, cell: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def deal_shares(run_dir: Path, cell: ManifestCell) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(deal numbers, per-deal mean win share per seat, per-deal mean of its square: both
     (deals, players)) of a cell's verified chunks. A win shared by k seats gives each 1/k; a game
     without a winner gives nobody a share."""
-    players = cell["players"]
+    players = cell.players
     deals, sums, square_sums, counts = [], [], [], []
     for table in iter_chunk_tables(run_dir, cell, columns=["deal"] + [f"win_{seat}" for seat in range(players)]):
         wins = np.column_stack([table.column(f"win_{seat}").to_numpy(zero_copy_only=False) for seat in range(players)])
@@ -206,31 +207,31 @@ def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: 
 
 def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.95) -> ExplainAnalysis:
     """Every explained cell of a run: its settings' logs paired on the deals all of them have."""
-    groups: dict[int, list[dict[str, Any]]] = {}
+    groups: dict[int, list[ManifestCell]] = {}
     for cell in manifest["cells"]:
-        if cell.get("explain"):
-            groups.setdefault(cell["explain"]["group"], []).append(cell)
+        if cell.explain:
+            groups.setdefault(cell.explain["group"], []).append(cell)
     cell_rows, share_rows = [], []
     for group, settings in groups.items():
-        written = next(cell for cell in settings if cell["index"] == group)
-        explain = written["explain"]
+        written = next(cell for cell in settings if cell.index == group)
+        explain = written.explain
         names = [mechanism["name"] for mechanism in explain["mechanisms"]]
-        read = {tuple(names.index(name) for name in cell["explain"]["off"]): deal_shares(run_dir, cell) for cell in settings}
+        read = {tuple(names.index(name) for name in cell.explain["off"]): deal_shares(run_dir, cell) for cell in settings}
         common = read[()][0]
         for numbers, _, _ in read.values():
             common = np.intersect1d(common, numbers)
         paired = {subset: shares[np.searchsorted(numbers, common)] for subset, (numbers, shares, _) in read.items()}
         squares = {subset: square[np.searchsorted(numbers, common)] for subset, (numbers, _, square) in read.items()}
-        base = {"group": group, "label": written["label"], "study": written["study"], "game": written["game"],
-                "players": written["players"], "seating": " / ".join(dict.fromkeys(written["seats"])),
+        base = {"group": group, "label": written.label, "study": written.study, "game": written.game,
+                "players": written.players, "seating": " / ".join(dict.fromkeys(written.seats)),
                 "unused_knobs": explain.get("unused_knobs", [])}  # absent in runs from before it
         if len(common) < 2:
             cell_rows.append({**base, "deals": len(common)})
             continue
-        row, rows = explain_cell(paired, written["players"], explain["mechanisms"], explain["method"], confidence,
-                                 squares, written["players"] if written["rotate"] else 1)
+        row, rows = explain_cell(paired, written.players, explain["mechanisms"], explain["method"], confidence,
+                                 squares, written.players if written.rotate else 1)
         cell_rows.append({**base, **row})
-        share_rows += [{"group": group, "label": written["label"], **mechanism} for mechanism in rows]
+        share_rows += [{"group": group, "label": written.label, **mechanism} for mechanism in rows]
     return ExplainAnalysis(pd.DataFrame(cell_rows), pd.DataFrame(share_rows))
 
 

@@ -30,6 +30,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from simulator.logs import TURN_ORDER_GAME_COLUMNS, TURN_ORDER_SEAT_COLUMNS
+from simulator.manifest_cell import ManifestCell
 
 # Tournament strengths get jackknife intervals over this many batches of deals: the games of one
 # deal (its seat rotations) and the placements within one game are correlated, which the
@@ -364,11 +365,11 @@ def _add_padded(total: np.ndarray | None, counts: np.ndarray | None) -> np.ndarr
     return out
 
 
-def empty_totals(cell: Mapping[str, Any]) -> CellTotals:
-    return CellTotals(players=cell["players"], mixed=len(set(cell["seats"])) > 1)
+def empty_totals(cell: ManifestCell) -> CellTotals:
+    return CellTotals(players=cell.players, mixed=len(set(cell.seats)) > 1)
 
 
-def merged_summaries(run_dir: Path, cell: Mapping[str, Any]) -> CellTotals:
+def merged_summaries(run_dir: Path, cell: ManifestCell) -> CellTotals:
     """A cell's totals: the summaries of its verified chunks, merged in chunk order."""
     from simulator.rundir import verified_chunks
 

@@ -33,19 +33,20 @@ from simulator.analysis.summary import (
     JACKKNIFE_BATCHES, CellTotals, empty_totals, merged_summaries, precision_halfwidth, summarize_columns,
 )
 from simulator.analysis.turn_order import TurnOrder, turn_order_from_totals
+from simulator.manifest_cell import ManifestCell
 from simulator.rundir import each_warning_once, iter_chunk_tables
 
 
-def summarize_cell(run_dir: Path, cell: dict[str, Any], from_logs: bool = False) -> CellTotals:
+def summarize_cell(run_dir: Path, cell: ManifestCell, from_logs: bool = False) -> CellTotals:
     """A cell's totals over its verified chunks: their summaries merged, or (`from_logs`) every
     chunk's Parquet file summarized again, which gives the same totals."""
     if not from_logs:
         return merged_summaries(run_dir, cell)
     totals = empty_totals(cell)
-    games_per_deal = cell["players"] if cell["rotate"] else 1
+    games_per_deal = cell.players if cell.rotate else 1
     for table in iter_chunk_tables(run_dir, cell):
         columns = {name: table.column(name).to_numpy() for name in table.column_names}
-        totals.merge(summarize_columns(columns, cell["players"], totals.mixed, games_per_deal))
+        totals.merge(summarize_columns(columns, cell.players, totals.mixed, games_per_deal))
     return totals
 
 
@@ -103,21 +104,21 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
     turn_orders: dict[int, TurnOrder | None] = {}
     for cell in manifest["cells"]:
         totals = summarize_cell(run_dir, cell, from_logs)
-        totals_by_cell[cell["index"]] = totals
+        totals_by_cell[cell.index] = totals
         if not analysable(totals):
             continue
-        if cell["players"] > 1:
-            turn_orders[cell["index"]] = turn_order_from_totals(totals, confidence)
+        if cell.players > 1:
+            turn_orders[cell.index] = turn_order_from_totals(totals, confidence)
         seat_frame, balance = cell_balance(cell, totals, margin, confidence)
         seat_rows.append(seat_frame)
         measure_rows.append(_measure_rows(cell, totals, confidence))
         row = {
-            "cell": cell["index"],
-            "label": cell["label"],
-            "game": cell["game"],
-            "players": cell["players"],
-            "seating": " / ".join(dict.fromkeys(cell["seats"])),
-            **{f"sweep:{k}": _cell_value(v) for k, v in cell["sweep_values"].items()},
+            "cell": cell.index,
+            "label": cell.label,
+            "game": cell.game,
+            "players": cell.players,
+            "seating": " / ".join(dict.fromkeys(cell.seats)),
+            **{f"sweep:{k}": _cell_value(v) for k, v in cell.sweep_values.items()},
             "games": totals.games,
             "deals": totals.deals,
             "no_winner_rate": totals.no_winner_games / totals.games,
@@ -128,20 +129,20 @@ def _analyze_run(run_dir: Path, manifest: dict[str, Any], confidence: float, fro
             **_precision_columns(manifest["experiment"]["games"], totals),
             "crn_gain": _crn_gain(totals),
         }
-        for column in cell["length_columns"]:
+        for column in cell.length_columns:
             row.update(length_mean_columns(totals, column, confidence))
             histogram = totals.histogram(column)
             for value in np.flatnonzero(histogram):
                 length_rows.append(
-                    {"cell": cell["index"], "label": cell["label"], "measure": column,
+                    {"cell": cell.index, "label": cell.label, "measure": column,
                      "value": int(value), "games": int(histogram[value])}
                 )
-        reasons = cell["end_reasons"]
+        reasons = cell.end_reasons
         for code, count in enumerate(totals.histogram("end_reason")):
             name = reasons[code] if code < len(reasons) else f"reason {code}"
             row[f"end:{name}"] = count / totals.games
         cell_rows.append(row)
-        if len(set(cell["seats"])) > 1:
+        if len(set(cell.seats)) > 1:
             policy_rows.append(_policy_rows(cell, totals, confidence))
     cells = pd.DataFrame(cell_rows)
     ratings = [_study_ratings(study_cells, totals_by_cell, confidence) for study_cells in _mixed_studies(manifest, totals_by_cell)]
@@ -174,12 +175,12 @@ def _cell_value(value: Any) -> Any:
     return json.dumps(value) if isinstance(value, (list, dict)) else value
 
 
-def cell_balance(cell: dict[str, Any], totals: CellTotals, margin: float, confidence: float) -> tuple[pd.DataFrame, dict[str, Any]]:
+def cell_balance(cell: ManifestCell, totals: CellTotals, margin: float, confidence: float) -> tuple[pd.DataFrame, dict[str, Any]]:
     """One analysable cell's seat rows (rates and their intervals) and its balance columns (test,
     verdict, sentence): what the report shows of a cell's seats, and what the calibration suite
     (tests/analysis/test_calibration.py) checks."""
     seats = _seat_rows(cell, totals, confidence)
-    return seats, _balance_columns(cell["players"], totals, seats, margin, confidence)
+    return seats, _balance_columns(cell.players, totals, seats, margin, confidence)
 
 
 def _balance_columns(
@@ -254,8 +255,8 @@ def _share_variance_ratio(share_sq_sum, rate, rated) -> np.ndarray:
     return np.where(rate * (1 - rate) > 0, ratio, np.nan)
 
 
-def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
-    n, games, rated, deals = cell["players"], totals.games, totals.rated_games, totals.deals
+def _seat_rows(cell: ManifestCell, totals: CellTotals, confidence: float) -> pd.DataFrame:
+    n, games, rated, deals = cell.players, totals.games, totals.rated_games, totals.deals
     effects = totals.seat_design_effects()
     intervals = stats.seat_intervals(totals.share_sum, rated, effects, confidence)
     score_effects = stats.design_effects(games, deals, totals.score_sum, totals.score_sq_sum,
@@ -268,12 +269,12 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
         games, totals.margin_sum, totals.margin_sq_sum, confidence, margin_effects, deals)
     rate = totals.share_sum / rated
     solo = n == 1  # nothing to compare a lone seat with: no deviation from fair, no margin
-    mixed_and_rotating = cell["rotate"] and len(set(cell["seats"])) > 1
-    seat_policy = ["(all, rotating)"] * n if mixed_and_rotating else cell["seats"]
+    mixed_and_rotating = cell.rotate and len(set(cell.seats)) > 1
+    seat_policy = ["(all, rotating)"] * n if mixed_and_rotating else cell.seats
     return pd.DataFrame(
         {
-            "cell": cell["index"],
-            "label": cell["label"],
+            "cell": cell.index,
+            "label": cell.label,
             "seat": np.arange(n),
             "policy": seat_policy,
             "games": rated,
@@ -306,19 +307,19 @@ def _seat_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> p
 MEASURE_COLUMNS = ("cell", "label", "column", "measure", "seat", "games", "mean", "ci_low", "ci_high")
 
 
-def _measure_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> dict[str, list]:
+def _measure_rows(cell: ManifestCell, totals: CellTotals, confidence: float) -> dict[str, list]:
     """Mean per game of each of the game's seat measures (`Game.seat_measures`) at each seat,
     with a t interval from the per-seat sums and sums of squares over all games of the cell, the
     deal as the unit (design effect and deals - 1 degrees of freedom). As columns (MEASURE_COLUMNS)
     of values, joined over all cells by `_measures_table`: a DataFrame per cell would cost more
     than the numbers."""
-    n, games = cell["players"], totals.games
+    n, games = cell.players, totals.games
     rows: dict[str, list] = {name: [] for name in MEASURE_COLUMNS}
-    for column, name in cell["seat_measures"]:
+    for column, name in cell.seat_measures:
         total, total_sq = totals.column_sums[column], totals.column_squares[column]
         low, high = stats.mean_interval_from_moments(games, total, total_sq, confidence,
                                                      totals.column_design_effects(column), totals.deals)
-        for key, value in (("cell", cell["index"]), ("label", cell["label"]), ("column", column),
+        for key, value in (("cell", cell.index), ("label", cell.label), ("column", column),
                            ("measure", name), ("games", games)):
             rows[key] += [value] * n
         rows["seat"] += range(n)
@@ -334,20 +335,20 @@ def _measures_table(per_cell: list[dict[str, list]]) -> pd.DataFrame:
     return pd.DataFrame({name: [value for rows in per_cell for value in rows[name]] for name in MEASURE_COLUMNS})
 
 
-def _policy_rows(cell: dict[str, Any], totals: CellTotals, confidence: float) -> pd.DataFrame:
+def _policy_rows(cell: ManifestCell, totals: CellTotals, confidence: float) -> pd.DataFrame:
     """Win rate of each seating slot's policy over all seats, and per seat (seat x policy)."""
     rows = []
     effects = totals.slot_design_effects()
-    for slot, policy in enumerate(cell["seats"]):
+    for slot, policy in enumerate(cell.seats):
         games = totals.slot_games[:, slot].sum()
         share = totals.slot_share_sum[:, slot].sum()
         effective = games / effects[slot]  # the deal as the unit
         low, high = stats.wilson_interval(np.array([share / games * effective]), np.array([effective]), confidence)
         row = {
-            "cell": cell["index"], "label": cell["label"], "slot": slot, "policy": policy,
+            "cell": cell.index, "label": cell.label, "slot": slot, "policy": policy,
             "games": int(games), "win_rate": share / games, "ci_low": float(low[0]), "ci_high": float(high[0]),
         }
-        for seat in range(cell["players"]):
+        for seat in range(cell.players):
             seat_games = totals.slot_games[seat, slot]
             row[f"seat_{seat}_rate"] = totals.slot_share_sum[seat, slot] / seat_games if seat_games else np.nan
         rows.append(row)
@@ -364,21 +365,21 @@ def _crn_gain(totals: CellTotals) -> float:
         return float(np.mean(np.where(effects > 0, 1.0 / effects, np.inf)))
 
 
-def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[dict[str, Any]]]:
+def _mixed_studies(manifest: dict[str, Any], totals_by_cell: dict[int, CellTotals]) -> list[list[ManifestCell]]:
     """Cells of each study in which different policies meet and whose games can be analysed,
     grouped by study (an interrupted run may not have played every cell yet)."""
-    studies: dict[str, list[dict[str, Any]]] = {}
+    studies: dict[str, list[ManifestCell]] = {}
     for cell in manifest["cells"]:
-        if len(set(cell["seats"])) > 1 and analysable(totals_by_cell[cell["index"]]):
-            studies.setdefault(cell["study"], []).append(cell)
+        if len(set(cell.seats)) > 1 and analysable(totals_by_cell[cell.index]):
+            studies.setdefault(cell.study, []).append(cell)
     return list(studies.values())
 
 
-def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTotals], confidence: float) -> pd.DataFrame:
+def _study_ratings(cells: list[ManifestCell], totals_by_cell: dict[int, CellTotals], confidence: float) -> pd.DataFrame:
     """Bradley-Terry strength (Elo scale) of each policy over a study's mixed cells, its pooled
     win rate, and the seat x policy interaction: how much more often the policy wins from the
     first seat than on average over the seats it played."""
-    policies = list(dict.fromkeys(label for cell in cells for label in cell["seats"]))
+    policies = list(dict.fromkeys(label for cell in cells for label in cell.seats))
     index = {label: i for i, label in enumerate(policies)}
     k = len(policies)
     pairwise = np.zeros((JACKKNIFE_BATCHES, k, k))
@@ -386,14 +387,14 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
     first_share, first_games = np.zeros(k), np.zeros(k)
     fair_share = np.zeros(k)
     for cell in cells:
-        totals = totals_by_cell[cell["index"]]
-        ids = np.array([index[label] for label in cell["seats"]])
+        totals = totals_by_cell[cell.index]
+        ids = np.array([index[label] for label in cell.seats])
         for batch in range(JACKKNIFE_BATCHES):
             np.add.at(pairwise[batch], (ids[:, None], ids[None, :]), totals.slot_pairwise_wins[batch])
         np.add.at(share, ids, totals.slot_share_sum.sum(axis=0))
         np.add.at(games, ids, totals.slot_games.sum(axis=0))
         np.add.at(effective, ids, totals.slot_games.sum(axis=0) / totals.slot_design_effects())
-        np.add.at(fair_share, ids, totals.slot_games.sum(axis=0) / cell["players"])
+        np.add.at(fair_share, ids, totals.slot_games.sum(axis=0) / cell.players)
         np.add.at(first_share, ids, totals.slot_share_sum[0])
         np.add.at(first_games, ids, totals.slot_games[0])
     elo, low, high = _jackknife_elo(pairwise, confidence)
@@ -403,7 +404,7 @@ def _study_ratings(cells: list[dict[str, Any]], totals_by_cell: dict[int, CellTo
         first_rate = first_share / first_games
     return pd.DataFrame(
         {
-            "study": cells[0]["study"],
+            "study": cells[0].study,
             "policy": policies,
             "games": games.astype(np.int64),
             "win_rate": share / games,
@@ -426,17 +427,17 @@ def _ladder_seat_rows(manifest: dict[str, Any], cells: pd.DataFrame, seats: pd.D
     ladders = [study.get("name") or study["game"] for study in manifest["experiment"]["studies"] if study.get("ladder")]
     rows = []
     for cell in manifest["cells"]:
-        if cell["study"] not in ladders or len(set(cell["seats"])) > 1 or cell["players"] < 2:
+        if cell.study not in ladders or len(set(cell.seats)) > 1 or cell.players < 2:
             continue
-        found = cells[cells["cell"] == cell["index"]] if len(cells) else cells
+        found = cells[cells["cell"] == cell.index] if len(cells) else cells
         if len(found) == 0:
             continue  # not played yet
-        rung, n = cell["seats"][0], cell["players"]
-        rating = ratings[(ratings["study"] == cell["study"]) & (ratings["policy"] == rung)] if len(ratings) else ratings
+        rung, n = cell.seats[0], cell.players
+        rating = ratings[(ratings["study"] == cell.study) & (ratings["policy"] == rung)] if len(ratings) else ratings
         elo = rating.iloc[0][["elo", "elo_low", "elo_high"]].to_numpy(dtype=float) if len(rating) else np.full(3, np.nan)
-        cell_seats = seats[seats["cell"] == cell["index"]]
+        cell_seats = seats[seats["cell"] == cell.index]
         rows.append(pd.DataFrame({
-            "study": cell["study"], "players": n, "rung": rung, "cell": cell["index"],
+            "study": cell.study, "players": n, "rung": rung, "cell": cell.index,
             "elo": elo[0], "elo_low": elo[1], "elo_high": elo[2],
             "verdict": found.iloc[0]["verdict"], "sentence": found.iloc[0]["sentence"],
             "seat": cell_seats["seat"].to_numpy(),

@@ -30,9 +30,10 @@ from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
+from simulator.manifest_cell import ManifestCell
 from simulator.plan import flatten_dotted
 from simulator.report import charts
-from simulator.report.matching import any_pair, played
+from simulator.report.matching import any_pair
 from simulator.rundir import (
     MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
     write_text_atomic,
@@ -56,7 +57,7 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
             # chunks were removed or all failed verification, which the warnings above named.
             raise no_games_error(run_dir, manifest, kept=f"; {out.name} is kept as it was")
         # an explain study's settings are paired deal by deal, which needs the logs (explain.py)
-        explain = explain_run(run_dir, manifest) if any(cell.get("explain") for cell in manifest["cells"]) else None
+        explain = explain_run(run_dir, manifest) if any(cell.explain for cell in manifest["cells"]) else None
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
                            read_samples(run_dir, manifest["run_hash"]), explain, run_gameplay(run_dir, manifest))
@@ -128,13 +129,13 @@ def render_html(
             view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]))
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
         # are settings of one rule set, explained by its own section
-        drawn_apart = study_name in ladders or any(cell.get("explain") for cell in study_cells)
+        drawn_apart = study_name in ladders or any(cell.explain for cell in study_cells)
         sweep_charts = [] if drawn_apart else _sweep_charts(study_cells, analysis, margin, study_key(study_name))
         studies.append(
             {
                 "name": study_name,
                 "key": study_key(study_name),
-                "game": study_cells[0]["game"],
+                "game": study_cells[0].game,
                 "cells": cells,
                 "heatmap": sweep_charts[0] if sweep_charts else None,
                 "sweep_charts": sweep_charts[1:],
@@ -244,7 +245,7 @@ def previous_run(run_dir: Path, manifest: dict[str, Any]) -> dict[str, Any] | No
         return None
     _, name, candidate = max(earlier, key=lambda entry: entry[:2])
     differences = flat_differences(_comparable(candidate["experiment"]), _comparable(manifest["experiment"]))
-    seated = [[cell for cell in cells if cell["players"] > 1] for cells in (candidate["cells"], manifest["cells"])]
+    seated = [[cell for cell in cells if cell.players > 1] for cells in (candidate["cells"], manifest["cells"])]
     command = shlex.join(["zoosim", "compare", str(run_dir.parent / name), str(run_dir)]) if any_pair(*seated) else None
     return {"folder": name, "differences": differences, "command": command} if differences else None
 
@@ -262,10 +263,10 @@ def _comparable(experiment: dict[str, Any]) -> dict[str, Any]:
             "studies": {study.get("name") or f"#{index}": study for index, study in enumerate(studies)}}
 
 
-def _group_by_study(cells: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def _group_by_study(cells: list[ManifestCell]) -> dict[str, list[ManifestCell]]:
     groups: dict[str, list[dict[str, Any]]] = {}
     for cell in cells:
-        groups.setdefault(cell["study"], []).append(cell)
+        groups.setdefault(cell.study, []).append(cell)
     return groups
 
 
@@ -274,10 +275,10 @@ def ladder_studies(experiment: dict[str, Any]) -> set[str]:
     return {study.get("name") or study["game"] for study in experiment["studies"] if study.get("ladder")}
 
 
-def is_head_to_head(cell: dict[str, Any], ladders: set[str]) -> bool:
+def is_head_to_head(cell: ManifestCell, ladders: set[str]) -> bool:
     """A ladder cell in which two rungs meet: it places them on one strength scale and, its seats
     mixing two players, has no seat verdict of its own."""
-    return cell["study"] in ladders and len(set(cell["seats"])) > 1
+    return cell.study in ladders and len(set(cell.seats)) > 1
 
 
 def players_text(seats: list[str]) -> str:
@@ -289,51 +290,51 @@ HEAD_TO_HEAD_SENTENCE = ("A ladder head-to-head: it places two rungs on one stre
                          "Players: {players}; their seats mix the two, so see the ladder verdict.")
 
 
-def _verdict_view(cell: dict[str, Any], row: pd.Series, ladders: set[str]) -> dict[str, str]:
+def _verdict_view(cell: ManifestCell, row: pd.Series, ladders: set[str]) -> dict[str, str]:
     """A cell's verdict and its sentence naming the players behind it, whole and as lead and
     detail; a ladder's head-to-head is labelled as such instead of given a seat verdict."""
     if is_head_to_head(cell, ladders):
-        sentence = HEAD_TO_HEAD_SENTENCE.format(players=" and ".join(dict.fromkeys(cell["seats"])))
+        sentence = HEAD_TO_HEAD_SENTENCE.format(players=" and ".join(dict.fromkeys(cell.seats)))
     else:
-        sentence = f"{row['sentence']} (players: {players_text(cell['seats'])})"
+        sentence = f"{row['sentence']} (players: {players_text(cell.seats)})"
     lead, detail = lead_and_detail(sentence)
     return {"verdict": "head-to-head" if is_head_to_head(cell, ladders) else row["verdict"], "sentence": sentence,
             "lead": lead, "detail": detail}
 
 
-def trained_lines(cells: list[dict[str, Any]]) -> dict[str, list[str]]:
+def trained_lines(cells: list[ManifestCell]) -> dict[str, list[str]]:
     """What the report says of learned players (plan.trained_players): per player, the rules it
     was trained on ("notes"), and one warning per cell whose rules differ from its learned
     players' training rules ("warnings")."""
     notes: dict[tuple[str, str], str] = {}  # by game and player: each game's `learned` has its own weights
     warnings = []
     for cell in cells:
-        entries = cell.get("trained", [])
+        entries = cell.trained or []
         for entry in entries:
-            notes.setdefault((cell["game"], entry["player"]),
-                             f"{cell['game']} {entry['player']}: trained on {entry['rules']}")
+            notes.setdefault((cell.game, entry["player"]),
+                             f"{cell.game} {entry['player']}: trained on {entry['rules']}")
         differing = [entry for entry in entries if entry["differ"]]
         if differing:
             who = "; ".join(f"seat slot {entry['slot']} {entry['player']} (trained on {entry['rules']})"
                             for entry in differing)
-            warnings.append(f"{cell['label']}: its rules differ from the training rules of {who}; "
+            warnings.append(f"{cell.label}: its rules differ from the training rules of {who}; "
                             "the players may misplay what changed")
     return {"notes": list(notes.values()), "warnings": warnings}
 
 
-def reference_lines(cells: list[dict[str, Any]]) -> list[str]:
+def reference_lines(cells: list[ManifestCell]) -> list[str]:
     """One line per study whose seat-verdict cells seat other players than their game's
     reference players (the cells' `reference_players`, plan.reference_note): who they are, and
     by how much they are weaker or stronger where the shipped ladder rates both. The report's
     summary and the lines `zoosim run` and `zoosim report` print."""
     lines: dict[str, None] = {}
     for cell in cells:
-        note = cell.get("reference_players")
+        note = cell.reference_players
         if note is None:
             continue
         players = [entry["player"] for entry in note["players"]]
         gaps = "; ".join(_elo_gap_text(entry, note) for entry in note["players"])
-        lines[(f"{cell['study']} seats {', '.join(players)}, not the reference player of {note['source']}, "
+        lines[(f"{cell.study} seats {', '.join(players)}, not the reference player of {note['source']}, "
                f"{note['reference']}: {gaps}. Its verdicts are those of its own players")] = None
     return list(lines)
 
@@ -353,7 +354,7 @@ def summary(manifest: dict[str, Any], analysis: Analysis) -> list[dict[str, str]
     head-to-head is labelled as such, not given a seat verdict. The report's summary and the
     lines `zoosim run` and `zoosim report` print."""
     ladders = ladder_studies(manifest["experiment"])
-    by_index = {cell["index"]: cell for cell in manifest["cells"]}
+    by_index = {cell.index: cell for cell in manifest["cells"]}
     lines = [
         {"label": f"{row['study']} · ladder at {row['players']} players", "verdict": row["verdict"],
          "sentence": ladder_sentence(row, manifest), "href": f"#{study_key(row['study'])}-ladder",
@@ -401,17 +402,17 @@ def climb_sentence(record: dict[str, Any]) -> str:
     return f"Climb (at most {record['max_climbs']} rungs): {how}; stopped: {stopped} (ladder verdicts: {verdicts})."
 
 
-def rung_models(study_cells: list[dict[str, Any]]) -> list[str]:
+def rung_models(study_cells: list[ManifestCell]) -> list[str]:
     """Per rung of a ladder study, weakest first: what kind of player it models (the cells'
     `rung_models`, plan.rung_model)."""
     models: dict[str, str] = {}
     for cell in study_cells:
-        for label, model in cell.get("rung_models", {}).items():
+        for label, model in (cell.rung_models or {}).items():
             models.setdefault(label, f"{label}: {model}")
     return list(models.values())
 
 
-def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: Analysis,
+def _ladder_view(study_name: str, study_cells: list[ManifestCell], analysis: Analysis,
                  rungs: list[str], manifest: dict[str, Any]) -> dict[str, Any] | None:
     """A ladder study's verdicts in words; per player count its skill curve (each seat's deviation
     from fair against the self-play rungs' strength, `_skill_curve_view`) and a chart of its
@@ -421,13 +422,13 @@ def _ladder_view(study_name: str, study_cells: list[dict[str, Any]], analysis: A
     seats = analysis.ladder_seats[analysis.ladder_seats["study"] == study_name]
     verdicts = analysis.ladder[analysis.ladder["study"] == study_name]
     key = study_name.replace(" ", "-")
-    duels = {cell["index"]: cell for cell in study_cells if len(set(cell["seats"])) > 1}
+    duels = {cell.index: cell for cell in study_cells if len(set(cell.seats)) > 1}
     policies = analysis.policies[analysis.policies["cell"].isin(list(duels))].copy() if len(analysis.policies) else None
     duel_charts = {}
     if policies is not None and len(policies):
-        policies["label"] = [" vs ".join(dict.fromkeys(duels[index]["seats"])) for index in policies["cell"]]
-        policies["fair"] = [1 / duels[index]["players"] for index in policies["cell"]]
-        policies["players"] = [duels[index]["players"] for index in policies["cell"]]
+        policies["label"] = [" vs ".join(dict.fromkeys(duels[index].seats)) for index in policies["cell"]]
+        policies["fair"] = [1 / duels[index].players for index in policies["cell"]]
+        policies["players"] = [duels[index].players for index in policies["cell"]]
         duel_charts = {players: charts.head_to_head_chart(group, f"{players} players: head-to-heads, each policy's "
                                                                  "win rate from fair (the strength scale)")
                        for players, group in policies.groupby("players")}
@@ -470,23 +471,23 @@ def _skill_curve_view(study_name: str, seats: pd.DataFrame, analysis: Analysis, 
             "claims_table": table_view(claims, f"ladder-claims-{key}", LADDER_CLAIM_COLUMNS)}
 
 
-def _study_deviation_limits(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float) -> tuple[float, float] | None:
+def _study_deviation_limits(study_cells: list[ManifestCell], analysis: Analysis, margin: float) -> tuple[float, float] | None:
     """One y-range (points from fair) for every seat chart of a study, so equal deviations look
     equal from cell to cell."""
     if len(analysis.seats) == 0:
         return None
-    players = {cell["index"]: cell["players"] for cell in study_cells if cell["players"] > 1}
+    players = {cell.index: cell.players for cell in study_cells if cell.players > 1}
     seats = analysis.seats[analysis.seats["cell"].isin(list(players))]
     if len(seats) == 0:
         return None
     return charts.deviation_limits(seats, seats["cell"].map(players), margin)
 
 
-def _pending_cell_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any]:
+def _pending_cell_view(cell: ManifestCell, analysis: Analysis) -> dict[str, Any]:
     """A cell without numbers: no finished game yet, or too few to analyse (`analysable`)."""
-    totals = analysis.totals.get(cell["index"])
+    totals = analysis.totals.get(cell.index)
     games, rated = (totals.games, totals.rated_games) if totals is not None else (0, 0)
-    return {"index": cell["index"], "label": cell["label"], "pending": True, "games": games, "rated_games": rated,
+    return {"index": cell.index, "label": cell.label, "pending": True, "games": games, "rated_games": rated,
             "min_games": MIN_GAMES}
 
 
@@ -519,13 +520,13 @@ def crn_text(gain: float) -> str:
     return f"×{gain:.2f}: each game counted as much as {gain:.1f} games on independent deals"
 
 
-def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits, ladders: set[str]) -> dict[str, Any] | None:
-    rows = analysis.of_cell("cells", cell["index"])
+def _cell_view(cell: ManifestCell, analysis: Analysis, margin: float, y_limits, ladders: set[str]) -> dict[str, Any] | None:
+    rows = analysis.of_cell("cells", cell.index)
     if len(rows) == 0:
         return None  # no finished game yet
     row = rows.iloc[0]
-    seats = analysis.of_cell("seats", cell["index"])
-    lengths = analysis.of_cell("lengths", cell["index"])
+    seats = analysis.of_cell("seats", cell.index)
+    lengths = analysis.of_cell("lengths", cell.index)
     length_charts, constant_lengths = [], []
     for measure in dict.fromkeys(lengths["measure"]) if len(lengths) else []:
         subset = lengths[lengths["measure"] == measure]
@@ -533,37 +534,37 @@ def _cell_view(cell: dict[str, Any], analysis: Analysis, margin: float, y_limits
             length_charts.append(charts.length_histogram(subset, measure))
         else:
             constant_lengths.append({"measure": measure.replace("_", " "), "value": int(subset["value"].iloc[0])})
-    policies = analysis.of_cell("policies", cell["index"]) if len(analysis.policies) else None
+    policies = analysis.of_cell("policies", cell.index) if len(analysis.policies) else None
     return {
-        "index": cell["index"],
-        "label": cell["label"],
+        "index": cell.index,
+        "label": cell.label,
         "row": row,
         "significance_note": _significance_note(row, margin),
-        "seats_chart": charts.seat_deviations(seats, cell["players"], margin, y_limits) if cell["players"] > 1 else None,
-        "seats_table": table_view(seats, f"seats-cell-{cell['index']}", SEAT_COLUMNS),
+        "seats_chart": charts.seat_deviations(seats, cell.players, margin, y_limits) if cell.players > 1 else None,
+        "seats_table": table_view(seats, f"seats-cell-{cell.index}", SEAT_COLUMNS),
         "measures_table": table_view(
-            analysis.of_cell("measures", cell["index"]) if len(analysis.measures) else None,
-            f"measures-cell-{cell['index']}", MEASURE_COLUMNS,
+            analysis.of_cell("measures", cell.index) if len(analysis.measures) else None,
+            f"measures-cell-{cell.index}", MEASURE_COLUMNS,
         ),
         "policies_table": (
-            table_view(policies, f"policies-cell-{cell['index']}", policy_columns(policies))
+            table_view(policies, f"policies-cell-{cell.index}", policy_columns(policies))
             if policies is not None and len(policies) else None
         ),
         "length_charts": length_charts,
         "constant_lengths": constant_lengths,
         "turn_order": _turn_order_view(cell, analysis),
-        "knobs": json.dumps(cell["params"], indent=2),
+        "knobs": json.dumps(cell.params, indent=2),
         "end_reasons": ", ".join(
             f"{end_reason_text(name[4:])} {_share_text(share)}" for name, share in row.items()
             if name.startswith("end:") and share > 0
         ),
         "crn_text": crn_text(float(row["crn_gain"])),
-        "statistics": table_view(statistics_rows(row, len(analysis.cells)), f"stats-cell-{cell['index']}",
+        "statistics": table_view(statistics_rows(row, len(analysis.cells)), f"stats-cell-{cell.index}",
                                  STATISTICS_COLUMNS),
-        "score_meaning": cell.get("score_meaning", SCORE_NOT_CARRIED),
+        "score_meaning": cell.score_meaning,
         **_verdict_view(cell, row, ladders),
-        "seating": cell["seats"],
-        "rotate": cell["rotate"],
+        "seating": cell.seats,
+        "rotate": cell.rotate,
         "games": int(row["games"]),
     }
 
@@ -584,16 +585,16 @@ TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoo
                       "(turns per seat, last mover, ender); play the experiment into a new folder to see them.")
 
 
-def _turn_order_view(cell: dict[str, Any], analysis: Analysis) -> dict[str, Any] | None:
+def _turn_order_view(cell: ManifestCell, analysis: Analysis) -> dict[str, Any] | None:
     """The turn-order section of a seat-bias cell: its lead sentence and table
     (analysis.turn_order), or the note that the run predates them."""
-    if cell["index"] not in analysis.turn_order:
+    if cell.index not in analysis.turn_order:
         return None  # a solo cell
-    turn_order = analysis.turn_order[cell["index"]]
+    turn_order = analysis.turn_order[cell.index]
     if turn_order is None:
         return {"sentence": TURN_ORDER_MISSING, "table": None, "finding": None}
-    return {"sentence": lead_sentence(turn_order, cell["players"]), "finding": turn_order_finding(turn_order),
-            "table": table_view(turn_order.seats, f"turn-order-cell-{cell['index']}", TURN_ORDER_COLUMNS)}
+    return {"sentence": lead_sentence(turn_order, cell.players), "finding": turn_order_finding(turn_order),
+            "table": table_view(turn_order.seats, f"turn-order-cell-{cell.index}", TURN_ORDER_COLUMNS)}
 
 
 def turn_order_finding(turn_order) -> str:
@@ -659,31 +660,31 @@ def _share_text(share: float) -> str:
 MAX_SWEEP_CHART_CELLS = 200
 
 
-def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin: float, key: str) -> list[dict[str, str]]:
+def _sweep_charts(study_cells: list[ManifestCell], analysis: Analysis, margin: float, key: str) -> list[dict[str, str]]:
     """For a sweep or a list of cases: the seat x cell heatmap of signed points from fair, then
     one chart per knob that takes more than one value on one scale (balance and game length
     against it), each as {id, title, svg} (`key` the study's anchor). Cases may set different
     knobs: a knob a case leaves out takes the value that case plays (the study's rule or the
     default)."""
-    knobs = list(dict.fromkeys(knob for cell in study_cells for knob in cell["sweep_values"]))
+    knobs = list(dict.fromkeys(knob for cell in study_cells for knob in cell.sweep_values))
     if len(study_cells) < 2 or not knobs or len(analysis.cells) == 0:
         return []
-    indices = [cell["index"] for cell in study_cells]
+    indices = [cell.index for cell in study_cells]
     cells = analysis.cells[analysis.cells["cell"].isin(indices) & (analysis.cells["players"] > 1)].copy()
     if not 2 <= len(cells) <= MAX_SWEEP_CHART_CELLS:
         return []
-    played = {cell["index"]: knob_values(cell, knobs) for cell in study_cells}
+    played = {cell.index: knob_values(cell, knobs) for cell in study_cells}
     for knob in knobs:
         cells[f"sweep:{knob}"] = [played[index][knob] for index in cells["cell"]]
-    by_label = {cell["index"]: cell["label"] for cell in study_cells}
-    if any(cell["sweep_values"].keys() != study_cells[0]["sweep_values"].keys() for cell in study_cells):
+    by_label = {cell.index: cell.label for cell in study_cells}
+    if any(cell.sweep_values.keys() != study_cells[0].sweep_values.keys() for cell in study_cells):
         # cases with different knob sets: each column is named by what its case sets
         columns = [by_label[index].split(" · ", 1)[-1].replace(", ", "\n") for index in cells["cell"]]
         x_label = "case"
     else:
         columns = ["\n".join(_value_text(played[index][knob]) for knob in knobs) for index in cells["cell"]]
         x_label = " / ".join(knobs)
-    title = f"{study_cells[0]['study']}: points from fair by seat and {' × '.join(knobs)}"
+    title = f"{study_cells[0].study}: points from fair by seat and {' × '.join(knobs)}"
     views = [{"id": f"{key}-heatmap", "title": f"heatmap: points from fair by seat and {' × '.join(knobs)}",
               "svg": charts.seat_heatmap(cells, analysis.seats, columns, x_label, title)}]
     for knob in knobs:
@@ -694,14 +695,14 @@ def _sweep_charts(study_cells: list[dict[str, Any]], analysis: Analysis, margin:
     return views
 
 
-def knob_values(cell: dict[str, Any], knobs: list[str]) -> dict[str, Any]:
+def knob_values(cell: ManifestCell, knobs: list[str]) -> dict[str, Any]:
     """The value each knob (a dotted name) has in the games of a cell: the cell's rules as played
     (presets, defaults and `auto` resolved), for a pseudo-knob such as a tournament's seating its
     sweep value (a table cell's text for lists and groups)."""
-    rules = flatten_dotted(played(cell))
+    rules = flatten_dotted(cell.rules)
     values = {}
     for knob in knobs:
-        value = rules[knob] if knob in rules else cell["sweep_values"].get(knob)
+        value = rules[knob] if knob in rules else cell.sweep_values.get(knob)
         values[knob] = json.dumps(value) if isinstance(value, (list, dict)) else value
     return values
 
@@ -721,11 +722,6 @@ def _one_scale(values: pd.Series) -> bool:
 # A cell's study with more cells than this lists them collapsed (a ladder's or an explain study's
 # dozens), and the answer's table of cells is collapsed too: the page as first shown stays short.
 CELLS_SHOWN = 12
-
-# What the seat table's mean score counts for a run written before the manifest carried the
-# game's own words (Game.score_meaning).
-SCORE_NOT_CARRIED = "the game's final score"
-
 
 def statistics_rows(row: pd.Series, cells: int) -> pd.DataFrame:
     """A cell's statistics panel, one row per figure: the term (its glossary entry's anchor),

@@ -39,9 +39,10 @@ from simulator.analysis.gameplay import cell_gameplay, cell_games, compare_gamep
 from simulator.analysis.tables import analyze_run
 from simulator.config import Experiment
 from simulator.errors import ZoosimError
+from simulator.manifest_cell import ManifestCell
 from simulator.report import charts
 from simulator.report.build import experiment_settings, flat_differences, players_text, table_view
-from simulator.report.matching import match_cells, played
+from simulator.report.matching import match_cells
 from simulator.rundir import read_manifest, write_text_atomic
 
 SEAT_COLUMNS = [
@@ -109,17 +110,17 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     margin = float(manifest_b["experiment"].get("margin_points", 1.0))
     seats_of_pair = {label: rows for label, rows in seats.groupby("label", sort=False)}  # one pass, not one per pair
     cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b, seats_of_pair, margin) for cell_a, cell_b in pairs])
-    paired_a = {cell_a["index"] for cell_a, _ in pairs}
-    paired_b = {cell_b["index"] for _, cell_b in pairs}
+    paired_a = {cell_a.index for cell_a, _ in pairs}
+    paired_b = {cell_b.index for _, cell_b in pairs}
     return Comparison(
         seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs),
-        only_a=[cell["label"] for cell in finished_a if cell["index"] not in paired_a],
-        only_b=[cell["label"] for cell in finished_b if cell["index"] not in paired_b],
+        only_a=[cell.label for cell in finished_a if cell.index not in paired_a],
+        only_b=[cell.label for cell in finished_b if cell.index not in paired_b],
         gameplay=_gameplay_changes(run_a, run_b, pairs),
     )
 
 
-def _gameplay_changes(run_a: Path, run_b: Path, pairs: list[tuple[dict, dict]]) -> pd.DataFrame:
+def _gameplay_changes(run_a: Path, run_b: Path, pairs: list[tuple[ManifestCell, ManifestCell]]) -> pd.DataFrame:
     """The change B - A of every gameplay figure of every matched cell (compare_gameplay)."""
     frames = []
     for cell_a, cell_b in pairs:
@@ -132,22 +133,22 @@ def _gameplay_changes(run_a: Path, run_b: Path, pairs: list[tuple[dict, dict]]) 
     return changes
 
 
-def _finished_cells(manifest: dict[str, Any], analysis) -> list[dict[str, Any]]:
+def _finished_cells(manifest: dict[str, Any], analysis) -> list[ManifestCell]:
     """Manifest cells with finished games and more than one seat (a solo cell has no seats to
     compare)."""
     done = set(analysis.cells["cell"]) if len(analysis.cells) else set()
-    return [cell for cell in manifest["cells"] if cell["index"] in done and cell["players"] > 1]
+    return [cell for cell in manifest["cells"] if cell.index in done and cell.players > 1]
 
 
-def _pair_label(cell_a: dict[str, Any], cell_b: dict[str, Any]) -> str:
-    return cell_a["label"] if cell_a["label"] == cell_b["label"] else f"{cell_a['label']} → {cell_b['label']}"
+def _pair_label(cell_a: ManifestCell, cell_b: ManifestCell) -> str:
+    return cell_a.label if cell_a.label == cell_b.label else f"{cell_a.label} → {cell_b.label}"
 
 
-def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
+def _seat_changes(pairs: list[tuple[ManifestCell, ManifestCell]], a, b) -> pd.DataFrame:
     frames = []
     for cell_a, cell_b in pairs:
-        seats_a = a.of_cell("seats", cell_a["index"]).reset_index(drop=True)
-        seats_b = b.of_cell("seats", cell_b["index"]).reset_index(drop=True)
+        seats_a = a.of_cell("seats", cell_a.index).reset_index(drop=True)
+        seats_b = b.of_cell("seats", cell_b.index).reset_index(drop=True)
         frames.append(pd.DataFrame({
             "label": _pair_label(cell_a, cell_b), "seat": seats_a["seat"],
             # effective games (the deal as the unit): what the intervals' widths stand on
@@ -166,14 +167,14 @@ def _seat_changes(pairs: list[tuple[dict, dict]], a, b) -> pd.DataFrame:
     return seats
 
 
-def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats_of_pair: dict[str, pd.DataFrame],
+def _cell_change(cell_a: ManifestCell, cell_b: ManifestCell, a, b, seats_of_pair: dict[str, pd.DataFrame],
                  margin: float) -> dict[str, Any]:
-    row_a = a.of_cell("cells", cell_a["index"]).iloc[0]
-    row_b = b.of_cell("cells", cell_b["index"]).iloc[0]
-    rates_a = a.of_cell("seats", cell_a["index"])["win_rate"].to_numpy()
-    rates_b = b.of_cell("seats", cell_b["index"])["win_rate"].to_numpy()
-    games_a = int(a.totals[cell_a["index"]].rated_games)
-    games_b = int(b.totals[cell_b["index"]].rated_games)
+    row_a = a.of_cell("cells", cell_a.index).iloc[0]
+    row_b = b.of_cell("cells", cell_b.index).iloc[0]
+    rates_a = a.of_cell("seats", cell_a.index)["win_rate"].to_numpy()
+    rates_b = b.of_cell("seats", cell_b.index)["win_rate"].to_numpy()
+    games_a = int(a.totals[cell_a.index].rated_games)
+    games_b = int(b.totals[cell_b.index].rated_games)
     low, high = stats.max_deviation_change_interval(
         rates_a, _effective_games(a, cell_a), rates_b, _effective_games(b, cell_b))
     change = float(row_b["max_deviation_points"] - row_a["max_deviation_points"])
@@ -184,7 +185,7 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats_of_
         "label": label,
         "games_a": int(row_a["games"]), "games_b": int(row_b["games"]),
         "verdict_a": row_a["verdict"], "verdict_b": row_b["verdict"],
-        "players_a": players_text(cell_a["seats"]), "players_b": players_text(cell_b["seats"]),
+        "players_a": players_text(cell_a.seats), "players_b": players_text(cell_b.seats),
         "deviation_a": float(row_a["max_signed_deviation_points"]),
         "deviation_b": float(row_b["max_signed_deviation_points"]),
         "seat_a": int(row_a["most_deviant_seat"]), "seat_b": int(row_b["most_deviant_seat"]),
@@ -195,7 +196,7 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats_of_
         "margin": margin,
         "size_change": change, "size_change_low": low, "size_change_high": high,
         # same seed entropy and games: B replays exactly A's games of this cell (plan.py, seeds)
-        "same_games": cell_a["seed_entropy"] == cell_b["seed_entropy"] and games_a == games_b,
+        "same_games": cell_a.seed_entropy == cell_b.seed_entropy and games_a == games_b,
         "games_to_tell_change": stats.games_to_exclude_zero(change, low, high, min(games_a, games_b)),
         "games_to_decide_b": float(row_b["games_to_decide"]),
         "mean_turns_a": float(row_a["mean_turns"]), "mean_turns_b": float(row_b["mean_turns"]),
@@ -204,9 +205,9 @@ def _cell_change(cell_a: dict[str, Any], cell_b: dict[str, Any], a, b, seats_of_
     return row
 
 
-def _effective_games(analysis, cell: dict[str, Any]) -> int:
+def _effective_games(analysis, cell: ManifestCell) -> int:
     """A cell's games counted with its largest seat design effect (the deal as the unit)."""
-    seats = analysis.of_cell("seats", cell["index"])
+    seats = analysis.of_cell("seats", cell.index)
     return max(1, int(seats["games"].iloc[0] / seats["design_effect"].max()))
 
 
@@ -284,16 +285,16 @@ def change_sentence(row: dict[str, Any]) -> str:
     return sentence
 
 
-def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: list[tuple[dict, dict]]) -> list[str]:
+def _differences(manifest_a: dict[str, Any], manifest_b: dict[str, Any], pairs: list[tuple[ManifestCell, ManifestCell]]) -> list[str]:
     """Settings that differ (without the studies, whose knobs are compared cell by cell), then the
     knob and seating differences of matched cells; a difference every pair shares is said once."""
     settings = (experiment_settings(manifest["experiment"]) for manifest in (manifest_a, manifest_b))
     lines = [f"setting {line}" for line in flat_differences(*settings)]
     cells_by_difference: dict[str, list[str]] = {}
     for cell_a, cell_b in pairs:
-        found = flat_differences(played(cell_a), played(cell_b))
-        if cell_a["seats"] != cell_b["seats"]:
-            found.append(f"seating: {', '.join(cell_a['seats'])} → {', '.join(cell_b['seats'])}")
+        found = flat_differences(cell_a.rules, cell_b.rules)
+        if cell_a.seats != cell_b.seats:
+            found.append(f"seating: {', '.join(cell_a.seats)} → {', '.join(cell_b.seats)}")
         for line in found:
             cells_by_difference.setdefault(line, []).append(_pair_label(cell_a, cell_b))
     for line, labels in cells_by_difference.items():

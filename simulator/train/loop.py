@@ -360,7 +360,7 @@ def head_to_head_shares(run_dir: Path, opponents: dict[str, str]) -> dict[str, d
 
     manifest = read_manifest(run_dir, Experiment)
     analysis = analyze_run(run_dir, manifest)
-    study_of = {cell["index"]: cell["study"] for cell in manifest["cells"]}
+    study_of = {cell.index: cell.study for cell in manifest["cells"]}
     measured = {}
     for _, row in analysis.policies[analysis.policies["slot"] == 0].iterrows():
         name = study_of[int(row["cell"])]

@@ -438,7 +438,7 @@ def _measure(run_dir: Path, experiment: TuneExperiment) -> dict[str, dict[int, d
 
     manifest = read_manifest(run_dir, Experiment)
     analysis = analyze_run(run_dir, manifest)
-    study_of = {cell["index"]: cell["study"] for cell in manifest["cells"]}
+    study_of = {cell.index: cell.study for cell in manifest["cells"]}
     measured: dict[str, dict[int, dict[str, float]]] = {}
     for _, row in analysis.cells.iterrows():
         seats = analysis.seats[analysis.seats["cell"] == row["cell"]]

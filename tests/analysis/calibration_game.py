@@ -26,6 +26,7 @@ from scipy import optimize
 from simulator.analysis import stats
 from simulator.analysis.summary import precision_games_needed, summarize_columns
 from simulator.analysis.tables import cell_balance
+from simulator.manifest_cell import ManifestCell
 
 REGIMES = ("none", "hand", "seat")
 # Hoeffding's lemma: a variable in [0, 1] is sub-Gaussian with variance proxy 1/4.
@@ -86,7 +87,7 @@ def cell_result(rng, shares, deals: int, regime: str, margin: float = 1.0, confi
     """(seat rows, balance columns) of one simulated cell, as the report computes them."""
     n = len(shares)
     totals = summarize_columns(play_records(rng, shares, deals, regime), n, mixed=False, games_per_deal=n)
-    cell = {"index": 0, "label": "calibration", "players": n, "rotate": True, "seats": ["p"] * n}
+    cell = ManifestCell.model_construct(index=0, label="calibration", players=n, rotate=True, seats=["p"] * n)
     return cell_balance(cell, totals, margin, confidence)
 
 

@@ -16,6 +16,7 @@ from calibration_game import REGIMES, hoeffding_sequence_games, hoeffding_sequen
 
 from simulator.analysis.stats import bonferroni_confidence, two_sided_z, wilson_interval
 from simulator.analysis.summary import precision_halfwidth
+from simulator.manifest_cell import ManifestCell
 
 FAIR = [0.25] * 4
 MONTE_CARLO_SLACK = 2.5  # standard errors of a Monte Carlo proportion allowed above a level
@@ -112,7 +113,7 @@ def test_a_summary_without_the_per_deal_score_moments_still_reads_and_hides_only
 
     totals = summarize_columns(play_records(np.random.default_rng(9), FAIR, 200, "seat"), 4, mixed=False, games_per_deal=4)
     old = {key: value for key, value in totals.to_json().items() if key not in LATER_SEAT_FIELDS}
-    cell = {"index": 0, "label": "old", "players": 4, "rotate": True, "seats": ["p"] * 4}
+    cell = ManifestCell.model_construct(index=0, label="old", players=4, rotate=True, seats=["p"] * 4)
     seats, balance = cell_balance(cell, CellTotals.from_json(old), 1.0, 0.95)
     fresh, _ = cell_balance(cell, totals, 1.0, 0.95)
     assert seats["score_low"].isna().all() and seats["margin_high"].isna().all()
@@ -129,7 +130,7 @@ def test_policy_win_rate_intervals_cover_with_the_deal_as_the_unit(regime):
     from simulator.analysis.tables import _policy_rows
 
     rng = np.random.default_rng(10)
-    cell = {"index": 0, "label": "mixed", "players": 4, "rotate": True, "seats": ["a", "b", "c", "d"]}
+    cell = ManifestCell.model_construct(index=0, label="mixed", players=4, rotate=True, seats=["a", "b", "c", "d"])
     covered = []
     for _ in range(150):
         shares = np.array([0.30, 0.25, 0.25, 0.20])  # the seats' shares; every slot sits everywhere
@@ -150,8 +151,8 @@ def test_game_length_score_and_seat_measure_intervals_cover_with_the_deal_as_the
     from simulator.analysis.tables import _measure_rows, _seat_rows, length_mean_columns
 
     rng = np.random.default_rng(11)
-    cell = {"index": 0, "label": "lengths", "players": 4, "rotate": True, "seats": ["p"] * 4,
-            "seat_measures": [["score", "score"]]}
+    cell = ManifestCell.model_construct(index=0, label="lengths", players=4, rotate=True, seats=["p"] * 4,
+                                        seat_measures=[["score", "score"]])
     true_scores = expected_scores(FAIR)
     turns, scores, measures = [], [], []
     for _ in range(200):

@@ -125,14 +125,14 @@ def test_a_climb_is_the_same_for_any_jobs_and_resumes_keeping_finished_games(tmp
         assert json.loads((one / path).read_text()) == json.loads((two / path).read_text())
     # interrupted before the last climb's games were played: the resume makes the same decisions,
     # keeps every finished chunk and plays only the missing cells
-    last = [cell for cell in manifest["cells"] if "thinker(budget=8)" in cell["seats"]]
+    last = [cell for cell in manifest["cells"] if "thinker(budget=8)" in cell.seats]
     kept = {path: path.stat().st_mtime_ns for path in one.glob("logs/cell=*/*.parquet")
-            if path.parent not in {cell_dir(one, cell["index"]) for cell in last}}
+            if path.parent not in {cell_dir(one, cell.index) for cell in last}}
     for cell in last:
-        shutil.rmtree(cell_dir(one, cell["index"]))
+        shutil.rmtree(cell_dir(one, cell.index))
     summary = run_experiment(build_plan(parse_experiment(document)), one, "name: climb\n", jobs=1, progress=False,
                              resume=True)
-    assert summary.games_played == sum(cell["games"] for cell in last)
+    assert summary.games_played == sum(cell.games for cell in last)
     assert read_manifest(one) == manifest
     assert {path: path.stat().st_mtime_ns for path in kept} == kept
 

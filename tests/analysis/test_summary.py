@@ -59,13 +59,13 @@ def test_summaries_agree_with_a_direct_computation_over_all_logs(run_dir):
     """Independent of summary.py: pandas over every chunk of every cell at once."""
     manifest = read_manifest(run_dir)
     for cell in manifest["cells"]:
-        n = cell["players"]
-        paths = sorted((run_dir / "logs" / f"cell={cell['index']:04d}").glob("*.parquet"))
+        n = cell.players
+        paths = sorted((run_dir / "logs" / f"cell={cell.index:04d}").glob("*.parquet"))
         games = pd.concat([pq.read_table(path).to_pandas() for path in paths], ignore_index=True)
         totals = summarize_cell(run_dir, cell)
         wins = games[[f"win_{s}" for s in range(n)]].to_numpy().astype(float)
         shares = wins / np.maximum(wins.sum(axis=1, keepdims=True), 1)
-        assert totals.games == len(games) == cell["games"]
+        assert totals.games == len(games) == cell.games
         assert np.allclose(totals.share_sum, shares.sum(axis=0))
         assert np.array_equal(totals.column_sums["score"], games[[f"score_{s}" for s in range(n)]].sum().to_numpy())
         assert np.array_equal(totals.histogram("turns"), np.bincount(games["turns"]))
@@ -73,7 +73,7 @@ def test_summaries_agree_with_a_direct_computation_over_all_logs(run_dir):
         for column in [c for c in games.columns if c.endswith("_0") and not c.startswith(("slot", "win", "score"))]:
             base = column[:-2]  # every per-seat column a game records is summed, per seat
             assert np.array_equal(totals.column_sums[base], games[[f"{base}_{s}" for s in range(n)]].sum().to_numpy())
-        if len(set(cell["seats"])) > 1:
+        if len(set(cell.seats)) > 1:
             ranks = games[[f"rank_{s}" for s in range(n)]].to_numpy()
             slots = games[[f"slot_{s}" for s in range(n)]].to_numpy()
             assert np.isclose(totals.slot_pairwise_wins.sum(axis=0)[0, 1], placements_above(ranks, slots, 0, 1))
@@ -88,16 +88,16 @@ def test_seat_measures_per_seat_agree_with_pandas_over_the_logs_and_the_report_s
     path, analysis = build_report(run_dir)
     page = path.read_text()
     for cell in manifest["cells"]:
-        n, declared = cell["players"], get_game(cell["game"]).seat_measures
-        assert cell["seat_measures"] == [list(pair) for pair in declared.items()] and declared
-        paths = sorted((run_dir / "logs" / f"cell={cell['index']:04d}").glob("*.parquet"))
+        n, declared = cell.players, get_game(cell.game).seat_measures
+        assert cell.seat_measures == [list(pair) for pair in declared.items()] and declared
+        paths = sorted((run_dir / "logs" / f"cell={cell.index:04d}").glob("*.parquet"))
         games = pd.concat([pq.read_table(path).to_pandas() for path in paths], ignore_index=True)
-        rows = analysis.measures[analysis.measures["cell"] == cell["index"]]
+        rows = analysis.measures[analysis.measures["cell"] == cell.index]
         assert rows["measure"].tolist() == [name for name in declared.values() for _ in range(n)]
         values = games[[f"{column}_{s}" for column in declared for s in range(n)]].astype(float)
         deal_means = values.groupby(games["deal"]).mean()
         deals = len(deal_means)
-        assert deals == (len(games) // n if cell["rotate"] else len(games))
+        assert deals == (len(games) // n if cell.rotate else len(games))
         mean, game_var = values.mean().to_numpy(), values.var(ddof=1).to_numpy()
         deal_var = deal_means.var(ddof=1).to_numpy()
         effect = np.maximum(np.where(game_var > 0, (deal_var / deals) / (game_var / len(games)), 1.0), DESIGN_EFFECT_FLOOR)
@@ -105,11 +105,11 @@ def test_seat_measures_per_seat_agree_with_pandas_over_the_logs_and_the_report_s
         assert np.allclose(rows["mean"], mean, rtol=1e-12)
         assert np.allclose(rows["ci_low"], mean - half, rtol=1e-9, atol=1e-12)
         assert np.allclose(rows["ci_high"], mean + half, rtol=1e-9, atol=1e-12)
-        table = re.search(rf'<table class="data" id="measures-cell-{cell["index"]}">(.*?)</table>', page, re.S).group(1)
+        table = re.search(rf'<table class="data" id="measures-cell-{cell.index}">(.*?)</table>', page, re.S).group(1)
         shown = [re.findall(r'data-value="([^"]*)"', row) for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])]
         assert [row[0] for row in shown] == rows["measure"].tolist()
         assert np.array_equal(np.array([row[2:5] for row in shown], dtype=float), rows[["mean", "ci_low", "ci_high"]])
-        assert f'download="measures-cell-{cell["index"]}.csv"' in page
+        assert f'download="measures-cell-{cell.index}.csv"' in page
 
 
 def placements_above(ranks, slots, first, second):

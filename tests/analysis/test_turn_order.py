@@ -89,7 +89,7 @@ def test_a_report_reads_no_logs_for_them(run, monkeypatch):
 
     monkeypatch.setattr(pq, "read_table", no_logs)
     analysis = analyze_run(run_dir, read_manifest(run_dir))
-    assert analysis.turn_order[cell["index"]].games == 600
+    assert analysis.turn_order[cell.index].games == 600
 
 
 def test_a_run_without_the_facts_has_no_turn_order(run, tmp_path):

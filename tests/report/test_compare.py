@@ -8,6 +8,7 @@ import numpy as np
 from click.testing import CliRunner
 
 from simulator.cli import main
+from simulator.manifest_cell import ManifestCell
 from simulator.report.compare import change_sentence, compare_runs, render_comparison
 from simulator.report.matching import match_cells
 
@@ -63,15 +64,16 @@ def test_cells_are_matched_by_what_they_play_not_by_position(tmp_path, write_exp
     assert comparison.cells["games_a"].tolist() == comparison.cells["games_b"].tolist() == [600, 600]
 
 
-def _cell(index, label, seats, params, game="coin", players=2, sweep=None):
-    return {"index": index, "label": label, "seats": seats, "params": params, "game": game,
-            "players": players, "sweep_values": sweep or {}}
+def _cell(index, label, seats, params, game="coin", players=2, sweep=None, played_rules=None):
+    """A manifest cell with what matching reads (unvalidated: the rest is not needed)."""
+    return ManifestCell.model_construct(index=index, label=label, seats=seats, params=params, game=game,
+                                        players=players, sweep_values=sweep or {}, played_rules=played_rules)
 
 
 def test_matching_prefers_the_same_seating_and_label_and_skips_other_games():
     a = [_cell(0, "x", ["fair"], {"b": 0}), _cell(1, "y", ["lucky"], {"b": 0}), _cell(2, "z", ["fair"], {}, game="nyz")]
     b = [_cell(0, "y", ["lucky"], {"b": 1}), _cell(1, "x", ["fair"], {"b": 1}), _cell(2, "w", ["fair"], {}, players=3)]
-    pairs = [(left["index"], right["index"]) for left, right in match_cells(a, b)]
+    pairs = [(left.index, right.index) for left, right in match_cells(a, b)]
     assert pairs == [(0, 1), (1, 0)]
 
 
@@ -81,7 +83,7 @@ def test_matching_pairs_the_closest_rules_first_whatever_the_order():
     a = [_cell(index, f"s · hand={hand}", ["fair"], {"hand": hand}, sweep={"hand": hand})
          for index, hand in enumerate((5, 6, 7))]
     b = [_cell(0, "t · hand=7, other=1", ["fair"], {"hand": 7}, sweep={"hand": 7, "other": 1})]
-    assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(2, 0)]
+    assert [(left.index, right.index) for left, right in match_cells(a, b)] == [(2, 0)]
 
 
 
@@ -93,21 +95,21 @@ def _pairwise_matching(cells_a, cells_b):
     candidates = []
     for cell_a in cells_a:
         for cell_b in cells_b:
-            if cell_b["game"] != cell_a["game"] or cell_b["players"] != cell_a["players"]:
+            if cell_b.game != cell_a.game or cell_b.players != cell_a.players:
                 continue
-            same_seats = cell_b["seats"] == cell_a["seats"]
-            if not same_seats and cell_b["label"] != cell_a["label"]:
+            same_seats = cell_b.seats == cell_a.seats
+            if not same_seats and cell_b.label != cell_a.label:
                 continue
-            flat_a, flat_b = flatten_dotted(cell_a["params"]), flatten_dotted(cell_b["params"])
+            flat_a, flat_b = flatten_dotted(cell_a.params), flatten_dotted(cell_b.params)
             differences = sum(flat_a.get(key) != flat_b.get(key) for key in flat_a.keys() | flat_b.keys())
-            candidates.append(((not same_seats, differences, cell_b["label"] != cell_a["label"],
-                                cell_a["index"], cell_b["index"]), cell_a, cell_b))
+            candidates.append(((not same_seats, differences, cell_b.label != cell_a.label,
+                                cell_a.index, cell_b.index), cell_a, cell_b))
     taken_a, taken_b, pairs = set(), set(), []
     for _, cell_a, cell_b in sorted(candidates, key=lambda candidate: candidate[0]):
-        if cell_a["index"] not in taken_a and cell_b["index"] not in taken_b:
-            taken_a.add(cell_a["index"])
-            taken_b.add(cell_b["index"])
-            pairs.append((cell_a["index"], cell_b["index"]))
+        if cell_a.index not in taken_a and cell_b.index not in taken_b:
+            taken_a.add(cell_a.index)
+            taken_b.add(cell_b.index)
+            pairs.append((cell_a.index, cell_b.index))
     return sorted(pairs)
 
 
@@ -123,7 +125,7 @@ def test_matching_agrees_with_the_pairwise_definition_and_any_pair_with_it():
                           {"hand": draw.choice([5, 6]), "deck": {"size": draw.choice([50, 56])}},
                           players=draw.choice([2, 2, 3])) for index in range(count)]
         a, b = cells(draw.randint(0, 6)), cells(draw.randint(0, 6))
-        pairs = [(left["index"], right["index"]) for left, right in match_cells(a, b)]
+        pairs = [(left.index, right.index) for left, right in match_cells(a, b)]
         assert pairs == _pairwise_matching(a, b)
         assert any_pair(a, b) == bool(pairs)
 
@@ -261,10 +263,10 @@ def test_rules_written_as_auto_match_the_rules_it_resolves_to():
     spelled = katz.make_params({"players": 4, "grid.rows": auto.grid_rows})
     assert auto.model_dump(mode="json") != spelled.model_dump(mode="json")
     assert played_rules(auto) == played_rules(spelled)
-    a = [{**_cell(0, "auto", ["greedy"], auto.model_dump(mode="json"), game="katz", players=4),
-          "played_rules": played_rules(auto)}]
-    b = [{**_cell(0, "rows", ["greedy"], spelled.model_dump(mode="json"), game="katz", players=4),
-          "played_rules": played_rules(spelled)},
-         {**_cell(1, "rows+1", ["greedy"], {}, game="katz", players=4),
-          "played_rules": {**played_rules(spelled), "grid": {**played_rules(spelled)["grid"], "rows": auto.grid_rows + 1}}}]
-    assert [(left["index"], right["index"]) for left, right in match_cells(a, b)] == [(0, 0)]
+    a = [_cell(0, "auto", ["greedy"], auto.model_dump(mode="json"), game="katz", players=4,
+               played_rules=played_rules(auto))]
+    b = [_cell(0, "rows", ["greedy"], spelled.model_dump(mode="json"), game="katz", players=4,
+               played_rules=played_rules(spelled)),
+         _cell(1, "rows+1", ["greedy"], {}, game="katz", players=4,
+               played_rules={**played_rules(spelled), "grid": {**played_rules(spelled)["grid"], "rows": auto.grid_rows + 1}})]
+    assert [(left.index, right.index) for left, right in match_cells(a, b)] == [(0, 0)]

@@ -27,7 +27,7 @@ def test_precision_mode_stops_once_the_shown_intervals_meet_the_target(tmp_path)
     summary = run_experiment(plan, tmp_path, "", jobs=1, progress=False)
     cell = read_manifest(tmp_path)["cells"][0]
     totals = summarize_cell(tmp_path, cell)
-    assert totals.games == cell["games"] == summary.games_played
+    assert totals.games == cell.games == summary.games_played
     row = analyze_run(tmp_path, read_manifest(tmp_path)).cells.iloc[0]
     seats = analyze_run(tmp_path, read_manifest(tmp_path)).seats
     shown = float(((seats["sim_high"] - seats["sim_low"]) / 2).max())
@@ -40,7 +40,7 @@ def test_precision_mode_stops_once_the_shown_intervals_meet_the_target(tmp_path)
 def test_precision_mode_respects_its_cap(tmp_path):
     plan = precision_plan(0.001, 3000)
     run_experiment(plan, tmp_path, "", jobs=1, progress=False)
-    assert read_manifest(tmp_path)["cells"][0]["games"] == 3000
+    assert read_manifest(tmp_path)["cells"][0].games == 3000
 
 
 def test_precision_runs_are_deterministic(tmp_path):

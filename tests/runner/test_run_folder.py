@@ -386,8 +386,8 @@ def test_pandas_reads_the_logs_folder_as_a_dataset_partitioned_by_cell(full_run)
 
     games = pd.read_parquet(full_run / "logs")  # pyarrow dataset discovery: sidecars are skipped
     manifest = read_manifest(full_run)
-    assert len(games) == sum(cell["games"] for cell in manifest["cells"])
-    assert sorted(games["cell"].astype(int).unique()) == [cell["index"] for cell in manifest["cells"]]
+    assert len(games) == sum(cell.games for cell in manifest["cells"])
+    assert sorted(games["cell"].astype(int).unique()) == [cell.index for cell in manifest["cells"]]
     assert {"score_0", "score_1", "turns"} <= set(games.columns)
 
 
@@ -432,9 +432,9 @@ def test_chunks_of_a_larger_round_of_the_same_cell_are_kept_when_a_smaller_round
     run(out)
     manifest = read_manifest(out)
     cell = manifest["cells"][0]
-    assert cell["chunks"] == 4
+    assert cell.chunks == 4
     digests = log_digests(out)
-    smaller = {**cell, "games": cell["games"] // 2, "deals": cell["deals"] // 2, "chunks": 2}
+    smaller = cell.model_copy(update={"games": cell.games // 2, "deals": cell.deals // 2, "chunks": 2})
     kept = rundir.verified_chunks(out, smaller, set_aside=True)
     assert sorted(kept) == [0, 1]
     assert not (out / rundir.REJECTED_DIR).exists()

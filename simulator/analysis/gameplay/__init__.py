@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import FIGURES, ROW_COLUMNS, CellGames, Figure, GameplayOptions
+from simulator.manifest_cell import ManifestCell
 from simulator.rundir import chunk_path, verified_chunks
 
 __all__ = ["FIGURES", "ROW_COLUMNS", "CellGames", "Figure", "GameplayOptions", "cell_games", "cell_gameplay",
@@ -48,25 +49,25 @@ def _read_columns(figures: list[Figure], components: Mapping[str, str]) -> tuple
     return game_columns, seat_columns
 
 
-def components_of(cell: Mapping[str, Any]) -> dict[str, str]:
+def components_of(cell: ManifestCell) -> dict[str, str]:
     """The components the cell's game declares (Game.components), as the manifest cell carries
     them; a run written before the manifest carried them has none."""
-    return {column: name for column, name in cell.get("components", [])}
+    return {column: name for column, name in cell.components}
 
 
-def cell_games(run_dir: Path, cell: Mapping[str, Any], figures: list[Figure] | None = None) -> CellGames:
+def cell_games(run_dir: Path, cell: ManifestCell, figures: list[Figure] | None = None) -> CellGames:
     """A cell's verified games with the record columns `figures` (default all) read, and only
     those; a column a chunk lacks (a run recorded before it existed) is left out."""
     import pyarrow.parquet as pq
 
     figures = list(FIGURES.values()) if figures is None else figures
-    players = int(cell["players"])
+    players = int(cell.players)
     components = components_of(cell)
     game_columns, seat_columns = _read_columns(figures, components)
     wanted = ["deal", *sorted(game_columns), *(f"{name}_{seat}" for name in sorted(seat_columns) for seat in range(players))]
     parts: dict[str, list[np.ndarray]] = {}
     for index in verified_chunks(run_dir, cell, set_aside=False):
-        path = chunk_path(run_dir, cell["index"], index)
+        path = chunk_path(run_dir, cell.index, index)
         present = set(pq.read_schema(path).names)  # a chunk of an older run may lack a column
         table = pq.read_table(path, columns=[name for name in wanted if name in present])
         for name in table.column_names:
@@ -76,7 +77,7 @@ def cell_games(run_dir: Path, cell: Mapping[str, Any], figures: list[Figure] | N
     seat = {name: np.stack([joined[f"{name}_{s}"] for s in range(players)], axis=1)
             for name in seat_columns if all(f"{name}_{s}" in joined for s in range(players))}
     game = {name: joined[name] for name in game_columns if name in joined}
-    return CellGames(players, deal, game, seat, tuple(cell.get("end_reasons", ())), components)
+    return CellGames(players, deal, game, seat, tuple(cell.end_reasons), components)
 
 
 def cell_gameplay(games: CellGames, confidence: float = 0.95, options: GameplayOptions | None = None) -> pd.DataFrame:
@@ -103,8 +104,8 @@ def run_gameplay(run_dir: Path, manifest: Mapping[str, Any], confidence: float =
         if games.games == 0:
             continue
         rows = cell_gameplay(games, confidence, options)
-        rows.insert(0, "label", cell["label"])
-        rows.insert(0, "cell", cell["index"])
+        rows.insert(0, "label", cell.label)
+        rows.insert(0, "cell", cell.index)
         frames.append(rows)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=["cell", "label", *ROW_COLUMNS])
 
