@@ -52,6 +52,9 @@ class ManifestCell(pydantic.BaseModel):
     chunk_deals: int = pydantic.Field(ge=1)
     params: dict[str, Any]  # the rules as the params model dumps them
     seed_entropy: list[int]  # (experiment seed, cell key): plan.deal_seeds
+    # the deals whose games are replayed round by round for the trajectory figures (the first
+    # ones; 0: none, and for a manifest written before the setting existed)
+    trajectory_deals: int = pydantic.Field(default=0, ge=0)
     end_reasons: list[str]  # Game.end_reasons: the `end_reason` codes' names
     # game-length measures: turns and rounds, plus the game's own (a per-seat one is shown as its
     # total over the seats)

@@ -29,7 +29,10 @@ from typing import Any
 import numpy as np
 import pydantic
 
-from simulator.config import MAX_CELLS, MAX_CHUNKS, Experiment, PrecisionGames, Rung, SeatSpec, Study
+from simulator.config import (
+    AUTO_TRAJECTORY, AUTO_TRAJECTORY_MAX_DEALS, AUTO_TRAJECTORY_MIN_DEALS, AUTO_TRAJECTORY_SHARE_DEALS, MAX_CELLS, MAX_CHUNKS,
+    Experiment, PrecisionGames, Rung, SeatSpec, Study,
+)
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
 from simulator.games import get_game
@@ -61,6 +64,8 @@ class Cell:
     max_deals: int | None  # precision mode: the cap; None for a fixed number of games
     chunk_deals: int
     seed_entropy: tuple[int, int]
+    # deals replayed round by round for the trajectory figures (the cell's first ones; 0: none)
+    trajectory_deals: int = 0
     # An explain study's setting (see `_explain_cells`): {"group": index of the cell's setting as
     # written, "off": names of the mechanisms switched off, "method": ..., "mechanisms": [{"name",
     # "knobs" (dotted knob -> the value that switches it off), "rules" (their rule ids)}]}; None for every other cell.
@@ -128,6 +133,7 @@ class Cell:
             params=self.params.model_dump(mode="json"),
             played_rules=played_rules(self.params),
             seed_entropy=list(self.seed_entropy),
+            trajectory_deals=self.trajectory_deals,
             end_reasons=list(game.end_reasons),
             length_columns=["turns", "rounds"] + [c for c in game.length_columns if c not in ("turns", "rounds")],
             seat_measures=[[column, name] for column, name in game.seat_measures.items()],
@@ -347,7 +353,8 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
                 cells.extend(_explain_cells(cell, study, where, game, file))
         _refuse_repeated_cells(cells[first_cell:], where, file)
     _check_chunk_count(cells, file)
-    dumped = experiment.model_dump(mode="json", exclude={"name", "description"})
+    # the trajectory sample changes no game: a resume with another one replays only the sample
+    dumped = experiment.model_dump(mode="json", exclude={"name", "description", "trajectory_deals"})
     for study in dumped["studies"]:  # keys added later hash, when unset, as before they existed
         for key in ("explain", "climb"):
             if study.get(key) is None:
@@ -744,7 +751,16 @@ def _make_cell(
         max_deals=max_deals,
         chunk_deals=chunk_deals,
         seed_entropy=(experiment.seed, int(json_digest(cell_key, SHORT), 16)),
+        trajectory_deals=trajectory_sample(experiment.trajectory_deals, deals) if game.round_scores is not None else 0,
     )
+
+
+def trajectory_sample(setting: int | str, deals: int) -> int:
+    """The deals of a cell of `deals` replayed round by round under the experiment's
+    `trajectory_deals` (config.AUTO_TRAJECTORY: a share of the cell, within bounds)."""
+    if setting == AUTO_TRAJECTORY:
+        setting = min(max(deals // AUTO_TRAJECTORY_SHARE_DEALS, AUTO_TRAJECTORY_MIN_DEALS), AUTO_TRAJECTORY_MAX_DEALS)
+    return min(int(setting), deals)
 
 
 def _rung_games(seating: list | None) -> int | None:

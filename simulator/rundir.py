@@ -11,6 +11,7 @@
     RUN_DIR/logs/cell=0003/.chunk-000012.*.tmp    temporaries of a write in progress
     RUN_DIR/logs/cell=0003/.chunk-000012.progress games played so far of a chunk in play
     RUN_DIR/rejected/cell=0003/...                chunks that failed verification, set aside
+    RUN_DIR/trajectories/cell=0003.parquet        per-round scores of a sample of deals (`write_trajectories`)
     RUN_DIR/report.html, compare.html
 
 `logs/` is a Parquet dataset that standard tools read as it is (`pd.read_parquet(RUN_DIR / "logs")`,
@@ -206,7 +207,7 @@ def write_text_atomic(path: Path, text: str) -> None:
 def remove_temporaries(run_dir: Path) -> None:
     """Delete half-written files and progress notes left by a killed run."""
     run_dir = Path(run_dir)
-    for pattern in (".*.tmp", f"{LOGS_DIR}/cell=*/.*.tmp", f"{LOGS_DIR}/cell=*/.*.progress"):
+    for pattern in (".*.tmp", f"{LOGS_DIR}/cell=*/.*.tmp", f"{LOGS_DIR}/cell=*/.*.progress", f"{TRAJECTORIES_DIR}/.*.tmp"):
         for path in run_dir.glob(pattern):
             path.unlink(missing_ok=True)
 
@@ -455,6 +456,9 @@ def clear_run(run_dir: Path) -> None:
                     path.unlink()
             _remove_if_empty(folder)
         _remove_if_empty(run_dir / top)
+    for path in (run_dir / TRAJECTORIES_DIR).glob("cell=*.parquet"):
+        path.unlink()
+    _remove_if_empty(run_dir / TRAJECTORIES_DIR)
 
 
 def _remove_if_empty(folder: Path) -> None:
@@ -708,3 +712,64 @@ def iter_chunk_tables(run_dir: Path, cell: ManifestCell, columns: list[str] | No
 
     for index in verified_chunks(run_dir, cell, set_aside=False):
         yield pq.read_table(chunk_path(run_dir, cell.index, index), columns=columns, filters=filters)
+
+
+# ---- trajectories: per-round scores of a sample of deals (issue #43) ---------------------------
+#
+#     RUN_DIR/trajectories/cell=0003.parquet   one row per (sampled game, round): deal, rotation,
+#                                              round, score_<seat>, win_<seat>; its identity in
+#                                              the file's metadata (`trajectory_identity`)
+#
+# A cell's file is written whole (atomically) once its sample is replayed (simulator/trajectories.py)
+# and used only when its identity matches the manifest cell; a resume replays a cell whose file is
+# missing or does not match, and nothing else.
+
+TRAJECTORIES_DIR = "trajectories"
+TRAJECTORY_FORMAT = 1
+TRAJECTORY_IDENTITY_KEY = b"zoosim_trajectory_identity"
+
+
+def trajectory_path(run_dir: Path, cell_index: int) -> Path:
+    return Path(run_dir) / TRAJECTORIES_DIR / f"cell={cell_index:04d}.parquet"
+
+
+def trajectory_sample_deals(cell: ManifestCell) -> int:
+    """The deals of a manifest cell whose games are replayed round by round: its first
+    `trajectory_deals` (0 for a manifest written before the setting existed)."""
+    return min(cell.trajectory_deals, cell.deals)
+
+
+def trajectory_identity(cell: ManifestCell) -> dict[str, Any]:
+    """What a cell's trajectory file must be: the games of the cell's first sampled deals (its
+    seed entropy, rotation, seats and rules) and the sample's size."""
+    return {"format": TRAJECTORY_FORMAT, "cell": cell.index, "seed_entropy": list(cell.seed_entropy),
+            "rotate": cell.rotate, "seats": list(cell.seats), "params_hash": cell.params_hash,
+            "players": cell.players, "deals": trajectory_sample_deals(cell)}
+
+
+def write_trajectories(run_dir: Path, cell: ManifestCell, table) -> None:
+    """Write a cell's trajectory table, its identity in the file's metadata, whole or not at all."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    identity = json.dumps(trajectory_identity(cell), sort_keys=True).encode()
+    table = table.replace_schema_metadata({TRAJECTORY_IDENTITY_KEY: identity})
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink, **parquet_options(table.schema))
+    write_bytes_atomic(trajectory_path(run_dir, cell.index), sink.getvalue().to_pybytes())
+
+
+def read_trajectories(run_dir: Path, cell: ManifestCell):
+    """A cell's trajectory table (pyarrow), or None: no sample asked, none written yet, or a file
+    that is unreadable or belongs to another sample (a changed `trajectory_deals`)."""
+    import pyarrow.parquet as pq
+
+    path = trajectory_path(run_dir, cell.index)
+    if trajectory_sample_deals(cell) == 0 or not path.is_file():
+        return None
+    try:
+        table = pq.read_table(path)
+        kept = json.loads((table.schema.metadata or {}).get(TRAJECTORY_IDENTITY_KEY, b"null"))
+    except (OSError, ValueError):
+        return None
+    return table if kept == trajectory_identity(cell) else None

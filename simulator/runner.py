@@ -50,6 +50,7 @@ from simulator.processes import (
 )
 from simulator.progress import CellWork, ProgressBar, cost_weight
 from simulator.samples import draw_samples, read_samples, write_samples
+from simulator.trajectories import cells_to_replay, record_trajectories
 from simulator.rundir import (
     RunLock, chunk_identity, chunk_path, clear_run, prepare_run_dir, progress_path, record_session,
     remove_temporaries, remove_unfinished_chunks, resume_command, verified_chunks, write_chunk, write_manifest,
@@ -452,6 +453,12 @@ class _WarmUps:
             return joblib.delayed(play_chunk)(chunk, run_dir, check, parent_pid)
         return joblib.delayed(_play_chunk_when_compiled)(future, chunk, run_dir, check, parent_pid)
 
+    def trajectories_task(self, cell, run_dir: Path, parent_pid: int | None):
+        """The joblib task replaying `cell`'s trajectory sample, after its game's pending warm-up."""
+        import joblib
+
+        return joblib.delayed(replay_trajectories)(self.pending.get(cell.game), cell, run_dir, parent_pid)
+
     def samples_task(self, cells: list):
         """The joblib task that draws the samples of `cells` and collects those of the pending
         warm-ups; None when there is nothing to draw or collect."""
@@ -467,6 +474,24 @@ def _play_chunk_when_compiled(warm_up, chunk: Chunk, run_dir: Path, check: bool,
     thread: the future lives in this process); abandoned if the run ends meanwhile."""
     _wait_for_warm_ups([warm_up])
     return play_chunk(chunk, run_dir, check, parent_pid)
+
+
+@dataclass
+class _Replayed:
+    """A cell's trajectory sample replayed and kept (trajectories.py)."""
+
+    cell: int
+    games: int
+
+
+def replay_trajectories(warm_up, cell, run_dir: Path, parent_pid: int | None) -> _Replayed:
+    """Replay a cell's trajectory sample and write its file (a worker; once `warm_up`, the
+    future of the game's warm-up, if any, is done); abandoned between games if the run ends."""
+    if warm_up is not None:
+        _wait_for_warm_ups([warm_up])
+    with _chunk_in_play():
+        follow_parent(parent_pid)
+        return _Replayed(cell.index, record_trajectories(cell, run_dir, between=lambda: _between_sub_batches(parent_pid)))
 
 
 def _wait_for_warm_ups(warm_ups: list) -> list[dict[str, dict[str, str]]]:
@@ -568,6 +593,8 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                     pass
             bar = ProgressBar(run_dir, _cell_work(plan, todo), plan.experiment.name, progress, compiling=warm.compiling)
             tasks = [warm.chunk_task(chunk, run_dir, check, parent_pid) for chunk in warm.ready_first(todo)]
+            # each cell's trajectory sample not yet kept, after the chunks (it needs none of them)
+            tasks += [warm.trajectories_task(cell, run_dir, parent_pid) for cell in cells_to_replay(plan, run_dir)]
             to_draw = [cell for cell in plan.cells if cell.study not in samples and cell.game not in warm.pending
                        ] if samples_needed else []
             samples_task = warm.samples_task(to_draw) if samples_needed else None
@@ -580,6 +607,8 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
             for result in parallel(tasks):
                 if isinstance(result, _Samples):
                     write_samples(run_dir, plan.run_hash, _in_study_order(plan, {**samples, **result.samples}))
+                    continue
+                if isinstance(result, _Replayed):
                     continue
                 if meanwhile is not None and not played:
                     threading.Thread(target=meanwhile, daemon=True).start()

@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api", "cli"),                      # the Python API; the command line
     ("tune", "train", "studio"),         # zoosim tune; zoosim train; zoosim studio (the live page)
     ("report", "runner", "bench"),       # the report; running a plan; zoosim bench
-    ("samples", "progress", "climb"),    # the sample game of a report; the progress bar; ladder climbs
+    ("samples", "progress", "climb", "trajectories"),  # the sample game of a report; the progress bar; ladder climbs; trajectory samples
     ("analysis",),                       # statistics of a run's records
     ("rundir",),                         # the run folder: layout, manifest, sidecars, locks
     ("plan",),                           # an experiment as cells and chunks with their seeds

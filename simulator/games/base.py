@@ -448,6 +448,15 @@ class Game:
     components: Mapping[str, str] = field(default_factory=dict)
     # What the `score` column counts, in words (the report's seat table says it beside the mean)
     score_meaning: str = DEFAULT_SCORE_MEANING
+    # Per-round score, for the report's trajectory figures (lead changes, comebacks,
+    # decisiveness; analysis/gameplay/trajectories.py): round_scores(params, seat_policies, seed,
+    # rotation) -> (scores (rounds, players) float64, each seat's score by the game's own measure
+    # after each round, the last row at the game's end; win (players,) bool, the winners), for
+    # the game play_batch plays for (seed, rotation). games.rounds.play_rounds builds one from the
+    # step API. None: the game declares none, and its cells have no trajectory figures.
+    round_scores: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
+    # What the per-round score counts, in words (the report says it under the trajectory figures)
+    round_score_meaning: str = ""
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)
     # are returned; the runner stops the run at the first game with a violation.
@@ -726,6 +735,19 @@ def batch_problem(game: Game, columns: Any, games: int, players: int, check: boo
             return f"play_batch column 'win' has dtype {values.dtype}, expected bool"
         if not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
             return f"play_batch column '{name}' has dtype {values.dtype}, expected numbers"
+    return None
+
+
+def round_scores_problem(scores: Any, win: Any, players: int) -> str | None:
+    """What a `Game.round_scores` result breaks of its contract, or None: scores a finite
+    (rounds >= 1, players) array, win a bool (players,) array."""
+    if not isinstance(scores, np.ndarray) or scores.ndim != 2 or scores.shape[0] < 1 or scores.shape[1] != players:
+        shape = getattr(scores, "shape", type(scores).__name__)
+        return f"round_scores() returned scores of shape {shape}, expected (rounds >= 1, {players})"
+    if not np.issubdtype(scores.dtype, np.number) or not np.isfinite(scores).all():
+        return "round_scores() returned scores that are not all finite numbers"
+    if not isinstance(win, np.ndarray) or win.shape != (players,) or win.dtype != np.bool_:
+        return f"round_scores() returned win of shape {getattr(win, 'shape', None)}, expected bool ({players},)"
     return None
 
 

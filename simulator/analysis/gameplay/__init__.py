@@ -9,7 +9,8 @@ compares two runs' figures (`compare_gameplay`), the same way for every figure. 
 figure touches its unit and its test only (docs/adding-a-figure.md).
 
 The figures read the logs (the chunk files' record columns), not the chunk summaries: a quantile
-or a stratified difference does not add up over chunks.
+or a stratified difference does not add up over chunks. The trajectory figures read the cell's
+trajectory sample (per-round scores of its first deals, simulator/trajectories.py) instead.
 """
 
 from __future__ import annotations
@@ -22,12 +23,12 @@ from typing import Any, Mapping
 import numpy as np
 import pandas as pd
 
-from simulator.analysis.gameplay.figure import FIGURES, ROW_COLUMNS, CellGames, Figure, GameplayOptions
+from simulator.analysis.gameplay.figure import FIGURES, ROW_COLUMNS, CellGames, Figure, GameplayOptions, Trajectories
 from simulator.manifest_cell import ManifestCell
-from simulator.rundir import chunk_path, verified_chunks
+from simulator.rundir import chunk_path, read_trajectories, verified_chunks
 
-__all__ = ["FIGURES", "ROW_COLUMNS", "CellGames", "Figure", "GameplayOptions", "cell_games", "cell_gameplay",
-           "run_gameplay", "compare_gameplay"]
+__all__ = ["FIGURES", "ROW_COLUMNS", "CellGames", "Figure", "GameplayOptions", "Trajectories", "cell_games",
+           "cell_gameplay", "run_gameplay", "compare_gameplay"]
 
 UNIT_MODULES = ("figure",)  # modules of the package that are not figure units
 
@@ -77,7 +78,13 @@ def cell_games(run_dir: Path, cell: ManifestCell, figures: list[Figure] | None =
     seat = {name: np.stack([joined[f"{name}_{s}"] for s in range(players)], axis=1)
             for name in seat_columns if all(f"{name}_{s}" in joined for s in range(players))}
     game = {name: joined[name] for name in game_columns if name in joined}
-    return CellGames(players, deal, game, seat, tuple(cell.end_reasons), components)
+    trajectories = None
+    if any(figure.reads_trajectories for figure in figures):
+        table = read_trajectories(run_dir, cell)
+        if table is not None and table.num_rows:
+            trajectories = Trajectories.from_table({name: table.column(name).to_numpy() for name in table.column_names},
+                                                   players)
+    return CellGames(players, deal, game, seat, tuple(cell.end_reasons), components, trajectories)
 
 
 def cell_gameplay(games: CellGames, confidence: float = 0.95, options: GameplayOptions | None = None) -> pd.DataFrame:
@@ -90,6 +97,8 @@ def cell_gameplay(games: CellGames, confidence: float = 0.95, options: GameplayO
             continue
         if any(name not in games.game for name in figure.game_columns) or any(name not in games.seat for name in figure.seat_columns):
             continue  # a run recorded before the columns this figure reads existed
+        if figure.reads_trajectories and games.trajectories is None:
+            continue  # no trajectory sample: none asked, the game declares no per-round score, or an older run
         frames.append(figure.reduce(games, confidence, options))
     frames = [frame for frame in frames if len(frame)]
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=list(ROW_COLUMNS))

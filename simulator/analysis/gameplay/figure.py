@@ -28,6 +28,64 @@ ROW_COLUMNS = ("figure", "item", "estimate", "low", "high", "unit", "games", "de
 
 
 @dataclass(frozen=True)
+class Trajectories:
+    """The per-round scores of a cell's trajectory sample (simulator/trajectories.py; a run keeps
+    them for its cells' first `trajectory_deals` deals): `deal` (games,) each sampled game's deal,
+    `rounds` (games,) its rounds, `scores` (games, max rounds, players) each seat's score after
+    each round by the game's per-round score (Game.round_scores), a game's last row carried on
+    past its end, and `win` (games, players) its winners."""
+
+    deal: np.ndarray
+    rounds: np.ndarray
+    scores: np.ndarray
+    win: np.ndarray
+
+    @property
+    def games(self) -> int:
+        return len(self.deal)
+
+    @property
+    def deals(self) -> int:
+        return len(np.unique(self.deal))
+
+    def deal_codes(self) -> tuple[np.ndarray, int]:
+        """(each game's deal numbered 0 .. D - 1, D), for per-deal sums with np.bincount."""
+        _, codes = np.unique(self.deal, return_inverse=True)
+        return codes, int(codes.max()) + 1 if len(codes) else 0
+
+    def leaders(self) -> np.ndarray:
+        """(games, max rounds) the seat leading alone after each round, -1 where the top score
+        is shared (past a game's end: its final leader)."""
+        top = self.scores.max(axis=2, keepdims=True)
+        at_top = self.scores == top
+        return np.where(at_top.sum(axis=2) == 1, at_top.argmax(axis=2), -1)
+
+    def sole_winner(self) -> np.ndarray:
+        """(games,) the seat that won alone, -1 for a shared win or none."""
+        return np.where(self.win.sum(axis=1) == 1, self.win.argmax(axis=1), -1)
+
+    def at_round(self, values: np.ndarray, rounds: np.ndarray) -> np.ndarray:
+        """values[g, rounds[g] - 1] per game (round numbers from 1)."""
+        return values[np.arange(self.games), rounds - 1]
+
+    @classmethod
+    def from_table(cls, table: Mapping[str, np.ndarray], players: int) -> "Trajectories":
+        """From a trajectory file's columns (rundir.write_trajectories: one row per (game,
+        round), a game's rows in round order from round 1)."""
+        rounds_column = np.asarray(table["round"])
+        starts = np.flatnonzero(rounds_column == 1)
+        rounds = np.diff(np.append(starts, len(rounds_column)))
+        longest = int(rounds.max()) if len(rounds) else 0
+        scores = np.zeros((len(starts), longest, players))
+        flat = np.stack([np.asarray(table[f"score_{seat}"], dtype=float) for seat in range(players)], axis=1)
+        for index, (start, length) in enumerate(zip(starts, rounds)):
+            scores[index, :length] = flat[start:start + length]
+            scores[index, length:] = flat[start + length - 1]
+        win = np.stack([np.asarray(table[f"win_{seat}"], dtype=bool)[starts] for seat in range(players)], axis=1)
+        return cls(np.asarray(table["deal"])[starts], rounds, scores, win)
+
+
+@dataclass(frozen=True)
 class CellGames:
     """A cell's finished games as the figures read them: per-game columns `(games,)` and per-seat
     columns `(games, players)` by their record name without the seat suffix, `deal` the deal
@@ -40,6 +98,7 @@ class CellGames:
     seat: Mapping[str, np.ndarray]
     end_reasons: tuple[str, ...] = ()
     components: Mapping[str, str] = field(default_factory=dict)
+    trajectories: Trajectories | None = None  # the cell's trajectory sample, if the run kept one
 
     @property
     def games(self) -> int:
@@ -77,6 +136,7 @@ class Figure:
     game_columns: tuple[str, ...] = ()
     seat_columns: tuple[str, ...] = ()
     reads_components: bool = False
+    reads_trajectories: bool = False  # it reads the cell's trajectory sample (CellGames.trajectories)
     applies: Callable[[CellGames], bool] = lambda games: games.games > 0
     shown: tuple[tuple[str, str, str], ...] = (
         ("item", "", "text"), ("estimate", "estimate", "num"), ("low", "95% low", "num"),
@@ -119,7 +179,7 @@ def item(name: str, interval: tuple[float, float, float], unit: str, **more: Any
     return {"item": name, "estimate": estimate, "low": low, "high": high, "unit": unit, **more}
 
 
-def rows(figure: str, items: list[dict[str, Any]], games: CellGames, method: str) -> pd.DataFrame:
+def rows(figure: str, items: list[dict[str, Any]], games: CellGames | None, method: str) -> pd.DataFrame:
     """A figure's tidy rows (ROW_COLUMNS, then any further keys of the items as columns of
     their own) from per-item dicts holding item, estimate, low, high, unit and optionally
     games, deals and flag (`item` makes them); no items, no rows."""
@@ -134,11 +194,48 @@ def rows(figure: str, items: list[dict[str, Any]], games: CellGames, method: str
     return frame[[*ROW_COLUMNS, *(column for column in frame.columns if column not in ROW_COLUMNS)]]
 
 
+def deal_share(codes: np.ndarray, deals: int, hits: np.ndarray, counted: np.ndarray, confidence: float):
+    """(rate, low, high) of the share of counted items (games, or seats of games) that are hits,
+    each item's deal in `codes` (0 .. deals - 1), the deal as the unit (stats.clustered_rate_interval)."""
+    successes = np.bincount(codes, weights=(hits & counted).astype(float), minlength=deals)
+    trials = np.bincount(codes, weights=counted.astype(float), minlength=deals)
+    return stats.clustered_rate_interval(successes, trials, confidence)
+
+
+def deal_mean(codes: np.ndarray, deals: int, values: np.ndarray, counted: np.ndarray, confidence: float):
+    """(mean, low, high) of `values` over the counted items, each item's deal in `codes`, the
+    deal as the unit. Method: the ratio mean sum(y_d) / sum(n_d) over deals (y_d the deal's
+    summed values, n_d its counted items) with its Taylor-linearised variance D / (D - 1)
+    sum_d (y_d - m n_d)^2 / N^2 and a t interval on D - 1 degrees of freedom (NaN below 2 deals
+    with items). Reference: Cochran, W. G. (1977), Sampling Techniques, 3rd ed., Wiley, 6.13."""
+    y = np.bincount(codes, weights=np.where(counted, values, 0.0), minlength=deals)
+    n = np.bincount(codes, weights=counted.astype(float), minlength=deals)
+    total = n.sum()
+    used = int(np.count_nonzero(n))
+    if total == 0 or used < 2:
+        return (float(y.sum() / total) if total else float("nan")), float("nan"), float("nan")
+    mean = float(y.sum() / total)
+    variance = used / (used - 1) * float(np.square(y - mean * n).sum()) / total ** 2
+    half = stats.two_sided_t(confidence, used - 1) * float(np.sqrt(variance))
+    return mean, mean - half, mean + half
+
+
 def clustered_share(games: CellGames, hits: np.ndarray, confidence: float, counted: np.ndarray | None = None):
     """(rate, low, high) of the share of games (those `counted`, default all) that are `hits`,
     the deal as the unit (stats.clustered_rate_interval)."""
     codes, deals = games.deal_codes()
     counted = np.ones(games.games, dtype=bool) if counted is None else counted
-    successes = np.bincount(codes, weights=(hits & counted).astype(float), minlength=deals)
-    trials = np.bincount(codes, weights=counted.astype(float), minlength=deals)
-    return stats.clustered_rate_interval(successes, trials, confidence)
+    return deal_share(codes, deals, hits, counted, confidence)
+
+
+def sample_rows(figure: str, items: list[dict[str, Any]], sample: Trajectories, method: str) -> pd.DataFrame:
+    """A trajectory figure's tidy rows (`rows`), its `games` and `deals` those of the trajectory
+    sample (the sample size shown with every interval)."""
+    return rows(figure, [{"games": sample.games, "deals": sample.deals, **entry} for entry in items], None, method)
+
+
+# The columns a trajectory figure's report table shows: the sample's games and deals with the interval.
+SAMPLE_SHOWN = (
+    ("item", "", "text"), ("estimate", "estimate", "num"), ("low", "95% low", "num"), ("high", "95% high", "num"),
+    ("unit", "unit", "text"), ("games", "sampled games", "int"), ("deals", "sampled deals", "int"),
+)
