@@ -126,3 +126,12 @@ def test_bad_confirmation_games_are_one_line_and_write_nothing(tmp_path):
 def test_the_resume_command_repeats_the_confirmation_games():
     assert resume_tune_command("t.yaml", "out", confirm_games=9000) == (
         "zoosim tune t.yaml --confirm-games 9000 --out out --resume")
+
+
+def test_a_tune_file_whose_confirmation_games_were_edited_is_told_about_confirm_games(tmp_path):
+    path, out = coin_tune(tmp_path, 1000), tmp_path / "out"
+    assert tune_cli(path, "--out", out).exit_code == 0
+    edited = coin_tune(tmp_path, 5000)  # the same file, confirm.games raised by hand
+    result = tune_cli(edited, "--out", out, "--resume")
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "confirm.games 1,000" in result.stderr and "--confirm-games" in result.stderr
