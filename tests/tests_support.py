@@ -70,7 +70,7 @@ SEARCH_PARAMETER_REFUSALS = [
     ({"iterations": 0}, ["iterations", "whole number from 1"]),
     ({"iterations": -5}, ["iterations", "whole number from 1"]),
     ({"iterations": 2.5}, ["iterations", "whole number"]),
-    ({"exploration": -0.1}, ["exploration", "at least 0"]),
+    ({"exploration": -0.1}, ["exploration", "from 0 to 1,000,000"]),
     ({"exploration": math.nan}, ["exploration", "finite"]),
     ({"rollout_depth": -1}, ["rollout_depth"]),
     ({"rollout": "smart"}, ["rollout", "random, greedy"]),

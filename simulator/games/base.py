@@ -87,6 +87,11 @@ def knob(default: Any, rule: str, description: str, allowed: str | None = None,
     return pydantic.Field(default, description=description, json_schema_extra=extra, **kwargs)
 
 
+# Every numeric policy parameter lies within -MAX_PARAM_MAGNITUDE..MAX_PARAM_MAGNITUDE (besides
+# its own range): the largest search budget (iterations) is 1,000,000, and heuristic weights are
+# points of a score.
+MAX_PARAM_MAGNITUDE = 1_000_000
+
 @dataclass(frozen=True)
 class ParamRange:
     """The values a numeric policy parameter admits: low <= value <= high, whole numbers only
@@ -98,6 +103,10 @@ class ParamRange:
 
     def allows(self, value: float) -> bool:
         return self.low <= value <= self.high and (not self.integer or value == int(value))
+
+    def within(self, magnitude: float) -> "ParamRange":
+        """This range cut to -magnitude..magnitude."""
+        return ParamRange(max(self.low, -magnitude), min(self.high, magnitude), self.integer)
 
     def describe(self) -> str:
         kind = "a whole number" if self.integer else "a number"
@@ -132,8 +141,8 @@ class Climb:
             if self.then is not None:
                 return self.then.step(spec, overrides)
             return None, f"its {self.param} is {value:g} already, so one step ({self.doing}) changes nothing"
-        allowed = spec.ranges.get(self.param)
-        if allowed is not None and not allowed.allows(stepped):
+        allowed = spec.bounds(self.param)
+        if not allowed.allows(stepped):
             return None, f"its {self.param} would become {stepped:g}, outside {allowed.describe()}"
         return {**overrides, self.param: stepped}, f"{self.param} {value:g} -> {stepped:g} ({self.doing})"
 
@@ -151,7 +160,8 @@ class PolicySpec:
 
     A parameter may be restricted to a range (`ranges`, e.g. iterations >= 1), or be a choice
     among names (`choices`: its default and YAML value are one of the names; the kernel receives
-    the name's index). Unrestricted parameters take any finite number."""
+    the name's index). Every numeric parameter lies within ±MAX_PARAM_MAGNITUDE besides (issue
+    #45: every numeric setting has bounds; a weight of 1e300 only overflows a kernel's sums)."""
 
     name: str
     policy_id: int
@@ -216,8 +226,8 @@ class PolicySpec:
             raise ZoosimError(
                 f"parameter '{name}' of policy '{self.name}' must be a finite number, got {given!r}"
             )
-        allowed = self.ranges.get(name)
-        if allowed is not None and not allowed.allows(value):
+        allowed = self.bounds(name)
+        if not allowed.allows(value):
             raise ZoosimError(
                 f"parameter '{name}' of policy '{self.name}' must be {allowed.describe()}, "
                 f"got {given!r}"
@@ -231,8 +241,11 @@ class PolicySpec:
             return self.weights.describe()
         if name in self.choices:
             return f"{default} (one of {', '.join(self.choices[name])})"
-        allowed = self.ranges.get(name)
-        return f"{default:g}" + (f" ({allowed.describe()})" if allowed is not None else "")
+        return f"{default:g} ({self.bounds(name).describe()})"
+
+    def bounds(self, name: str) -> ParamRange:
+        """The values a numeric parameter admits: its range, within ±MAX_PARAM_MAGNITUDE."""
+        return self.ranges.get(name, ParamRange()).within(MAX_PARAM_MAGNITUDE)
 
 
 def _finite_float(value: Any) -> float | None:

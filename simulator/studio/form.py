@@ -151,11 +151,8 @@ def _policy_controls(spec: PolicySpec) -> dict[str, Any]:
         elif isinstance(default, str):
             control.update(kind="text")
         else:
-            allowed = spec.ranges.get(name)
-            control.update(kind="number", integer=bool(allowed and allowed.integer))
-            if allowed is not None:
-                control.update({key: value for key, value in (("min", allowed.low), ("max", allowed.high))
-                                if math.isfinite(value)})
+            allowed = spec.bounds(name)
+            control.update(kind="number", integer=allowed.integer, min=allowed.low, max=allowed.high)
         params.append(control)
     return {"name": spec.name, "description": spec.description, "params": params}
 

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from simulator.errors import WriteFailed
+from simulator.errors import WriteFailed, ZoosimError
 from simulator.rundir import RunLock
 from simulator.runner import backend_session
 from simulator.tune import best as best_module
-from simulator.errors import ZoosimError
 from simulator.tune.config import TuneExperiment, load_tune, with_confirm_games
 from simulator.tune.report import render_tune_report
 from simulator.tune.search import optimise, prepare_tune_dir, resolve_sampler, start_tune_dir, tune_hash
@@ -136,13 +135,16 @@ def _games_to_decide(outcome: TuneOutcome, experiment: TuneExperiment, file: str
     cells = outcome.confirm_cells
     mine = cells[cells["label"].str.startswith(best_module.best_study_name(outcome.experiment_name, outcome.choice.best.number))]
     needed = [value for value in mine.loc[mine["verdict"] == "inconclusive", "games_to_decide"] if math.isfinite(value)]
-    if not needed or stats.rounded_count(max(needed)) <= experiment.tune.confirm.games:
+    if not needed:
+        return None
+    games = stats.rounded_count(max(needed))
+    if games <= experiment.tune.confirm.games:
         return None
     try:
-        with_confirm_games(experiment, stats.rounded_count(max(needed)), file=file)
+        with_confirm_games(experiment, games, file=file)
     except ZoosimError:  # more than a confirmation may play
         return None
-    return stats.rounded_count(max(needed))
+    return games
 
 
 def _tune_in(out: Path, path: Path, experiment: TuneExperiment, confirming: TuneExperiment, text: str,

@@ -35,6 +35,12 @@ BEST_SUFFIX = "-best"  # best.yaml's experiment name is the tune's name with thi
 TUNE_NAME_LENGTH = NAME_LENGTH - len(BEST_SUFFIX)
 MAX_SEATINGS = 8  # confirm.seatings: each adds the best setting and the printed rules to the confirmation
 SAMPLERS = ("auto", "tpe", "cmaes", "nsga2", "random")
+# Bounds of a search range (issue #45: every numeric setting has bounds). A knob's own bounds
+# are checked against the game (space.py); these hold for every knob, so that no arithmetic on a
+# range (its width, its grid) overflows, and a grid stays a list a sampler can walk.
+MAX_SEARCH_VALUE = 1e9  # |low|, |high|
+MAX_GRID_STEPS = 1_000_000  # (high - low) / step
+MAX_MEAN_TURNS = 1_000_000  # constraints.turns
 
 
 def on_grid(steps: float) -> bool:
@@ -63,9 +69,11 @@ class SearchRange(StrictModel):
     """A numeric range, or (with `choices`) a list of values; `per_seat` makes one parameter per
     seat of every player count."""
 
-    low: float | None = Field(None, description="smallest value searched")
-    high: float | None = Field(None, description="largest value searched")
-    step: float | None = Field(None, gt=0, description="grid step (a discrete range); none = continuous")
+    low: float | None = Field(None, ge=-MAX_SEARCH_VALUE, le=MAX_SEARCH_VALUE, description="smallest value searched")
+    high: float | None = Field(None, ge=-MAX_SEARCH_VALUE, le=MAX_SEARCH_VALUE, description="largest value searched")
+    step: float | None = Field(
+        None, gt=0, description=f"grid step (a discrete range, at most {MAX_GRID_STEPS:,} steps from low to high); "
+        "none = continuous")
     log: bool = Field(False, description="search on a log scale (continuous ranges with low > 0)")
     choices: list[Any] | None = Field(None, description="values to choose from, instead of low/high")
     per_seat: bool = Field(False, description="one parameter per seat of every player count")
@@ -84,10 +92,13 @@ class SearchRange(StrictModel):
         if self.low > self.high:
             raise ValueError(f"low ({self.low:g}) is above high ({self.high:g})")
         if self.low == self.high:
-            raise ValueError(f"an empty range: low and high are both {self.low:g}")
+            raise ValueError(f"an empty range: low and high are both {self.low:g}; high must be above low")
         if self.step is not None:
             if self.log:
                 raise ValueError("a log-scale range cannot have a step")
+            if (self.high - self.low) / self.step > MAX_GRID_STEPS:
+                raise ValueError(f"a grid of {(self.high - self.low) / self.step:,.0f} steps from low to high; at most "
+                                 f"{MAX_GRID_STEPS:,} allowed: raise step, or leave it out for a continuous range")
             if not on_grid((self.high - self.low) / self.step):
                 raise ValueError(f"high - low ({self.high - self.low:g}) is not a multiple of step ({self.step:g})")
         if self.log and self.low <= 0:
@@ -110,7 +121,7 @@ class RacingGames(StrictModel):
     @pydantic.model_validator(mode="after")
     def _ordered(self) -> "RacingGames":
         if self.max < self.start:
-            raise ValueError(f"max ({self.max}) is below start ({self.start})")
+            raise ValueError(f"max ({self.max}) is below start ({self.start}); it must be at least start")
         return self
 
     def last_rung(self) -> int:
@@ -145,7 +156,7 @@ class Confirm(StrictModel):
 
 
 class Constraints(StrictModel):
-    turns: Annotated[list[float], Field(min_length=2, max_length=2)] | None = Field(
+    turns: Annotated[list[Annotated[float, Field(ge=0, le=MAX_MEAN_TURNS)]], Field(min_length=2, max_length=2)] | None = Field(
         None, description="[lowest, highest] allowed mean turns per game"
     )
 

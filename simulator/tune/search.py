@@ -93,6 +93,12 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
         if not isinstance(existing, dict) or not isinstance(existing.get("tune_hash"), str):
             raise ZoosimError(f"damaged {TUNE_INFO} (no tune hash); pass --force to start over", file=str(out))
         if existing["tune_hash"] != tune_hash(experiment):
+            held = _confirm_games_only_differ(existing.get("experiment"), experiment)
+            if held is not None:
+                raise ZoosimError(
+                    f"holds this tune with confirm.games {held:,}, where this file says "
+                    f"{experiment.tune.confirm.games:,}: to grow its confirmation, keep the file as the tune began "
+                    "and pass --confirm-games N with --resume; or choose another --out or pass --force", file=str(out))
             raise ZoosimError(
                 f"holds a different tune (hash {existing.get('tune_hash')}, this one is {tune_hash(experiment)}); "
                 "choose another --out or pass --force to replace it", file=str(out),
@@ -108,6 +114,20 @@ def prepare_tune_dir(out: Path, experiment: TuneExperiment, *, resume: bool, for
         probe = probe.parent
     if not probe.is_dir():
         raise ZoosimError(f"cannot write here ({probe} is not a folder)", file=str(out))
+
+
+def _confirm_games_only_differ(recorded: Any, experiment: TuneExperiment) -> int | None:
+    """The confirm.games of the tune a folder records (tune.json's experiment), when that tune is
+    `experiment` but for confirm.games; else None."""
+    exclude = ("name", "description")
+    mine = experiment.model_dump(mode="json", exclude=set(exclude))
+    try:
+        theirs = {key: value for key, value in recorded.items() if key not in exclude}
+        held = theirs["tune"]["confirm"]["games"]
+        theirs["tune"] = {**theirs["tune"], "confirm": {**theirs["tune"]["confirm"], "games": mine["tune"]["confirm"]["games"]}}
+    except (AttributeError, KeyError, TypeError):
+        return None
+    return held if theirs == mine and isinstance(held, int) else None
 
 
 def start_tune_dir(out: Path, experiment: TuneExperiment, text: str, source: str | None, sampler: str, force: bool) -> None:

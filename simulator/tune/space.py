@@ -75,7 +75,8 @@ def build_space(section: TuneSection, file: str | None = None) -> list[Parameter
         raise ZoosimError("set player counts in tune.players, not in rules", file=file, key="tune.rules.players")
     for players in section.players:
         if players < 2:
-            raise ZoosimError("a solo game has no seats to balance; tune player counts of 2 or more", file=file, key="tune.players")
+            raise ZoosimError(f"player count {players} is not allowed: a tune's player counts must be at least 2 "
+                              "(a solo game has no seats to balance)", file=file, key="tune.players")
         _params_or_error(game, {"players": players}, file, "tune.players")
         _params_or_error(game, {**section.rules, "players": players}, file, "tune.rules")
     _check_seats(game, section, file)

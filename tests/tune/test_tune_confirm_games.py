@@ -85,6 +85,26 @@ def test_added_games_keep_every_whole_chunk_and_equal_a_confirmation_of_that_man
     assert set(confirmation(grown)["games"]) == {45_000}
 
 
+def test_an_interrupted_growth_keeps_its_games_and_a_plain_resume_finishes_it(tmp_path, monkeypatch):
+    from simulator import runner
+
+    path, out = coin_tune(tmp_path, 1000), tmp_path / "out"
+    assert tune_cli(path, "--out", out).exit_code == 0
+    play = runner.run_experiment
+
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_experiment", stopped)  # Ctrl-C as the grown confirmation starts
+    result = tune_cli(path, "--out", out, "--resume", "--confirm-games", 3000)
+    assert result.exit_code == 130
+    assert resume_tune_command(path, out, confirm_games=3000) in result.stderr
+    monkeypatch.setattr(runner, "run_experiment", play)
+    result = tune_cli(path, "--out", out, "--resume")  # without the option: the confirmation it began
+    assert result.exit_code == 0, result.output + result.stderr
+    assert set(confirmation(out)["games"]) == {3000}
+
+
 def test_bad_confirmation_games_are_one_line_and_write_nothing(tmp_path):
     path, out = coin_tune(tmp_path, 1000), tmp_path / "out"
     for value in ("0", "-5", "many", "1.5"):
@@ -106,3 +126,12 @@ def test_bad_confirmation_games_are_one_line_and_write_nothing(tmp_path):
 def test_the_resume_command_repeats_the_confirmation_games():
     assert resume_tune_command("t.yaml", "out", confirm_games=9000) == (
         "zoosim tune t.yaml --confirm-games 9000 --out out --resume")
+
+
+def test_a_tune_file_whose_confirmation_games_were_edited_is_told_about_confirm_games(tmp_path):
+    path, out = coin_tune(tmp_path, 1000), tmp_path / "out"
+    assert tune_cli(path, "--out", out).exit_code == 0
+    edited = coin_tune(tmp_path, 5000)  # the same file, confirm.games raised by hand
+    result = tune_cli(edited, "--out", out, "--resume")
+    assert result.exit_code == 2 and len(result.stderr.strip().splitlines()) == 1, result.stderr
+    assert "confirm.games 1,000" in result.stderr and "--confirm-games" in result.stderr

@@ -288,12 +288,12 @@ def test_learned_games_are_identical_for_any_number_of_jobs_and_backend(backend,
 
 
 @pytest.mark.parametrize("policy, params, words", [
-    ("learned", {"temperature": -1}, ["temperature", "at least 0"]),
+    ("learned", {"temperature": -1}, ["temperature", "from 0 to 1,000,000"]),
     ("learned", {"temperature": math.nan}, ["temperature", "finite"]),
     ("learned", {"weights": "missing.npz"}, ["weights", "missing.npz"]),
     ("learned", {"weights": 3}, ["weights", "'default' or the path"]),
     ("strong", {"weights": "missing.txt"}, ["weights", "NAME.npz"]),
-    ("strong", {"prior_weight": -1}, ["prior_weight", "at least 0"]),
+    ("strong", {"prior_weight": -1}, ["prior_weight", "from 0 to 1,000,000"]),
 ] + [("strong", params, words) for params, words in SEARCH_PARAMETER_REFUSALS])
 def test_impossible_learned_parameters_are_refused(policy, params, words):
     with pytest.raises(ZoosimError) as error:

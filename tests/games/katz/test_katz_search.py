@@ -226,7 +226,7 @@ def test_search_policies_break_no_invariant_in_checked_mode(policy):
 
 
 @pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS + [
-    ({"prior_weight": -1}, ["prior_weight", "at least 0"]),
+    ({"prior_weight": -1}, ["prior_weight", "from 0 to 1,000,000"]),
     ({"prior_weight": math.inf}, ["prior_weight", "finite"]),
 ])
 @pytest.mark.parametrize("policy", ["ismcts", "oracle"])

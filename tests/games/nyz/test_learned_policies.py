@@ -251,7 +251,7 @@ def test_the_run_hash_and_seeds_follow_the_weights_contents(tmp_path):
 
 
 LEARNED_REFUSALS = [
-    ({"temperature": -1}, ["temperature", "at least 0"]),
+    ({"temperature": -1}, ["temperature", "from 0 to 1,000,000"]),
     ({"temperature": math.nan}, ["temperature", "finite"]),
     ({"width": 0}, ["width", "whole number from 1"]),
     ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),

@@ -227,7 +227,7 @@ def test_logs_are_identical_for_one_and_two_jobs(tmp_path):
 
 @pytest.mark.parametrize("params, words", SEARCH_PARAMETER_REFUSALS + [
     ({"width": 0}, ["width", "whole number from 1"]),
-    ({"score_scale": 0}, ["score_scale", "at least 0.1"]),
+    ({"score_scale": 0}, ["score_scale", "from 0.1 to 1,000,000"]),
     ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
 ])
 @pytest.mark.parametrize("policy", ["mcts", "mcts_duel"])

@@ -93,7 +93,7 @@ def test_parameters_are_checked_before_any_kernel_sees_them():
 
 
 @pytest.mark.parametrize("name, text, words", [
-    ("pair_value", "-1.0", "a number of at least 0"),
+    ("pair_value", "-1.0", "a number from 0 to 1,000,000"),
     ("ahead_spaces", "2.5", "a whole number from 0 to 24"),
     ("ahead_spaces", "25", "a whole number from 0 to 24"),
     ("opponent_breeding", ".nan", "finite"),
