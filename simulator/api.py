@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import os
 import re
 import warnings
@@ -51,9 +52,10 @@ class Run:
     games. Tables are computed on first use and kept; `games()` reads the logs on every call."""
 
     def __init__(self, path: str | os.PathLike[str]):
+        from simulator.options import checked_path
         from simulator.rundir import read_manifest
 
-        self.path = Path(path)
+        self.path = checked_path(path, key="path", what="a run folder's path")
         self.manifest: dict[str, Any] = read_manifest(self.path)
 
     def __repr__(self) -> str:
@@ -98,7 +100,15 @@ class Run:
         logs on every call (simulator.analysis.gameplay.run_gameplay)."""
         from simulator.analysis.gameplay import GameplayOptions, run_gameplay
 
-        options = GameplayOptions() if component_margin_points is None else GameplayOptions(component_margin_points)
+        if not _is_number(confidence) or not 0 < confidence < 1:
+            raise ZoosimError(f"must be a number between 0 and 1, exclusive (got {confidence!r})", key="confidence")
+        if component_margin_points is None:
+            options = GameplayOptions()
+        elif not _is_number(component_margin_points) or not component_margin_points > 0 or math.isinf(component_margin_points):
+            raise ZoosimError(f"must be a number of points above 0 (got {component_margin_points!r})",
+                              key="component_margin_points")
+        else:
+            options = GameplayOptions(component_margin_points)
         return run_gameplay(self.path, self.manifest, confidence, options)
 
     def games(self, cells: list[int] | None = None, *, columns: list[str] | None = None,
@@ -120,9 +130,10 @@ class Run:
         import pandas as pd
         import pyarrow as pa
 
-        from simulator.rundir import iter_chunk_tables
+        from simulator.rundir import iter_chunk_tables, no_games_error, verified_chunks
 
         pool = pa.default_memory_pool()
+        cells, columns = self._checked_cells(cells), _checked_columns(columns)
         where = _checked_where(where, self.knobs())
         if cells is None and columns is None and not where:
             self._warn_if_large()
@@ -138,6 +149,9 @@ class Run:
                 del table
                 pool.release_unused()  # arrow keeps a chunk's freed buffers for reuse otherwise
         knobs = [knob for knob in self.knobs() if columns is None or knob in columns]
+        if not frames and not any(verified_chunks(self.path, cell, set_aside=False, read_logs=False)
+                                  for cell in self.manifest["cells"]):
+            raise no_games_error(self.path, self.manifest)  # no logs at all, as the tables say
         if not frames:
             return pd.DataFrame(columns=columns if columns is not None else
                                 [*GAME_ID_COLUMNS, "seat", "policy", *DESCRIPTION_COLUMNS, *knobs])
@@ -153,6 +167,18 @@ class Run:
                                   "(games(cells=[0]).columns lists them)", key="columns")
             return games if list(games.columns) == list(columns) else games[list(columns)]
         return games[[column for column in games.columns if column not in knobs] + knobs]
+
+    def _checked_cells(self, cells: Any) -> list[int] | None:
+        """`games(cells=)`: None, or a list of indices of this run's cells."""
+        if cells is None:
+            return None
+        if not isinstance(cells, (list, tuple)) or not all(type(index) is int for index in cells):
+            raise ZoosimError(f"must be a list of cell indices (got {cells!r})", key="cells")
+        indices = [cell["index"] for cell in self.manifest["cells"]]
+        unknown = [index for index in cells if index not in indices]
+        if unknown:
+            raise ZoosimError(f"no cell {unknown[0]} in this run (cells {min(indices)} to {max(indices)})", key="cells")
+        return list(cells)
 
     def _warn_if_large(self) -> None:
         rows = sum(cell.games * cell.players for cell in self.manifest["cells"])
@@ -176,6 +202,19 @@ _UNSET = object()  # the value of a knob a cell's study does not set
 
 class LargeRunWarning(UserWarning):
     """A bare `Run.games()` of a run of more than LARGE_RUN_ROWS rows (python -W can silence it)."""
+
+
+def _checked_columns(columns: Any) -> list[str] | None:
+    """`games(columns=)`: None, or a list of names (a single name as text would be read letter
+    by letter)."""
+    if columns is not None and (not isinstance(columns, (list, tuple)) or not all(isinstance(name, str) for name in columns)):
+        raise ZoosimError(f"must be a list of column names (got {columns!r})", key="columns")
+    return None if columns is None else list(columns)
+
+
+def _is_number(value: Any) -> bool:
+    """A real number (int or float, not a bool) that is not NaN."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
 
 
 def _checked_where(where: Any, knobs: list[str]) -> dict[str, tuple[Any, ...]]:
@@ -316,11 +355,15 @@ def run_experiment(
     import yaml
 
     from simulator.config import load_experiment, parse_experiment, with_overrides
-    from simulator.options import check_backend, checked_jobs, checked_out, jobs_or_every_core
+    from simulator.options import check_backend, checked_flag, checked_jobs, checked_out, checked_path, jobs_or_every_core
 
     # the command line's checks of its options, with its messages, before anything is read or written
+    if not isinstance(experiment, dict):
+        checked_path(experiment, key="experiment", what="an experiment file's path or a document (a dict)")
     jobs, out = checked_jobs(jobs, key="jobs"), checked_out(out, key="out")
-    check_backend(backend, scheduler)
+    check_backend(backend, scheduler, keys=("backend", "scheduler"))
+    for name, flag in (("resume", resume), ("force", force), ("check", check), ("report", report), ("progress", progress)):
+        checked_flag(flag, key=name)
     from simulator.plan import build_plan
     from simulator.runner import run_experiment as run_plan_to_the_end
 

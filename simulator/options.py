@@ -36,23 +36,35 @@ def jobs_or_every_core(jobs: int | None) -> int:
 def checked_out(out: Any, key: str = "--out") -> Path | None:
     """An output folder or file as a Path, or None (the default place); an empty path (which would
     mean the current folder) is refused."""
-    if out is None:
-        return None
-    if not isinstance(out, (str, os.PathLike)):
-        raise ZoosimError(f"must be a path (got {out!r})", key=key)
-    if not str(out).strip():
-        raise ZoosimError("must name a path; an empty one would mean the current folder", key=key)
-    return Path(out)
+    return None if out is None else checked_path(out, key)
 
 
-def check_backend(backend: Any, scheduler: Any) -> None:
+def checked_path(path: Any, key: str, what: str = "a path") -> Path:
+    """`path` (a str or os.PathLike naming `what`) as a Path; anything else, and an empty path
+    (which would mean the current folder), is refused."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ZoosimError(f"must be {what} (got {path!r})", key=key)
+    if not str(path).strip():
+        raise ZoosimError(f"must name {what}; an empty one would mean the current folder", key=key)
+    return Path(path)
+
+
+def checked_flag(value: Any, key: str) -> bool:
+    """A switch of the Python API (the command line's flags): True or False, nothing truthy."""
+    if type(value) is not bool:
+        raise ZoosimError(f"must be True or False (got {value!r})", key=key)
+    return value
+
+
+def check_backend(backend: Any, scheduler: Any, keys: tuple[str, str] = ("--backend", "--scheduler")) -> None:
     """A backend zoosim has, with a scheduler address exactly when it is dask, whose extra is
-    installed. Reaching the scheduler is the runner's (`runner.backend_session`)."""
+    installed; a refusal names the backend's or the scheduler's `keys` (the Python API's are its
+    keywords). Reaching the scheduler is the runner's (`runner.backend_session`)."""
     if backend not in BACKENDS:
-        raise ZoosimError(f"unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})", key="--backend")
+        raise ZoosimError(f"unknown backend {backend!r} (allowed: {', '.join(BACKENDS)})", key=keys[0])
     if scheduler is not None and not isinstance(scheduler, str):
         raise ZoosimError(f"must be a scheduler address such as {SCHEDULER_EXAMPLE} (got {scheduler!r})",
-                          key="--scheduler")
+                          key=keys[1])
     if backend != "dask":
         if scheduler:
             raise ZoosimError("--scheduler is only used with --backend dask")

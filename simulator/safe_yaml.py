@@ -42,12 +42,13 @@ def read_text_file(path: str | Path, *, limit: int = MAX_FILE_BYTES) -> str:
         raise ZoosimError("no such file", file=file) from None
     except OSError as error:
         raise ZoosimError(f"cannot read: {error.strerror or error}", file=file) from None
-    with os.fdopen(descriptor, "rb") as handle:
-        mode = os.fstat(descriptor).st_mode
+    mode = os.fstat(descriptor).st_mode  # before fdopen, which refuses a folder with a traceback
+    if not stat.S_ISREG(mode):
+        os.close(descriptor)
         if stat.S_ISDIR(mode):
             raise ZoosimError("is a folder, not an experiment file", file=file)
-        if not stat.S_ISREG(mode):
-            raise ZoosimError("is not a regular file (a device, pipe or socket); give a YAML file", file=file)
+        raise ZoosimError("is not a regular file (a device, pipe or socket); give a YAML file", file=file)
+    with os.fdopen(descriptor, "rb") as handle:
         try:
             data = handle.read(limit + 1)
         except OSError as error:

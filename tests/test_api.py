@@ -243,3 +243,95 @@ def test_a_cells_rows_from_the_index_are_the_rows_of_a_mask(run):
         frame = getattr(run.analysis, table)
         for cell in (0, 1, 2, 99):
             pd.testing.assert_frame_equal(run.analysis.of_cell(table, cell), frame[frame["cell"] == cell])
+
+
+# Issue #45's "What must exist": every entry point refuses with ZoosimError exactly what the
+# command line refuses, in one line, writing nothing. An adversarial pass of the Python API found
+# these classes (each raised a TypeError, IsADirectoryError or ValueError traceback, or accepted
+# the value silently).
+
+
+@pytest.mark.parametrize("experiment, words", [
+    (123, "experiment: must be an experiment file's path or a document (a dict)"),
+    (None, "experiment: must be an experiment file's path or a document (a dict)"),
+    ([], "experiment: must be an experiment file's path or a document (a dict)"),
+    ("", "experiment: must name an experiment file"),
+])
+def test_run_experiment_refuses_what_is_neither_a_path_nor_a_document(tmp_path, monkeypatch, experiment, words):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(experiment, out=tmp_path / "run")
+    assert str(caught.value).startswith(words), str(caught.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_folder_given_as_the_experiment_file_is_one_line_naming_it(tmp_path):
+    """read_text_file opened the folder before checking it: IsADirectoryError."""
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ZoosimError, match="folder.*: is a folder, not an experiment file"):
+        simulator.run_experiment(tmp_path / "folder", out=tmp_path / "run")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("option", ["resume", "force", "check", "report", "progress"])
+def test_run_experiment_takes_its_flags_as_true_or_false_only(tmp_path, option):
+    """resume="no" is truthy: it resumed. The command line's flags are true or false."""
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(DOCUMENT, out=tmp_path / "run", jobs=1, **{option: "no"})
+    assert str(caught.value) == f"{option}: must be True or False (got 'no')"
+    assert not (tmp_path / "run").exists()
+
+
+def test_run_experiments_option_errors_name_the_keyword_not_the_command_lines_option(tmp_path):
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(DOCUMENT, out=tmp_path / "run", backend="spark")
+    assert str(caught.value).startswith("backend: unknown backend 'spark'")
+    with pytest.raises(ZoosimError) as caught:
+        simulator.run_experiment(DOCUMENT, out=tmp_path / "run", scheduler=5)
+    assert str(caught.value).startswith("scheduler: must be a scheduler address")
+
+
+@pytest.mark.parametrize("path, words", [
+    (None, "path: must be a run folder's path (got None)"),
+    (5, "path: must be a run folder's path (got 5)"),
+    ("", "path: must name a run folder's path; an empty one would mean the current folder"),
+])
+def test_open_run_refuses_what_is_not_a_path(path, words):
+    with pytest.raises(ZoosimError) as caught:
+        simulator.open_run(path)
+    assert str(caught.value) == words
+
+
+@pytest.mark.parametrize("arguments, words", [
+    ({"cells": "x"}, "cells: must be a list of cell indices (got 'x')"),
+    ({"cells": [0, 99]}, "cells: no cell 99 in this run (cells 0 to 2)"),
+    ({"cells": [True]}, "cells: must be a list of cell indices (got [True])"),
+    ({"columns": "turns"}, "columns: must be a list of column names (got 'turns')"),
+])
+def test_games_refuses_cells_and_columns_that_are_not_lists_of_what_the_run_has(run, arguments, words):
+    with pytest.raises(ZoosimError) as caught:
+        run.games(**arguments)
+    assert str(caught.value) == words
+
+
+@pytest.mark.parametrize("arguments, words", [
+    ({"confidence": 2}, "confidence: must be a number between 0 and 1, exclusive (got 2)"),
+    ({"confidence": "x"}, "confidence: must be a number between 0 and 1, exclusive (got 'x')"),
+    ({"confidence": True}, "confidence: must be a number between 0 and 1, exclusive (got True)"),
+    ({"component_margin_points": -1}, "component_margin_points: must be a number of points above 0 (got -1)"),
+    ({"component_margin_points": float("nan")}, "component_margin_points: must be a number of points above 0 (got nan)"),
+])
+def test_gameplay_refuses_a_confidence_or_margin_it_cannot_use(run, arguments, words):
+    with pytest.raises(ZoosimError) as caught:
+        run.gameplay(**arguments)
+    assert str(caught.value) == words
+
+
+def test_the_games_of_a_run_whose_logs_are_missing_are_refused_like_its_tables(tmp_path):
+    """games() returned an empty table where cells, seats and verdicts name the missing logs."""
+    run = simulator.run_experiment({**DOCUMENT, "games": 200}, out=tmp_path / "run", jobs=1, report=False)
+    import shutil
+
+    shutil.rmtree(run.path / "logs")
+    with pytest.raises(ZoosimError, match="no finished game in .*logs.*--resume"):
+        simulator.open_run(run.path).games()

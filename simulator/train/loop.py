@@ -32,6 +32,7 @@ uninterrupted one writes.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,8 +131,12 @@ def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> Tra
     from simulator.train.report import render_train_report
 
     cards = finished_cards(out)
-    bar = tqdm(total=settings.rounds + 1, initial=min(len(cards), settings.rounds + 1), unit="round",
-               desc=f"train {settings.game}", disable=not progress, dynamic_ncols=True)
+    description = f"train {settings.game}"
+    if progress and not sys.stderr.isatty():
+        bar = StatusLines(description)
+    else:
+        bar = tqdm(total=settings.rounds + 1, initial=min(len(cards), settings.rounds + 1), unit="round",
+                   desc=description, disable=not progress, dynamic_ncols=True)
     try:
         for number in range(len(cards), settings.rounds + 1):
             card = _play_round(settings, out, number, cards, command, jobs, backend, scheduler, bar)
@@ -146,6 +151,24 @@ def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> Tra
     if not (out / REPORT).exists():
         render_train_report(out / REPORT, settings, cards, best_round(cards) if cards else None, command)
     return TrainOutcome(out, out / REPORT, cards, best_round(cards))
+
+
+class StatusLines:
+    """The training's progress for a stderr that is not a terminal (`zoosim train ... 2> file`):
+    a plain line per status ("train katz: round 1: recording 1000 games") where a terminal gets
+    tqdm's bar, redrawn in place. It has the part of tqdm's interface the rounds use."""
+
+    def __init__(self, description: str):
+        self.description = description
+
+    def set_postfix_str(self, text: str) -> None:
+        print(f"{self.description}: {text}", file=sys.stderr, flush=True)
+
+    def update(self, rounds: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
 
 
 def _restore_best(out: Path, cards: list[dict[str, Any]]) -> None:

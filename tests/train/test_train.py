@@ -5,6 +5,7 @@ nothing written. Katz, because its recording and players are numba kernels (chea
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -189,3 +190,13 @@ def test_a_resume_restores_a_deleted_best_weights_file(tmp_path):
     assert train(out, "--jobs", "1", "--resume", rounds=0).exit_code == 0
     assert (out / "best.npz").read_bytes() == (out / "round-00.npz").read_bytes()
     assert (out / "best.json").read_bytes() == (out / "round-00.json").read_bytes()
+
+
+def test_progress_to_a_stderr_that_is_not_a_terminal_is_a_line_per_round(tmp_path):
+    """`zoosim train ... 2> file` wrote tqdm's carriage-return frames into the file."""
+    result = CliRunner().invoke(main, ["train", "katz", "--out", str(tmp_path / "t"), "--rounds", "1", "--jobs", "1", *TINY])
+    assert result.exit_code == 0, result.output
+    assert "\r" not in result.stderr, repr(result.stderr)
+    rounds = [line for line in result.stderr.splitlines() if line.startswith("train katz: round ")]
+    assert rounds[:2] == ["train katz: round 0: start", "train katz: round 1: recording 12 games"], rounds
+    assert len(rounds) == 3 and re.fullmatch(r"train katz: round 1: \d+\.\d% vs best, (kept|dropped)", rounds[2]), rounds
