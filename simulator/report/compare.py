@@ -102,8 +102,8 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     if not pairs:
         raise ZoosimError(
             f"the runs share no cell: no cell of B plays the game with the player count and seating of "
-            f"one in A (A has {', '.join(c['label'] for c in finished_a) or 'no finished cell'}; "
-            f"B has {', '.join(c['label'] for c in finished_b) or 'no finished cell'})",
+            f"one in A (A has {', '.join(c.label for c in finished_a) or 'no finished cell'}; "
+            f"B has {', '.join(c.label for c in finished_b) or 'no finished cell'})",
             file=str(run_b),
         )
     seats = _seat_changes(pairs, a, b)
