@@ -4,6 +4,7 @@ which read each cell's logs) are those of the DETAIL_CELLS cells furthest from f
 asked for with `zoosim report --cell`, and the page says so. DETAIL_CELLS is lowered here so that
 a run of five cells is "large"."""
 
+import functools
 import re
 
 import pytest
@@ -14,20 +15,25 @@ from simulator.cli import main
 from simulator.config import parse_experiment
 from simulator.plan import build_plan
 from simulator.report import build
+from simulator.report.compare import compare_runs, render_comparison
 from simulator.runner import run_plan
 
 BONUSES = [0.0, 0.1, 0.2, 0.3, 0.4]
 SHOWN = 2
 
 
-@pytest.fixture(scope="module")
-def run_dir(tmp_path_factory):
+def played(tmp_path_factory, seed):
     run_dir = tmp_path_factory.mktemp("run")
-    document = {"name": "many", "seed": 5, "games": 400, "chunk_games": 200,
+    document = {"name": "many", "seed": seed, "games": 400, "chunk_games": 200,
                 "studies": [{"name": "bonus", "game": "coin", "rules": {"players": 2},
                              "sweep": {"first_seat_bonus": BONUSES}}]}
     run_plan(build_plan(parse_experiment(document)), run_dir, "name: many\n", jobs=1, progress=False)
     return run_dir
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    return played(tmp_path_factory, seed=5)
 
 
 @pytest.fixture()
@@ -85,3 +91,25 @@ def test_a_run_within_the_limit_shows_every_cell_without_a_note(run_dir):
     path, _ = build.build_report(run_dir)
     page = path.read_text()
     assert sections(page) == set(range(len(BONUSES))) and "detail-limit" not in page
+
+
+def test_compare_reads_the_gameplay_of_the_pairs_that_changed_most(run_dir, tmp_path_factory, monkeypatch):
+    other = played(tmp_path_factory, seed=6)
+    read = []
+    real = gameplay.cell_games
+    monkeypatch.setattr(gameplay, "cell_games", lambda run, cell, *rest: read.append(cell.index) or real(run, cell, *rest))
+    import simulator.report.compare as compare
+
+    monkeypatch.setattr(compare, "cell_games", gameplay.cell_games)
+    comparison = compare_runs(run_dir, other, gameplay_pairs=SHOWN)
+    changed = comparison.cells["size_change"].abs().sort_values(ascending=False, kind="stable").index[:SHOWN]
+    labels = set(comparison.cells.loc[changed, "label"])
+    assert comparison.gameplay_pairs == SHOWN and set(comparison.gameplay["label"]) == labels
+    assert len(read) == 2 * SHOWN  # both cells of each compared pair, and no other
+    everything = compare_runs(run_dir, other)
+    assert everything.gameplay_pairs == len(BONUSES) == everything.gameplay["label"].nunique()
+    note = "matched cells whose largest seat deviation changed most"
+    out = tmp_path_factory.mktemp("compare") / "compare.html"
+    assert note not in render_comparison(run_dir, other, out)[0].read_text()
+    monkeypatch.setattr(compare, "compare_runs", functools.partial(compare_runs, gameplay_pairs=SHOWN))
+    assert f"Shown for the {SHOWN} of the\n{len(BONUSES)} {note}" in render_comparison(run_dir, other, out)[0].read_text()
