@@ -173,11 +173,11 @@ def run(experiment, out, jobs, games, seed, resume, force, backend, scheduler, c
                                 f"Write the report with:\n  {report_command(out)}")
 
 
-def _report(run_dir: Path, from_logs: bool = False) -> None:
+def _report(run_dir: Path, from_logs: bool = False, cells: tuple[int, ...] = ()) -> None:
     from simulator.report.build import build_report, reference_lines, summary
     from simulator.rundir import read_manifest
 
-    path, analysis = build_report(run_dir, from_logs=from_logs)
+    path, analysis = build_report(run_dir, from_logs=from_logs, detail_cells=cells)
     manifest = read_manifest(run_dir)
     for line in summary(manifest, analysis):
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
@@ -203,9 +203,12 @@ def _print_explained(run_dir: Path, manifest: dict) -> None:
 @click.argument("run_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--from-logs", is_flag=True,
               help="Recompute every number from the game logs instead of the chunks' summaries (slower).")
-def report(run_dir, from_logs):
+@click.option("--cell", "cells", type=click.IntRange(min=0), multiple=True, metavar="NUMBER",
+              help="Also show this cell's detail section (repeatable): a report of many cells shows only the "
+                   "detail of those furthest from fair. NUMBER is the cell's number (column `cell` of the cells' CSV).")
+def report(run_dir, from_logs, cells):
     """Re-render RUN_DIR/report.html from the run folder, without replaying any game."""
-    _report(run_dir, from_logs)
+    _report(run_dir, from_logs, cells)
 
 
 @main.command()

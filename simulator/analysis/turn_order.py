@@ -16,6 +16,7 @@ everywhere in the reports (tables.py).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,11 +31,16 @@ class TurnOrder:
     """A cell's turn-order facts: `seats` has one row per seat, `unequal_*` the share of games
     that ended before some seat's turn of the last round, with its interval."""
 
-    seats: pd.DataFrame
+    seat_rows: list[dict[str, Any]]  # one per seat: the rows of `seats`
     games: int
     unequal_rate: float
     unequal_low: float
     unequal_high: float
+
+    @functools.cached_property
+    def seats(self) -> pd.DataFrame:
+        """One row per seat, built when first read: a large run's report shows few cells' tables."""
+        return pd.DataFrame(self.seat_rows)
 
 
 def turn_order_from_totals(totals: CellTotals, confidence: float = 0.95) -> TurnOrder | None:
@@ -56,7 +62,7 @@ def turn_order_from_totals(totals: CellTotals, confidence: float = 0.95) -> Turn
             row[f"win_rate_{split}"], row[f"win_{split}_low"], row[f"win_{split}_high"] = rate, low, high
             row[f"games_{split}"] = int(moments[stats.RATIO_MOMENTS.index("trials")])
         rows.append(row)
-    return TurnOrder(pd.DataFrame(rows), games, *unequal)
+    return TurnOrder(rows, games, *unequal)
 
 
 def lead_sentence(turn_order: TurnOrder, players: int) -> str:

@@ -13,7 +13,7 @@ import re
 import shlex
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, Collection
 
 import jinja2
 import numpy as np
@@ -35,8 +35,8 @@ from simulator.plan import flatten_dotted
 from simulator.report import charts
 from simulator.report.matching import any_pair
 from simulator.rundir import (
-    MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, resume_command,
-    write_text_atomic,
+    MANIFEST, REPORT, no_games_error, read_experiment_text, read_manifest, read_run_info, real_path, report_command,
+    resume_command, write_text_atomic,
 )
 from simulator.samples import read_samples
 from simulator.version import __version__
@@ -44,11 +44,14 @@ from simulator.version import __version__
 PACKAGES = ("numpy", "numba", "pandas", "pyarrow", "scipy", "matplotlib", "joblib", "pydantic")
 
 
-def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False) -> tuple[Path, Analysis]:
+def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False,
+                 detail_cells: Collection[int] = ()) -> tuple[Path, Analysis]:
     """Write the report; the numbers come from the chunks' summaries, or with `from_logs` from
-    the logs themselves (the same numbers, slower)."""
+    the logs themselves (the same numbers, slower). A run of more than DETAIL_CELLS cells shows
+    the detail of the cells furthest from fair and of `detail_cells` (`detailed_cells`)."""
     run_dir = Path(run_dir)
     manifest = read_manifest(run_dir, Experiment)
+    _refuse_unknown_cells(detail_cells, manifest, run_dir)
     out = Path(out) if out else run_dir / REPORT
     with charts.library_warnings_quiet():
         analysis = analyze_run(run_dir, manifest, from_logs=from_logs)
@@ -58,11 +61,34 @@ def build_report(run_dir: Path, out: Path | None = None, from_logs: bool = False
             raise no_games_error(run_dir, manifest, kept=f"; {out.name} is kept as it was")
         # an explain study's settings are paired deal by deal, which needs the logs (explain.py)
         explain = explain_run(run_dir, manifest) if any(cell.explain for cell in manifest["cells"]) else None
+        detailed = detailed_cells(manifest, analysis, detail_cells)
         page = render_html(manifest, read_run_info(run_dir), analysis, read_experiment_text(run_dir),
                            previous_run(run_dir, manifest), resume_command(manifest.get("experiment_file"), run_dir),
-                           read_samples(run_dir, manifest["run_hash"]), explain, run_gameplay(run_dir, manifest))
+                           read_samples(run_dir, manifest["run_hash"]), explain,
+                           run_gameplay(run_dir, manifest, cells=detailed), detailed, report_command(run_dir))
     write_text_atomic(out, page)
     return out, analysis
+
+
+def _refuse_unknown_cells(indices: Collection[int], manifest: dict[str, Any], run_dir: Path) -> None:
+    unknown = sorted(set(indices) - {cell.index for cell in manifest["cells"]})
+    if unknown:
+        raise ZoosimError(f"--cell {unknown[0]}: the run has no such cell (its cells are numbered 0 to "
+                          f"{len(manifest['cells']) - 1}, as in the report's table of every cell)", file=str(run_dir))
+
+
+def detailed_cells(manifest: dict[str, Any], analysis: Analysis, also: Collection[int] = ()) -> set[int] | None:
+    """The cells whose detail section the report shows: every cell of a run of at most
+    DETAIL_CELLS cells (None), else the DETAIL_CELLS furthest from fair (the largest seat
+    deviation from fair, in points) and `also`. Nobody reads 10,000 sections; every cell's
+    verdict is in the table of every cell, and rendering each cell's charts and tables would
+    cost a large run minutes."""
+    if len(manifest["cells"]) <= DETAIL_CELLS:
+        return None
+    cells = analysis.cells
+    distance = cells["max_signed_deviation_points"].abs().fillna(-1.0) if len(cells) else pd.Series(dtype=float)
+    furthest = cells.assign(distance=distance).sort_values(["distance", "cell"], ascending=[False, True], kind="stable")
+    return {int(index) for index in furthest["cell"].head(DETAIL_CELLS)} | set(also)
 
 
 def explain_lines(explain: ExplainAnalysis | None) -> list[dict[str, str]]:
@@ -111,8 +137,12 @@ def render_html(
     sample_games: dict[str, dict[str, str]] | None = None,
     explain: ExplainAnalysis | None = None,
     gameplay: pd.DataFrame | None = None,
+    detailed: set[int] | None = None,
+    report: str = "zoosim report RUN_DIR",
 ) -> str:
-    """The report page; a cell without a finished game yet shows how to resume the run."""
+    """The report page; a cell without a finished game yet shows how to resume the run. Only the
+    cells in `detailed` get a detail section (None: every cell); `report` is the command that
+    writes this report, to which the page says to add `--cell INDEX` for another cell's detail."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
     samples_pending = sample_games is None  # the run has not drawn them yet (it does at its end)
@@ -123,8 +153,9 @@ def render_html(
     gameplay_of = {} if gameplay is None or not len(gameplay) else dict(tuple(gameplay.groupby("cell", sort=False)))
     for study_name, study_cells in _group_by_study(manifest["cells"]).items():
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
+        shown = study_cells if detailed is None else [cell for cell in study_cells if cell.index in detailed]
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
-                 for cell in study_cells]
+                 for cell in shown]
         for view in cells:
             view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]))
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
@@ -140,6 +171,8 @@ def render_html(
                 "heatmap": sweep_charts[0] if sweep_charts else None,
                 "sweep_charts": sweep_charts[1:],
                 "cells_shown": len(cells) <= CELLS_SHOWN,
+                # a run over DETAIL_CELLS: how many of the study's cells have their detail shown
+                "detail_limit": None if detailed is None else {"shown": len(cells), "cells": len(study_cells)},
                 "sample_game": sample_games.get(study_name),
                 "sample_pending": samples_pending,
                 **_tournament_view(study_name, analysis, study_key(study_name)),
@@ -169,7 +202,7 @@ def render_html(
         explained=explain_view(explain),
         studies=studies,
         margin=margin,
-        cells_table=table_view(_with_findings(analysis.cells), "cells", CELL_COLUMNS),
+        cells_table=table_view(_with_findings(analysis.cells, detailed), "cells", CELL_COLUMNS),
         cells_table_shown=len(analysis.cells) <= CELLS_SHOWN,
         games_played=int(analysis.cells["games"].sum()) if len(analysis.cells) else 0,
         # playing time: numba's compiling of kernels not yet cached is said apart
@@ -181,6 +214,8 @@ def render_html(
         run_hash=manifest["run_hash"],
         resume=resume,
         cells=manifest["cells"],
+        detail_cells=DETAIL_CELLS if detailed is not None else None,
+        report_command=report,
         versions=_versions(),
     )
 
@@ -719,6 +754,9 @@ def _one_scale(values: pd.Series) -> bool:
     return all(numeric) or not any(numeric)
 
 
+# A run with more cells than this shows the detail section of this many (`detailed_cells`).
+DETAIL_CELLS = 100
+
 # A cell's study with more cells than this lists them collapsed (a ladder's or an explain study's
 # dozens), and the answer's table of cells is collapsed too: the page as first shown stays short.
 CELLS_SHOWN = 12
@@ -763,12 +801,13 @@ def design_effect_text(effect: float) -> str:
     return "about 1: each game counts as one game on an independent deal"
 
 
-def _with_findings(cells: pd.DataFrame) -> pd.DataFrame:
+def _with_findings(cells: pd.DataFrame, detailed: set[int] | None = None) -> pd.DataFrame:
     """The answer's table of cells: each cell's verdict lead (its finding in words) beside its
-    numbers."""
+    numbers, and whether the page has its detail section (its label links there)."""
     if len(cells) == 0:
         return cells
-    return cells.assign(finding=[lead_and_detail(sentence)[0] for sentence in cells["sentence"]])
+    found = cells.assign(finding=[lead_and_detail(sentence)[0] for sentence in cells["sentence"]])
+    return found if detailed is None else found.assign(detail=found["cell"].isin(list(detailed)))
 
 
 # (column, heading, format) for the tables: "pct" shows a rate as a percentage, "int" a count with
@@ -926,6 +965,10 @@ def _format(value: Any, style: str) -> str:
     return str(value)
 
 
+# A table frame's columns that say how to show a row, not what it holds: left out of its CSV.
+NOT_IN_CSV = ("anchor", "style", "detail")
+
+
 def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[str, str, str]]) -> dict[str, Any]:
     """A table view: headings, formatted cells with raw values, and the CSV as a data URL."""
     if frame is None:
@@ -936,7 +979,8 @@ def table_view(frame: pd.DataFrame | None, table_id: str, columns: list[tuple[st
     names = list(frame.columns)
     rows = [[_table_cell(dict(zip(names, values)), name, style) for name, _, style in columns]
             for values in frame.to_numpy()]
-    csv = frame.drop(columns=["anchor", "style"], errors="ignore").to_csv(index=False)
+    hidden = [name for name in NOT_IN_CSV if name in names]  # dropping absent columns costs a table milliseconds
+    csv = (frame.drop(columns=hidden) if hidden else frame).to_csv(index=False)
     return {
         "id": table_id,
         "headings": [(name, heading) for name, heading, _ in columns],
@@ -952,7 +996,8 @@ def _table_cell(record: dict[str, Any], name: str, style: str) -> dict[str, Any]
     format)."""
     value = record[name]
     style = record["style"] if style == "styled" else style
-    href = {"cell": lambda: f"#cell-{record['cell']}", "term": lambda: f"#{record['anchor']}"}.get(style)
+    href = {"cell": lambda: f"#cell-{record['cell']}" if record.get("detail", True) else None,
+            "term": lambda: f"#{record['anchor']}"}.get(style)
     return {"text": _format(value, style), "raw": _raw(value), "numeric": style not in ("text", "cell", "term"),
             "href": href() if href else None}
 

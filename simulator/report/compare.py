@@ -41,7 +41,7 @@ from simulator.config import Experiment
 from simulator.errors import ZoosimError
 from simulator.manifest_cell import ManifestCell
 from simulator.report import charts
-from simulator.report.build import experiment_settings, flat_differences, players_text, table_view
+from simulator.report.build import DETAIL_CELLS, experiment_settings, flat_differences, players_text, table_view
 from simulator.report.matching import match_cells
 from simulator.rundir import read_manifest, write_text_atomic
 
@@ -90,10 +90,13 @@ class Comparison:
     differences: list[str]  # what differs between the runs (settings, and knobs per cell)
     only_a: list[str]  # labels of finished cells no cell of B plays
     only_b: list[str]  # labels of finished cells no cell of A plays
-    gameplay: pd.DataFrame  # one row per gameplay figure item of every matched cell: its change
+    gameplay: pd.DataFrame  # one row per gameplay figure item of the matched cells in `gameplay_pairs`: its change
+    gameplay_pairs: int  # how many matched cells' gameplay figures were compared (`_gameplay_pairs`)
 
 
-def compare_runs(run_a: Path, run_b: Path) -> Comparison:
+def compare_runs(run_a: Path, run_b: Path, gameplay_pairs: int = DETAIL_CELLS) -> Comparison:
+    """Run B against run A, cell by matched cell; the gameplay figures (which read both cells'
+    logs) of at most `gameplay_pairs` matched cells, those whose largest seat deviation changed most."""
     manifest_a, manifest_b = read_manifest(run_a, Experiment), read_manifest(run_b, Experiment)
     a, b = analyze_run(run_a, manifest_a), analyze_run(run_b, manifest_b)
     finished_a = _finished_cells(manifest_a, a)
@@ -102,8 +105,8 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     if not pairs:
         raise ZoosimError(
             f"the runs share no cell: no cell of B plays the game with the player count and seating of "
-            f"one in A (A has {', '.join(c['label'] for c in finished_a) or 'no finished cell'}; "
-            f"B has {', '.join(c['label'] for c in finished_b) or 'no finished cell'})",
+            f"one in A (A has {', '.join(c.label for c in finished_a) or 'no finished cell'}; "
+            f"B has {', '.join(c.label for c in finished_b) or 'no finished cell'})",
             file=str(run_b),
         )
     seats = _seat_changes(pairs, a, b)
@@ -112,12 +115,23 @@ def compare_runs(run_a: Path, run_b: Path) -> Comparison:
     cells = pd.DataFrame([_cell_change(cell_a, cell_b, a, b, seats_of_pair, margin) for cell_a, cell_b in pairs])
     paired_a = {cell_a.index for cell_a, _ in pairs}
     paired_b = {cell_b.index for _, cell_b in pairs}
+    compared = _most_changed(pairs, cells, gameplay_pairs)
     return Comparison(
         seats=seats, cells=cells, differences=_differences(manifest_a, manifest_b, pairs),
         only_a=[cell.label for cell in finished_a if cell.index not in paired_a],
         only_b=[cell.label for cell in finished_b if cell.index not in paired_b],
-        gameplay=_gameplay_changes(run_a, run_b, pairs),
+        gameplay=_gameplay_changes(run_a, run_b, compared), gameplay_pairs=len(compared),
     )
+
+
+def _most_changed(pairs: list[tuple[ManifestCell, ManifestCell]], cells: pd.DataFrame,
+                  count: int) -> list[tuple[ManifestCell, ManifestCell]]:
+    """Every pair when there are at most `count`, else the `count` whose largest seat deviation
+    changed most (`cells` has a row per pair, in their order), in their order."""
+    if len(pairs) <= count:
+        return pairs
+    changed = cells["size_change"].abs().fillna(-1.0).sort_values(ascending=False, kind="stable")
+    return [pairs[position] for position in sorted(changed.index[:count])]
 
 
 def _gameplay_changes(run_a: Path, run_b: Path, pairs: list[tuple[ManifestCell, ManifestCell]]) -> pd.DataFrame:
@@ -318,6 +332,7 @@ def render_comparison(run_a: Path, run_b: Path, out: Path) -> tuple[Path, Compar
             seats_table=table_view(comparison.seats, "seat-changes", SEAT_COLUMNS),
             cells_table=table_view(comparison.cells, "cell-changes", CELL_COLUMNS),
             gameplay_table=table_view(comparison.gameplay, "gameplay-changes", GAMEPLAY_COLUMNS),
+            gameplay_pairs=comparison.gameplay_pairs, pairs=len(comparison.cells),
         )
     write_text_atomic(out, page)
     return out, comparison

@@ -148,7 +148,7 @@ def test_game_length_score_and_seat_measure_intervals_cover_with_the_deal_as_the
     from calibration_game import MEAN_TURNS, expected_scores, play_records
 
     from simulator.analysis.summary import summarize_columns
-    from simulator.analysis.tables import _measure_rows, _seat_rows, length_mean_columns
+    from simulator.analysis.tables import _measure_rows, _seat_columns, length_mean_columns
 
     rng = np.random.default_rng(11)
     cell = ManifestCell.model_construct(index=0, label="lengths", players=4, rotate=True, seats=["p"] * 4,
@@ -159,7 +159,7 @@ def test_game_length_score_and_seat_measure_intervals_cover_with_the_deal_as_the
         totals = summarize_columns(play_records(rng, FAIR, 100, regime, lengths=True), 4, mixed=False, games_per_deal=4)
         length = length_mean_columns(totals, "turns", 0.95)
         turns.append(length["mean_turns_low"] <= MEAN_TURNS <= length["mean_turns_high"])
-        seats = _seat_rows(cell, totals, 0.95)
+        seats = _seat_columns(cell, totals, 0.95)
         scores.extend((seats["score_low"] <= true_scores) & (true_scores <= seats["score_high"]))
         rows = _measure_rows(cell, totals, 0.95)
         measures.extend((rows["ci_low"] <= true_scores) & (true_scores <= rows["ci_high"]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping
 
 import numpy as np
 import pandas as pd
@@ -105,10 +105,13 @@ def cell_gameplay(games: CellGames, confidence: float = 0.95, options: GameplayO
 
 
 def run_gameplay(run_dir: Path, manifest: Mapping[str, Any], confidence: float = 0.95,
-                 options: GameplayOptions | None = None) -> pd.DataFrame:
-    """The figures of every cell of a run with games: tidy rows with the cell's index and label."""
+                 options: GameplayOptions | None = None, cells: Collection[int] | None = None) -> pd.DataFrame:
+    """The figures of every cell of a run with games (only of the cells numbered in `cells`, when
+    given: each reads the cell's logs): tidy rows with the cell's index and label."""
     frames = []
     for cell in manifest["cells"]:
+        if cells is not None and cell.index not in cells:
+            continue
         games = cell_games(Path(run_dir), cell)
         if games.games == 0:
             continue
