@@ -144,7 +144,37 @@ class Figure:
         ("deals", "deals", "int"),
     )
     note: str = ""  # a sentence the report prints under the figure's heading
+    chart: Chart | None = None  # how the report draws it above its table; None: a table only
     order: int = 100  # place among the figures (report, tables): lower first
+
+
+# The kinds of chart the report draws for a figure (report/charts.py `gameplay_chart`).
+CHART_KINDS = ("bars", "curve", "forest", "length")
+
+
+@dataclass(frozen=True)
+class Chart:
+    """How the report draws a figure (report/charts.py `gameplay_chart`), from its rows:
+    - "bars": a bar per item (its estimate) with its interval, the items across;
+    - "curve": a point per item with its interval, joined across the items;
+    - "forest": a row per item, its estimate and interval across, zero and the ±`margin` column's
+      band drawn (component strength);
+    - "length": the cell's distribution of the game length `measure` (the report's length
+      histogram) with the items of that unit marked (percentiles).
+    `items` picks the rows drawn (default all), `tick` gives an item's short label, `value_label`
+    names the value axis; `percent` shows shares as %."""
+
+    kind: str
+    title: str
+    value_label: str
+    percent: bool = False
+    items: Callable[[Mapping[str, Any]], bool] = lambda row: True
+    tick: Callable[[Mapping[str, Any]], str] = lambda row: str(row["item"])
+    measure: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHART_KINDS:
+            raise ValueError(f"a gameplay chart's kind is one of {', '.join(CHART_KINDS)}, got {self.kind!r}")
 
 
 # The margin, in win-share points, beyond which a component's win-share difference is flagged
