@@ -15,7 +15,7 @@ import pytest
 
 from simulator.analysis.gameplay import cell_games
 from simulator.config import parse_experiment
-from simulator.plan import build_plan
+from simulator.plan import build_plan, trajectory_sample
 from simulator.rundir import TRAJECTORIES_DIR, chunk_path, read_manifest, read_trajectories, trajectory_path
 from simulator.runner import run_plan
 
@@ -123,3 +123,16 @@ def test_a_file_of_another_sample_is_never_read(one_job, tmp_path):
     cell = dict(manifest["cells"][0], trajectory_deals=5)
     assert read_trajectories(one_job, cell) is None
     assert read_trajectories(one_job, manifest["cells"][0]) is not None
+
+
+def test_auto_samples_one_deal_in_500_up_to_500_and_a_number_is_capped_by_the_cell():
+    assert [trajectory_sample("auto", deals) for deals in (499, 500, 100_000, 10_000_000)] == [0, 1, 200, 500]
+    assert trajectory_sample(7, 5) == 5 and trajectory_sample(0, 10_000) == 0
+    quick_start = build_plan(parse_experiment({**DOCUMENT, "games": 250_000, "trajectory_deals": "auto"}))
+    assert [cell.trajectory_deals for cell in quick_start.cells] == [250, 166]  # 125,000 and 83,334 deals
+
+
+def test_a_game_without_a_per_round_score_has_no_sample():
+    plan = build_plan(parse_experiment({"name": "coin", "games": 100, "trajectory_deals": 5,
+                                        "studies": [{"game": "coin", "rules": {"players": 2}}]}))
+    assert plan.cells[0].trajectory_deals == 0
