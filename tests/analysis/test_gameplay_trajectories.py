@@ -102,3 +102,17 @@ def test_a_cell_without_a_trajectory_sample_has_no_trajectory_figures():
     without = CellGames(games.players, games.deal, games.game, games.seat)
     assert cell_gameplay(without).empty
     assert {"lead_change", "halfway_leader", "comeback", "decisiveness"} <= set(cell_gameplay(games)["figure"])
+
+
+def test_compare_gives_changes_of_the_trajectory_figures_that_cover_zero_between_runs_of_one_game(replications):
+    from simulator.analysis.gameplay import compare_gameplay
+
+    covered, figures = [], set()
+    for before, after in zip(replications[0:80:2], replications[1:80:2]):
+        changes = compare_gameplay(before.reset_index().assign(label="race"), after.reset_index().assign(label="race"))
+        trajectory = changes[changes["figure"].isin(["lead_change", "halfway_leader", "comeback", "decisiveness"])]
+        trajectory = trajectory[np.isfinite(trajectory["change_low"])]
+        figures |= set(trajectory["figure"])
+        covered += (~trajectory["changed"]).tolist()
+    assert figures == {"lead_change", "halfway_leader", "comeback", "decisiveness"}
+    assert np.mean(covered) >= MIN_COVERAGE

@@ -136,3 +136,15 @@ def test_a_game_without_a_per_round_score_has_no_sample():
     plan = build_plan(parse_experiment({"name": "coin", "games": 100, "trajectory_deals": 5,
                                         "studies": [{"game": "coin", "rules": {"players": 2}}]}))
     assert plan.cells[0].trajectory_deals == 0
+
+
+def test_open_run_gives_the_trajectory_figures_of_every_cell_with_the_sample_size(one_job):
+    import simulator
+
+    rows = simulator.open_run(one_job).gameplay()
+    leads = rows[rows["figure"] == "lead_change"].groupby("cell")
+    assert sorted(leads.groups) == [0, 1]
+    for cell, frame in leads:
+        assert set(frame["deals"]) == {7} and set(frame["games"]) == {7 * (2 + cell)}
+        assert (frame["low"] <= frame["estimate"]).all() and (frame["estimate"] <= frame["high"]).all()
+    assert {"halfway_leader", "comeback", "decisiveness"} <= set(rows["figure"])
