@@ -631,11 +631,13 @@ def gameplay_chart(chart, rows: pd.DataFrame, lengths: pd.DataFrame | None = Non
     drawn = rows[[bool(chart.items(row)) for row in rows.to_dict("records")]] if len(rows) else rows
     drawn = drawn[np.isfinite(drawn["estimate"].to_numpy(dtype=float))] if len(drawn) else drawn
     if chart.kind == "length":
-        subset = lengths[lengths["measure"] == chart.measure] if lengths is not None and len(lengths) else None
-        if subset is None or subset["value"].nunique() < 2:
-            return None
-        marks = [(chart.tick(row), float(row["estimate"])) for row in drawn.to_dict("records")]
-        return length_histogram(subset, chart.measure, marks)
+        for measure in chart.measures if lengths is not None and len(lengths) else ():
+            subset = lengths[lengths["measure"] == measure]
+            if subset["value"].nunique() > 1:  # a constant length is a sentence, not a chart
+                marks = [(chart.tick(row), float(row["estimate"])) for row in drawn.to_dict("records")
+                         if row["unit"] == measure]
+                return length_histogram(subset, measure, marks)
+        return None
     if not len(drawn):
         return None
     if chart.kind == "forest":

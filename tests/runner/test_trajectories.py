@@ -148,3 +148,18 @@ def test_open_run_gives_the_trajectory_figures_of_every_cell_with_the_sample_siz
         assert set(frame["deals"]) == {7} and set(frame["games"]) == {7 * (2 + cell)}
         assert (frame["low"] <= frame["estimate"]).all() and (frame["estimate"] <= frame["high"]).all()
     assert {"halfway_leader", "comeback", "decisiveness"} <= set(rows["figure"])
+
+
+def test_the_report_draws_the_how_the_game_plays_charts_of_each_cell(one_job):
+    from simulator.report.build import build_report
+
+    report, _ = build_report(one_job)
+    html = report.read_text(encoding="utf-8")
+    sections = html.split('<details class="gameplay">')[1:]
+    assert len(sections) == 2
+    for section in sections:
+        section = section.split("</details>")[0]
+        for title in ("Lead changes per game", "Comeback chance by deficit at halfway",
+                      "Component strength, strongest first", "rounds per game"):  # Katz: 42 turns at 2 players
+            assert f">{title}</text>" in section, title
+        assert "sampled deals" in section

@@ -153,8 +153,9 @@ class Chart:
     - "curve": a point per item with its interval, joined across the items;
     - "forest": a row per item, its estimate and interval across, zero and the ±`margin` column's
       band drawn (component strength);
-    - "length": the cell's distribution of the game length `measure` (the report's length
-      histogram) with the items of that unit marked (percentiles).
+    - "length": the cell's distribution of a game length (the report's length histogram): the
+      first of `measures` that takes more than one value, the items in that unit marked
+      (percentiles).
     `items` picks the rows drawn (default all), `tick` gives an item's short label, `value_label`
     names the value axis; `percent` shows shares as %."""
 
@@ -164,7 +165,7 @@ class Chart:
     percent: bool = False
     items: Callable[[Mapping[str, Any]], bool] = lambda row: True
     tick: Callable[[Mapping[str, Any]], str] = lambda row: str(row["item"])
-    measure: str = ""
+    measures: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in CHART_KINDS:

@@ -52,6 +52,6 @@ register(Figure(
     shown=(("item", "", "text"), ("estimate", "length", "int"), ("low", "95% low", "int"), ("high", "95% high", "int"),
            ("unit", "unit", "text"), ("games", "games", "int"), ("deals", "deals", "int")),
     note="Median and 90th/95th percentiles of game length; intervals by Woodruff's method with the deal as the unit.",
-    chart=Chart("length", "Game length in turns, percentiles marked", "share of games (%)", measure="turns",
-                items=lambda row: row["unit"] == "turns", tick=lambda row: row["item"].split(" ")[0]),
+    chart=Chart("length", "Game length, percentiles marked", "share of games (%)", measures=LENGTH_MEASURES,
+                tick=lambda row: row["item"].split(" ")[0]),
 ))
