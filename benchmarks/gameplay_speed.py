@@ -9,8 +9,11 @@ Zoo learned(destinations=best, width=3)).
 Each cell is played into a fresh run folder by `run_plan` in this process (one job, threading
 backend), `trajectory_deals: auto` (on: one deal in 500 replayed round by round through the step
 API after the chunks, simulator/trajectories.py) and `0` (off: no replay is queued); the order
-alternates over `--repeats` rounds and the fastest time of each is kept (other load on the
-machine only slows a run down). Play time is the run's time less its kernel compiling. `--repo`
+alternates over `--repeats` rounds and the fastest of each is kept (other load on the machine
+only slows a run down). Two speeds: games per second of wall-clock play (the run's time less its
+kernel compiling) and games per CPU second of this process (workers are its threads), which
+other load on the machine hardly changes; the warm-up run compiles or loads the play kernels and
+replays two deals, so the step kernels are loaded before anything is timed. `--repo`
 imports simulator from another checkout (one without the setting: the off run leaves the key
 out), to compare "off" with the code before the figures existed. The machine, load and date are
 printed before and after the figures (benchmarks/machine.py).
@@ -21,6 +24,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -28,6 +32,8 @@ sys.path.insert(0, str(HERE))
 
 from machine import machine_line  # noqa: E402  (benchmarks/machine.py)
 
+WARM_UP_GAMES = 200
+WARM_UP_DEALS = 2  # replayed in the warm-up run: the step kernels loaded before timing
 CELLS = {  # game -> (study as the quick start writes it, games option)
     "katz": ({"name": "Alles für die Katz", "game": "katz", "seats": ["greedy_tuned"]}, "katz_games"),
     "nyz": ({"name": "New York Zoo", "game": "nyz",
@@ -35,8 +41,10 @@ CELLS = {  # game -> (study as the quick start writes it, games option)
 }
 
 
-def play_seconds(study: dict, players: int, games: int, trajectory_deals: str | int | None, out: Path) -> float:
-    """Seconds `run_plan` played the cell (compiling excluded); trajectory_deals None leaves the key out."""
+def play_seconds(study: dict, players: int, games: int, trajectory_deals: str | int | None,
+                 out: Path) -> tuple[float, float]:
+    """(wall seconds `run_plan` played the cell, compiling excluded; CPU seconds of this process
+    meanwhile); trajectory_deals None leaves the key out."""
     from simulator.config import parse_experiment
     from simulator.plan import build_plan
     from simulator.runner import run_plan
@@ -45,8 +53,10 @@ def play_seconds(study: dict, players: int, games: int, trajectory_deals: str | 
                 "studies": [{**study, "rules": {"players": players}}]}
     if trajectory_deals is not None:
         document["trajectory_deals"] = trajectory_deals
-    summary = run_plan(build_plan(parse_experiment(document)), out, "benchmark\n", jobs=1, progress=False)
-    return summary.seconds - summary.compile_seconds
+    plan = build_plan(parse_experiment(document))
+    cpu = time.process_time()
+    summary = run_plan(plan, out, "benchmark\n", jobs=1, progress=False)
+    return summary.seconds - summary.compile_seconds, time.process_time() - cpu
 
 
 def main() -> None:
@@ -67,16 +77,21 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for game, (study, games_option) in CELLS.items():
             games = getattr(options, games_option)
-            play_seconds(study, options.players, 200, settings["off"], Path(scratch) / f"{game}-warm")  # compile
-            best: dict[str, float] = {}
+            warm = WARM_UP_DEALS if "on" in settings else None  # the code before knows no such key
+            play_seconds(study, options.players, WARM_UP_GAMES, warm, Path(scratch) / f"{game}-warm")
+            wall: dict[str, float] = {}
+            cpu: dict[str, float] = {}
             for repeat in range(options.repeats):
                 order = list(settings.items()) if repeat % 2 == 0 else list(settings.items())[::-1]
                 for name, value in order:
-                    seconds = play_seconds(study, options.players, games, value, Path(scratch) / f"{game}-{name}-{repeat}")
-                    best[name] = min(best.get(name, float("inf")), seconds)
-            speeds = {name: games / seconds for name, seconds in best.items()}
-            line = ", ".join(f"{name} {speed:,.0f} games/s ({best[name]:.2f} s)" for name, speed in speeds.items())
-            ratio = f"; on / off = {speeds['on'] / speeds['off']:.3f}" if "on" in speeds else ""
+                    seconds, cpu_seconds = play_seconds(study, options.players, games, value,
+                                                        Path(scratch) / f"{game}-{name}-{repeat}")
+                    wall[name] = min(wall.get(name, float("inf")), seconds)
+                    cpu[name] = min(cpu.get(name, float("inf")), cpu_seconds)
+            line = ", ".join(f"{name} {games / wall[name]:,.0f} games/s ({wall[name]:.2f} s), "
+                             f"{games / cpu[name]:,.0f} games/CPU s ({cpu[name]:.2f} s)" for name in settings)
+            ratio = (f"; on / off = {wall['off'] / wall['on']:.3f} (wall), {cpu['off'] / cpu['on']:.3f} (CPU)"
+                     if "on" in settings else "")
             print(f"{game} {options.players} players, {games:,} games: {line}{ratio}", flush=True)
     print(machine_line())
 
