@@ -5,7 +5,7 @@ games and the report's tables as pandas DataFrames.
     run = simulator.open_run("reports/seat_bias-1a2b3c4d")
     run.verdicts                     # one row per cell: verdict and sentence, as the report says them
     run.seats                        # one row per cell and seat: win rate with its intervals
-    run.gameplay()                   # how the game plays: lengths, end reasons, components
+    run.gameplay()                   # how the game plays: lengths, end reasons, components, lead changes, comebacks
     games = run.games()              # one row per game and seat, the cell's knobs as columns
     games.groupby(["players", "seat"])["win_share"].mean()
 
@@ -93,7 +93,9 @@ class Run:
 
     def gameplay(self, component_margin_points: float | None = None, confidence: float = 0.95) -> pd.DataFrame:
         """How the game plays (issue #43), as the report's "How the game plays" sections show it:
-        one row per cell, figure and item (`figure` is `length`, `end_reason` or `component`),
+        one row per cell, figure and item (`figure` is `length`, `end_reason`, `component`, or,
+        from the cell's trajectory sample, `lead_change`, `halfway_leader`, `comeback` or
+        `decisiveness`; docs/api.md lists the items),
         the `estimate` with its interval (`low`, `high`) at `confidence`, the deal as the unit,
         in `unit`, over `games` in `deals`, the interval's `method`, and `flag` (a component out
         of line: its whole interval beyond `component_margin_points`, default 5). Read from the

@@ -27,12 +27,12 @@ MAX_GAMES_PER_CELL = 10_000_000_000
 MAX_CHUNK_GAMES = 10_000_000
 DEFAULT_CHUNK_GAMES = 20_000
 # The trajectory figures' sample (issue #43): the deals per cell replayed round by round.
-# `auto` replays one deal in AUTO_TRAJECTORY_SHARE_DEALS, at least AUTO_TRAJECTORY_MIN_DEALS and at
-# most AUTO_TRAJECTORY_MAX_DEALS (never more than the cell has): a replay through the step API costs
-# about 50 batch games (docs/benchmarks.md), so this keeps it near a tenth of the play time.
+# `auto` replays one deal in AUTO_TRAJECTORY_SHARE_DEALS, at most AUTO_TRAJECTORY_MAX_DEALS: a
+# replay through the step API costs about 50 batch games (docs/benchmarks.md), so this keeps it
+# near a tenth of the play time in every cell; a cell of fewer deals gets none (set a number to
+# ask for one).
 AUTO_TRAJECTORY = "auto"
 AUTO_TRAJECTORY_SHARE_DEALS = 500
-AUTO_TRAJECTORY_MIN_DEALS = 20
 AUTO_TRAJECTORY_MAX_DEALS = 500
 MAX_TRAJECTORY_DEALS = 100_000
 # Plan limits, checked by arithmetic before any cell or chunk is built (simulator.plan).
@@ -250,8 +250,8 @@ class Experiment(StrictModel):
     trajectory_deals: Annotated[int, Field(ge=0, le=MAX_TRAJECTORY_DEALS)] | Literal["auto"] = Field(
         AUTO_TRAJECTORY,
         description=("deals per cell replayed round by round for the trajectory figures (lead changes, comebacks, "
-                     f"decisiveness); 0: none; auto: one deal in {AUTO_TRAJECTORY_SHARE_DEALS}, from "
-                     f"{AUTO_TRAJECTORY_MIN_DEALS} to {AUTO_TRAJECTORY_MAX_DEALS}"),
+                     f"decisiveness); 0: none; auto: one deal in {AUTO_TRAJECTORY_SHARE_DEALS}, at most "
+                     f"{AUTO_TRAJECTORY_MAX_DEALS}"),
     )
     studies: list[Study] = Field(min_length=1)
 

@@ -30,8 +30,8 @@ import numpy as np
 import pydantic
 
 from simulator.config import (
-    AUTO_TRAJECTORY, AUTO_TRAJECTORY_MAX_DEALS, AUTO_TRAJECTORY_MIN_DEALS, AUTO_TRAJECTORY_SHARE_DEALS, MAX_CELLS, MAX_CHUNKS,
-    Experiment, PrecisionGames, Rung, SeatSpec, Study,
+    AUTO_TRAJECTORY, AUTO_TRAJECTORY_MAX_DEALS, AUTO_TRAJECTORY_SHARE_DEALS, MAX_CELLS, MAX_CHUNKS, Experiment,
+    PrecisionGames, Rung, SeatSpec, Study,
 )
 from simulator.digest import SHORT, json_digest
 from simulator.errors import ZoosimError
@@ -759,7 +759,7 @@ def trajectory_sample(setting: int | str, deals: int) -> int:
     """The deals of a cell of `deals` replayed round by round under the experiment's
     `trajectory_deals` (config.AUTO_TRAJECTORY: a share of the cell, within bounds)."""
     if setting == AUTO_TRAJECTORY:
-        setting = min(max(deals // AUTO_TRAJECTORY_SHARE_DEALS, AUTO_TRAJECTORY_MIN_DEALS), AUTO_TRAJECTORY_MAX_DEALS)
+        setting = min(deals // AUTO_TRAJECTORY_SHARE_DEALS, AUTO_TRAJECTORY_MAX_DEALS)
     return min(int(setting), deals)
 
 

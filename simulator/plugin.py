@@ -34,6 +34,7 @@ from simulator.games.learned import (
     DEFAULT_WEIGHTS, WEIGHTS_FORMAT, LearnedWeights, fit_ridge, fit_visit_logits, load_weights, save_weights,
 )
 from simulator.games.matches import deal_seeds, head_to_head, solo_rate
+from simulator.games.rounds import play_rounds
 from simulator.schema import StrictModel
 
 # The kernel toolkit's names that load numba, imported on first use: name -> "module" or
@@ -56,6 +57,8 @@ __all__ = [
     "StrictModel", "knob",
     # invariants, outcomes, errors
     "InvariantViolation", "outcome_lines", "ZoosimError",
+    # the per-round score (Game.round_scores) from a step API
+    "play_rounds",
     # registering a game without installing it
     "register_game", "unregister_game",
     # the kernel toolkit: rule arrays and record columns (no numba), decorators and streams (numba)

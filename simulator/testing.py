@@ -27,7 +27,9 @@ import numpy as np
 
 from simulator.errors import ZoosimError
 from simulator.games import get_game
-from simulator.games.base import WEIGHTS_PARAM, StepAPI, batch_problem, contract_problem, game_legend, outcome_lines
+from simulator.games.base import (
+    WEIGHTS_PARAM, StepAPI, batch_problem, contract_problem, game_legend, outcome_lines, round_scores_problem,
+)
 from simulator.logs import unequal_turns, with_turn_order
 
 FIRST_SEED = 1000  # the kit's games are seeds FIRST_SEED, FIRST_SEED + 1, ...
@@ -284,6 +286,32 @@ def check_step_api(name: str) -> str | None:
     return None
 
 
+def check_round_scores(name: str) -> str | None:
+    """The per-round score (Game.round_scores, optional) keeps its contract (base.round_scores_problem)
+    and replays the games play_batch plays: one row per recorded round, the last row the recorded
+    final scores, the recorded winners, and the same result when called again."""
+    game = get_game(name)
+    if game.round_scores is None:
+        return "the game declares no per-round score (Game.round_scores is None)"
+    params, players, seating, seeds, rotations, columns = _batch(game, 6)
+    for index, (seed, rotation) in enumerate(zip(seeds, rotations)):
+        where = f"seed {seed}, rotation {rotation}"
+        scores, win = game.round_scores(params, seating, int(seed), int(rotation))
+        problem = round_scores_problem(scores, win, players)
+        if problem is not None:
+            _fail(name, f"{where}: {problem}")
+        if len(scores) != columns["rounds"][index]:
+            _fail(name, f"{where}: round_scores() gave {len(scores)} rounds, play_batch recorded {columns['rounds'][index]}")
+        if scores[-1].tolist() != columns["score"][index].astype(float).tolist():
+            _fail(name, f"{where}: round_scores()' last row {scores[-1].tolist()} is not play_batch's final score")
+        if win.tolist() != columns["win"][index].tolist():
+            _fail(name, f"{where}: round_scores()' winners differ from play_batch's")
+        again = game.round_scores(params, seating, int(seed), int(rotation))
+        if not (np.array_equal(again[0], scores) and np.array_equal(again[1], win)):
+            _fail(name, f"{where}: round_scores() gave another result when called again")
+    return None
+
+
 def check_trace(name: str) -> None:
     """trace() plays the game play_batch plays: it ends with outcome_lines of play_batch's
     scores and winners, each seat named by the policy seated there."""
@@ -369,7 +397,8 @@ def check_policy_parameters(name: str) -> None:
 
 CHECKS = (
     check_commands, check_random_games, check_checked_mode, check_batch_halves, check_every_policy_in_any_batch,
-    check_any_jobs, check_rotation, check_record_columns, check_turn_order, check_step_api, check_trace,
+    check_any_jobs, check_rotation, check_record_columns, check_turn_order, check_step_api, check_round_scores,
+    check_trace,
     check_knob_validation, check_policy_parameters,
 )
 

@@ -19,7 +19,8 @@ from simulator.games.base import SeatPolicies, StepAPI
 def play_rounds(steps: StepAPI, rounds_done: Callable[[Any], int], params: Any, seat_policies: SeatPolicies,
                 seed: int, rotation: int) -> tuple[np.ndarray, np.ndarray]:
     """(scores (rounds, players) float64, win (players,) bool) of the game play_batch plays for
-    (seed, rotation): row r is each seat's `steps.scores` once `rounds_done(state)` (the rounds
+    (seed, rotation), played by `steps` (the game's step API, or an object with the calls made
+    here: new_game, is_over, policy_move, apply, scores, winners): row r is each seat's `steps.scores` once `rounds_done(state)` (the rounds
     the game has finished) reached r + 1, the last row the final scores, so a game of R rounds
     has R rows; `win` marks the winners after the tie-break (several on a shared win)."""
     state = steps.new_game(params, seat_policies, seed, rotation)

@@ -157,7 +157,8 @@ def render_html(
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
                  for cell in shown]
         for view in cells:
-            view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]))
+            view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]),
+                                             analysis.of_cell("lengths", view["index"]))
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
         # are settings of one rule set, explained by its own section
         drawn_apart = study_name in ladders or any(cell.explain for cell in study_cells)
@@ -604,14 +605,15 @@ def _cell_view(cell: ManifestCell, analysis: Analysis, margin: float, y_limits, 
     }
 
 
-def gameplay_view(cell_index: int, rows: pd.DataFrame | None) -> list[dict[str, Any]]:
+def gameplay_view(cell_index: int, rows: pd.DataFrame | None, lengths: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """The "How the game plays" section of a cell (templates/gameplay.html) from its gameplay
-    rows: per figure with rows, its title, note and table (the columns its unit shows;
-    analysis/gameplay)."""
+    rows: per figure with rows, its title, note, chart (where its unit declares one; a length
+    chart draws the cell's `lengths`) and table (the columns its unit shows; analysis/gameplay)."""
     if rows is None or not len(rows):
         return []
     by_figure = dict(tuple(rows.groupby("figure", sort=False)))
     return [{"title": figure.title, "note": figure.note,
+             "chart": charts.gameplay_chart(figure.chart, by_figure[figure.name], lengths) if figure.chart else None,
              "table": table_view(by_figure[figure.name], f"{figure.name}-cell-{cell_index}", list(figure.shown))}
             for figure in FIGURES.values() if figure.name in by_figure]
 

@@ -33,6 +33,7 @@ import pandas as pd
 FAIR_COLOUR = "#888888"
 BAND_COLOUR = "#d9ead3"
 POINT_COLOUR = "#1f5fa8"
+MARK_COLOUR = "#a83a1f"  # percentiles marked on a length distribution
 DATA = "data"  # gid of data artists (see to_svg)
 REFERENCE = "reference"  # gid of fair lines and bands
 # Text size of every chart, in points. A chart's SVG is sized in points (1 pt = 4/3 px) and is
@@ -133,9 +134,10 @@ def deviation_limits(seats: pd.DataFrame, players: pd.Series, margin_points: flo
     return -reach, reach
 
 
-def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
+def length_histogram(lengths: pd.DataFrame, measure: str, marks: list[tuple[str, float]] | None = None) -> str:
     """Distribution of a game-length measure as shares of games. One bar per value when the
-    measure takes at most MAX_BARS values in its range, else bars of equal integer width."""
+    measure takes at most MAX_BARS values in its range, else bars of equal integer width.
+    `marks` (name, value) are drawn as dashed lines, named in the legend (percentiles)."""
     values = lengths["value"].to_numpy()
     games = lengths["games"].to_numpy()
     low, high = int(values.min()), int(values.max())
@@ -146,7 +148,11 @@ def length_histogram(lengths: pd.DataFrame, measure: str) -> str:
     centres = starts + (width - 1) / 2
     top = float(share.max()) * 1.05
     x_limits = (low - width, high + width)
-    axes = _Axes((5.2, 2.4), x_limits, (0.0, top), _nice_ticks(0.0, top, bins=6))
+    marks = marks or []
+    legend = [("mark", ", ".join(f"{name} {value:g}" for name, value in marks))] if marks else None
+    axes = _Axes((5.2, 2.4), x_limits, (0.0, top), _nice_ticks(0.0, top, bins=6), legend=legend)
+    for _, value in marks:
+        axes.mark_line(value)
     for centre, bar in zip(centres, share):
         left, right = axes.x(centre - 0.425 * width), axes.x(centre + 0.425 * width)
         axes.data(f"M{left:.2f} {axes.y(0):.2f}H{right:.2f}V{axes.y(bar):.2f}H{left:.2f}Z", f'fill="{POINT_COLOUR}"')
@@ -173,6 +179,9 @@ LEGEND_KEYS = {
     "point": f'<circle cx="{{middle:.2f}}" cy="{{y:.2f}}" r="3" fill="white" stroke="{POINT_COLOUR}"/>',
     "thick": f'<path d="M{{middle:.2f}} {{y:.2f}}m0 -5v10" stroke="{POINT_COLOUR}" stroke-width="4"/>',
     "thin": f'<path d="M{{middle:.2f}} {{y:.2f}}m0 -5v10" stroke="{POINT_COLOUR}" stroke-width="1"/>',
+    "bar": f'<path d="M{{left:.2f}} {{y:.2f}}m2 -5h10v10h-10Z" fill="{BAND_COLOUR}" stroke="{POINT_COLOUR}"/>',
+    "mark": f'<path d="M{{middle:.2f}} {{y:.2f}}m0 -6v12" stroke="{MARK_COLOUR}" stroke-dasharray="3.7 1.6"/>',
+    "across": f'<path d="M{{left:.2f}} {{y:.2f}}h14" stroke="{POINT_COLOUR}" stroke-width="1"/>',
 }
 
 
@@ -182,11 +191,11 @@ class _Axes:
     docstring) and closes it (`svg`). The y axis gets `y_ticks`."""
 
     def __init__(self, size: tuple[float, float], x_limits, y_limits, y_ticks: list[float],
-                 legend: list[tuple[str, str]] | None = None):
+                 legend: list[tuple[str, str]] | None = None, y_labels: list[str] | None = None):
         self.width, self.height = size[0] * 72, size[1] * 72
         self.x_limits, self.y_limits = x_limits, y_limits
         self.legend_entries = legend or []
-        tick_labels = [_number(tick, y_ticks) for tick in y_ticks]
+        tick_labels = y_labels if y_labels is not None else [_number(tick, y_ticks) for tick in y_ticks]
         widest = max((len(label) for label in tick_labels), default=1) * CHARACTER_WIDTH * TICK_FONT
         legend_width = (22 + max(len(text) for _, text in self.legend_entries) * CHARACTER_WIDTH * LEGEND_FONT
                         if self.legend_entries else 0)
@@ -213,6 +222,21 @@ class _Axes:
     def band(self, low: float, high: float) -> None:
         self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.left:.2f} {self.y(low):.2f}H{self.right:.2f}'
                               f'V{self.y(high):.2f}H{self.left:.2f}Z" fill="{BAND_COLOUR}"/></g>')
+
+    def mark_line(self, value: float) -> None:
+        """A dashed vertical line at x = value (a percentile marked on a distribution)."""
+        self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.x(value):.2f} {self.top:.2f}V{self.bottom:.2f}" '
+                              f'stroke="{MARK_COLOUR}" stroke-dasharray="3.7 1.6"/></g>')
+
+    def zero_line(self, value: float) -> None:
+        """A dashed vertical line at x = value (zero on a forest)."""
+        self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.x(value):.2f} {self.top:.2f}V{self.bottom:.2f}" '
+                              f'stroke="{FAIR_COLOUR}" stroke-dasharray="3.7 1.6"/></g>')
+
+    def column_band(self, low: float, high: float) -> None:
+        """A vertical band from x = low to x = high (a forest's margin)."""
+        self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.x(low):.2f} {self.top:.2f}H{self.x(high):.2f}'
+                              f'V{self.bottom:.2f}H{self.x(low):.2f}Z" fill="{BAND_COLOUR}"/></g>')
 
     def fair_line(self, value: float) -> None:
         self.reference.append(f'<g class="{REFERENCE}"><path d="M{self.left:.2f} {self.y(value):.2f}H{self.right:.2f}" '
@@ -561,3 +585,86 @@ def skill_curve_rungs(rungs: pd.DataFrame) -> list[str]:
     first = rungs.drop_duplicates("rung")
     rated = first[np.isfinite(first["elo"].to_numpy(dtype=float))].sort_values("elo", kind="stable")
     return rated["rung"].tolist() + first[~first["rung"].isin(rated["rung"])]["rung"].tolist()
+
+
+# ---- "How the game plays" charts (analysis/gameplay: a figure's `Chart`) ---------------------------
+
+GAMEPLAY_SIZE = (5.2, 2.4)  # inches: a bars or curve chart
+FOREST_ROW_INCHES = 0.26
+
+
+def gameplay_chart(chart, rows: pd.DataFrame, lengths: pd.DataFrame | None = None) -> str | None:
+    """A figure's chart (analysis/gameplay/figure.Chart) from its rows; None when it has nothing
+    to draw (no rows with an interval, or, for a length chart, no distribution of its measure)."""
+    drawn = rows[[bool(chart.items(row)) for row in rows.to_dict("records")]] if len(rows) else rows
+    drawn = drawn[np.isfinite(drawn["estimate"].to_numpy(dtype=float))] if len(drawn) else drawn
+    if chart.kind == "length":
+        for measure in chart.measures if lengths is not None and len(lengths) else ():
+            subset = lengths[lengths["measure"] == measure]
+            if subset["value"].nunique() > 1:  # a constant length is a sentence, not a chart
+                marks = [(chart.tick(row), float(row["estimate"])) for row in drawn.to_dict("records")
+                         if row["unit"] == measure]
+                return length_histogram(subset, measure, marks)
+        return None
+    if not len(drawn):
+        return None
+    if chart.kind == "forest":
+        return _forest(chart, drawn)
+    return _across(chart, drawn)
+
+
+def _interval_values(chart, rows: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    scale = 100.0 if chart.percent else 1.0
+    return tuple(scale * rows[column].to_numpy(dtype=float) for column in ("estimate", "low", "high"))
+
+
+def _across(chart, rows: pd.DataFrame) -> str:
+    """Bars or a curve: the items across, each estimate with its interval."""
+    estimate, low, high = _interval_values(chart, rows)
+    x = np.arange(len(rows), dtype=float)
+    top = float(np.nanmax(np.concatenate([high, estimate]))) * 1.08 or 1.0
+    bottom = min(0.0, float(np.nanmin(np.concatenate([low, estimate]))))
+    kind = "bar" if chart.kind == "bars" else "point"
+    axes = _Axes(GAMEPLAY_SIZE, (-0.6, len(rows) - 0.4), (bottom, top), _nice_ticks(bottom, top, bins=6),
+                 legend=[(kind, "estimate"), ("thin", "95% interval")])
+    if chart.kind == "bars":
+        for position, value in zip(x, estimate):
+            left, right = axes.x(position - 0.35), axes.x(position + 0.35)
+            axes.data(f"M{left:.2f} {axes.y(0):.2f}H{right:.2f}V{axes.y(value):.2f}H{left:.2f}Z", f'fill="{BAND_COLOUR}"'
+                      f' stroke="{POINT_COLOUR}"')
+    else:
+        axes.data("M" + "L".join(f"{axes.x(p):.2f} {axes.y(v):.2f}" for p, v in zip(x, estimate)),
+                  f'fill="none" stroke="{POINT_COLOUR}" stroke-width="1"')
+        axes.data("".join(_circle(axes.x(p), axes.y(v), 3.0) for p, v in zip(x, estimate)),
+                  f'fill="white" stroke="{POINT_COLOUR}" stroke-width="1"')
+    finite = np.isfinite(low) & np.isfinite(high)
+    axes.data("".join(f"M{axes.x(p):.2f} {axes.y(a):.2f}V{axes.y(b):.2f}" for p, a, b in zip(x[finite], low[finite], high[finite])),
+              f'fill="none" stroke="{POINT_COLOUR}" stroke-width="1.5"')
+    axes.x_ticks(x, [chart.tick(row) for row in rows.to_dict("records")])
+    axes.labels(chart.title, "", chart.value_label)
+    return axes.svg()
+
+
+def _forest(chart, rows: pd.DataFrame) -> str:
+    """A row per item, top to bottom in the rows' order: estimate and interval across, zero and
+    the ±margin band (the rows' `margin` column) behind them."""
+    estimate, low, high = _interval_values(chart, rows)
+    margin = float(rows["margin"].iloc[0]) if "margin" in rows else 0.0
+    finite = np.isfinite(low) & np.isfinite(high)
+    reach = max(float(np.nanmax(np.abs(np.concatenate([low[finite], high[finite], estimate])))), margin) * 1.1 or 1.0
+    count = len(rows)
+    y = count - 1 - np.arange(count, dtype=float)  # the first row on top
+    labels = [chart.tick(row) for row in rows.to_dict("records")]
+    axes = _Axes((MAX_WIDTH_INCHES * 0.62, 0.9 + FOREST_ROW_INCHES * count), (-reach, reach), (-0.7, count - 0.3),
+                 list(y), legend=[("point", "estimate"), ("across", "95% interval"),
+                                  ("band", f"margin ±{margin:g}")], y_labels=labels)
+    axes.column_band(-margin, margin)
+    axes.zero_line(0.0)
+    axes.data("".join(f"M{axes.x(a):.2f} {axes.y(r):.2f}H{axes.x(b):.2f}" for r, a, b in zip(y[finite], low[finite], high[finite])),
+              f'fill="none" stroke="{POINT_COLOUR}" stroke-width="1.5"')
+    axes.data("".join(_circle(axes.x(v), axes.y(r), 3.0) for r, v in zip(y, estimate)),
+              f'fill="white" stroke="{POINT_COLOUR}" stroke-width="1"')
+    ticks = [tick for tick in _nice_ticks(-reach, reach, bins=6) if -reach <= tick <= reach]
+    axes.x_ticks(ticks, [_number(tick, ticks) for tick in ticks])
+    axes.labels(chart.title, chart.value_label, "")
+    return axes.svg()

@@ -33,9 +33,15 @@ def replications() -> list[pd.DataFrame]:
     return [cell_gameplay(known.play_records(rng, DEALS)).set_index(["figure", "item"]) for _ in range(REPLICATIONS)]
 
 
-def coverage(replications: list[pd.DataFrame], figure: str, item: str, truth: float) -> float:
-    return float(np.mean([row.loc[(figure, item), "low"] <= truth <= row.loc[(figure, item), "high"]
-                          for row in replications]))
+def coverage(replications: list[pd.DataFrame], figure: str, item: str, truth) -> float:
+    """The share of replications whose interval for the item covers its truth: a number, or a
+    function of the replication's row (an item whose definition depends on the sample)."""
+    covered = []
+    for frame in replications:
+        row = frame.loc[(figure, item)]
+        value = truth(row) if callable(truth) else truth
+        covered.append(row["low"] <= value <= row["high"])
+    return float(np.mean(covered))
 
 
 def test_the_figures_are_registered_in_their_order():

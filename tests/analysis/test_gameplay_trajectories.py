@@ -13,28 +13,15 @@ from simulator.analysis.gameplay import CellGames, Trajectories, cell_gameplay
 from simulator.analysis.gameplay.decisiveness import DECIDED_ITEM, DRAMA_ITEM, decided_at, drama
 from simulator.analysis.gameplay.halfway import ITEM as HALFWAY_ITEM
 from simulator.analysis.gameplay.lead_changes import MANY_CHANGES, MEAN_ITEM, distribution_item, lead_changes
+from test_gameplay import MIN_COVERAGE, REPLICATIONS, coverage
 
-REPLICATIONS = 200
 DEALS = 200
-# With 200 replications a true 95% coverage falls below 90% with probability under 0.2%.
-MIN_COVERAGE = 0.90
 
 
 @pytest.fixture(scope="module")
 def replications() -> list[pd.DataFrame]:
     rng = np.random.default_rng(20261204)
     return [cell_gameplay(race.play_records(rng, DEALS)).set_index(["figure", "item"]) for _ in range(REPLICATIONS)]
-
-
-def coverage(replications, figure: str, item: str, truth) -> float:
-    """The share of replications whose interval for the item covers its truth (a number, or a
-    function of the replication's row, for items whose definition depends on the sample)."""
-    covered = []
-    for frame in replications:
-        row = frame.loc[(figure, item)]
-        value = truth(row) if callable(truth) else truth
-        covered.append(row["low"] <= value <= row["high"])
-    return float(np.mean(covered))
 
 
 # A share's interval (Wilson's, on the deal-clustered effective sample) covers at its level when
@@ -115,3 +102,17 @@ def test_a_cell_without_a_trajectory_sample_has_no_trajectory_figures():
     without = CellGames(games.players, games.deal, games.game, games.seat)
     assert cell_gameplay(without).empty
     assert {"lead_change", "halfway_leader", "comeback", "decisiveness"} <= set(cell_gameplay(games)["figure"])
+
+
+def test_compare_gives_changes_of_the_trajectory_figures_that_cover_zero_between_runs_of_one_game(replications):
+    from simulator.analysis.gameplay import compare_gameplay
+
+    covered, figures = [], set()
+    for before, after in zip(replications[0:80:2], replications[1:80:2]):
+        changes = compare_gameplay(before.reset_index().assign(label="race"), after.reset_index().assign(label="race"))
+        trajectory = changes[changes["figure"].isin(["lead_change", "halfway_leader", "comeback", "decisiveness"])]
+        trajectory = trajectory[np.isfinite(trajectory["change_low"])]
+        figures |= set(trajectory["figure"])
+        covered += (~trajectory["changed"]).tolist()
+    assert figures == {"lead_change", "halfway_leader", "comeback", "decisiveness"}
+    assert np.mean(covered) >= MIN_COVERAGE

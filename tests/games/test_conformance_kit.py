@@ -80,7 +80,10 @@ def test_random_streams_that_depend_on_the_rotation_pass_when_the_game_declares_
     declared. Now a policy whose games rotation changes is enough."""
     name = registered(DICE)
     assert testing.check_rotation(name) is None
-    assert testing.check_game(name) == {"check_step_api": "the game offers no step API (Game.steps is None)"}
+    assert testing.check_game(name) == {
+        "check_step_api": "the game offers no step API (Game.steps is None)",
+        "check_round_scores": "the game declares no per-round score (Game.round_scores is None)",
+    }
 
 
 def test_random_streams_that_depend_on_the_rotation_fail_a_game_where_only_seats_differ(registered):
@@ -115,3 +118,22 @@ def test_a_batch_that_depends_on_its_neighbours_fails_the_halves_check(registere
 
     with pytest.raises(AssertionError, match="does not play the games of its halves"):
         testing.check_batch_halves(registered(replace(DICE, name="leaky", play_batch=leaky)))
+
+
+def dice_round_scores(final_shift: float):
+    """A per-round score for `dice` (one round: the die), its last row shifted by `final_shift`."""
+    def round_scores(params, seat_policies, seed, rotation):
+        columns = dice_play_batch(params, seat_policies, np.array([seed], np.uint64), np.array([rotation], np.int8))
+        return columns["score"].astype(np.float64) + final_shift, columns["win"][0]
+    return round_scores
+
+
+def test_a_per_round_score_that_replays_the_games_passes(registered):
+    name = registered(replace(DICE, name="dice_rounds", round_scores=dice_round_scores(0.0)))
+    assert testing.check_round_scores(name) is None
+
+
+def test_a_per_round_score_whose_last_row_is_not_the_final_score_fails(registered):
+    name = registered(replace(DICE, name="dice_off", round_scores=dice_round_scores(1.0)))
+    with pytest.raises(AssertionError, match="last row .* is not play_batch's final score"):
+        testing.check_round_scores(name)

@@ -15,7 +15,7 @@ import pytest
 
 from simulator.analysis.gameplay import cell_games
 from simulator.config import parse_experiment
-from simulator.plan import build_plan
+from simulator.plan import build_plan, trajectory_sample
 from simulator.rundir import TRAJECTORIES_DIR, chunk_path, read_manifest, read_trajectories, trajectory_path
 from simulator.runner import run_plan
 
@@ -123,3 +123,43 @@ def test_a_file_of_another_sample_is_never_read(one_job, tmp_path):
     cell = dict(manifest["cells"][0], trajectory_deals=5)
     assert read_trajectories(one_job, cell) is None
     assert read_trajectories(one_job, manifest["cells"][0]) is not None
+
+
+def test_auto_samples_one_deal_in_500_up_to_500_and_a_number_is_capped_by_the_cell():
+    assert [trajectory_sample("auto", deals) for deals in (499, 500, 100_000, 10_000_000)] == [0, 1, 200, 500]
+    assert trajectory_sample(7, 5) == 5 and trajectory_sample(0, 10_000) == 0
+    quick_start = build_plan(parse_experiment({**DOCUMENT, "games": 250_000, "trajectory_deals": "auto"}))
+    assert [cell.trajectory_deals for cell in quick_start.cells] == [250, 166]  # 125,000 and 83,334 deals
+
+
+def test_a_game_without_a_per_round_score_has_no_sample():
+    plan = build_plan(parse_experiment({"name": "coin", "games": 100, "trajectory_deals": 5,
+                                        "studies": [{"game": "coin", "rules": {"players": 2}}]}))
+    assert plan.cells[0].trajectory_deals == 0
+
+
+def test_open_run_gives_the_trajectory_figures_of_every_cell_with_the_sample_size(one_job):
+    import simulator
+
+    rows = simulator.open_run(one_job).gameplay()
+    leads = rows[rows["figure"] == "lead_change"].groupby("cell")
+    assert sorted(leads.groups) == [0, 1]
+    for cell, frame in leads:
+        assert set(frame["deals"]) == {7} and set(frame["games"]) == {7 * (2 + cell)}
+        assert (frame["low"] <= frame["estimate"]).all() and (frame["estimate"] <= frame["high"]).all()
+    assert {"halfway_leader", "comeback", "decisiveness"} <= set(rows["figure"])
+
+
+def test_the_report_draws_the_how_the_game_plays_charts_of_each_cell(one_job):
+    from simulator.report.build import build_report
+
+    report, _ = build_report(one_job)
+    html = report.read_text(encoding="utf-8")
+    sections = html.split('<details class="gameplay">')[1:]
+    assert len(sections) == 2
+    for section in sections:
+        section = section.split("</details>")[0]
+        for title in ("Lead changes per game", "Comeback chance by deficit at halfway",
+                      "Component strength, strongest first", "rounds per game"):  # Katz: 42 turns at 2 players
+            assert f">{title}</text>" in section, title
+        assert "sampled deals" in section

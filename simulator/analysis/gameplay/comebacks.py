@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Figure, Trajectories, deal_share, item, register, sample_rows,
+    SAMPLE_SHOWN, CellGames, Chart, Figure, Trajectories, deal_share, item, register, sample_rows,
 )
 from simulator.analysis.gameplay.halfway import halfway_rounds
 
@@ -44,6 +44,14 @@ def band_name(low: float, high: float) -> str:
     if high == float("inf"):
         return f"behind by more than {low:g}"
     return f"behind by up to {high:g}" if low == 0 else f"behind by more than {low:g}, up to {high:g}"
+
+
+def band_tick(row) -> str:
+    """A band's short label on the comeback curve's axis."""
+    low, high = row["band_low"], row["band_high"]
+    if high == float("inf"):
+        return f"over {low:g}"
+    return f"up to {high:g}" if low == 0 else f"{low:g} to {high:g}"
 
 
 def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
@@ -74,4 +82,6 @@ register(Figure(
            ("deals", "sampled deals", "int")),
     note=("The chance that a seat behind at the halfway round still wins, by how far behind it was (the "
           "game's per-round score; bands at the sample's deficit tertiles), in a sample of deals."),
+    chart=Chart("curve", "Comeback chance by deficit at halfway", "trailing seats that won (%)", percent=True,
+                tick=band_tick),
 ))

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis import stats
-from simulator.analysis.gameplay.figure import CellGames, Figure, item, register, rows
+from simulator.analysis.gameplay.figure import Chart, CellGames, Figure, item, register, rows
 
 POINTS = 100.0  # win-share points per unit of share
 
@@ -73,7 +73,7 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
             continue  # a run recorded before the game kept this column
         difference, low, high, took_rate = took_difference(games, np.asarray(games.seat[column]) > 0, confidence)
         points = (POINTS * difference, POINTS * low, POINTS * high)
-        items.append(item(name, points, "win-share points", took_rate=took_rate,
+        items.append(item(name, points, "win-share points", took_rate=took_rate, margin=margin,
                           flag=bool(points[1] > margin or points[2] < -margin)))
     frame = rows("component", items, games, "seat-stratified difference, deal-linearised t interval")
     return frame.sort_values("estimate", ascending=False, ignore_index=True)
@@ -93,4 +93,5 @@ register(Figure(
     note=("Win-share difference between seat-games where the seat took the component and those where it "
           "did not, adjusted for the seat (stratified). This is association under the seated players, "
           "not a proven cause: use zoosim explain or zoosim compare to test a change's effect."),
+    chart=Chart("forest", "Component strength, strongest first", "win share, took − did not (points)"),
 ))

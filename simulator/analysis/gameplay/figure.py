@@ -27,18 +27,11 @@ from simulator.analysis import stats
 ROW_COLUMNS = ("figure", "item", "estimate", "low", "high", "unit", "games", "deals", "method", "flag")
 
 
-@dataclass(frozen=True)
-class Trajectories:
-    """The per-round scores of a cell's trajectory sample (simulator/trajectories.py; a run keeps
-    them for its cells' first `trajectory_deals` deals): `deal` (games,) each sampled game's deal,
-    `rounds` (games,) its rounds, `scores` (games, max rounds, players) each seat's score after
-    each round by the game's per-round score (Game.round_scores), a game's last row carried on
-    past its end, and `win` (games, players) its winners."""
+class Dealt:
+    """Games with their deals (`deal`, one per game, the sampling unit): their count, their
+    deals' count and the deals numbered for per-deal sums."""
 
     deal: np.ndarray
-    rounds: np.ndarray
-    scores: np.ndarray
-    win: np.ndarray
 
     @property
     def games(self) -> int:
@@ -52,6 +45,20 @@ class Trajectories:
         """(each game's deal numbered 0 .. D - 1, D), for per-deal sums with np.bincount."""
         _, codes = np.unique(self.deal, return_inverse=True)
         return codes, int(codes.max()) + 1 if len(codes) else 0
+
+
+@dataclass(frozen=True)
+class Trajectories(Dealt):
+    """The per-round scores of a cell's trajectory sample (simulator/trajectories.py; a run keeps
+    them for its cells' first `trajectory_deals` deals): `deal` (games,) each sampled game's deal,
+    `rounds` (games,) its rounds, `scores` (games, max rounds, players) each seat's score after
+    each round by the game's per-round score (Game.round_scores), a game's last row carried on
+    past its end, and `win` (games, players) its winners."""
+
+    deal: np.ndarray
+    rounds: np.ndarray
+    scores: np.ndarray
+    win: np.ndarray
 
     def leaders(self) -> np.ndarray:
         """(games, max rounds) the seat leading alone after each round, -1 where the top score
@@ -86,7 +93,7 @@ class Trajectories:
 
 
 @dataclass(frozen=True)
-class CellGames:
+class CellGames(Dealt):
     """A cell's finished games as the figures read them: per-game columns `(games,)` and per-seat
     columns `(games, players)` by their record name without the seat suffix, `deal` the deal
     of each game (the sampling unit), the end reasons' names and the game's components (per-seat
@@ -99,19 +106,6 @@ class CellGames:
     end_reasons: tuple[str, ...] = ()
     components: Mapping[str, str] = field(default_factory=dict)
     trajectories: Trajectories | None = None  # the cell's trajectory sample, if the run kept one
-
-    @property
-    def games(self) -> int:
-        return len(self.deal)
-
-    @property
-    def deals(self) -> int:
-        return len(np.unique(self.deal))
-
-    def deal_codes(self) -> tuple[np.ndarray, int]:
-        """(each game's deal numbered 0 .. D - 1, D), for per-deal sums with np.bincount."""
-        _, codes = np.unique(self.deal, return_inverse=True)
-        return codes, int(codes.max()) + 1 if len(codes) else 0
 
     def win_shares(self) -> tuple[np.ndarray, np.ndarray]:
         """(win shares (games, players), mask of games with a winner): a k-way shared win gives
@@ -144,7 +138,38 @@ class Figure:
         ("deals", "deals", "int"),
     )
     note: str = ""  # a sentence the report prints under the figure's heading
+    chart: Chart | None = None  # how the report draws it above its table; None: a table only
     order: int = 100  # place among the figures (report, tables): lower first
+
+
+# The kinds of chart the report draws for a figure (report/charts.py `gameplay_chart`).
+CHART_KINDS = ("bars", "curve", "forest", "length")
+
+
+@dataclass(frozen=True)
+class Chart:
+    """How the report draws a figure (report/charts.py `gameplay_chart`), from its rows:
+    - "bars": a bar per item (its estimate) with its interval, the items across;
+    - "curve": a point per item with its interval, joined across the items;
+    - "forest": a row per item, its estimate and interval across, zero and the ±`margin` column's
+      band drawn (component strength);
+    - "length": the cell's distribution of a game length (the report's length histogram): the
+      first of `measures` that takes more than one value, the items in that unit marked
+      (percentiles).
+    `items` picks the rows drawn (default all), `tick` gives an item's short label, `value_label`
+    names the value axis; `percent` shows shares as %."""
+
+    kind: str
+    title: str
+    value_label: str
+    percent: bool = False
+    items: Callable[[Mapping[str, Any]], bool] = lambda row: True
+    tick: Callable[[Mapping[str, Any]], str] = lambda row: str(row["item"])
+    measures: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.kind not in CHART_KINDS:
+            raise ValueError(f"a gameplay chart's kind is one of {', '.join(CHART_KINDS)}, got {self.kind!r}")
 
 
 # The margin, in win-share points, beyond which a component's win-share difference is flagged

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Figure, Trajectories, deal_mean, deal_share, item, register, sample_rows,
+    SAMPLE_SHOWN, CellGames, Chart, Figure, Trajectories, deal_mean, deal_share, item, register, sample_rows,
 )
 
 MANY_CHANGES = 4  # the last bar of the distribution: this many lead changes or more
@@ -63,4 +63,6 @@ register(Figure(
     shown=SAMPLE_SHOWN,
     note=("How often the lead changed hands, by the game's per-round score, in a sample of deals replayed "
           "round by round (the leader leads alone; a shared top score keeps the last leader)."),
+    chart=Chart("bars", "Lead changes per game", "share of games (%)", percent=True,
+                items=lambda row: row["item"] != MEAN_ITEM, tick=lambda row: row["item"].split(" ")[0]),
 ))

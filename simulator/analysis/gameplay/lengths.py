@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from simulator.analysis.gameplay.figure import CellGames, Figure, clustered_share, item, register, rows
+from simulator.analysis.gameplay.figure import Chart, CellGames, Figure, clustered_share, item, register, rows
 
 LENGTH_MEASURES = ("turns", "rounds")
 PERCENTILES = {"median": 0.5, "90th percentile": 0.9, "95th percentile": 0.95}
@@ -52,4 +52,6 @@ register(Figure(
     shown=(("item", "", "text"), ("estimate", "length", "int"), ("low", "95% low", "int"), ("high", "95% high", "int"),
            ("unit", "unit", "text"), ("games", "games", "int"), ("deals", "deals", "int")),
     note="Median and 90th/95th percentiles of game length; intervals by Woodruff's method with the deal as the unit.",
+    chart=Chart("length", "Game length, percentiles marked", "share of games (%)", measures=LENGTH_MEASURES,
+                tick=lambda row: row["item"].split(" ")[0]),
 ))
