@@ -14,6 +14,7 @@ from simulator.cli import main
 from simulator.config import SeatSpec, parse_experiment
 from simulator.games import get_game
 from simulator.games.base import ReferencePlayers
+from simulator.manifest_cell import ManifestCell
 from simulator.plan import build_plan, reference_note, resolved_player
 from simulator.report.build import reference_lines
 from simulator.safe_yaml import load_yaml
@@ -87,7 +88,8 @@ def test_players_are_compared_as_played_and_ladders_and_tournaments_are_left_alo
     assert notes["same"] is None and notes["ladder"] is None and notes["pool"] is None
     # only the seat that differs is named; strong is 70 Elo above the quick start's player
     assert notes["mixed"]["players"] == [{"player": "strong", "elo_gap": 70.0}]
-    assert "strong is 70 Elo stronger on" in reference_lines([{"study": "mixed", "reference_players": notes["mixed"]}])[0]
+    mixed = ManifestCell.model_construct(study="mixed", reference_players=notes["mixed"])
+    assert "strong is 70 Elo stronger on" in reference_lines([mixed])[0]
 
 
 def test_a_run_prints_the_players_line_and_its_report_shows_it(tmp_path, write_experiment, monkeypatch):

@@ -142,7 +142,7 @@ def render_html(
 ) -> str:
     """The report page; a cell without a finished game yet shows how to resume the run. Only the
     cells in `detailed` get a detail section (None: every cell); `report` is the command that
-    writes this report, to which the page says to add `--cell INDEX` for another cell's detail."""
+    writes this report, to which the page says to add `--cell NUMBER` for another cell's detail."""
     experiment = manifest["experiment"]
     margin = float(experiment.get("margin_points", 1.0))
     samples_pending = sample_games is None  # the run has not drawn them yet (it does at its end)
