@@ -96,6 +96,9 @@ class SearchRange(StrictModel):
         if self.step is not None:
             if self.log:
                 raise ValueError("a log-scale range cannot have a step")
+            if self.step > self.high - self.low:
+                raise ValueError(f"step ({self.step:g}) is larger than the range (high - low = {self.high - self.low:g}); "
+                                 "it must be at most high - low")
             if (self.high - self.low) / self.step > MAX_GRID_STEPS:
                 raise ValueError(f"a grid of {(self.high - self.low) / self.step:,.0f} steps from low to high; at most "
                                  f"{MAX_GRID_STEPS:,} allowed: raise step, or leave it out for a continuous range")
