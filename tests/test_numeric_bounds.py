@@ -38,7 +38,7 @@ ALLOWED_WORDS = ("should be", "must be", "allowed", "at most", "at least", "is n
 
 # Documents that between them hold every numeric field of the schemas, each valid as it is.
 EXPERIMENTS = [
-    {"name": "bounds", "seed": 1, "games": 100, "chunk_games": 100, "margin_points": 1.0,
+    {"name": "bounds", "seed": 1, "games": 100, "chunk_games": 100, "margin_points": 1.0, "trajectory_deals": 10,
      "studies": [{"name": "plain", "game": "katz", "games": 100,
                   "ladder": [{"policy": "random", "games": 100}, {"policy": "greedy", "games": 100}],
                   "climb": {"max_climbs": 1}}]},
