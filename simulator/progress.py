@@ -23,7 +23,11 @@ from simulator.games import get_game
 from simulator.rundir import LOGS_DIR
 
 POLL_SECONDS = 0.5
-LINE_SECONDS = 15.0  # between two progress lines when stderr is not a terminal
+# Between two progress lines when stderr is not a terminal: at most LINE_SECONDS while games
+# play, and a line when a cell's games are all played unless one came less than
+# CELL_LINE_SECONDS ago (a sweep of thousands of small cells would write a line for each).
+LINE_SECONDS = 15.0
+CELL_LINE_SECONDS = 1.0
 
 
 @dataclass
@@ -98,7 +102,7 @@ class ProgressBar:
         measured_games, measured_seconds = self.measured.get(cell, (0, 0.0))
         self.measured[cell] = (measured_games + games, measured_seconds + seconds)
         if self.finished[cell] >= self.cells[cell].games and isinstance(self.bar, LineBar):
-            self._show(self._in_play(), line=True)  # a line for each cell finished
+            self._show(self._in_play(), after=CELL_LINE_SECONDS)  # a line for a cell finished
 
     def refresh(self) -> None:
         """Show the progress now, with the games in play (the poll thread calls it)."""
@@ -108,7 +112,7 @@ class ProgressBar:
         if self.thread:
             self.stop.set()
             self.thread.join()
-        self._show({}, line=True)
+        self._show({}, after=0.0)
         self.bar.close()
 
     def games_done(self, in_play: dict[int, int]) -> int:
@@ -159,12 +163,13 @@ class ProgressBar:
                 pass  # finished or being rewritten just now
         return {cell: count for cell, count in games.items() if cell in self.cells}
 
-    def _show(self, in_play: dict[int, int], line: bool = False) -> None:
-        """Update the bar's text and work done; `line`: a LineBar writes its line now."""
+    def _show(self, in_play: dict[int, int], after: float = LINE_SECONDS) -> None:
+        """Update the bar's text and work done and show them; a LineBar writes its line when
+        `after` seconds have passed since its last one."""
         with self.lock:
             self._update(in_play)
-            if line and isinstance(self.bar, LineBar):
-                self.bar.write_line()
+            if isinstance(self.bar, LineBar):
+                self.bar.refresh(after)
             else:
                 self.bar.refresh()
 
@@ -184,9 +189,9 @@ class ProgressBar:
 
 class LineBar:
     """The progress as plain lines ("seat_bias: 40% 4,000/10,000 games, 00:12 left") for a stream
-    that is not a terminal: `refresh` writes one when LINE_SECONDS have passed since the last,
-    `write_line` at once; never the same line twice. It has the part of tqdm's interface that
-    ProgressBar uses (`games`, `n`, `update`, `refresh`, `close`, `format_interval`)."""
+    that is not a terminal: `refresh` writes one when `after` seconds have passed since the last,
+    never the same line twice. It has the part of tqdm's interface that ProgressBar uses
+    (`games`, `n`, `update`, `refresh`, `close`, `format_interval`)."""
 
     def __init__(self, steps: int, description: str, stream: TextIO, clock: Callable[[], float]):
         self.steps = steps
@@ -201,11 +206,9 @@ class LineBar:
     def update(self, steps: int) -> None:
         self.n += steps
 
-    def refresh(self) -> None:
-        if self.clock() - self.last_time >= LINE_SECONDS:
-            self.write_line()
-
-    def write_line(self) -> None:
+    def refresh(self, after: float = LINE_SECONDS) -> None:
+        if self.clock() - self.last_time < after:
+            return
         self.last_time = self.clock()
         line = f"{self.description}: {100 * self.n / self.steps:.0f}% {self.games}"
         if line != self.last_line:

@@ -155,7 +155,7 @@ def _train_in(settings, out, command, jobs, backend, scheduler, progress) -> Tra
 
 class StatusLines:
     """The training's progress for a stderr that is not a terminal (`zoosim train ... 2> file`):
-    a plain line per status ("train katz: round 1: recording 1000 games") where a terminal gets
+    a plain line per status ("train GAME: round 1: recording 1000 games") where a terminal gets
     tqdm's bar, redrawn in place. It has the part of tqdm's interface the rounds use."""
 
     def __init__(self, description: str):

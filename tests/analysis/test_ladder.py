@@ -228,7 +228,7 @@ def test_the_report_leads_with_the_ladder_and_shows_its_numbers_with_data_values
     summary = page.split('<ul class="summary" id="ladder-verdicts">', 1)[1].split("</ul>", 1)[0]
     first = re.findall(r"<li>(.*?)</li>", summary, re.S)[0]
     assert "ladder at 2 players" in first and "strongest rung (greedy)" in first
-    assert "Strength ladder" in page and page.count("seat deviation from fair against rung strength") == 2
+    assert "Strength ladder" in page and page.count("skill curve, each seat's points from fair") == 2
     table = re.search(r'<table class="data" id="ladder-katz-ladder">(.*?)</table>', page, re.S).group(1)
     rows = [re.findall(r'data-value="([^"]*)"', row) for row in re.findall(r"<tr>(.*?)</tr>", table.split("<tbody>")[1])]
     assert len(rows) == len(analysis.ladder_seats)

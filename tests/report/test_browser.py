@@ -161,7 +161,7 @@ def test_every_chart_has_a_plot_area_of_a_readable_height(browser, pages):
     assert len(heights) >= 10 and all(math.isfinite(height) for height in heights), heights  # every chart measured
     assert min(heights) >= READABLE_PLOT_PIXELS, heights
     titles = page.locator(".chart svg").evaluate_all("svgs => svgs.map(svg => svg.textContent)")
-    assert sum("against rung strength" in title for title in titles) == 2  # one ladder chart per player count
+    assert sum("skill curve, each seat" in title for title in titles) == 2  # one skill curve per player count
     assert sum("head-to-heads" in title for title in titles) == 2
     page.close()
 

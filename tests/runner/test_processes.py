@@ -2,6 +2,7 @@
 then resumed. Each must give game-for-game the same logs as a plain one-job run."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -226,3 +227,25 @@ def test_the_loky_resource_tracker_says_nothing_of_semaphores_it_cleans_up_itsel
     for module, printed in (("joblib.externals.loky.backend.resource_tracker", ""), ("simulator.runner", "leaked")):
         result = subprocess.run([sys.executable, "-c", warn.format(module)], capture_output=True, text=True)
         assert (printed in result.stderr) if printed else result.stderr == "", (module, result.stderr)
+
+
+# A process that plays a loky pool's work and ends its workers as a command does.
+LOKY_POOL_ENDED = """
+from joblib import Parallel, delayed
+from simulator.processes import stop_idle_workers
+assert Parallel(n_jobs=2, backend="loky")(delayed(abs)(n) for n in range(-2, 2)) == [2, 1, 0, 1]
+stop_idle_workers()
+"""
+
+
+def test_ending_the_loky_workers_with_an_empty_path_prints_nothing():
+    """Issue #45: with PATH empty, a run under --backend loky ended with a 21-line warning.
+    Without psutil, loky kills a worker's process tree through `pgrep`, which an empty PATH (or
+    a system without procps) lacks: it warned with the traceback (and its fallback, the
+    worker's kill(), fails on loky's processes). zoosim requires psutil, which loky then uses."""
+    from importlib.metadata import requires
+
+    assert any(re.match(r"psutil\b", requirement) for requirement in requires("zoosim"))
+    ended = subprocess.run([sys.executable, "-c", LOKY_POOL_ENDED], capture_output=True, text=True,
+                           timeout=120, env={**os.environ, "PATH": ""})
+    assert ended.returncode == 0 and ended.stderr == "", ended.stderr

@@ -147,9 +147,10 @@ def test_the_warm_ups_report_the_compile_status_of_each_game_still_compiling(tmp
     assert warm.compiling() == []
 
 
-def test_when_stderr_is_not_a_terminal_the_progress_is_plain_lines(tmp_path, capsys):
+def test_when_stderr_is_not_a_terminal_the_progress_is_plain_lines(tmp_path, capsys, monkeypatch):
     """`zoosim run ... 2> file`: no carriage-return frames, a line per cell finished and a last
     one with every game played."""
+    monkeypatch.setattr(progress, "CELL_LINE_SECONDS", 0.0)  # these cells finish within a second
     plan = build_plan(parse_experiment({"name": "logged", "games": 400, "chunk_games": 100,
                                         "studies": [{"game": "coin", "sweep": {"players": [2, 3]}}]}))
     run_plan(plan, tmp_path / "run", "", jobs=1, progress=True)
@@ -178,3 +179,19 @@ def test_plain_lines_come_every_line_seconds_while_games_play(tmp_path, monkeypa
     left = tqdm.format_interval(progress.LINE_SECONDS * 9)  # 100 games in LINE_SECONDS, 900 to go
     assert written.getvalue() == f"slow: 10% 100/1,000 games, {left} left\n"
     bar.close()
+
+
+def test_cells_finished_within_a_second_of_the_last_line_share_the_next_one(tmp_path, monkeypatch):
+    """A sweep of thousands of small cells: not a line for each."""
+    clock = FakeClock()
+    written = io.StringIO()
+    monkeypatch.setattr(progress, "POLL_SECONDS", 3600)
+    cells = {index: CellWork(games=10, finished=0, weight=1.0) for index in range(3)}
+    bar = ProgressBar(tmp_path, cells, "many", enabled=True, clock=clock, stream=written)
+    clock.now = progress.CELL_LINE_SECONDS
+    bar.chunk_done(0, 10, seconds=1.0)
+    clock.now += progress.CELL_LINE_SECONDS / 2
+    bar.chunk_done(1, 10, seconds=0.5)  # too soon after cell 0's line
+    bar.close()
+    lines = written.getvalue().splitlines()
+    assert [line.split(" games")[0] for line in lines] == ["many: 33% 10/30", "many: 67% 20/30"], lines
