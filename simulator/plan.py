@@ -147,6 +147,8 @@ class Cell:
             # the report's component strength reads them from here, loading no game package
             "components": [[column, name] for column, name in game.components.items()],
             "score_meaning": game.score_meaning,  # what the score counts, for the report
+            # what the per-round score behind the trajectory figures counts (Game.round_score_meaning)
+            "round_score_meaning": game.round_score_meaning,
             **({"explain": self.explain} if self.explain is not None else {}),
             **({"trained": trained} if (trained := trained_players(self)) else {}),
             # how its players differ from the game's reference players (`reference_note`)

@@ -124,9 +124,10 @@ def render_html(
         y_limits = _study_deviation_limits(study_cells, analysis, margin)
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
                  for cell in study_cells]
-        for view in cells:
+        for view, cell in zip(cells, study_cells):
             view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]),
                                              analysis.of_cell("lengths", view["index"]))
+            view["round_score_meaning"] = cell.get("round_score_meaning", "")  # a manifest before #43 has none
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
         # are settings of one rule set, explained by its own section
         drawn_apart = study_name in ladders or any(cell.get("explain") for cell in study_cells)
