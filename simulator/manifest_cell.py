@@ -68,6 +68,9 @@ class ManifestCell(pydantic.BaseModel):
     # the components a seat takes (Game.components), for component strength
     components: list[NamedColumn] = []
     score_meaning: str = SCORE_NOT_CARRIED  # what the score counts (Game.score_meaning)
+    # what the per-round score behind the trajectory figures counts (Game.round_score_meaning;
+    # "" for a manifest written before it)
+    round_score_meaning: str = ""
     # An explain study's setting: {"group": index of the cell's setting as written, "off": names
     # of the mechanisms switched off, "method": ..., "mechanisms": [{"name", "knobs", "rules"}],
     # "unused_knobs": ...}

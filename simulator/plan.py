@@ -139,6 +139,7 @@ class Cell:
             seat_measures=[[column, name] for column, name in game.seat_measures.items()],
             components=[[column, name] for column, name in game.components.items()],
             score_meaning=game.score_meaning,
+            round_score_meaning=game.round_score_meaning,
             explain=self.explain,
             trained=trained_players(self) or None,
             reference_players=reference_note(self),

@@ -151,6 +151,12 @@ def test_non_finite_experiment_numbers_are_refused(tmp_path, monkeypatch, value)
     refused(tmp_path, monkeypatch, ["validate", path], path, "games.until.halfwidth")
 
 
+@pytest.mark.parametrize("value", ["-1", "some", "1.5", "1000000"])
+def test_a_trajectory_sample_is_a_number_of_deals_or_auto(tmp_path, monkeypatch, value):
+    path = experiment_file(tmp_path, f"trajectory_deals: {value}\n{STUDY}")
+    refused(tmp_path, monkeypatch, ["validate", path], path, "trajectory_deals")
+
+
 def test_every_float_of_every_model_must_be_finite_and_no_bool_passes_as_a_number():
     class Knobs(StrictModel):
         weight: float = 1.0
@@ -173,6 +179,7 @@ def test_every_float_of_every_model_must_be_finite_and_no_bool_passes_as_a_numbe
         ("seed: false\n" + STUDY, "seed"),
         ("chunk_games: true\n" + STUDY, "chunk_games"),
         ("rotate_seats: 1\n" + STUDY, "rotate_seats"),
+        ("trajectory_deals: true\n" + STUDY, "trajectory_deals"),
         ("studies: [{game: coin, games: true}]\n", "studies[0].games"),
         ("studies: [{game: coin, seats: [{policy: lucky, params: {luck: true}}]}]\n", "luck"),
         ("studies: [{game: katz, rules: {hand_size: true}}]\n", "studies[0].rules.hand_size"),

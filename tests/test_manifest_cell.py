@@ -25,7 +25,7 @@ MAIN_MANIFEST = Path(__file__).parent / "data" / "manifest-main-c485fd6.json"
 # keys an earlier zoosim's manifest cells did not carry (the readers used .get with a default)
 ADDED_LATER = ("rules_version", "params_hash", "played_rules", "components", "score_meaning")
 # keys the writer added after the fixture was written (main at c485fd6)
-ADDED_SINCE_FIXTURE = ("trajectory_deals",)
+ADDED_SINCE_FIXTURE = ("trajectory_deals", "round_score_meaning")
 
 
 @pytest.fixture()
@@ -54,7 +54,8 @@ def test_a_manifest_written_by_main_opens_typed_and_loses_nothing(tmp_path, main
     assert all(isinstance(cell, ManifestCell) for cell in cells)
     assert [{key: value for key, value in cell.to_json().items() if key not in ADDED_SINCE_FIXTURE}
             for cell in cells] == main_manifest["cells"]
-    assert all(cell.trajectory_deals == 0 for cell in cells)  # the fixture's run replayed no deal
+    # the fixture's run replayed no deal and carried no per-round score's meaning
+    assert all(cell.trajectory_deals == 0 and cell.round_score_meaning == "" for cell in cells)
     sweep, explained = cells[0], cells[2]
     assert (sweep.index, sweep.players, sweep.seats, sweep.rotate) == (0, 2, ["random", "greedy"], True)
     assert sweep.sweep_values == {"seat_bonus_points": [0, 0]} and sweep.explain is None

@@ -468,7 +468,7 @@ class Game:
     # the game play_batch plays for (seed, rotation). games.rounds.play_rounds builds one from the
     # step API. None: the game declares none, and its cells have no trajectory figures.
     round_scores: Callable[..., tuple[np.ndarray, np.ndarray]] | None = None
-    # What the per-round score counts, in words (the report says it under the trajectory figures)
+    # What the per-round score counts, in words (the report's "How the game plays" says it)
     round_score_meaning: str = ""
     # Checked mode: with play_batch(..., check=True) the per-game columns `check_violations`
     # (invariant violations seen after any move) and `first_violation` (index into this tuple)

@@ -156,9 +156,10 @@ def render_html(
         shown = study_cells if detailed is None else [cell for cell in study_cells if cell.index in detailed]
         cells = [_cell_view(cell, analysis, margin, y_limits, ladders) or _pending_cell_view(cell, analysis)
                  for cell in shown]
-        for view in cells:
+        for view, cell in zip(cells, shown):
             view["gameplay"] = gameplay_view(view["index"], gameplay_of.get(view["index"]),
                                              analysis.of_cell("lengths", view["index"]))
+            view["round_score_meaning"] = cell.round_score_meaning
         # a ladder's cells are rungs and head-to-heads, drawn by its own charts; an explain study's
         # are settings of one rule set, explained by its own section
         drawn_apart = study_name in ladders or any(cell.explain for cell in study_cells)

@@ -163,3 +163,4 @@ def test_the_report_draws_the_how_the_game_plays_charts_of_each_cell(one_job):
                       "Component strength, strongest first", "rounds per game"):  # Katz: 42 turns at 2 players
             assert f">{title}</text>" in section, title
         assert "sampled deals" in section
+        assert "per-round score: the running score" in section  # Katz's Game.round_score_meaning
