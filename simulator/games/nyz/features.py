@@ -292,18 +292,13 @@ def position_value(st, tab, seat, w, buffer):
 
 
 @allocating
-def all_seat_features(st, tab):
-    """(players, N_FEATURES) features of every seat, for training (benchmarks/train_eval.py)."""
-    out = np.empty((st.sc[SC_PLAYERS], N_FEATURES), dtype=np.float64)
+def all_seat_features(st, tab, width=N_FEATURES):
+    """(players, width) features of every seat, for training (training.py): `learned` and
+    `strong`'s (width N_FEATURES) or the expert's (N_EXPERT_FEATURES)."""
+    out = np.empty((st.sc[SC_PLAYERS], width), dtype=np.float64)
     for seat in range(st.sc[SC_PLAYERS]):
-        seat_features(by_ref(st), by_ref(tab), seat, out[seat])
-    return out
-
-
-@allocating
-def all_expert_features(st, tab):
-    """(players, N_EXPERT_FEATURES) expert features of every seat, for its training (training.py)."""
-    out = np.empty((st.sc[SC_PLAYERS], N_EXPERT_FEATURES), dtype=np.float64)
-    for seat in range(st.sc[SC_PLAYERS]):
-        expert_seat_features(by_ref(st), by_ref(tab), seat, out[seat])
+        if width == N_EXPERT_FEATURES:
+            expert_seat_features(by_ref(st), by_ref(tab), seat, out[seat])
+        else:
+            seat_features(by_ref(st), by_ref(tab), seat, out[seat])
     return out

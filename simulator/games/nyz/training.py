@@ -74,18 +74,18 @@ TRIAL_CARD = {"format": WEIGHTS_FORMAT, "game": "nyz", "features": list(FEATURE_
               "command": "tuning trial", "fit": {}, "strength": None}
 
 
-def play_and_record(params, seat_policies, seed: int, rotation: int, features=NF.all_seat_features):
-    """(features (positions, players, features' width), final empty squares (players,)) of one
-    game; `features` gives every seat's row (NF.all_seat_features or NF.all_expert_features)."""
+def play_and_record(params, seat_policies, seed: int, rotation: int, width: int = NF.N_FEATURES):
+    """(features (positions, players, width), final empty squares (players,)) of one game: the
+    14 features of `learned` and `strong` or, width NF.N_EXPERT_FEATURES, the expert's."""
     position = step_api.new_game(params, seat_policies, seed=seed, rotation=rotation,
                                  stop_at_forced=False)
     rows = []
     while not step_api.is_over(position):
         if position.state.sc[SC_DECISION] == D_DEST:
-            rows.append(features(position.state, position.tables))
+            rows.append(NF.all_seat_features(position.state, position.tables, width))
         step_api.apply(position, step_api.policy_move(position))
     players = params.players
-    return np.array(rows).reshape(-1, players, rows[0].shape[1]), -step_api.scores(position).astype(float)
+    return np.array(rows).reshape(-1, players, width), -step_api.scores(position).astype(float)
 
 
 def training_rows(features, empty):
@@ -110,13 +110,12 @@ def record(params, seat_policies, seeds, rotations, explore=0.0) -> dict[str, tu
         raise ZoosimError("nyz: training takes no exploration (explore: 0 only; New York Zoo's "
                           "policies draw no random decisions)")
     expert = bool(np.any(np.asarray(seat_policies.policy_ids) == EXPERT))
-    features, width = ((NF.all_expert_features, NF.N_EXPERT_FEATURES) if expert
-                       else (NF.all_seat_features, NF.N_FEATURES))
+    width = NF.N_EXPERT_FEATURES if expert else NF.N_FEATURES
     own_set = SET_NAMES[SET_SOLO if params.players == 1 else SET_MULTI]
     rows, targets = [np.empty((0, width))], [np.empty(0)]
     for seed, rotation in zip(seeds, rotations):
         game_rows, game_targets = training_rows(*play_and_record(params, seat_policies, int(seed),
-                                                                 int(rotation), features))
+                                                                 int(rotation), width))
         rows.append(game_rows)
         targets.append(game_targets)
     empty = (np.empty((0, width)), np.empty(0))

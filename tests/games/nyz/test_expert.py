@@ -1,6 +1,6 @@
 """New York Zoo's `expert` (issue #39): its evaluation (features.py, "The expert's evaluation":
 board shapes and enclosure states), its weights reaching the kernels by key (learned.KeyedWeights),
-the policy's parameters (one-line refusals), checked-mode invariants (N-11 T18), determinism for
+the policy's parameters (their one-line refusals are test_learned_policies.py's), checked-mode invariants (N-11 T18), determinism for
 any --jobs and backend, and its training (training.py, "The expert's training")."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from simulator.games.learned import load_weights, registered
 from simulator.games.nyz import GAME, step_api, training
 from simulator.games.nyz.features import (
     F_EMPTY, FIRST_ENCLOSURE_STATE, FIRST_SHAPE, N_EXPERT_FEATURES, RING, SHAPE_CLASS,
-    all_expert_features, all_seat_features,
+    all_seat_features,
 )
 from simulator.games.nyz.specs import (
     EXPERT_FEATURE_NAMES, EXPERT_WEIGHTS, S_WEIGHTS, SET_NAMES, SHAPE_CLASSES,
@@ -65,7 +65,7 @@ def test_expert_features_extend_the_learned_ones_and_count_every_empty_square_on
         if step_api.is_over(position):
             break
         step_api.apply(position, step_api.legal_moves(position)[0])
-    expert = all_expert_features(position.state, position.tables)
+    expert = all_seat_features(position.state, position.tables, N_EXPERT_FEATURES)
     learned = all_seat_features(position.state, position.tables)
     assert expert.shape == (players, N_EXPERT_FEATURES) == (players, len(EXPERT_FEATURE_NAMES))
     assert np.array_equal(expert[:, :learned.shape[1]], learned)
@@ -129,32 +129,6 @@ def test_logs_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path
     run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
     assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
     assert len(log_digests(tmp_path / "one")) == 4
-
-
-EXPERT_REFUSALS = [
-    ({"iterations": 0}, ["iterations"]),
-    ({"width": 0}, ["width", "whole number from 1"]),
-    ({"searched": "placement"}, ["searched", "every, turn_start"]),
-    ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
-    ({"weights": 3}, ["weights", "path of a nyz weights file"]),
-    ({"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),
-]
-
-
-@pytest.mark.parametrize("params, words", EXPERT_REFUSALS)
-def test_impossible_expert_parameters_are_refused_in_one_line(params, words):
-    with pytest.raises(ZoosimError) as error:
-        seating(("expert", params), ("greedy", {}))
-    assert "\n" not in str(error.value)
-    for word in words:
-        assert word in str(error.value)
-
-
-def test_learned_weights_are_not_expert_weights():
-    """A 14-feature file is refused for the expert: its features differ."""
-    with pytest.raises(ZoosimError) as error:
-        seating(("expert", {"weights": GAME.policies["learned"].weights.default_file}), ("greedy", {}))
-    assert "features" in str(error.value) and "retrain" in str(error.value)
 
 
 def test_rules_lists_the_expert_with_its_parameters():

@@ -251,20 +251,29 @@ def test_the_run_hash_and_seeds_follow_the_weights_contents(tmp_path):
 
 
 LEARNED_REFUSALS = [
-    ({"temperature": -1}, ["temperature", "at least 0"]),
-    ({"temperature": math.nan}, ["temperature", "finite"]),
-    ({"width": 0}, ["width", "whole number from 1"]),
-    ({"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
-    ({"solo_heuristic": "random"}, ["solo_heuristic", "greedy_tuned, greedy_duel"]),
-    ({"weights": 3}, ["weights", "path of a nyz weights file"]),
-    ({"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),
+    ("learned", {"temperature": -1}, ["temperature", "at least 0"]),
+    ("learned", {"temperature": math.nan}, ["temperature", "finite"]),
+    ("learned", {"width": 0}, ["width", "whole number from 1"]),
+    ("learned", {"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
+    ("learned", {"solo_heuristic": "random"}, ["solo_heuristic", "greedy_tuned, greedy_duel"]),
+    ("learned", {"weights": 3}, ["weights", "path of a nyz weights file"]),
+    ("learned", {"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),
+    # the expert (issue #39): strong's parameters, its own weights file
+    ("expert", {"iterations": 0}, ["iterations"]),
+    ("expert", {"width": 0}, ["width", "whole number from 1"]),
+    ("expert", {"searched": "placement"}, ["searched", "every, turn_start"]),
+    ("expert", {"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
+    ("expert", {"weights": 3}, ["weights", "path of a nyz weights file"]),
+    ("expert", {"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),
+    ("expert", {"weights": WEIGHTS.default_file}, ["weights", "features", "retrain"]),  # learned's file
 ]
 
 
-@pytest.mark.parametrize("params, words", LEARNED_REFUSALS)
-def test_impossible_learned_parameters_are_refused(params, words):
+@pytest.mark.parametrize("policy, params, words", LEARNED_REFUSALS)
+def test_impossible_learned_parameters_are_refused_in_one_line(policy, params, words):
     with pytest.raises(ZoosimError) as error:
-        seating(("learned", params), ("greedy", {}))
+        seating((policy, params), ("greedy", {}))
+    assert "\n" not in str(error.value)
     for word in words:
         assert word in str(error.value)
 
