@@ -1,7 +1,8 @@
 """New York Zoo's `expert` (issue #39): its evaluation (features.py, "The expert's evaluation":
 board shapes and enclosure states), its weights reaching the kernels by key (learned.KeyedWeights),
-the policy's parameters (their one-line refusals are test_learned_policies.py's), checked-mode invariants (N-11 T18), determinism for
-any --jobs and backend, and its training (training.py, "The expert's training")."""
+checked-mode invariants (N-11 T18) and its training (training.py, "The expert's training"). Its
+parameters' one-line refusals and its determinism for any --jobs and backend are in
+test_learned_policies.py, beside learned's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import pytest
 from click.testing import CliRunner
 
 from simulator.cli import main
-from simulator.config import parse_experiment
 from simulator.errors import ZoosimError
 from simulator.games.learned import load_weights, registered
 from simulator.games.nyz import GAME, step_api, training
@@ -21,21 +21,9 @@ from simulator.games.nyz.features import (
 from simulator.games.nyz.specs import (
     EXPERT_FEATURE_NAMES, EXPERT_WEIGHTS, S_WEIGHTS, SET_NAMES, SHAPE_CLASSES,
 )
-from simulator.plan import build_plan
-from simulator.runner import run_plan
-from tests_support import log_digests
+from nyz_helpers import play, seating
 
 EXPERT_SMALL = {"iterations": 2, "width": 2}
-
-
-def seating(*policies):
-    return GAME.seat_policies([(name, params) for name, params in policies])
-
-
-def play(params, seats, seeds, rotations=None, check=False):
-    seeds = np.asarray(seeds, dtype=np.uint64)
-    rotations = np.zeros(len(seeds), dtype=np.int64) if rotations is None else np.asarray(rotations)
-    return GAME.play_batch(params, seats, seeds, rotations, check=check)
 
 
 def pattern(*open_neighbours):
@@ -117,18 +105,6 @@ def test_no_invariant_is_broken_in_checked_mode(players, knobs):
     seats = seating(("expert", EXPERT_SMALL), *[("greedy", {})] * (players - 1))
     columns = play(rules, seats, range(3), np.arange(3) % players, check=True)
     assert columns["check_violations"].sum() == 0
-
-
-@pytest.mark.parametrize("backend", ["threading", "loky"])
-def test_logs_are_identical_for_any_number_of_jobs_and_backend(backend, tmp_path):
-    """loky's workers pack their rows themselves: the expert's weights are registered there."""
-    seats = [{"policy": "expert", "params": EXPERT_SMALL}, {"policy": "strong", "params": {"iterations": 2}}]
-    plan = build_plan(parse_experiment({"name": "expert_jobs", "seed": 3, "games": 8, "chunk_games": 2,
-                                        "studies": [{"game": "nyz", "rules": {"players": 2}, "seats": seats}]}))
-    run_plan(plan, tmp_path / "one", "", jobs=1, progress=False)
-    run_plan(plan, tmp_path / "two", "", jobs=2, backend=backend, progress=False)
-    assert log_digests(tmp_path / "one") == log_digests(tmp_path / "two")
-    assert len(log_digests(tmp_path / "one")) == 4
 
 
 def test_rules_lists_the_expert_with_its_parameters():
