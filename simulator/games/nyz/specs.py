@@ -238,7 +238,7 @@ SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (gr
 
 
 def halving_spec(name, policy_id, weights, *, description, models, searched="turn_start",
-                 iterations=16.0):
+                 iterations=16.0, climb=DOUBLE_ITERATIONS):
     """`strong` and `expert`: search.py's strong_move (sequential halving along the heuristic's
     lines) on an evaluation; they differ in the evaluation (`weights`, features.py) and in
     which decisions they search by default. One parameter row, its places S_* above."""
@@ -279,7 +279,7 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
         },
         choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
         weights=weights,
-        climb=DOUBLE_ITERATIONS,
+        climb=climb,
         models=models,
     )
 
@@ -330,7 +330,8 @@ LEARNED_POLICIES = {
         models="an expert who looks ahead: a search on its learned evaluation along its heuristic's lines",
     ),
     "expert": halving_spec(
-        "expert", EXPERT, EXPERT_WEIGHTS, searched="every", iterations=4.0,
+        # no climb: 16 iterations (longer lines) lost to 4 (docs/benchmarks.md, "New York Zoo `expert`")
+        "expert", EXPERT, EXPERT_WEIGHTS, searched="every", iterations=4.0, climb=None,
         description="strong's sequential halving at every decision (placements included) on the "
                     "expert evaluation (board shapes and enclosure states, fitted on self-play "
                     "games): the heuristic's `width` best moves, their lines valued a turn or more ahead",

@@ -107,6 +107,12 @@ def test_no_invariant_is_broken_in_checked_mode(players, knobs):
     assert columns["check_violations"].sum() == 0
 
 
+def test_the_expert_declares_no_climb():
+    """A ladder cannot climb it by doubling its budget: 16 iterations lost to 4 (docs/benchmarks.md)."""
+    expert, strong = GAME.policies["expert"], GAME.policies["strong"]
+    assert expert.climb is None and strong.climb.step(strong, {})[0] == {"iterations": 32.0}
+
+
 def test_rules_lists_the_expert_with_its_parameters():
     result = CliRunner().invoke(main, ["rules", "nyz"])
     assert result.exit_code == 0
