@@ -3,10 +3,13 @@
     python benchmarks/head_to_head.py nyz learned --params '{"width": 3}' --opponent mcts_duel
     python benchmarks/head_to_head.py nyz learned --solo
     python benchmarks/head_to_head.py nyz learned --speed --players 2
+    python benchmarks/head_to_head.py nyz expert --opponent strong --players 4
 
 Strength: the candidate's win share against the opponent over `--deals` deals of
 `matches.deal_seeds(SEED, DEALS)`, every deal in both seat orders (2 players), with a 95% t
-interval over deals (the deal is the unit); `--solo`: its solo win rate over one game per seed,
+interval over deals (the deal is the unit); with `--players N` above 2, one candidate among N - 1
+opponents, every deal in all N seats, its win share (fair: 1/N; a shared win counts 1/winners)
+with a t interval over deals; `--solo`: its solo win rate over one game per seed,
 with a Wilson interval. The deals are split into parts played on `--jobs` processes; the figures
 do not depend on the split. Speed: games per CPU second of this thread (not wall time, so a
 busy machine slows it less), the best of three batches of `--games` games with the candidate
@@ -36,6 +39,18 @@ def solo_wins(game, candidate, seeds) -> float:
     return solo_rate(game, candidate, seeds) * len(seeds)
 
 
+def one_among_opponents(game, candidate, opponent, players: int, seeds) -> np.ndarray:
+    """The candidate's win share per deal, one candidate (slot 0) among players - 1 opponents,
+    the mean over the deal played with the candidate in each seat."""
+    params = game.make_params({"players": players})
+    seating = game.seat_policies([candidate] + [opponent] * (players - 1))
+    every = np.tile(seeds, players)
+    rotations = np.repeat(np.arange(players, dtype=np.int64), len(seeds))
+    win = game.play_batch(params, seating, every, rotations)["win"].astype(float)
+    share = win / np.maximum(win.sum(axis=1, keepdims=True), 1)
+    return share[np.arange(len(every)), rotations].reshape(players, len(seeds)).mean(axis=0)
+
+
 def games_per_cpu_second(game, candidate, players: int, games: int) -> float:
     params = game.make_params({"players": players})
     seating = game.seat_policies([candidate] * players)
@@ -59,7 +74,7 @@ def main() -> None:
     parser.add_argument("--opponent-params", default="{}", help="the opponent's parameters (JSON)")
     parser.add_argument("--solo", action="store_true", help="the solo win rate instead")
     parser.add_argument("--speed", action="store_true", help="games per CPU second instead")
-    parser.add_argument("--players", type=int, default=2, help="--speed: players per game")
+    parser.add_argument("--players", type=int, default=2, help="players per game (--speed, --opponent)")
     parser.add_argument("--games", type=int, default=1000, help="--speed: games per batch")
     parser.add_argument("--seed", type=int, default=20261203)
     parser.add_argument("--deals", type=int, default=2000)
@@ -84,12 +99,18 @@ def main() -> None:
               f"of {len(seeds):,} games, deal_seeds({args.seed}, {args.deals})")
         return
     opponent = (args.opponent, json.loads(args.opponent_params))
-    shares = np.concatenate(Parallel(n_jobs=args.jobs)(
-        delayed(deal_shares)(game, candidate, opponent, part) for part in parts))
+    if args.players > 2:
+        shares = np.concatenate(Parallel(n_jobs=args.jobs)(
+            delayed(one_among_opponents)(game, candidate, opponent, args.players, part) for part in parts))
+        orders = f"one among {args.players - 1}, every seat (fair {100 / args.players:.1f}%)"
+    else:
+        shares = np.concatenate(Parallel(n_jobs=args.jobs)(
+            delayed(deal_shares)(game, candidate, opponent, part) for part in parts))
+        orders = "both seat orders"
     low, high = mean_interval(shares)
     print(f"{label} against {args.opponent} {args.opponent_params}: {100 * shares.mean():.1f}% "
           f"[{100 * float(low):.1f}, {100 * float(high):.1f}] over {len(seeds):,} deals, "
-          f"deal_seeds({args.seed}, {args.deals}), both seat orders")
+          f"deal_seeds({args.seed}, {args.deals}), {orders}")
 
 
 if __name__ == "__main__":

@@ -176,7 +176,7 @@ class Run:
             return None
         if not isinstance(cells, (list, tuple)) or not all(type(index) is int for index in cells):
             raise ZoosimError(f"must be a list of cell indices (got {cells!r})", key="cells")
-        indices = [cell["index"] for cell in self.manifest["cells"]]
+        indices = [cell.index for cell in self.manifest["cells"]]
         unknown = [index for index in cells if index not in indices]
         if unknown:
             raise ZoosimError(f"no cell {unknown[0]} in this run (cells {min(indices)} to {max(indices)})", key="cells")

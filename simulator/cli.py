@@ -397,6 +397,9 @@ class PlayCommand(click.Command):
               help="A parameter of the --play policy (repeatable), e.g. iterations=200: a search "
                    "recording deeper than its default (where the game's training reads a search's "
                    "visit counts as move priors).")
+@click.option("--players", "player_shares", multiple=True, metavar="N=SHARE",
+              help="Share of the recorded games at N players (repeatable; replaces the game's training role's "
+                   "shares), e.g. --players 1=0.3 --players 2=0.4 --players 3=0.1 --players 4=0.1 --players 5=0.1.")
 @click.option("--explore", type=FiniteFloatRange(min=0.0, max=1.0), default=None,
               help="Share of random decisions in recorded games (default: the game's training role's; "
                    "0 only for a game whose training records the players' own decisions).")
@@ -414,8 +417,8 @@ class PlayCommand(click.Command):
 @click.option("--resume", is_flag=True, help="Continue the training in --out after its last finished round.")
 @_backend_options
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-def train(game, rules_file, settings, out, rounds, games, seed, start, play, play_params, explore, gate_policy,
-          gate_games, strength_games, keep, jobs, resume, backend, scheduler, quiet):
+def train(game, rules_file, settings, out, rounds, games, seed, start, play, play_params, player_shares, explore,
+          gate_policy, gate_games, strength_games, keep, jobs, resume, backend, scheduler, quiet):
     """Train GAME's learned evaluation for the rules given, by expert iteration.
 
     Round 0 is --start. Each later round records --games games, fits the evaluation on all the
@@ -439,7 +442,7 @@ def train(game, rules_file, settings, out, rounds, games, seed, start, play, pla
         game=game, rules=knobs, rounds=rounds, games=games or defaults.games, seed=seed, start=start,
         play=play or defaults.play, gate_policy=gate_policy or defaults.gate_policy, gate_games=gate_games,
         strength_games=strength_games, keep=keep, explore=defaults.explore if explore is None else explore,
-        players=dict(defaults.players), play_params=_parse_settings(play_params, option="--play-param", what="key"))
+        players=_player_shares(player_shares) or dict(defaults.players), play_params=_parse_settings(play_params, option="--play-param", what="key"))
     _checked_training(chosen, rules_file, bool(settings))
     out = out or DEFAULT_REPORTS_DIR / f"{game}-train-{chosen.digest()[:8]}"
     words = _given_options(click.get_current_context(), skip=("out", "resume", "quiet"))
@@ -476,6 +479,22 @@ def _rules_file(path: Path) -> dict:
 
     document, _ = read_yaml_mapping(path, what="a rules file must be a mapping of rule knobs (as a study's rules:)")
     return document
+
+
+def _player_shares(given: tuple[str, ...]) -> dict[int, float]:
+    """`--players N=SHARE` pairs as {player count: share}; {} when none is given."""
+    shares = {}
+    for pair in given:
+        count, _, share = pair.partition("=")
+        try:
+            players, value = int(count), float(share)
+        except ValueError:
+            players, value = 0, 0.0
+        if players < 1 or not value > 0 or value == float("inf"):
+            raise ZoosimError(f"takes N=SHARE (a player count of at least 1 and a share above 0), got '{pair}'",
+                              key="--players")
+        shares[players] = value
+    return shares
 
 
 def _checked_training(chosen, rules_file: Path | None, chosen_by_set: bool) -> None:

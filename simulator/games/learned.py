@@ -28,7 +28,9 @@ first, then from the weights parameter's slot on `intercept[0], weights[0, :], i
 weights[1, :], ...` (`vector`), so the kernels read the evaluation from `st.policy_params[seat]`
 as they read every other parameter (row width base.MAX_POLICY_PARAMS). The plan hashes
 `identity`, which names the file's sha256, into the cell key: a changed file changes the cell's
-seeds and the run hash, so a run is determined by the weights' contents, not their path.
+seeds and the run hash, so a run is determined by the weights' contents, not their path. An
+evaluation with more weights than a row holds (`KeyedWeights`) puts the file's key in the row
+instead and registers the vector under it in the process that packs the row (`registered`).
 
 Climbing (`NextTrainingRound`): a ladder's learned rung at temperature 0 climbs to the next kept
 round of its training (`zoosim train`'s DIR/round-NN.npz, each card saying whether it was kept).
@@ -297,6 +299,43 @@ class LearnedWeights:
     def describe(self) -> str:
         return (f"{DEFAULT_WEIGHTS} (the shipped file) or a {self.game} weights file NAME.npz with its "
                 f"card NAME.json, of features {', '.join(self.feature_names)}")
+
+
+@dataclass(frozen=True)
+class KeyedWeights(LearnedWeights):
+    """The `weights` parameter of a learned policy whose evaluation has more weights than the
+    parameter row holds (base.MAX_POLICY_PARAMS). The row carries one number, the file's key
+    (weights_key: the first 52 bits of its sha256, exact in a float64), and packing the row
+    registers the file's vector (Weights.vector) under that key in this process (registered);
+    the game's play code finds the vector by the key in the row. Every process that plays a
+    seating packs its rows itself (base.Game.seat_policies, in the runner's workers too), so a
+    row's weights are always registered where the row is played."""
+
+    @property
+    def width(self) -> int:
+        return 1
+
+    def vector(self, given: Any) -> np.ndarray:
+        loaded = self.resolve(given)
+        key = weights_key(loaded.sha256)
+        _REGISTERED[key] = loaded.vector()
+        return np.array([key])
+
+
+_REGISTERED: dict[float, np.ndarray] = {}
+
+
+def weights_key(sha256: str) -> float:
+    """A weights file's key in a parameter row (KeyedWeights): the first 52 bits of its sha256."""
+    return float(int(sha256[:13], 16))
+
+
+def registered(key: float) -> np.ndarray:
+    """The weights vector packed under `key` in this process (KeyedWeights.vector)."""
+    if key not in _REGISTERED:
+        raise ZoosimError(f"no weights file with key {key:.0f} was packed in this process: seat the "
+                          "policy through Game.seat_policies, which loads its weights file", key="weights")
+    return _REGISTERED[key]
 
 
 _LOADED: dict[tuple[Any, ...], Weights] = {}

@@ -23,6 +23,16 @@ seats' mean: value(s) = w . (features(s) - mean of the others' features), i.e. t
 of per-seat linear values (its intercept cancels). `w` is a seat's policy row from the weights'
 slot on (learned.py's layout: per set the intercept, then one weight per feature).
 
+The expert's evaluation (policy `expert`, issue #39): the same two sets and the same value,
+over the 14 features above and 72 more (specs.EXPERT_FEATURE_NAMES, expert_seat_features): the
+board's shape, as the count of empty squares per class of their eight neighbours' pattern
+(which neighbours are empty squares of the board; the 256 patterns fall into 51 classes under
+rotation and reflection: a hole, a corridor end, a corridor, a corner, an edge, open floor...),
+and the enclosures' states, as the count of unfilled enclosures per (capacity, animals in it).
+Its weights are too many for the parameter row, so the row holds the weights file's key and the
+search workspace holds the vector (learned.KeyedWeights, search.py's search_workspace); the
+weights are fitted on the expert's own games (training.py, "The expert's training").
+
 A finished game is valued by its outcome first (finished_value): OUTCOME_SQUARES times the
 seat's win share over the others' mean (N-7.2; solo +1 for a win, -1 for a loss, N-8.2), plus
 its true margin (solo: minus the empty squares). The evaluation of an unfinished position is
@@ -38,7 +48,9 @@ from simulator.games.kernels import allocating, by_ref
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
 from simulator.games.nyz.bits import kernel, popcount
-from simulator.games.nyz.specs import FEATURE_NAMES, SET_MULTI, SET_SOLO
+from simulator.games.nyz.specs import (
+    EXPERT_FEATURE_NAMES, FEATURE_NAMES, MAX_CAPACITY, SET_MULTI, SET_SOLO, SHAPE_CLASSES,
+)
 from simulator.games.nyz.state import (
     E_CAPACITY, E_COUNT, N_SPACES, NO_SPECIES, P_ENCLOSURES, P_HOUSES, P_WIN, R_BREED_ENCLOSURES,
     R_BREED_MIN, R_RANGE, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_ELEPHANT, SC_LAPS, SC_OVER,
@@ -46,6 +58,36 @@ from simulator.games.nyz.state import (
 )
 
 N_FEATURES = len(FEATURE_NAMES)
+N_EXPERT_FEATURES = len(EXPERT_FEATURE_NAMES)
+# where the expert's shape counts and enclosure states start (specs.EXPERT_FEATURE_NAMES)
+FIRST_SHAPE = N_FEATURES
+FIRST_ENCLOSURE_STATE = N_FEATURES + SHAPE_CLASSES
+
+# An empty square's eight neighbours, in ring order (row, column offsets): a quarter turn moves
+# the ring by two places, a mirror image reverses it. Bit k of a square's pattern is set when
+# neighbour k is an empty square of the board.
+RING = ((-1, -1), (-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1))
+
+
+def shape_classes() -> np.ndarray:
+    """(256,) int64: each neighbour pattern's class, the classes numbered in the order of their
+    smallest pattern (the 51 orbits of the 8 rotations and reflections, specs.SHAPE_CLASSES)."""
+    def turned(pattern, by, mirrored):
+        bits = [(pattern >> k) & 1 for k in range(8)]
+        if mirrored:  # neighbour k to -k: the mirror image in the diagonal through neighbour 0
+            bits = [bits[-k % 8] for k in range(8)]
+        bits = bits[-by:] + bits[:-by] if by else bits
+        return sum(bit << k for k, bit in enumerate(bits))
+
+    smallest = [min(turned(p, by, m) for by in (0, 2, 4, 6) for m in (False, True)) for p in range(256)]
+    numbers = {pattern: number for number, pattern in enumerate(sorted(set(smallest)))}
+    assert len(numbers) == SHAPE_CLASSES
+    return np.array([numbers[pattern] for pattern in smallest], dtype=np.int64)
+
+
+SHAPE_CLASS = shape_classes()  # a constant of the kernels (computed from this source)
+RING_ROWS = np.array([dr for dr, _ in RING], dtype=np.int64)
+RING_COLUMNS = np.array([dc for _, dc in RING], dtype=np.int64)
 
 # What the outcome of a finished game weighs in squares (finished_value): more than any
 # evaluation of an unfinished position (a board has at most 128 squares), so a won game ranks
@@ -145,12 +187,59 @@ def seat_features(st, tab, seat, out):
 
 
 @kernel
+def is_empty_square(empty_lo, empty_hi, width, height, row, column):
+    """Whether (row, column) is an empty square of the board (off the grid: no)."""
+    if row < 0 or row >= height or column < 0 or column >= width:
+        return False
+    index = row * width + column
+    if index < 64:
+        return (empty_lo >> np.uint64(index)) & np.uint64(1) != 0
+    return (empty_hi >> np.uint64(index - 64)) & np.uint64(1) != 0
+
+
+@kernel
+def expert_seat_features(st, tab, seat, out):
+    """out[:N_EXPERT_FEATURES] = the expert's features of the seat (module docstring, "The
+    expert's evaluation")."""
+    seat_features(st, tab, seat, out)
+    for f in range(N_FEATURES, N_EXPERT_FEATURES):
+        out[f] = 0.0
+    width, height = tab.width[seat], tab.height[seat]
+    empty_lo = tab.board_bits[seat, 0] & ~st.grid[seat, 0]
+    empty_hi = tab.board_bits[seat, 1] & ~st.grid[seat, 1]
+    for row in range(height):
+        for column in range(width):
+            if not is_empty_square(empty_lo, empty_hi, width, height, row, column):
+                continue
+            pattern = 0
+            for k in range(8):
+                if is_empty_square(empty_lo, empty_hi, width, height,
+                                   row + RING_ROWS[k], column + RING_COLUMNS[k]):
+                    pattern |= 1 << k
+            out[FIRST_SHAPE + SHAPE_CLASS[pattern]] += 1.0
+    for e in range(st.seat[seat, P_ENCLOSURES]):
+        count = st.enc[seat, e, E_COUNT]
+        capacity = st.enc[seat, e, E_CAPACITY]
+        if count >= capacity:
+            continue
+        # capacity c's states start after those of the smaller capacities: c (c - 1) / 2
+        capacity = min(capacity, MAX_CAPACITY)
+        count = min(count, capacity - 1)
+        out[FIRST_ENCLOSURE_STATE + capacity * (capacity - 1) // 2 + count] += 1.0
+
+
+@kernel
 def linear_value(st, tab, seat, w, set_index, buffer):
-    """w[set's intercept] + w[set's weights] . features of the seat (buffer: N_FEATURES floats)."""
-    seat_features(st, tab, seat, buffer)
-    first = set_index * (N_FEATURES + 1)
+    """w[set's intercept] + w[set's weights] . features of the seat: buffer's length says which
+    evaluation, N_FEATURES floats `learned` and `strong`'s, N_EXPERT_FEATURES the expert's."""
+    n = buffer.shape[0]
+    if n == N_EXPERT_FEATURES:
+        expert_seat_features(st, tab, seat, buffer)
+    else:
+        seat_features(st, tab, seat, buffer)
+    first = set_index * (n + 1)
     value = w[first]
-    for f in range(N_FEATURES):
+    for f in range(n):
         value += w[first + 1 + f] * buffer[f]
     return value
 
@@ -203,9 +292,13 @@ def position_value(st, tab, seat, w, buffer):
 
 
 @allocating
-def all_seat_features(st, tab):
-    """(players, N_FEATURES) features of every seat, for training (benchmarks/train_eval.py)."""
-    out = np.empty((st.sc[SC_PLAYERS], N_FEATURES), dtype=np.float64)
+def all_seat_features(st, tab, width=N_FEATURES):
+    """(players, width) features of every seat, for training (training.py): `learned` and
+    `strong`'s (width N_FEATURES) or the expert's (N_EXPERT_FEATURES)."""
+    out = np.empty((st.sc[SC_PLAYERS], width), dtype=np.float64)
     for seat in range(st.sc[SC_PLAYERS]):
-        seat_features(by_ref(st), by_ref(tab), seat, out[seat])
+        if width == N_EXPERT_FEATURES:
+            expert_seat_features(by_ref(st), by_ref(tab), seat, out[seat])
+        else:
+            seat_features(by_ref(st), by_ref(tab), seat, out[seat])
     return out

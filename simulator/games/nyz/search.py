@@ -1,8 +1,9 @@
 """New York Zoo search policies `mcts` and `mcts_duel`: Monte Carlo tree search over the game's
 decisions (they differ in the default heuristic only); and the policies on the learned
 evaluation (features.py), which use the same scratch game and workspace: `strong` (sequential
-halving at the root over lines valued by the evaluation; strong_move and "Strong" below) and
-`learned` (no search; see learned_move and "Learned policies" below). The tree search itself is
+halving at the root over lines valued by the evaluation; strong_move and "Strong" below),
+`expert` (the same search on the expert's evaluation, by default at every decision; "Expert"
+below) and `learned` (no search; see learned_move and "Learned policies" below). The tree search itself is
 simulator/games/search.py (shared with Alles für die Katz); this module gives it the New York
 Zoo step functions and allocates its workspace.
 
@@ -113,10 +114,17 @@ decision is searched (a solo win needs the whole board covered in time, N-8.2). 
 (N-12.6) every line of one decision is played on the same determinization, drawn with one
 number of the game's stream.
 
+Expert. strong_move with the expert's evaluation (features.py, "The expert's evaluation": 86
+features, the board's shape included, so that it tells placements apart) and by default
+`searched: every`. Its row is strong's, except that the weights slot holds the weights file's
+key (learned.KeyedWeights): search_workspace appends to the workspace the vectors of the keys
+the expert seats play (expert_evaluations) and a features buffer, and strong_move takes the
+seat's vector by its key.
+
 Parameters of the tree search (row of the seat's policy_params): iterations, exploration, rollout
 (random or greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per
 decision), score_scale (squares), heuristic (greedy_tuned or greedy_duel: ranking and greedy
-rollouts); `strong`'s row is specs.py's (ITERATIONS .. S_WEIGHTS).
+rollouts); `strong`'s and `expert`'s row is specs.py's (ITERATIONS .. S_WEIGHTS).
 """
 
 import math
@@ -129,12 +137,13 @@ from simulator.games.kernels import allocating, kernel
 from simulator.games.layouts import ROLLOUT_RANDOM
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
+from simulator.games.learned import registered
 from simulator.games.nyz.features import (
-    N_FEATURES, advance_offer_scans, position_value, solo_time_used,
+    N_EXPERT_FEATURES, N_FEATURES, advance_offer_scans, position_value, solo_time_used,
 )
 from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
-    DESTINATIONS_BEST_OF_EACH_KIND, L_DESTINATIONS, L_SOLO_HEURISTIC, L_SOLO_WIDTH,
+    DESTINATIONS_BEST_OF_EACH_KIND, EXPERT, L_DESTINATIONS, L_SOLO_HEURISTIC, L_SOLO_WIDTH,
     L_TEMPERATURE, L_VALUED, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT, ROLLOUT_DEPTH,
     S_HORIZON_ITERATIONS, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_TEMPERATURE,
     S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT, WIDTH,
@@ -351,10 +360,23 @@ def search_workspace(tab, policy_id, policy_params):
     """allocate_search's (scratch game, workspace) for one batch or step, or (None, None) when
     no seat plays the search policy: the play kernels compiled for a None workspace leave the
     search out (numba prunes their `search_workspace is not None` branch before typing), so a
-    run without a search policy never compiles it."""
+    run without a search policy never compiles it. The workspace ends with the expert's
+    evaluations (expert_evaluations)."""
     if not np.any(np.asarray(policy_id) >= FIRST_SEARCH_POLICY):
         return None, None
-    return allocate_search(tab, policy_id, policy_params)
+    scratch, workspace = allocate_search(tab, policy_id, policy_params)
+    return scratch, workspace + expert_evaluations(policy_id, policy_params)
+
+
+def expert_evaluations(policy_id, policy_params):
+    """(keys (n,), weights vectors (n, 2 x (N_EXPERT_FEATURES + 1)), features buffer): the weights
+    of the n distinct evaluations the `expert` seats play, found by the key in their rows
+    (learned.KeyedWeights; n = 0 when no seat plays expert), and a buffer for their features."""
+    keys = sorted({float(row[S_WEIGHTS]) for policy, row in zip(policy_id, policy_params) if policy == EXPERT})
+    vectors = np.zeros((len(keys), 2 * (N_EXPERT_FEATURES + 1)), dtype=np.float64)
+    for index, key in enumerate(keys):
+        vectors[index] = registered(key)
+    return np.array(keys, dtype=np.float64), vectors, np.zeros(N_EXPERT_FEATURES, dtype=np.float64)
 
 
 @allocating
@@ -463,7 +485,7 @@ def learned_move(st, tab, scratch, workspace, params):
     end of the seat's turn, the heuristic finishing the turn, the evaluation values most;
     temperature > 0 draws from the softmax over those values (squares) / temperature."""
     seat = st.sc[SC_DECIDER]
-    tree, seen, pool, ranked, features, move_values, lines, lengths, plan, plan_key = workspace
+    tree, seen, pool, ranked, features, move_values, lines, lengths, plan, plan_key = workspace[:10]
     weights = HEURISTIC_WEIGHTS[int(params[L_SOLO_HEURISTIC if tab.rules[R_SOLO] != 0 else L_HEURISTIC])]
     if tab.rules[R_SOLO] == 0 and not valued_decision(st.sc[SC_DECISION], int(params[L_VALUED])):
         move = plan_move(st, seat, plan, plan_key, lines, lengths)
@@ -529,6 +551,12 @@ def strong_move(st, tab, scratch, workspace, params):
     mean evaluation of the positions reached; the best survivor of the last round."""
     seat = st.sc[SC_DECIDER]
     tree, seen, pool, ranked, features, move_values = workspace[:6]
+    evaluation = params[S_WEIGHTS:]
+    if st.policy_id[seat] == EXPERT:  # its weights by the key in its row (expert_evaluations)
+        keys, vectors, features = workspace[10:]
+        for index in range(keys.shape[0]):
+            if keys[index] == params[S_WEIGHTS]:
+                evaluation = vectors[index]
     # survivors' indices into ranked, best first; the line stream; 1 where every line of a move
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
@@ -537,7 +565,6 @@ def strong_move(st, tab, scratch, workspace, params):
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
-    evaluation = params[S_WEIGHTS:]
     ctx = (tab, weights, seen, pool, int(params[WIDTH]), 1.0)
     count = legal_moves(st, ctx, ranked)
     if count == 1:
@@ -599,7 +626,7 @@ def choose_move(st, tab, scratch, workspace):
     params = st.policy_params[seat]
     if st.policy_id[seat] == LEARNED:
         move = learned_move(st, tab, scratch, workspace, params)
-    elif st.policy_id[seat] == STRONG:
+    elif st.policy_id[seat] == STRONG or st.policy_id[seat] == EXPERT:
         move = strong_move(st, tab, scratch, workspace, params)
     else:
         tree, seen, pool, ranked = workspace[:4]

@@ -1,13 +1,13 @@
 """The New York Zoo policies as an experiment names them: policy ids, parameter rows and defaults
 of the heuristics (policies.py, whose docstring explains the greedy weights), of the search
-policies (search.py) and of the learned policies with their evaluation's feature names
-(features.py), for the registry and the plan. Imports no numba: building a plan
+policies (search.py) and of the learned policies (`learned`, `strong`, `expert`) with their
+evaluations' feature names (features.py), for the registry and the plan. Imports no numba: building a plan
 (`zoosim validate`) never loads the kernels."""
 
 from pathlib import Path
 
 from simulator.games.base import DOUBLE_ITERATIONS, HALVE_TEMPERATURE, ParamRange, PolicySpec
-from simulator.games.learned import DEFAULT_WEIGHTS, LearnedWeights
+from simulator.games.learned import DEFAULT_WEIGHTS, KeyedWeights, LearnedWeights
 from simulator.games.layouts import EXPLORATION_HELP, SEARCH_CHOICES, SEARCH_RANGES
 from simulator.games.nyz.state import MAX_OPTIONS, N_SPACES
 
@@ -182,6 +182,22 @@ WEIGHTS = LearnedWeights("nyz", FEATURE_NAMES, SET_NAMES,
 
 LEARNED = 3
 STRONG = 4
+EXPERT = 5
+
+# The expert's evaluation (features.py, "The expert's evaluation"): the features above, then per
+# class of an empty square's eight neighbours (which of them are empty squares of the board; the
+# 51 classes of the 256 patterns under rotation and reflection, SHAPE_CLASSES) the empty squares
+# of that class, then per unfilled enclosure's capacity (1..MAX_CAPACITY, larger counted as
+# MAX_CAPACITY) and animals in it (0..capacity - 1) the enclosures in that state.
+SHAPE_CLASSES = 51
+MAX_CAPACITY = 6
+EXPERT_FEATURE_NAMES = (
+    FEATURE_NAMES + tuple(f"shape_{k:02d}" for k in range(SHAPE_CLASSES))
+    + tuple(f"enclosure_{capacity}_{count}" for capacity in range(1, MAX_CAPACITY + 1)
+            for count in range(capacity))
+)
+EXPERT_WEIGHTS = KeyedWeights("nyz", EXPERT_FEATURE_NAMES, SET_NAMES,
+                              str(Path(__file__).parent / "weights" / "expert.npz"))
 
 # Policy parameter row of `learned`; the weights (learned.py's layout) from L_WEIGHTS on.
 L_TEMPERATURE = 0
@@ -219,6 +235,53 @@ TEMPERATURE_HELP = ("0: the best move by the evaluation; > 0: a softmax over the
 WEIGHTS_HELP = "the evaluation's weights file (default: the shipped one)"
 SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (greedy_duel loses "
                        "solo games)")
+
+
+def halving_spec(name, policy_id, weights, *, description, models, searched="turn_start",
+                 iterations=16.0, climb=DOUBLE_ITERATIONS):
+    """`strong` and `expert`: search.py's strong_move (sequential halving along the heuristic's
+    lines) on an evaluation; they differ in the evaluation (`weights`, features.py) and in
+    which decisions they search by default. One parameter row, its places S_* above."""
+    return PolicySpec(
+        name=name, policy_id=policy_id, description=description,
+        params={"iterations": iterations, "solo_rollout_depth": 0.0, "searched": searched,
+                "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
+                "heuristic": "greedy_duel", "horizon_iterations": 64.0, "temperature": 0.05,
+                "weights": DEFAULT_WEIGHTS},
+        param_help={
+            "iterations": "budget per decision in line extensions (at least one per move and "
+                          "round): more looks further ahead up to `horizon_iterations`, then "
+                          "averages more lines",
+            "solo_rollout_depth": "solo: turns per extension (0 = every line to the end)",
+            "searched": "2-5 players: decisions searched, every one or turn_start (the "
+                        "destination, N-4.1; the heuristic takes the rest of the turn); solo "
+                        "searches every decision",
+            "rollout_depth": "2-5 players: turns a line is extended by per extension, after the "
+                             "rest of the seat's turn (0 = to the end)",
+            "width": "moves considered per decision: the best by the heuristic's move values",
+            "solo_heuristic": SOLO_HEURISTIC_HELP,
+            "heuristic": "heuristic whose move values rank the moves and play the lines",
+            "horizon_iterations": "2-5 players: the budget whose lines are looked along furthest; "
+                                  "a move is valued by the mean of iterations / this many lines "
+                                  "that far: the heuristic's and sampled ones",
+            "temperature": "sampled lines: every seat's moves drawn from the softmax of the "
+                           "heuristic's move values divided by this, with a search stream drawn "
+                           "from the game's",
+            "weights": WEIGHTS_HELP,
+        },
+        ranges={
+            "iterations": SEARCH_RANGES["iterations"],
+            "rollout_depth": SEARCH_RANGES["rollout_depth"],
+            "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
+            "width": ParamRange(1, MAX_OPTIONS, integer=True),
+            "horizon_iterations": SEARCH_RANGES["iterations"],
+            "temperature": ParamRange(0.0),
+        },
+        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
+        weights=weights,
+        climb=climb,
+        models=models,
+    )
 
 
 LEARNED_POLICIES = {
@@ -259,47 +322,20 @@ LEARNED_POLICIES = {
                 "turn (its heuristic finishing the turn), looking no further"),
         mistake_temperature="temperature",
     ),
-    "strong": PolicySpec(
-        name="strong", policy_id=STRONG,
+    "strong": halving_spec(
+        "strong", STRONG, WEIGHTS,
         description="sequential halving over the heuristic's `width` best moves: each move's "
                     "line is played on by the heuristic, the survivors further each round, and "
                     "valued by the learned evaluation (the margin in squares)",
-        params={"iterations": 16.0, "solo_rollout_depth": 0.0, "searched": "turn_start",
-                "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
-                "heuristic": "greedy_duel", "horizon_iterations": 64.0, "temperature": 0.05,
-                "weights": DEFAULT_WEIGHTS},
-        param_help={
-            "iterations": "budget per decision in line extensions (at least one per move and "
-                          "round): more looks further ahead up to `horizon_iterations`, then "
-                          "averages more lines",
-            "solo_rollout_depth": "solo: turns per extension (0 = every line to the end)",
-            "searched": "2-5 players: decisions searched, every one or turn_start (the "
-                        "destination, N-4.1; the heuristic takes the rest of the turn); solo "
-                        "searches every decision",
-            "rollout_depth": "2-5 players: turns a line is extended by per extension, after the "
-                             "rest of the seat's turn (0 = to the end)",
-            "width": "moves considered per decision: the best by the heuristic's move values",
-            "solo_heuristic": SOLO_HEURISTIC_HELP,
-            "heuristic": "heuristic whose move values rank the moves and play the lines",
-            "horizon_iterations": "2-5 players: the budget whose lines are looked along furthest; "
-                                  "a move is valued by the mean of iterations / this many lines "
-                                  "that far: the heuristic's and sampled ones",
-            "temperature": "sampled lines: every seat's moves drawn from the softmax of the "
-                           "heuristic's move values divided by this, with a search stream drawn "
-                           "from the game's",
-            "weights": WEIGHTS_HELP,
-        },
-        ranges={
-            "iterations": SEARCH_RANGES["iterations"],
-            "rollout_depth": SEARCH_RANGES["rollout_depth"],
-            "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
-            "width": ParamRange(1, MAX_OPTIONS, integer=True),
-            "horizon_iterations": SEARCH_RANGES["iterations"],
-            "temperature": ParamRange(0.0),
-        },
-        choices={"heuristic": HEURISTICS, "solo_heuristic": HEURISTICS, "searched": SEARCHED_DECISIONS},
-        weights=WEIGHTS,
-        climb=DOUBLE_ITERATIONS,
         models="an expert who looks ahead: a search on its learned evaluation along its heuristic's lines",
+    ),
+    "expert": halving_spec(
+        # no climb: 16 iterations (longer lines) lost to 4 (docs/benchmarks.md, "New York Zoo `expert`")
+        "expert", EXPERT, EXPERT_WEIGHTS, searched="every", iterations=4.0, climb=None,
+        description="strong's sequential halving at every decision (placements included) on the "
+                    "expert evaluation (board shapes and enclosure states, fitted on self-play "
+                    "games): the heuristic's `width` best moves, their lines valued a turn or more ahead",
+        models="an expert who weighs every choice of its turn by how its board's shape and "
+               "enclosures will play out, a turn or more ahead",
     ),
 }

@@ -12,6 +12,15 @@ empty squares. `multi` (2-5 players): per seat, its features minus the others' m
 the margin in squares over the others' mean (features.py, "Value"). A game adds rows to its own
 set only; the other set's arrays have no rows, so the chunks of several calls concatenate.
 
+The expert's training (policy `expert`, issue #39: `zoosim train nyz --play expert --gate-policy
+expert --start zero`, fitted value iteration). When the recorded games' seats play `expert`, record
+stores the expert's features (features.py, "The expert's evaluation"; a turn's first decision is
+the position the previous turn left, its afterstate) and fit is the same ridge fit per set, over
+all rounds' games: each round's games are played by the best weights so far, so the fit learns
+the values of the positions its own play reaches. Those weights are not tuned for play (tune
+returns them as fitted): 86 weights per set are beyond a TPE search of a few hundred trials, and
+fitted on the player's own positions they already play well (docs/benchmarks.md, "The expert").
+
 Tuning for play. The regression predicts outcomes but plays badly when a policy maximises it
 (measured: 0-7% against greedy_duel; the weights of correlated features such as fill_share and
 open enclosures come out with signs that reward not filling enclosures), so tune() searches
@@ -35,7 +44,7 @@ from simulator.games.learned import WEIGHTS_FORMAT, fit_ridge, load_weights, sav
 from simulator.games.matches import deal_seeds, head_to_head, solo_rate
 from simulator.games.nyz import features as NF
 from simulator.games.nyz import step_api
-from simulator.games.nyz.specs import FEATURE_NAMES, SET_MULTI, SET_NAMES, SET_SOLO
+from simulator.games.nyz.specs import EXPERT, FEATURE_NAMES, SET_MULTI, SET_NAMES, SET_SOLO
 from simulator.games.nyz.state import D_DEST, SC_DECISION
 
 # ridge penalty of the fit (learned.fit_ridge; columns standardised) and its held-out share
@@ -54,6 +63,8 @@ SOLO_TUNE_RANGES = {**TUNE_RANGES, "time_left": (0.0, 150.0), "empty_x_time_used
 PRIOR = {"empty": -1.0, "time_left": 40.0, "holes": -0.5, "dead_ends": -0.2, "fill_share": 3.0, "animals_needed": -1.0,
          "breeders": 1.0, "house_animals": 0.5, "breeding_ahead": 1.0}
 TUNE_OPPONENT = "greedy_duel"
+# the tuning record of the expert's weights (module docstring, "The expert's training")
+EXPERT_NOT_TUNED = "none: the expert's weights are the fit on its own games, not tuned for play"
 TUNE_TRIALS = 120  # per set and call (the shipped weights' budget; `zoosim train` uses it per round)
 TUNE_DEALS = 100  # deals per trial: two-player deals in both seat orders, or solo games
 TUNE_STARTUP_TRIALS = 10  # TPE's random trials before it models the scores
@@ -63,17 +74,18 @@ TRIAL_CARD = {"format": WEIGHTS_FORMAT, "game": "nyz", "features": list(FEATURE_
               "command": "tuning trial", "fit": {}, "strength": None}
 
 
-def play_and_record(params, seat_policies, seed: int, rotation: int):
-    """(features (positions, players, N_FEATURES), final empty squares (players,)) of one game."""
+def play_and_record(params, seat_policies, seed: int, rotation: int, width: int = NF.N_FEATURES):
+    """(features (positions, players, width), final empty squares (players,)) of one game: the
+    14 features of `learned` and `strong` or, width NF.N_EXPERT_FEATURES, the expert's."""
     position = step_api.new_game(params, seat_policies, seed=seed, rotation=rotation,
                                  stop_at_forced=False)
     rows = []
     while not step_api.is_over(position):
         if position.state.sc[SC_DECISION] == D_DEST:
-            rows.append(NF.all_seat_features(position.state, position.tables))
+            rows.append(NF.all_seat_features(position.state, position.tables, width))
         step_api.apply(position, step_api.policy_move(position))
     players = params.players
-    return np.array(rows).reshape(-1, players, NF.N_FEATURES), -step_api.scores(position).astype(float)
+    return np.array(rows).reshape(-1, players, width), -step_api.scores(position).astype(float)
 
 
 def training_rows(features, empty):
@@ -90,18 +102,23 @@ def training_rows(features, empty):
 
 
 def record(params, seat_policies, seeds, rotations, explore=0.0) -> dict[str, tuple[np.ndarray, ...]]:
-    """Play one game per seed (rotation per game) and return per set name (rows (n, N_FEATURES),
-    targets (n,)) (module docstring). New York Zoo takes no random decisions: `explore` must be 0."""
+    """Play one game per seed (rotation per game) and return per set name (rows (n, features),
+    targets (n,)) (module docstring): the expert's features when the seats play `expert` (module
+    docstring, "The expert's training"), else the 14 of `learned` and `strong`. New York Zoo
+    takes no random decisions: `explore` must be 0."""
     if explore != 0.0:
         raise ZoosimError("nyz: training takes no exploration (explore: 0 only; New York Zoo's "
                           "policies draw no random decisions)")
+    expert = bool(np.any(np.asarray(seat_policies.policy_ids) == EXPERT))
+    width = NF.N_EXPERT_FEATURES if expert else NF.N_FEATURES
     own_set = SET_NAMES[SET_SOLO if params.players == 1 else SET_MULTI]
-    rows, targets = [np.empty((0, NF.N_FEATURES))], [np.empty(0)]
+    rows, targets = [np.empty((0, width))], [np.empty(0)]
     for seed, rotation in zip(seeds, rotations):
-        game_rows, game_targets = training_rows(*play_and_record(params, seat_policies, int(seed), int(rotation)))
+        game_rows, game_targets = training_rows(*play_and_record(params, seat_policies, int(seed),
+                                                                 int(rotation), width))
         rows.append(game_rows)
         targets.append(game_targets)
-    empty = (np.empty((0, NF.N_FEATURES)), np.empty(0))
+    empty = (np.empty((0, width)), np.empty(0))
     return {name: (np.concatenate(rows), np.concatenate(targets)) if name == own_set else empty
             for name in SET_NAMES}
 
@@ -131,6 +148,8 @@ def tune(weights, intercepts, rules: dict[str, Any], seed: int, trials: int | No
     its rows start each search beside the regression and the prior. `policy` (a learned policy:
     `learned` or `strong`) plays the multi set's trials, so the weights are tuned for the player
     that will use them; solo trials are always `learned`'s (its solo win rate)."""
+    if np.shape(weights)[1] != len(FEATURE_NAMES):  # the expert's evaluation: fitted only
+        return np.array(weights, dtype=float), {name: {"objective": EXPERT_NOT_TUNED} for name in SET_NAMES}
     trials = TUNE_TRIALS if trials is None else trials
     deals = TUNE_DEALS if deals is None else deals
     if incumbent:
