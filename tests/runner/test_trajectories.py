@@ -53,7 +53,7 @@ def test_every_cell_keeps_the_per_round_scores_of_its_first_deals(one_job):
     manifest = read_manifest(one_job)
     for cell in manifest["cells"]:
         table = read_trajectories(one_job, cell)
-        games_per_deal = cell["players"]  # Katz deals travel with the slot: every rotation is played
+        games_per_deal = cell.players  # Katz deals travel with the slot: every rotation is played
         starts = np.flatnonzero(table.column("round").to_numpy() == 1)
         assert len(starts) == 7 * games_per_deal
         assert sorted(set(table.column("deal").to_numpy().tolist())) == list(range(7))
@@ -64,15 +64,15 @@ def test_the_replays_are_the_recorded_games(one_job):
     manifest = read_manifest(one_job)
     cell = manifest["cells"][1]
     games = cell_games(one_job, cell)
-    records = pd.concat(pq.read_table(chunk_path(one_job, cell["index"], chunk)).to_pandas() for chunk in range(2))
-    assert cell["chunk_deals"] < 7  # the sample reaches into the second chunk
+    records = pd.concat(pq.read_table(chunk_path(one_job, cell.index, chunk)).to_pandas() for chunk in range(2))
+    assert cell.chunk_deals < 7  # the sample reaches into the second chunk
     sample = games.trajectories
     for index in range(sample.games):
-        deal, rotation = int(sample.deal[index]), index % cell["players"]
+        deal, rotation = int(sample.deal[index]), index % cell.players
         row = records[(records["deal"] == deal) & (records["rotation"] == rotation)].iloc[0]
         assert sample.rounds[index] == row["rounds"]
-        assert sample.scores[index, -1].tolist() == [row[f"score_{seat}"] for seat in range(cell["players"])]
-        assert sample.win[index].tolist() == [row[f"win_{seat}"] for seat in range(cell["players"])]
+        assert sample.scores[index, -1].tolist() == [row[f"score_{seat}"] for seat in range(cell.players)]
+        assert sample.win[index].tolist() == [row[f"win_{seat}"] for seat in range(cell.players)]
 
 
 def test_two_threads_and_two_processes_replay_byte_identical_samples(one_job, tmp_path):
@@ -114,13 +114,13 @@ def test_a_cell_that_asks_for_no_sample_replays_nothing(tmp_path):
     run(make_plan(trajectory_deals=0), out, jobs=1)
     assert not (out / TRAJECTORIES_DIR).exists()
     manifest = read_manifest(out)
-    assert all(cell["trajectory_deals"] == 0 for cell in manifest["cells"])
+    assert all(cell.trajectory_deals == 0 for cell in manifest["cells"])
     assert cell_games(out, manifest["cells"][0]).trajectories is None
 
 
 def test_a_file_of_another_sample_is_never_read(one_job, tmp_path):
     manifest = read_manifest(one_job)
-    cell = dict(manifest["cells"][0], trajectory_deals=5)
+    cell = manifest["cells"][0].model_copy(update={"trajectory_deals": 5})
     assert read_trajectories(one_job, cell) is None
     assert read_trajectories(one_job, manifest["cells"][0]) is not None
 
