@@ -94,7 +94,7 @@ class Run:
     def gameplay(self, component_margin_points: float | None = None, confidence: float = 0.95) -> pd.DataFrame:
         """How the game plays (issue #43), as the report's "How the game plays" sections show it:
         one row per cell, figure and item (`figure` is `length`, `end_reason`, `component`, or,
-        from the cell's trajectory sample, `lead_change`, `halfway_leader`, `comeback` or
+        from the cell's trajectory sample, `leader`, `lead_change`, `halfway_leader`, `comeback` or
         `decisiveness`; docs/api.md lists the items),
         the `estimate` with its interval (`low`, `high`) at `confidence`, the deal as the unit,
         in `unit`, over `games` in `deals`, the interval's `method`, and `flag` (a component out
