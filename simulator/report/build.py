@@ -965,6 +965,8 @@ def _format(value: Any, style: str) -> str:
         return f"×{value:.2f}"
     if style == "num":
         return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.2f}"
+    if style == "yes_no":
+        return "yes" if value else "no"
     return str(value)
 
 
@@ -1001,7 +1003,7 @@ def _table_cell(record: dict[str, Any], name: str, style: str) -> dict[str, Any]
     style = record["style"] if style == "styled" else style
     href = {"cell": lambda: f"#cell-{record['cell']}" if record.get("detail", True) else None,
             "term": lambda: f"#{record['anchor']}"}.get(style)
-    return {"text": _format(value, style), "raw": _raw(value), "numeric": style not in ("text", "cell", "term"),
+    return {"text": _format(value, style), "raw": _raw(value), "numeric": style not in ("text", "cell", "term", "yes_no"),
             "href": href() if href else None}
 
 

@@ -297,6 +297,14 @@ def test_formats_counts_with_separators_and_never_in_scientific_notation():
     assert _format(float("inf"), "approx") == "never"
 
 
+def test_a_component_out_of_line_reads_yes_or_no_not_a_python_bool():
+    from simulator.analysis.gameplay import FIGURES
+    from simulator.report.build import _format
+
+    assert ("flag", "out of line", "yes_no") in FIGURES["component"].shown
+    assert (_format(True, "yes_no"), _format(np.False_, "yes_no")) == ("yes", "no")
+
+
 def test_tournament_names_the_strongest_policy_with_numbers_from_the_ratings(tmp_path):
     document = {"name": "t", "seed": 3, "games": 1000,
                 "studies": [{"name": "pool", "game": "coin", "rules": {"players": 2},

@@ -89,7 +89,7 @@ register(Figure(
     applies=lambda games: games.players > 1 and bool(games.components),
     shown=(("item", "component", "text"), ("took_rate", "seat-games that took it", "pct"),
            ("estimate", "win share, took − did not (points)", "signed"), ("low", "95% low", "signed"),
-           ("high", "95% high", "signed"), ("flag", "out of line", "text")),
+           ("high", "95% high", "signed"), ("flag", "out of line", "yes_no")),
     note=("Win-share difference between seat-games where the seat took the component and those where it "
           "did not, adjusted for the seat (stratified). This is association under the seated players, "
           "not a proven cause: use zoosim explain or zoosim compare to test a change's effect."),
