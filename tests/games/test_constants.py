@@ -41,12 +41,14 @@ def test_rule_array_constants_are_written_out_as_the_params_declare_them(game):
 def row_prefix(game: str, policy_id: int, name: str = "") -> str:
     """The prefix of a policy's parameter-row constants: New York Zoo's greedy weights are W_*;
     in both games `learned`'s row is L_*, and `strong`'s row is its search's (mcts, ismcts: no
-    prefix) followed by S_* of its own."""
+    prefix) followed by S_* of its own; New York Zoo's `expert` has `strong`'s row
+    (specs.halving_spec)."""
     specs = importlib.import_module(f"simulator.games.{game}.specs")
     search = {"nyz": "mcts", "katz": "ismcts"}[game]
     if policy_id == specs.LEARNED:
         return "L_"
-    if policy_id == specs.STRONG and name not in specs.SEARCH_POLICIES[search].params:
+    halving = (specs.STRONG, specs.EXPERT) if game == "nyz" else (specs.STRONG,)
+    if policy_id in halving and name not in specs.SEARCH_POLICIES[search].params:
         return "S_"
     return "W_" if game == "nyz" and policy_id == specs.GREEDY else ""
 
