@@ -759,17 +759,29 @@ def write_trajectories(run_dir: Path, cell: ManifestCell, table) -> None:
     write_bytes_atomic(trajectory_path(run_dir, cell.index), sink.getvalue().to_pybytes())
 
 
+def trajectories_kept(run_dir: Path, cell: ManifestCell) -> bool:
+    """Whether the cell's trajectory file is kept for its sample: asked for, written, readable and
+    of this sample (its identity, read from the file's footer alone, matches the cell's)."""
+    import pyarrow.parquet as pq
+
+    path = trajectory_path(run_dir, cell.index)
+    if trajectory_sample_deals(cell) == 0 or not path.is_file():
+        return False
+    try:
+        kept = json.loads((pq.read_schema(path).metadata or {}).get(TRAJECTORY_IDENTITY_KEY, b"null"))
+    except (OSError, ValueError):
+        return False
+    return kept == trajectory_identity(cell)
+
+
 def read_trajectories(run_dir: Path, cell: ManifestCell):
     """A cell's trajectory table (pyarrow), or None: no sample asked, none written yet, or a file
     that is unreadable or belongs to another sample (a changed `trajectory_deals`)."""
     import pyarrow.parquet as pq
 
-    path = trajectory_path(run_dir, cell.index)
-    if trajectory_sample_deals(cell) == 0 or not path.is_file():
+    if not trajectories_kept(run_dir, cell):
         return None
     try:
-        table = pq.read_table(path)
-        kept = json.loads((table.schema.metadata or {}).get(TRAJECTORY_IDENTITY_KEY, b"null"))
+        return pq.read_table(trajectory_path(run_dir, cell.index))
     except (OSError, ValueError):
         return None
-    return table if kept == trajectory_identity(cell) else None

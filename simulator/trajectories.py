@@ -21,7 +21,7 @@ from simulator.errors import ZoosimError
 from simulator.games import get_game
 from simulator.games.base import call_game, round_scores_problem
 from simulator.plan import Cell, Plan
-from simulator.rundir import read_trajectories, write_trajectories
+from simulator.rundir import trajectories_kept, write_trajectories
 
 
 def sampled_games(cell: Cell) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -45,7 +45,7 @@ def sampled_games(cell: Cell) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def cells_to_replay(plan: Plan, run_dir: Path) -> list[Cell]:
     """The cells whose sample is asked for and not yet kept (or kept for another sample)."""
     return [cell for cell in plan.cells
-            if cell.trajectory_deals and cell.games and read_trajectories(run_dir, cell.describe()) is None]
+            if cell.trajectory_deals and cell.games and not trajectories_kept(run_dir, cell.describe())]
 
 
 def trajectory_table(cell: Cell, between: Callable[[], None] = lambda: None):
