@@ -4,7 +4,7 @@ finished deals' totals plus the current hand, plus the seat bonus) after each tu
 The game is played through `Replay`, the step API's calls that games.rounds.play_rounds makes,
 over the same kernels, with the move buffer and the policies' workspaces made once per game (as
 play_batch makes them once per batch) and without the step API's check that a move is legal (the
-policy picks among the legal moves): a replay costs about a third of the step API's Python time.
+policy picks among the legal moves), so a replay does less Python work per move than the step API.
 The game is the one play_batch plays (the conformance kit's check_round_scores compares them).
 """
 
