@@ -617,8 +617,7 @@ def verified_chunks(run_dir: Path, cell: ManifestCell, *, set_aside: bool, read_
         if problem is None:
             good[index] = sidecar
         elif set_aside:
-            warn(f"{path}: {problem}; set aside in {REJECTED_DIR}/ and played again")
-            _set_aside(run_dir, path)
+            set_chunk_aside(run_dir, cell.index, index, problem)
         elif sidecar_path(path).exists():
             warn(f"{path}: {problem}; its games are left out (resume the run to play it again)")
     return good
