@@ -93,7 +93,6 @@ def confirmation_lines(outcome: TuneOutcome) -> list[str]:
     """The confirmation's verdicts as the tune's closing lines, one per cell, each naming the
     whole setting it played (every knob of the effective setting, or the printed rules) and its
     players, then whether the chosen setting holds for every seating (best.holds_text)."""
-    from simulator.analysis import stats
     from simulator.report.build import players_text
 
     if outcome.confirm_cells is None or outcome.choice.best is None:
@@ -105,12 +104,9 @@ def confirmation_lines(outcome: TuneOutcome) -> list[str]:
     for _, row in outcome.confirm_cells.iterrows():
         what = f"trial {best.number} ({setting})" if row["label"].startswith(best_study) else "the printed rules"
         players = players_text(row["seating"].split(" / "))
-        decide = ""
-        if row["verdict"] == "inconclusive" and math.isfinite(row.get("games_to_decide", math.nan)):
-            decide = (f" About {stats.count_text(row['games_to_decide'])} games per player count would decide it "
-                      f"({100 * stats.PLANNING_POWER:g}% power, if the rates are as measured).")
+        # the sentence (analysis.tables) already says how many games would decide an inconclusive one
         lines.append(f"confirmation of {what} at {row['players']} players: {row['verdict']}. "
-                     f"{row['sentence']} (players: {players}){decide}")
+                     f"{row['sentence']} (players: {players})")
     return lines + [best_module.holds_text(outcome.confirm_cells, best_study)]
 
 

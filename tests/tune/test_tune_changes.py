@@ -2,9 +2,11 @@
 the printed one and a knob the tune's player counts ignore change nothing, so they are not
 counted, and the best setting is written without them."""
 
+import numpy as np
 import optuna
 import pytest
 
+from simulator.analysis import stats
 from simulator.tune.best import best_document, choose_best
 from simulator.tune.config import TuneExperiment
 from simulator.tune.space import build_space, changes, effective_setting, setting_text
@@ -116,11 +118,15 @@ def test_the_confirmation_lines_name_every_knob_of_the_setting(katz, tmp_path):
     experiment, _, _ = katz
     best = fake_trial(7, 1.0, 2, 3)
     best.user_attrs["setting_text"] = "first_turn_limit = no_extra_turn, seat_bonus_points (4 players) = [0, 0, 0.5, 0.5]"
+    # the inconclusive cell's sentence as analysis.tables writes it: it says how many games would decide it
+    rates, games = np.array([0.2585, 0.25, 0.25, 0.2415]), 4_000
+    sentence = stats.verdict_sentence(rates, rates - 0.012, rates + 0.012, 4, margin_points=1.0, games=games)
     cells = pd.DataFrame([
         {"label": f"katz4: trial {best.number} · players=4 · seat_bonus_points=[0.0, 0.0, 0.5, 0.5]", "players": 4,
          "seating": "greedy", "verdict": "balanced", "sentence": "Every seat is within 1 point."},
         {"label": "katz4: printed rules · players=4", "players": 4, "seating": "greedy",
-         "verdict": "inconclusive", "sentence": "Seat 0 may win 1 point too often.", "games_to_decide": 812_345.0},
+         "verdict": "inconclusive", "sentence": sentence,
+         "games_to_decide": stats.games_to_decide(rates, games, 4, 1.0, 0.95, np.ones(4))},
     ])
     outcome = TuneOutcome(tmp_path, tmp_path / "tune.html", Choice(best, [best], [best], [best], ""), None, cells, 0,
                           experiment.name)
@@ -128,5 +134,6 @@ def test_the_confirmation_lines_name_every_knob_of_the_setting(katz, tmp_path):
     assert lines[0].startswith(f"confirmation of trial {best.number} (first_turn_limit = no_extra_turn, "
                                "seat_bonus_points (4 players) = [0, 0, 0.5, 0.5]) at 4 players: balanced.")
     assert lines[1].startswith("confirmation of the printed rules at 4 players: inconclusive.")
-    # an inconclusive verdict says how many games would decide it
-    assert lines[1].endswith("About 820,000 games per player count would decide it (80% power, if the rates are as measured).")
+    # an inconclusive verdict says how many games would decide it, once (the sentence says it;
+    # the line added "About N games per player count would decide it" again)
+    assert lines[1].count("would decide it") == 1 and "games in this cell" in lines[1]

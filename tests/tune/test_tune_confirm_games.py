@@ -47,7 +47,8 @@ def test_an_inconclusive_confirmation_names_the_command_that_adds_the_games_it_n
     result = tune_cli(path, "--out", out)
     assert result.exit_code == 0, result.output + result.stderr
     assert "at 2 players: inconclusive" in result.output
-    needed = re.search(r"About ([\d,]+) games per player count would decide it", result.output).group(1)
+    assert result.output.count("would decide it") == 1  # the verdict's sentence says it, once
+    needed = re.search(r"to play ([\d,]+) confirmation games per player count", result.output).group(1)
     command = resume_tune_command(path, out, confirm_games=int(needed.replace(",", "")))
     assert f"to play {needed} confirmation games per player count: {command}" in result.output
     before = trials(out)
