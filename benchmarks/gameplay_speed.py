@@ -1,6 +1,7 @@
 """Play speed with the trajectory figures on and off (issue #43 goal: on >= 0.85 of off, and off
-unchanged), on the quick start's cells (experiments/seat_bias.yaml: Katz greedy_tuned, New York
-Zoo learned(destinations=best, width=3)).
+unchanged), on cells of the quick start's sizes (experiments/seat_bias.yaml) with the players it
+seated when the goal was measured: Katz greedy_tuned, New York Zoo learned(destinations=best,
+width=3) (the quick start seats expert since 2026-12-04).
 
     python benchmarks/gameplay_speed.py                            # 2-player cells of the quick start's sizes
     python benchmarks/gameplay_speed.py --players 5 --katz-games 250000 --nyz-games 10000

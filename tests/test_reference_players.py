@@ -9,6 +9,8 @@ from click.testing import CliRunner
 
 import dataclasses
 
+import pytest
+
 from simulator import plan as plan_module
 from simulator.cli import main
 from simulator.config import SeatSpec, parse_experiment
@@ -59,17 +61,32 @@ def test_every_rated_player_is_a_rung_of_the_shipped_ladder_in_its_order():
         assert elo == sorted(elo), game
 
 
+def shipped_gap_text(game: str, player: str) -> str:
+    """How the players line words `player`'s Elo gap to `game`'s quick start player, from the
+    shipped ratings: the gap where the ladder rates both, else "not rated"."""
+    reference = get_game(game).reference_players
+    elo = {resolved_player_of(game, rated): value for rated, value in reference.ratings}
+    mine, theirs = elo.get(resolved_player_of(game, player)), elo.get(resolved_player_of(game, reference.player))
+    if mine is None or theirs is None:
+        return f"{player} is not rated against it on {reference.rated_by}"
+    return f"{player} is {abs(mine - theirs):.0f} Elo {'weaker' if mine < theirs else 'stronger'} on {reference.rated_by}"
+
+
+def resolved_player_of(game: str, player):
+    policy, params = ReferencePlayers.policy_and_params(player)
+    return policy, tuple(get_game(game).policies[policy].pack(params).tolist())
+
+
 def test_shipped_studies_with_other_players_say_so_and_by_how_much():
     # the explain study seats the quick start's players (issue #39 item 3): nothing to say
     assert reference_lines([cell.describe() for cell in shipped_plan("explain_seat_edge.yaml").cells]) == []
     lines = reference_lines([cell.describe() for cell in shipped_plan("player_counts.yaml").cells])
     by_study = {line.split(" seats ", 1)[0]: line for line in lines}
     assert set(by_study) == {"Alles für die Katz", "New York Zoo"}, lines
-    # greedy and the quick start's player are both New York Zoo ladder rungs: -190 against +166 Elo
-    assert by_study["New York Zoo"].startswith(
+    # the gap where the shipped ladder rates both greedy and the quick start's player (expert)
+    assert by_study["New York Zoo"] == (
         "New York Zoo seats greedy, not the reference player of the quick start (experiments/seat_bias.yaml), "
-        "learned(destinations=best, width=3): greedy is 356 Elo weaker on the strength ladder "
-        "(experiments/strength_ladder.yaml")
+        f"expert: {shipped_gap_text('nyz', 'greedy')}. Its verdicts are those of its own players")
     # Katz's quick start player greedy_tuned is not on the ladder
     assert "greedy is not rated against it" in by_study["Alles für die Katz"]
 
@@ -78,18 +95,33 @@ def test_players_are_compared_as_played_and_ladders_and_tournaments_are_left_alo
     document = {"name": "x", "seed": 1, "games": 10, "studies": [
         # the quick start's player with a default written out is the same player
         {"name": "same", "game": "nyz", "rules": {"players": 2},
-         "seats": [{"policy": "learned", "params": {"destinations": "best", "width": 3, "temperature": 0}}]},
+         "seats": [{"policy": "expert", "params": {"searched": "every", "width": 4}}]},
         {"name": "mixed", "game": "nyz", "rules": {"players": 2},
-         "seats": [{"policy": "learned", "params": {"destinations": "best", "width": 3}}, "strong"]},
+         "seats": ["expert", "strong"]},
         {"name": "ladder", "game": "nyz", "rules": {"players": 2}, "ladder": ["greedy", "strong"]},
         {"name": "pool", "game": "nyz", "rules": {"players": 2}, "pool": ["greedy", "strong"]},
     ]}
     notes = {cell.study: reference_note(cell) for cell in build_plan(parse_experiment(document)).cells}
     assert notes["same"] is None and notes["ladder"] is None and notes["pool"] is None
-    # only the seat that differs is named; strong is 70 Elo above the quick start's player
-    assert notes["mixed"]["players"] == [{"player": "strong", "elo_gap": 70.0}]
+    # only the seat that differs is named, with its gap to the quick start's player where both are rated
+    assert [entry["player"] for entry in notes["mixed"]["players"]] == ["strong"]
     mixed = ManifestCell.model_construct(study="mixed", reference_players=notes["mixed"])
-    assert "strong is 70 Elo stronger on" in reference_lines([mixed])[0]
+    assert shipped_gap_text("nyz", "strong") in reference_lines([mixed])[0]
+
+
+def test_the_gap_is_the_difference_of_the_two_ratings():
+    # a game whose ladder rates its quick start player: the gap and its sign are the ratings'
+    expert_rated = dataclasses.replace(get_game("nyz"), reference_players=ReferencePlayers(
+        "the quick start", "expert", "a ladder", (("greedy", -190), ("strong", 236), ("expert", 300))))
+    document = {"name": "x", "seed": 1, "games": 10, "studies": [
+        {"name": "mixed", "game": "nyz", "rules": {"players": 3}, "seats": ["expert", "strong", "greedy"]}]}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(plan_module, "get_game", lambda name: expert_rated if name == "nyz" else get_game(name))
+        note = reference_note(build_plan(parse_experiment(document)).cells[0])
+    assert note["players"] == [{"player": "strong", "elo_gap": -64.0}, {"player": "greedy", "elo_gap": -490.0}]
+    assert reference_lines([ManifestCell.model_construct(study="mixed", reference_players=note)])[0] == (
+        "mixed seats strong, greedy, not the reference player of the quick start, expert: strong is 64 Elo weaker "
+        "on a ladder; greedy is 490 Elo weaker on a ladder. Its verdicts are those of its own players")
 
 
 def test_a_run_prints_the_players_line_and_its_report_shows_it(tmp_path, write_experiment, monkeypatch):

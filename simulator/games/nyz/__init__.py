@@ -58,7 +58,7 @@ GAME = Game(
     # tests/test_reference_players.py keeps both in step with the two experiment files.
     reference_players=ReferencePlayers(
         source="the quick start (experiments/seat_bias.yaml)",
-        player={"policy": "learned", "params": {"destinations": "best", "width": 3}},
+        player="expert",
         rated_by="the strength ladder (experiments/strength_ladder.yaml, seed 9, 2026-12-04)",
         ratings=(
             ("greedy", -190),
