@@ -558,15 +558,17 @@ def skill_curve_chart(rungs: pd.DataFrame, title: str, margin_points: float) -> 
         axes.set_xlim(elo.min() - 0.08 * spread, elo.max() + 0.08 * spread)
     numbers = {rung: position for position, rung in enumerate(order, start=1)}
     elo = elo.sort_values()
-    # each rung's number above the plot at its strength; one closer to its left neighbour than
-    # SKILL_CURVE_CLOSE of the axis is raised a line (its neighbour is not), so numbers never overlap
-    close = np.diff(elo.to_numpy(dtype=float), prepend=-np.inf) < SKILL_CURVE_CLOSE * spread
-    raised = np.zeros(len(elo), dtype=bool)
+    # each rung's number above the plot at its strength, in the lowest line that no weaker rung
+    # closer than SKILL_CURVE_CLOSE of the axis holds, so numbers never overlap (three rungs a few
+    # Elo apart stack in three lines)
+    strengths = elo.to_numpy(dtype=float)
+    lines = np.zeros(len(elo), dtype=int)
     for index in range(1, len(elo)):
-        raised[index] = close[index] and not raised[index - 1]
-    for (rung, strength), up in zip(elo.items(), raised):
+        taken = set(lines[:index][strengths[index] - strengths[:index] < SKILL_CURVE_CLOSE * spread])
+        lines[index] = min(set(range(len(taken) + 1)) - taken)
+    for (rung, strength), line in zip(elo.items(), lines):
         axes.annotate(str(numbers[rung]), (strength, 1.0), xycoords=("data", "axes fraction"),
-                      xytext=(0, 3 + FONT * 1.3 * up), textcoords="offset points", ha="center",
+                      xytext=(0, 3 + FONT * 1.3 * line), textcoords="offset points", ha="center",
                       va="bottom", fontsize=FONT)
     axes.tick_params(labelsize=FONT)
     axes.set_xlabel("rung strength (Elo, Bradley-Terry); above the plot: rung numbers, weakest first",
