@@ -664,9 +664,13 @@ def _tournament_view(study_name: str, analysis: Analysis, key: str) -> dict[str,
         return {}
     rated = ratings["elo"].notna().all()
     chart = charts.strength_chart(ratings, "seat advantage against strength") if rated else None
+    elo = ratings.set_index("policy")["elo"]
+    numbered = [f"{number} {policy} ({elo[policy]:+.0f} Elo)"
+                for number, policy in enumerate(charts.strength_order(ratings), start=1)]
     return {
         "ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS),
-        "ratings_chart": chart and {"id": f"{key}-ratings", "title": "chart: seat advantage against strength", "svg": chart},
+        "ratings_chart": chart and {"id": f"{key}-ratings", "title": "chart: seat advantage against strength", "svg": chart,
+                                    "caption": f"Points: {'; '.join(numbered)}."},
         "strongest": strongest_policy(ratings) if rated else None,
     }
 

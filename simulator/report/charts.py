@@ -401,8 +401,15 @@ def _sort_key(value):
     return (0, value, "") if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, 0, str(value))
 
 
+def strength_order(ratings: pd.DataFrame) -> list[str]:
+    """The policies in the order `strength_chart` numbers them: by Elo, weakest first."""
+    return ratings.sort_values("elo", kind="stable")["policy"].tolist()
+
+
 def strength_chart(ratings: pd.DataFrame, title: str) -> str:
-    """Seat advantage against agent strength: does moving first help strong policies more?"""
+    """Seat advantage against agent strength: does moving first help strong policies more? Each
+    point is labelled with its policy's number in `strength_order` (names, long and a few Elo
+    apart on a ladder, overlapped one another; the report names the numbers under the chart)."""
     figure, axes = pyplot().subplots(figsize=(6.4, 3.4))
     x = ratings["elo"].to_numpy()
     y = ratings["first_seat_advantage_points"].to_numpy()
@@ -411,11 +418,12 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
         x, y, xerr=[x - ratings["elo_low"].to_numpy(), ratings["elo_high"].to_numpy() - x],
         fmt="o", color=POINT_COLOUR, capsize=2, gid=DATA,
     )
-    # Names in rows above and below their points, cycling in order of strength, so that the names
-    # of up to four neighbours on the strength axis never share a row (a ladder's rungs may sit close).
+    # Numbers in rows above and below their points, cycling in order of strength, so that the
+    # numbers of up to four neighbours on the strength axis never share a row (a ladder's rungs
+    # may sit a few Elo apart).
     rows = (8, -18, 24, -34)  # offsets in points, a line of FONT apart
     for rank, index in enumerate(np.argsort(x, kind="stable")):
-        axes.annotate(ratings["policy"].iloc[index], (x[index], y[index]), textcoords="offset points",
+        axes.annotate(str(rank + 1), (x[index], y[index]), textcoords="offset points",
                       xytext=(4, rows[rank % len(rows)]), fontsize=FONT)
     axes.margins(y=0.5)  # room for the outer rows of names inside the plot, clear of the title
     spread = max(float(np.nanmax(ratings["elo_high"]) - np.nanmin(ratings["elo_low"])), 1.0)

@@ -287,6 +287,29 @@ def test_the_skill_curve_numbers_rungs_a_few_elo_apart_in_lines_of_their_own(bro
     page.close()
 
 
+def test_the_strength_chart_names_close_rungs_without_overlapping(browser, tmp_path):
+    """A New York Zoo ladder copy with expert rungs (2026-12-04, its Elo and first-seat points):
+    the point names "strong" and "expert(searched=turn_start, width=2)" overlapped, "expert"
+    sat on another name, so a designer could not tell which point was which."""
+    import pandas as pd
+
+    from simulator.report import charts
+
+    measured = [("greedy_duel", -263, 4.9), ("learned(destinations=best, width=3)", -16, 9.9), ("strong", 53, 10.8),
+                ("expert(searched=turn_start, width=2)", -30, 7.9), ("expert(searched=turn_start)", 85, 9.8),
+                ("expert(width=3)", 88, 6.6), ("expert", 83, 4.7)]
+    ratings = pd.DataFrame([{"policy": policy, "elo": float(elo), "elo_low": elo - 12.0, "elo_high": elo + 12.0,
+                             "first_seat_advantage_points": points} for policy, elo, points in measured])
+    path = tmp_path / "strength.html"
+    path.write_text("<!DOCTYPE html><html><head><style>body { max-width: 1100px; }"
+                    ".chart svg { max-width: 100%; height: auto; }</style></head><body><div class='chart'>"
+                    + charts.strength_chart(ratings, "seat advantage against strength") + "</div></body></html>")
+    page = _open_at_reader_width(browser, path)
+    found = page.eval_on_selector_all(".chart svg", READABILITY_JS)
+    assert found["problems"] == [] and found["smallest"] >= 12
+    page.close()
+
+
 # The skill curve's rung numbers (the texts above the plot that are whole numbers): their boxes.
 RUNG_NUMBERS_JS = """
 svg => Object.fromEntries([...svg.querySelectorAll('text')].filter(t => /^[0-9]+$/.test(t.textContent.trim()))
