@@ -667,13 +667,20 @@ def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0,
     return pd.DataFrame(rows), claims
 
 
+PER_SEAT = "Per seat (strongest rung, then runner-up):"
+
+
+def claim_phrases(claims: pd.DataFrame, swaps: list[tuple[int, int]], margin: float) -> list[str]:
+    """The seat claims in words, a phrase per seat (deviations strongest rung first), then one
+    per pair of seats whose order the two rungs show opposite ways: "seat 0 (first) agrees within
+    ±1 (+12.0 and +11.7 points, difference +0.3 [-0.4, +1.0])", ..., "seats 2 and 4 swap places"."""
+    return [_claim_phrase(row, margin) for _, row in claims.iterrows()] + [f"seats {i} and {j} swap places" for i, j in swaps]
+
+
 def claims_sentence(claims: pd.DataFrame, swaps: list[tuple[int, int]], margin: float) -> str:
-    """The seat claims in words, seat by seat (deviations strongest rung first), then the seats
-    whose order the two rungs show opposite ways: "Per seat (strongest rung, then runner-up):
-    seat 0 (first) agrees (+12.0 and +11.7 points, difference +0.3 [-0.4, +1.0]); ..."."""
-    phrases = [_claim_phrase(row, margin) for _, row in claims.iterrows()]
-    swapped = [f"seats {i} and {j} swap places" for i, j in swaps]
-    return f"Per seat (strongest rung, then runner-up): {'; '.join(phrases + swapped)}."
+    """`claim_phrases` as one sentence: "Per seat (strongest rung, then runner-up): seat 0 (first)
+    agrees within ±1 (...); ..."."""
+    return f"{PER_SEAT} {'; '.join(claim_phrases(claims, swaps, margin))}."
 
 
 def _claim_phrase(row: pd.Series, margin: float) -> str:

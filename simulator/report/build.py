@@ -26,7 +26,7 @@ from simulator.analysis.explain import (
     REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, ordered_shares, unused_knobs_text,
 )
 from simulator.analysis.gameplay import FIGURES, run_gameplay
-from simulator.analysis.tables import MIN_GAMES, Analysis, analyze_run
+from simulator.analysis.tables import MIN_GAMES, PER_SEAT, Analysis, analyze_run, claim_phrases, seat_swaps
 from simulator.analysis.turn_order import lead_sentence
 from simulator.config import Experiment, parse_experiment
 from simulator.errors import ZoosimError
@@ -430,6 +430,24 @@ def ladder_sentence(row: pd.Series, manifest: dict[str, Any]) -> str:
     return row["sentence"] if climb is None else f"{row['sentence']} {climb_sentence(climb)}"
 
 
+def _verdict_item(row: pd.Series, seats: pd.DataFrame, claims: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
+    """A ladder verdict line of the report: its sentence (analysis.ladder) up to the per-seat
+    claims, with the climb, and the claims as a list, an item per seat and per pair of seats that
+    swap places (in one sentence they ran to ten lines at 5 players)."""
+    item = {"players": int(row["players"]), "verdict": row["verdict"], "seats": [], "seats_heading": PER_SEAT}
+    at = claims[(claims["study"] == row["study"]) & (claims["players"] == row["players"])] if len(claims) else claims
+    if len(at):
+        def rung(name):
+            return seats[(seats["players"] == row["players"]) & (seats["rung"] == name)]
+
+        item["seats"] = claim_phrases(at.sort_values("seat"), seat_swaps(rung(row["strongest"]), rung(row["runner_up"])),
+                                      float(manifest["experiment"].get("margin_points", 1.0)))
+        row = row.copy()
+        row["sentence"] = row["sentence"].removesuffix(f" {PER_SEAT} {'; '.join(item['seats'])}.")
+    item["sentence"] = ladder_sentence(row, manifest)
+    return item
+
+
 def climb_sentence(record: dict[str, Any]) -> str:
     """A ladder's climb at one player count in words: each rung it added, and why it stopped."""
     labels = record["labels"]
@@ -472,8 +490,7 @@ def _ladder_view(study_name: str, study_cells: list[ManifestCell], analysis: Ana
     return {
         "rungs": rungs,
         "climbs": any(record["study"] == study_name for record in manifest.get("climbs", [])),
-        "verdicts": [{"players": int(row["players"]), "verdict": row["verdict"], "sentence": ladder_sentence(row, manifest)}
-                     for _, row in verdicts.iterrows()],
+        "verdicts": [_verdict_item(row, seats, analysis.ladder_claims, manifest) for _, row in verdicts.iterrows()],
         "charts": [{"players": int(players), "id": f"{study_key(study_name)}-ladder-{players}", "svg": duel_charts[players]}
                    for players in sorted(duel_charts)],
         "table": table_view(seats, f"ladder-{key}", LADDER_COLUMNS),
@@ -664,9 +681,13 @@ def _tournament_view(study_name: str, analysis: Analysis, key: str) -> dict[str,
         return {}
     rated = ratings["elo"].notna().all()
     chart = charts.strength_chart(ratings, "seat advantage against strength") if rated else None
+    elo = ratings.set_index("policy")["elo"]
+    numbered = [f"{number} {policy} ({elo[policy]:+.0f} Elo)"
+                for number, policy in enumerate(charts.strength_order(ratings), start=1)]
     return {
         "ratings_table": table_view(ratings, f"ratings-{study_name}", RATING_COLUMNS),
-        "ratings_chart": chart and {"id": f"{key}-ratings", "title": "chart: seat advantage against strength", "svg": chart},
+        "ratings_chart": chart and {"id": f"{key}-ratings", "title": "chart: seat advantage against strength", "svg": chart,
+                                    "caption": f"Points: {'; '.join(numbered)}."},
         "strongest": strongest_policy(ratings) if rated else None,
     }
 

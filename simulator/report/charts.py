@@ -401,8 +401,15 @@ def _sort_key(value):
     return (0, value, "") if isinstance(value, (int, float)) and not isinstance(value, bool) else (1, 0, str(value))
 
 
+def strength_order(ratings: pd.DataFrame) -> list[str]:
+    """The policies in the order `strength_chart` numbers them: by Elo, weakest first."""
+    return ratings.sort_values("elo", kind="stable")["policy"].tolist()
+
+
 def strength_chart(ratings: pd.DataFrame, title: str) -> str:
-    """Seat advantage against agent strength: does moving first help strong policies more?"""
+    """Seat advantage against agent strength: does moving first help strong policies more? Each
+    point is labelled with its policy's number in `strength_order` (names, long and a few Elo
+    apart on a ladder, overlapped one another; the report names the numbers under the chart)."""
     figure, axes = pyplot().subplots(figsize=(6.4, 3.4))
     x = ratings["elo"].to_numpy()
     y = ratings["first_seat_advantage_points"].to_numpy()
@@ -411,11 +418,12 @@ def strength_chart(ratings: pd.DataFrame, title: str) -> str:
         x, y, xerr=[x - ratings["elo_low"].to_numpy(), ratings["elo_high"].to_numpy() - x],
         fmt="o", color=POINT_COLOUR, capsize=2, gid=DATA,
     )
-    # Names in rows above and below their points, cycling in order of strength, so that the names
-    # of up to four neighbours on the strength axis never share a row (a ladder's rungs may sit close).
+    # Numbers in rows above and below their points, cycling in order of strength, so that the
+    # numbers of up to four neighbours on the strength axis never share a row (a ladder's rungs
+    # may sit a few Elo apart).
     rows = (8, -18, 24, -34)  # offsets in points, a line of FONT apart
     for rank, index in enumerate(np.argsort(x, kind="stable")):
-        axes.annotate(ratings["policy"].iloc[index], (x[index], y[index]), textcoords="offset points",
+        axes.annotate(str(rank + 1), (x[index], y[index]), textcoords="offset points",
                       xytext=(4, rows[rank % len(rows)]), fontsize=FONT)
     axes.margins(y=0.5)  # room for the outer rows of names inside the plot, clear of the title
     spread = max(float(np.nanmax(ratings["elo_high"]) - np.nanmin(ratings["elo_low"])), 1.0)
@@ -558,15 +566,17 @@ def skill_curve_chart(rungs: pd.DataFrame, title: str, margin_points: float) -> 
         axes.set_xlim(elo.min() - 0.08 * spread, elo.max() + 0.08 * spread)
     numbers = {rung: position for position, rung in enumerate(order, start=1)}
     elo = elo.sort_values()
-    # each rung's number above the plot at its strength; one closer to its left neighbour than
-    # SKILL_CURVE_CLOSE of the axis is raised a line (its neighbour is not), so numbers never overlap
-    close = np.diff(elo.to_numpy(dtype=float), prepend=-np.inf) < SKILL_CURVE_CLOSE * spread
-    raised = np.zeros(len(elo), dtype=bool)
+    # each rung's number above the plot at its strength, in the lowest line that no weaker rung
+    # closer than SKILL_CURVE_CLOSE of the axis holds, so numbers never overlap (three rungs a few
+    # Elo apart stack in three lines)
+    strengths = elo.to_numpy(dtype=float)
+    lines = np.zeros(len(elo), dtype=int)
     for index in range(1, len(elo)):
-        raised[index] = close[index] and not raised[index - 1]
-    for (rung, strength), up in zip(elo.items(), raised):
+        taken = set(lines[:index][strengths[index] - strengths[:index] < SKILL_CURVE_CLOSE * spread])
+        lines[index] = min(set(range(len(taken) + 1)) - taken)
+    for (rung, strength), line in zip(elo.items(), lines):
         axes.annotate(str(numbers[rung]), (strength, 1.0), xycoords=("data", "axes fraction"),
-                      xytext=(0, 3 + FONT * 1.3 * up), textcoords="offset points", ha="center",
+                      xytext=(0, 3 + FONT * 1.3 * line), textcoords="offset points", ha="center",
                       va="bottom", fontsize=FONT)
     axes.tick_params(labelsize=FONT)
     axes.set_xlabel("rung strength (Elo, Bradley-Terry); above the plot: rung numbers, weakest first",

@@ -256,6 +256,68 @@ def test_the_ladder_charts_keep_long_rung_names_whole_and_readable(browser, tmp_
     page.close()
 
 
+def test_the_skill_curve_numbers_rungs_a_few_elo_apart_in_lines_of_their_own(browser, tmp_path):
+    """A ladder copy with expert rungs on top (2026-12-04): rungs 5, 6 and 7 at +83, +85 and +88
+    Elo, far right of greedy_duel's -263, printed their numbers on two lines as "6" over "57"
+    (5 and 7 touching on one line)."""
+    import pandas as pd
+
+    from simulator.report import charts
+
+    elos = [-263, -30, -16, 53, 83, 85, 88]
+    rows = [{"rung": f"rung {number}", "elo": float(elo), "seat": seat, "deviation_points": 3.0 - 6 * seat,
+             "low_points": 1.0 - 6 * seat, "high_points": 5.0 - 6 * seat}
+            for number, elo in enumerate(elos, start=1) for seat in range(2)]
+    path = tmp_path / "curve.html"
+    path.write_text("<!DOCTYPE html><html><head><style>body { max-width: 1100px; }"
+                    ".chart svg { max-width: 100%; height: auto; }</style></head><body><div class='chart'>"
+                    + charts.skill_curve_chart(pd.DataFrame(rows), "2 players: skill curve", margin_points=1.0)
+                    + "</div></body></html>")
+    page = _open_at_reader_width(browser, path)
+    found = page.eval_on_selector_all(".chart svg", READABILITY_JS)
+    assert found["problems"] == [] and found["smallest"] >= 12
+    numbers = page.locator(".chart svg").evaluate(RUNG_NUMBERS_JS)
+    assert sorted(numbers) == [str(number) for number in range(1, 8)]
+    # two numbers side by side on one line read as one ("57"): a line holds numbers a gap apart
+    boxes = list(numbers.values())
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a["top"] < b["bottom"] and b["top"] < a["bottom"]:
+                assert max(a["left"], b["left"]) - min(a["right"], b["right"]) >= 4, numbers
+    page.close()
+
+
+def test_the_strength_chart_names_close_rungs_without_overlapping(browser, tmp_path):
+    """A New York Zoo ladder copy with expert rungs (2026-12-04, its Elo and first-seat points):
+    the point names "strong" and "expert(searched=turn_start, width=2)" overlapped, "expert"
+    sat on another name, so a designer could not tell which point was which."""
+    import pandas as pd
+
+    from simulator.report import charts
+
+    measured = [("greedy_duel", -263, 4.9), ("learned(destinations=best, width=3)", -16, 9.9), ("strong", 53, 10.8),
+                ("expert(searched=turn_start, width=2)", -30, 7.9), ("expert(searched=turn_start)", 85, 9.8),
+                ("expert(width=3)", 88, 6.6), ("expert", 83, 4.7)]
+    ratings = pd.DataFrame([{"policy": policy, "elo": float(elo), "elo_low": elo - 12.0, "elo_high": elo + 12.0,
+                             "first_seat_advantage_points": points} for policy, elo, points in measured])
+    path = tmp_path / "strength.html"
+    path.write_text("<!DOCTYPE html><html><head><style>body { max-width: 1100px; }"
+                    ".chart svg { max-width: 100%; height: auto; }</style></head><body><div class='chart'>"
+                    + charts.strength_chart(ratings, "seat advantage against strength") + "</div></body></html>")
+    page = _open_at_reader_width(browser, path)
+    found = page.eval_on_selector_all(".chart svg", READABILITY_JS)
+    assert found["problems"] == [] and found["smallest"] >= 12
+    page.close()
+
+
+# The skill curve's rung numbers (the texts above the plot that are whole numbers): their boxes.
+RUNG_NUMBERS_JS = """
+svg => Object.fromEntries([...svg.querySelectorAll('text')].filter(t => /^[0-9]+$/.test(t.textContent.trim()))
+  .filter(t => t.getBoundingClientRect().bottom < svg.querySelector('g.data').getBoundingClientRect().top)
+  .map(t => { const r = t.getBoundingClientRect(); return [t.textContent.trim(), {left: r.left, right: r.right, top: r.top, bottom: r.bottom}]; }))
+"""
+
+
 # The page as first shown (every section collapsed as it opens) at a 1,400 px window.
 PAGE_HEIGHT_LIMIT = 6000
 PAGE_HEIGHT_JS = "() => document.documentElement.scrollHeight"

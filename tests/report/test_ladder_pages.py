@@ -80,6 +80,13 @@ def test_the_ladder_shows_a_skill_curve_per_player_count_and_each_seats_claim(tm
     assert len(rows) == 2 + 3  # a row per seat at 2 and at 3 players
     claims = {re.findall(r'data-value="([^"]*)"', row)[-1] for row in rows}
     assert claims <= {"agrees", "flips", "edge holds", "differs", "open"}
-    # the verdict line per player count ends with the seats' claims
-    summary = page.split('<ul class="summary">', 1)[1].split("</ul>", 1)[0]
-    assert summary.count("Per seat (strongest rung, then runner-up): seat 0 (first) ") == 2
+    # the verdict line per player count ends with the seats' claims, a list item each (in one
+    # sentence they ran to ten lines at 5 players), none of them left in the sentence
+    lines = re.findall(r'<li><strong data-value="(\d)">.*?</strong>(.*?)<ul class="seat-claims">(.*?)</ul></li>', page, re.S)
+    assert [players for players, _, _ in lines] == ["2", "3"]
+    for players, sentence, claims in lines:
+        assert sentence.strip().endswith("Per seat (strongest rung, then runner-up):")
+        assert "Across the ladder:" in sentence and "(first)" not in sentence
+        items = re.findall(r"<li>(.*?)</li>", claims)
+        assert [item.split(" ")[:2] for item in items[:int(players)]] == [["seat", f"{seat}"] for seat in range(int(players))]
+        assert items[0].startswith("seat 0 (first) ")

@@ -54,19 +54,21 @@ GAME = Game(
     # The quick start's player (experiments/seat_bias.yaml), whose verdicts the README and
     # docs/findings.md quote, and the Elo (Bradley-Terry; only differences mean anything) of the
     # shipped ladder's rungs from `zoosim run experiments/strength_ladder.yaml --jobs 2` (seed 9,
-    # 2026-12-04 01:28-01:31 UTC, 2-core Intel Xeon, load 0.6-2.0; docs/findings.md#strength-ladder).
+    # 2026-12-04, the run docs/findings.md#strength-ladder quotes).
     # tests/test_reference_players.py keeps both in step with the two experiment files.
     reference_players=ReferencePlayers(
         source="the quick start (experiments/seat_bias.yaml)",
         player="expert",
         rated_by="the strength ladder (experiments/strength_ladder.yaml, seed 9, 2026-12-04)",
         ratings=(
-            ("greedy", -190),
+            ("greedy", -222),
             ({"policy": "learned", "params": {"temperature": 6, "valued": "destination_and_placement",
-                                              "destinations": "best"}}, -141),
-            ("greedy_duel", -71),
-            ({"policy": "learned", "params": {"destinations": "best", "width": 3}}, 166),
-            ("strong", 236),
+                                              "destinations": "best"}}, -173),
+            ("greedy_duel", -102),
+            ({"policy": "learned", "params": {"destinations": "best", "width": 3, "temperature": 6}}, -75),
+            ({"policy": "learned", "params": {"destinations": "best", "width": 3}}, 121),
+            ("strong", 190),
+            ("expert", 261),
         ),
     ),
 )
