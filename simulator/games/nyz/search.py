@@ -92,8 +92,8 @@ deterministic line, so sampling a move's line again tells nothing new; looking f
 does. `strong` is sequential halving (Karnin, Koren & Somekh 2013; the root of Gumbel MuZero)
 over the heuristic's `width` best moves of the decision with that as the arm pull: a move's
 line is the move, then the heuristic for every seat; one extension of it is `rollout_depth`
-more turns after the rest of the seat's turn (solo `solo_rollout_depth`; 0 = to the end of the
-game, then one round). A round gives each surviving move max(1, iterations / (rounds x
+more turns after the rest of the seat's turn (3-5 players `rollout_depth_3p`, solo
+`solo_rollout_depth`; 0 = to the end of the game, then one round). A round gives each surviving move max(1, iterations / (rounds x
 survivors)) extensions more (rounds = ceil(log2 width)), values each line's position by
 position_value (the margin in squares over the others' mean; solo minus the empty squares)
 and keeps the better half (ties: the heuristic's order); the best of the last round is played.
@@ -116,7 +116,9 @@ number of the game's stream.
 
 Expert. strong_move with the expert's evaluation (features.py, "The expert's evaluation": 86
 features, the board's shape included, so that it tells placements apart) and by default
-`searched: every`. Its row is strong's, except that the weights slot holds the weights file's
+`searched: every` and, at 3-5 players, `rollout_depth_3p` 2: lines two turns longer per
+extension there won more games among `strong`s, at 2 players they cost a third of the speed
+for no gain (docs/benchmarks.md, "New York Zoo `expert`"). Its row is strong's, except that the weights slot holds the weights file's
 key (learned.KeyedWeights): search_workspace appends to the workspace the vectors of the keys
 the expert seats play (expert_evaluations) and a features buffer, and strong_move takes the
 seat's vector by its key.
@@ -145,8 +147,9 @@ from simulator.games.nyz.specs import (
     EXPLORATION, FIRST_SEARCH_POLICY, HEURISTIC, HEURISTICS, ITERATIONS, L_HEURISTIC,
     DESTINATIONS_BEST_OF_EACH_KIND, EXPERT, L_DESTINATIONS, L_SOLO_HEURISTIC, L_SOLO_WIDTH,
     L_TEMPERATURE, L_VALUED, L_WEIGHTS, L_WIDTH, LEARNED, MCTS, POLICIES, ROLLOUT, ROLLOUT_DEPTH,
-    S_HORIZON_ITERATIONS, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH, S_TEMPERATURE,
-    S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT, WIDTH,
+    S_HORIZON_ITERATIONS, S_ROLLOUT_DEPTH_3P, S_SEARCHED, S_SOLO_HEURISTIC, S_SOLO_ROLLOUT_DEPTH,
+    S_TEMPERATURE, S_WEIGHTS, SCORE_SCALE, SEARCH_TURN_START, STRONG, VALUE_DESTINATION_AND_PLACEMENT,
+    WIDTH,
 )
 from simulator.games.nyz.state import (
     D_DEST, D_PLACE, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES,
@@ -570,7 +573,11 @@ def strong_move(st, tab, scratch, workspace, params):
     if count == 1:
         return ranked[0]
     advance_offer_scans(st, tab)
-    depth = int(params[S_SOLO_ROLLOUT_DEPTH if solo else ROLLOUT_DEPTH])
+    # turns per extension: solo's, the 2-player one or the 3-5 player one
+    if solo:
+        depth = int(params[S_SOLO_ROLLOUT_DEPTH])
+    else:
+        depth = int(params[ROLLOUT_DEPTH if st.sc[SC_PLAYERS] == 2 else S_ROLLOUT_DEPTH_3P])
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
     budget = int(params[ITERATIONS])
     # lines per move: the heuristic's, then sampled ones (solo: the heuristic's only)

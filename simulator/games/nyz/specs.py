@@ -215,7 +215,8 @@ S_SEARCHED = 2
 S_SOLO_HEURISTIC = 5
 S_HORIZON_ITERATIONS = 7
 S_TEMPERATURE = 8
-S_WEIGHTS = 9
+S_ROLLOUT_DEPTH_3P = 9
+S_WEIGHTS = 10
 # `searched` choices: which decisions strong searches in 2-5 player games (the others its
 # heuristic takes; solo it searches every one)
 SEARCHED_DECISIONS = ("every", "turn_start")
@@ -238,7 +239,7 @@ SOLO_HEURISTIC_HELP = ("the heuristic in solo games, in place of `heuristic` (gr
 
 
 def halving_spec(name, policy_id, weights, *, description, models, searched="turn_start",
-                 iterations=16.0, climb=DOUBLE_ITERATIONS):
+                 iterations=16.0, rollout_depth_3p=1.0, climb=DOUBLE_ITERATIONS):
     """`strong` and `expert`: search.py's strong_move (sequential halving along the heuristic's
     lines) on an evaluation; they differ in the evaluation (`weights`, features.py) and in
     which decisions they search by default. One parameter row, its places S_* above."""
@@ -247,7 +248,7 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
         params={"iterations": iterations, "solo_rollout_depth": 0.0, "searched": searched,
                 "rollout_depth": 1.0, "width": 4.0, "solo_heuristic": "greedy_tuned",
                 "heuristic": "greedy_duel", "horizon_iterations": 64.0, "temperature": 0.05,
-                "weights": DEFAULT_WEIGHTS},
+                "rollout_depth_3p": rollout_depth_3p, "weights": DEFAULT_WEIGHTS},
         param_help={
             "iterations": "budget per decision in line extensions (at least one per move and "
                           "round): more looks further ahead up to `horizon_iterations`, then "
@@ -256,8 +257,8 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
             "searched": "2-5 players: decisions searched, every one or turn_start (the "
                         "destination, N-4.1; the heuristic takes the rest of the turn); solo "
                         "searches every decision",
-            "rollout_depth": "2-5 players: turns a line is extended by per extension, after the "
-                             "rest of the seat's turn (0 = to the end)",
+            "rollout_depth": "2 players: turns a line is extended by per extension, after the "
+                             "rest of the seat's turn (0 = to the end); 3-5 players: rollout_depth_3p",
             "width": "moves considered per decision: the best by the heuristic's move values",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "heuristic": "heuristic whose move values rank the moves and play the lines",
@@ -267,11 +268,14 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
             "temperature": "sampled lines: every seat's moves drawn from the softmax of the "
                            "heuristic's move values divided by this, with a search stream drawn "
                            "from the game's",
+            "rollout_depth_3p": "3-5 players: turns a line is extended by per extension, after "
+                                "the rest of the seat's turn (0 = to the end)",
             "weights": WEIGHTS_HELP,
         },
         ranges={
             "iterations": SEARCH_RANGES["iterations"],
             "rollout_depth": SEARCH_RANGES["rollout_depth"],
+            "rollout_depth_3p": SEARCH_RANGES["rollout_depth"],
             "solo_rollout_depth": SEARCH_RANGES["rollout_depth"],
             "width": ParamRange(1, MAX_OPTIONS, integer=True),
             "horizon_iterations": SEARCH_RANGES["iterations"],
@@ -331,7 +335,7 @@ LEARNED_POLICIES = {
     ),
     "expert": halving_spec(
         # no climb: 16 iterations (longer lines) lost to 4 (docs/benchmarks.md, "New York Zoo `expert`")
-        "expert", EXPERT, EXPERT_WEIGHTS, searched="every", iterations=4.0, climb=None,
+        "expert", EXPERT, EXPERT_WEIGHTS, searched="every", iterations=4.0, rollout_depth_3p=2.0, climb=None,
         description="strong's sequential halving at every decision (placements included) on the "
                     "expert evaluation (board shapes and enclosure states, fitted on self-play "
                     "games): the heuristic's `width` best moves, their lines valued a turn or more ahead",

@@ -19,7 +19,7 @@ from simulator.games.nyz.features import (
     all_seat_features,
 )
 from simulator.games.nyz.specs import (
-    EXPERT_FEATURE_NAMES, EXPERT_WEIGHTS, S_WEIGHTS, SET_NAMES, SHAPE_CLASSES,
+    EXPERT_FEATURE_NAMES, EXPERT_WEIGHTS, S_ROLLOUT_DEPTH_3P, S_WEIGHTS, SET_NAMES, SHAPE_CLASSES,
 )
 from nyz_helpers import play, seating
 
@@ -94,6 +94,35 @@ def test_expert_plays_other_games_than_strong_and_its_evaluation_decides():
     expert = play(params, seating(("expert", EXPERT_SMALL), ("greedy_duel", {})), seeds)
     strong = play(params, seating(("strong", {**EXPERT_SMALL, "searched": "every"}), ("greedy_duel", {})), seeds)
     assert not np.array_equal(expert["score"], strong["score"])
+
+
+def test_rollout_depth_3p_sets_the_line_length_at_3_to_5_players_and_rollout_depth_at_2():
+    """strong_move extends a line by rollout_depth turns at 2 players, rollout_depth_3p at 3-5."""
+    seeds = range(6)
+    for players in (3, 5):
+        params = GAME.params_model(players=players)
+        rotations = np.arange(6) % players
+
+        def games(knobs):
+            seats = seating(("expert", {**EXPERT_SMALL, **knobs}), *[("greedy_duel", {})] * (players - 1))
+            return play(params, seats, seeds, rotations)["score"]
+
+        two = games({"rollout_depth": 1, "rollout_depth_3p": 2})
+        assert np.array_equal(two, games({"rollout_depth": 3, "rollout_depth_3p": 2}))
+        assert not np.array_equal(two, games({"rollout_depth": 1, "rollout_depth_3p": 1}))
+    params = GAME.params_model(players=2)
+    seats = [seating(("expert", {**EXPERT_SMALL, **knobs}), ("greedy_duel", {}))
+             for knobs in ({"rollout_depth_3p": 1}, {"rollout_depth_3p": 3}, {"rollout_depth": 2})]
+    assert np.array_equal(play(params, seats[0], seeds)["score"], play(params, seats[1], seeds)["score"])
+    assert not np.array_equal(play(params, seats[0], seeds)["score"], play(params, seats[2], seeds)["score"])
+
+
+def test_the_expert_looks_two_turns_further_per_extension_at_3_to_5_players_and_strong_one():
+    """The defaults measured best (docs/benchmarks.md, "New York Zoo `expert`"): at 2 players one
+    turn for both (two cost the expert a third of its speed there)."""
+    expert, strong = GAME.policies["expert"], GAME.policies["strong"]
+    assert expert.params["rollout_depth_3p"] == 2.0 and expert.pack({})[S_ROLLOUT_DEPTH_3P] == 2.0
+    assert expert.params["rollout_depth"] == strong.params["rollout_depth"] == strong.params["rollout_depth_3p"] == 1.0
 
 
 @pytest.mark.parametrize("players, knobs", [(1, {}), (2, {"short_game_2p": True}),

@@ -266,6 +266,8 @@ LEARNED_REFUSALS = [
     ("expert", {"iterations": 0}, ["iterations"]),
     ("expert", {"width": 0}, ["width", "whole number from 1"]),
     ("expert", {"searched": "placement"}, ["searched", "every, turn_start"]),
+    ("expert", {"rollout_depth_3p": -1}, ["rollout_depth_3p"]),
+    ("strong", {"rollout_depth_3p": 1.5}, ["rollout_depth_3p", "whole number"]),
     ("expert", {"heuristic": "greedy"}, ["heuristic", "greedy_tuned, greedy_duel"]),
     ("expert", {"weights": 3}, ["weights", "path of a nyz weights file"]),
     ("expert", {"weights": "missing.npz"}, ["weights", "missing.npz", "cannot read"]),

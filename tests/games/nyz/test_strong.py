@@ -173,8 +173,8 @@ def test_rules_lists_strong_with_its_parameters():
     assert result.exit_code == 0
     lines = result.output.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("strong: "))
-    parameters = [line.split()[0] for line in lines[start + 1:start + 11]]
+    parameters = [line.split()[0] for line in lines[start + 1:start + 12]]
     assert parameters == ["iterations", "solo_rollout_depth", "searched", "rollout_depth", "width",
                           "solo_heuristic", "heuristic", "horizon_iterations", "temperature",
-                          "weights"], lines[start:start + 11]
+                          "rollout_depth_3p", "weights"], lines[start:start + 12]
     assert lines[start + 3].startswith("    searched = turn_start ")
