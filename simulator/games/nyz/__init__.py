@@ -54,21 +54,21 @@ GAME = Game(
     # The quick start's player (experiments/seat_bias.yaml), whose verdicts the README and
     # docs/findings.md quote, and the Elo (Bradley-Terry; only differences mean anything) of the
     # shipped ladder's rungs from `zoosim run experiments/strength_ladder.yaml --jobs 2` (seed 9,
-    # 2026-12-04, the run docs/findings.md#strength-ladder quotes).
+    # 2026-12-04 20:57-21:04 UTC, the run docs/findings.md#strength-ladder quotes).
     # tests/test_reference_players.py keeps both in step with the two experiment files.
     reference_players=ReferencePlayers(
         source="the quick start (experiments/seat_bias.yaml)",
         player="expert",
         rated_by="the strength ladder (experiments/strength_ladder.yaml, seed 9, 2026-12-04)",
         ratings=(
-            ("greedy", -222),
+            ("greedy", -229),
             ({"policy": "learned", "params": {"temperature": 6, "valued": "destination_and_placement",
-                                              "destinations": "best"}}, -173),
-            ("greedy_duel", -102),
-            ({"policy": "learned", "params": {"destinations": "best", "width": 3, "temperature": 6}}, -75),
-            ({"policy": "learned", "params": {"destinations": "best", "width": 3}}, 121),
-            ("strong", 190),
-            ("expert", 261),
+                                              "destinations": "best"}}, -180),
+            ("greedy_duel", -109),
+            ({"policy": "learned", "params": {"destinations": "best", "width": 3, "temperature": 6}}, -82),
+            ({"policy": "learned", "params": {"destinations": "best", "width": 3}}, 113),
+            ("strong", 183),
+            ("expert", 303),
         ),
     ),
 )
