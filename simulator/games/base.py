@@ -177,6 +177,9 @@ class PolicySpec:
     # draw its moves from a softmax over their values instead of always playing the best.
     models: str = ""
     mistake_temperature: str | None = None
+    # A parameter not given takes the value given to another (name -> the other's name), else its
+    # default: a parameter split off an older one keeps an older experiment's games.
+    follows: dict[str, str] = field(default_factory=dict)
 
     def pack(self, overrides: Mapping[str, Any] | None = None) -> np.ndarray:
         """The kernel's parameter row: defaults, overridden by name. Unknown names, values of the
@@ -188,6 +191,9 @@ class PolicySpec:
             raise ZoosimError(
                 f"unknown parameter '{unknown[0]}' for policy '{self.name}' (allowed: {allowed})"
             )
+        for name, source in self.follows.items():
+            if name not in overrides and source in overrides:
+                overrides[name] = overrides[source]
         row = np.zeros(MAX_POLICY_PARAMS, dtype=np.float64)
         for index, (name, default) in enumerate(self.params.items()):
             if name == WEIGHTS_PARAM and self.weights is not None:

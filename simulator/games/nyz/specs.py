@@ -257,8 +257,9 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
             "searched": "2-5 players: decisions searched, every one or turn_start (the "
                         "destination, N-4.1; the heuristic takes the rest of the turn); solo "
                         "searches every decision",
-            "rollout_depth": "2 players: turns a line is extended by per extension, after the "
-                             "rest of the seat's turn (0 = to the end); 3-5 players: rollout_depth_3p",
+            "rollout_depth": "turns a line is extended by per extension, after the rest of the "
+                             "seat's turn (0 = to the end): at 2 players, and at 3-5 players too "
+                             "where rollout_depth_3p is not given",
             "width": "moves considered per decision: the best by the heuristic's move values",
             "solo_heuristic": SOLO_HEURISTIC_HELP,
             "heuristic": "heuristic whose move values rank the moves and play the lines",
@@ -269,7 +270,8 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
                            "heuristic's move values divided by this, with a search stream drawn "
                            "from the game's",
             "rollout_depth_3p": "3-5 players: turns a line is extended by per extension, after "
-                                "the rest of the seat's turn (0 = to the end)",
+                                "the rest of the seat's turn (0 = to the end); not given: the "
+                                "value given to rollout_depth, else this default",
             "weights": WEIGHTS_HELP,
         },
         ranges={
@@ -285,6 +287,8 @@ def halving_spec(name, policy_id, weights, *, description, models, searched="tur
         weights=weights,
         climb=climb,
         models=models,
+        # rollout_depth set both depths until rollout_depth_3p split the 3-5 player one off
+        follows={"rollout_depth_3p": "rollout_depth"},
     )
 
 

@@ -178,3 +178,17 @@ def test_rules_lists_strong_with_its_parameters():
                           "solo_heuristic", "heuristic", "horizon_iterations", "temperature",
                           "rollout_depth_3p", "weights"], lines[start:start + 12]
     assert lines[start + 3].startswith("    searched = turn_start ")
+
+
+@pytest.mark.parametrize("policy", ["strong", "expert"])
+def test_rollout_depth_alone_sets_the_3_to_5_player_depth_too(policy):
+    """`rollout_depth` set every line's depth until `rollout_depth_3p` split the 3-5 player one
+    off: an experiment giving only `rollout_depth` keeps its games; given, each sets its own."""
+    from simulator.games.nyz.specs import ROLLOUT_DEPTH, S_ROLLOUT_DEPTH_3P
+
+    spec = GAME.policies[policy]
+    alone = spec.pack({"rollout_depth": 3})
+    assert alone[ROLLOUT_DEPTH] == 3 and alone[S_ROLLOUT_DEPTH_3P] == 3
+    both = spec.pack({"rollout_depth": 3, "rollout_depth_3p": 5})
+    assert both[ROLLOUT_DEPTH] == 3 and both[S_ROLLOUT_DEPTH_3P] == 5
+    assert spec.pack()[S_ROLLOUT_DEPTH_3P] == spec.params["rollout_depth_3p"]
