@@ -346,17 +346,22 @@ def _warm_up_in_processes(by_game: list[list[tuple[Chunk, Path | None]]], progre
     from this one, which may already run worker threads, and it pickles with cloudpickle (a
     game's params model may be a class pickle cannot name). The processes ignore Ctrl-C; this
     one answers it once they are done, as after compiling itself, or, while the games compiled
-    first play, at once, ending them (`_WarmUps.stop`)."""
+    first play, at once, ending them (`_WarmUps.stop`). They start with SIGINT blocked
+    (`workers_block_ctrl_c`: loky starts every process of the pool at its first submit, and later
+    ones from its manager thread, which that submit starts), so none still importing its modules
+    prints a traceback of a Ctrl-C."""
     from joblib.externals.loky import ProcessPoolExecutor
 
     pool = ProcessPoolExecutor(max_workers=min(jobs, len(by_game) + (summaries is not None)), initializer=signal.signal,
                                initargs=(signal.SIGINT, signal.SIG_IGN))
-    summaries_compiled = None if summaries is None else pool.submit(_warm_up_summaries, summaries, progress, True)
     status_dir = Path(tempfile.mkdtemp(prefix="zoosim-compiling-"))
     games = [warm_ups[0][0].cell.game for warm_ups in by_game]
-    return _WarmUps({game: pool.submit(_warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == game],
-                                       check, True, status_dir / f"{game}.status")
-                     for game, warm_ups in zip(games, by_game)}, pool, summaries_compiled, status_dir)
+    with workers_block_ctrl_c(starts_processes=True):
+        summaries_compiled = None if summaries is None else pool.submit(_warm_up_summaries, summaries, progress, True)
+        pending = {game: pool.submit(_warm_up, warm_ups, progress, [cell for cell in sample_cells if cell.game == game],
+                                     check, True, status_dir / f"{game}.status")
+                   for game, warm_ups in zip(games, by_game)}
+    return _WarmUps(pending, pool, summaries_compiled, status_dir)
 
 
 WARM_UP_POLL_SECONDS = 0.2  # how often a chunk waiting for its game's warm-up looks whether its run ends
@@ -580,9 +585,10 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
     try:
         with joblib.Parallel(n_jobs=jobs, backend=None if backend == "dask" else backend,
                              return_as="generator_unordered") as parallel, _threads_stop_on_error():
+            starts_processes = backend == "loky" and jobs > 1
             if todo:  # workers start and load the game modules while this process prepares the kernels
                 games = sorted({chunk.cell.game for chunk in todo})
-                with ctrl_c_deferred(), workers_block_ctrl_c(starts_processes=backend == "loky" and jobs > 1):
+                with ctrl_c_deferred(), workers_block_ctrl_c(starts_processes):
                     warming = parallel(joblib.delayed(_load_games)(games) for _ in range(min(jobs, len(todo))))
                 with ctrl_c_deferred():
                     # with worker threads, the games compiled first play while the others compile
@@ -604,7 +610,9 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
                 tasks.append(samples_task)
             elif samples_needed:
                 write_samples(run_dir, plan.run_hash, _in_study_order(plan, samples))
-            for result in parallel(tasks):
+            with workers_block_ctrl_c(starts_processes):  # the workers start here when only replays are left
+                results = parallel(tasks)
+            for result in results:
                 if isinstance(result, _Samples):
                     write_samples(run_dir, plan.run_hash, _in_study_order(plan, {**samples, **result.samples}))
                     continue

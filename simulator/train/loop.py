@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from simulator.errors import WriteFailed, ZoosimError
+from simulator.processes import workers_block_ctrl_c
 from simulator.rundir import RunLock, read_json, write_bytes_atomic, write_json_atomic
 from simulator.runner import backend_session
 from simulator.train.settings import (
@@ -305,7 +306,10 @@ def round_data(settings: TrainSettings, out: Path, number: int, weights: Path | 
             if len(chunk):
                 tasks.append((players, seeds[chunk], rotations[chunk]))
     bar.set_postfix_str(f"round {number}: recording {settings.games} games")
-    parts = Parallel(n_jobs=jobs)(delayed(record_chunk)(settings, str(weights), *task) for task in tasks)
+    with workers_block_ctrl_c(starts_processes=jobs > 1):  # no worker answers a Ctrl-C with a traceback
+        recording = Parallel(n_jobs=jobs, return_as="generator")(
+            delayed(record_chunk)(settings, str(weights), *task) for task in tasks)
+    parts = list(recording)
     data = {name: tuple(np.concatenate([part[name][i] for part in parts]) for i in range(len(parts[0][name])))
             for name in parts[0]}
     path.parent.mkdir(exist_ok=True)

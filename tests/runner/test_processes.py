@@ -249,3 +249,27 @@ def test_ending_the_loky_workers_with_an_empty_path_prints_nothing():
     ended = subprocess.run([sys.executable, "-c", LOKY_POOL_ENDED], capture_output=True, text=True,
                            timeout=120, env={**os.environ, "PATH": ""})
     assert ended.returncode == 0 and ended.stderr == "", ended.stderr
+
+
+def holds_ctrl_c(pid: int) -> bool:
+    """Whether process `pid` has SIGINT blocked; nothing in a worker unblocks it, so it has held
+    it since it started."""
+    with open(f"/proc/{pid}/status") as status:
+        blocked = next(line for line in status if line.startswith("SigBlk:"))
+    return bool(int(blocked.split()[1], 16) & (1 << (signal.SIGINT - 1)))
+
+
+def test_the_warm_up_processes_start_holding_ctrl_c(tmp_path):
+    """CI caught a Ctrl-C reaching a warm-up process (the chunk summaries' kernels compile in one
+    of their own) while it still imported joblib: its traceback preceded the run's 'interrupted'
+    line. Those processes start with SIGINT blocked, as the run's workers do."""
+    from simulator.runner import _warm_up_in_processes
+
+    warm = _warm_up_in_processes([], progress=False, jobs=2, sample_cells=[], summaries=tmp_path / "warm-summaries")
+    try:
+        started = list(warm.pool._processes)
+        assert started and all(holds_ctrl_c(pid) for pid in started)
+        warm.wait(all_games=True)
+        assert (tmp_path / "warm-summaries").exists()
+    finally:
+        warm.stop()
