@@ -47,7 +47,7 @@ import numpy as np
 from simulator.games.kernels import allocating, by_ref
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
-from simulator.games.nyz.bits import kernel, popcount
+from simulator.games.nyz.bits import has_bit, kernel, neighbours, popcount
 from simulator.games.nyz.specs import (
     EXPERT_FEATURE_NAMES, FEATURE_NAMES, MAX_CAPACITY, SET_MULTI, SET_SOLO, SHAPE_CLASSES,
 )
@@ -86,8 +86,6 @@ def shape_classes() -> np.ndarray:
 
 
 SHAPE_CLASS = shape_classes()  # a constant of the kernels (computed from this source)
-RING_ROWS = np.array([dr for dr, _ in RING], dtype=np.int64)
-RING_COLUMNS = np.array([dc for _, dc in RING], dtype=np.int64)
 
 # What the outcome of a finished game weighs in squares (finished_value): more than any
 # evaluation of an unfinished position (a board has at most 128 squares), so a won game ranks
@@ -187,14 +185,33 @@ def seat_features(st, tab, seat, out):
 
 
 @kernel
-def is_empty_square(empty_lo, empty_hi, width, height, row, column):
-    """Whether (row, column) is an empty square of the board (off the grid: no)."""
-    if row < 0 or row >= height or column < 0 or column >= width:
-        return False
-    index = row * width + column
-    if index < 64:
-        return (empty_lo >> np.uint64(index)) & np.uint64(1) != 0
-    return (empty_hi >> np.uint64(index - 64)) & np.uint64(1) != 0
+def ring_bit(lo, hi, index, k):
+    """Bit k of a square's neighbour pattern: whether the square `index` is in the ring mask
+    (lo, hi) of neighbour k (shape_counts)."""
+    return np.int64(has_bit(lo, hi, index)) << k
+
+
+@kernel
+def shape_counts(tab, seat, empty_lo, empty_hi, out):
+    """out[FIRST_SHAPE + class] += 1 for each empty square of the seat's board, by the class of
+    its neighbour pattern (module docstring, "The expert's evaluation"). The ring masks: a
+    square is in neighbour k's mask when that neighbour is an empty square of the board
+    (bits.neighbours gives the four sides; a diagonal is a side of a side: the upper-left
+    neighbour is the left neighbour's upper one, and a board is a full rectangle)."""
+    width, edges, board = tab.width[seat], tab.edge_bits[seat], tab.board_bits[seat]
+    left_lo, left_hi, right_lo, right_hi, up_lo, up_hi, down_lo, down_hi = neighbours(
+        empty_lo, empty_hi, width, edges, board)
+    up_left_lo, up_left_hi, up_right_lo, up_right_hi, _, _, _, _ = neighbours(up_lo, up_hi, width, edges, board)
+    down_left_lo, down_left_hi, down_right_lo, down_right_hi, _, _, _, _ = neighbours(
+        down_lo, down_hi, width, edges, board)
+    for index in range(width * tab.height[seat]):
+        if not has_bit(empty_lo, empty_hi, index):
+            continue
+        pattern = (ring_bit(up_left_lo, up_left_hi, index, 0) | ring_bit(up_lo, up_hi, index, 1)
+                   | ring_bit(up_right_lo, up_right_hi, index, 2) | ring_bit(right_lo, right_hi, index, 3)
+                   | ring_bit(down_right_lo, down_right_hi, index, 4) | ring_bit(down_lo, down_hi, index, 5)
+                   | ring_bit(down_left_lo, down_left_hi, index, 6) | ring_bit(left_lo, left_hi, index, 7))
+        out[FIRST_SHAPE + SHAPE_CLASS[pattern]] += 1.0
 
 
 @kernel
@@ -204,19 +221,8 @@ def expert_seat_features(st, tab, seat, out):
     seat_features(st, tab, seat, out)
     for f in range(N_FEATURES, N_EXPERT_FEATURES):
         out[f] = 0.0
-    width, height = tab.width[seat], tab.height[seat]
-    empty_lo = tab.board_bits[seat, 0] & ~st.grid[seat, 0]
-    empty_hi = tab.board_bits[seat, 1] & ~st.grid[seat, 1]
-    for row in range(height):
-        for column in range(width):
-            if not is_empty_square(empty_lo, empty_hi, width, height, row, column):
-                continue
-            pattern = 0
-            for k in range(8):
-                if is_empty_square(empty_lo, empty_hi, width, height,
-                                   row + RING_ROWS[k], column + RING_COLUMNS[k]):
-                    pattern |= 1 << k
-            out[FIRST_SHAPE + SHAPE_CLASS[pattern]] += 1.0
+    shape_counts(tab, seat, tab.board_bits[seat, 0] & ~st.grid[seat, 0], tab.board_bits[seat, 1] & ~st.grid[seat, 1],
+                 out)
     for e in range(st.seat[seat, P_ENCLOSURES]):
         count = st.enc[seat, e, E_COUNT]
         capacity = st.enc[seat, e, E_CAPACITY]

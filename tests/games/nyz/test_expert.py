@@ -21,6 +21,7 @@ from simulator.games.nyz.features import (
 from simulator.games.nyz.specs import (
     EXPERT_FEATURE_NAMES, EXPERT_WEIGHTS, S_ROLLOUT_DEPTH_3P, S_WEIGHTS, SET_NAMES, SHAPE_CLASSES,
 )
+from simulator.games.nyz.state import D_DEST, SC_DECISION
 from nyz_helpers import play, seating
 
 EXPERT_SMALL = {"iterations": 2, "width": 2}
@@ -65,6 +66,41 @@ def test_expert_features_extend_the_learned_ones_and_count_every_empty_square_on
         unfilled = sum(state.enc[seat, e, E_COUNT] < state.enc[seat, e, E_CAPACITY]
                        for e in range(state.seat[seat, P_ENCLOSURES]))
         assert expert[seat, FIRST_ENCLOSURE_STATE:].sum() == unfilled
+
+
+def reference_shape_counts(state, tables, seat):
+    """The shape counts of the seat's board, square by square in Python (features.RING)."""
+    width, height = int(tables.width[seat]), int(tables.height[seat])
+    covered = int(state.grid[seat, 0]) | int(state.grid[seat, 1]) << 64
+
+    def empty(row, column):
+        return 0 <= row < height and 0 <= column < width and not covered >> (row * width + column) & 1
+
+    counts = np.zeros(SHAPE_CLASSES)
+    for row in range(height):
+        for column in range(width):
+            if empty(row, column):
+                pattern = sum(empty(row + dr, column + dc) << k for k, (dr, dc) in enumerate(RING))
+                counts[SHAPE_CLASS[pattern]] += 1
+    return counts
+
+
+@pytest.mark.parametrize("players", [1, 2, 3, 5])
+def test_the_shape_counts_are_the_neighbour_patterns_of_every_empty_square(players):
+    """The kernel's bitboard count of each empty square's neighbour class agrees with a square by
+    square count over a whole game, on every board size."""
+    params = GAME.params_model(players=players)
+    position = step_api.new_game(params, seating(*[("greedy_duel", {})] * players), seed=11, stop_at_forced=False)
+    compared = 0
+    while not step_api.is_over(position):
+        if position.state.sc[SC_DECISION] == D_DEST:  # once a turn: the boards as they fill up
+            kernel = all_seat_features(position.state, position.tables, N_EXPERT_FEATURES)
+            for seat in range(players):
+                assert np.array_equal(kernel[seat, FIRST_SHAPE:FIRST_ENCLOSURE_STATE],
+                                      reference_shape_counts(position.state, position.tables, seat))
+                compared += 1
+        step_api.apply(position, step_api.legal_moves(position)[0])
+    assert compared > 20 * players
 
 
 def test_the_row_holds_the_weights_files_key_and_the_vector_is_registered():

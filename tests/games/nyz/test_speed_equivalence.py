@@ -7,7 +7,7 @@ move for the same draw, fails here. They were computed with the engine before th
 (commit 2aa7737) and still match it.
 
 The heuristics used by the search and learned policies (greedy_tuned, greedy_duel) and those
-policies themselves (learned, strong, mcts_duel; fewer games, they are slower) are pinned too
+policies themselves (learned, strong, expert, mcts_duel; fewer games, they are slower) are pinned too
 (SEARCH_CASES, digests computed at main 6863fd0 before their speed work, issue #19; those of
 learned and strong changed once since, when a finished game came to be valued by its outcome).
 learned's cases before its default changed (2026-12-04) set the earlier defaults and keep their
@@ -76,6 +76,9 @@ SEARCH_CASES = {
                                 ("greedy_duel", {})), 4),
     "strong_p1": ({"players": 1}, (("strong", {"width": 2}),), 8),
     "mcts_duel_p2": ({"players": 2}, (("mcts_duel", {}), ("greedy_duel", {})), 6),
+    "expert_p1": ({"players": 1}, (("expert", {}),), 4),
+    "expert_p2": ({"players": 2}, (("expert", {}), ("strong", {})), 8),
+    "expert_p3": ({"players": 3}, (("expert", {}),) * 3, 4),
 }
 
 GOLDEN = {
@@ -124,6 +127,10 @@ GOLDEN = {
     "strong_p2": "a4a3361b1fa12aa32214",
     "strong_p2_budget": "7497a2776adb63aac283",  # 128 iterations: two lines per move since horizon_iterations
     "strong_p2_every_hidden": "ba68440365f779d7af51",
+    # the shipped expert (round-5 weights), before its shape counts became bitboard work
+    "expert_p1": "6f3513d69790ec61353a",
+    "expert_p2": "cdbbe64e66a348afc261",
+    "expert_p3": "9ed5bafccdfaaed99eea",
 }
 
 
