@@ -124,6 +124,14 @@ def check_settings(settings: TrainSettings) -> None:
         learned = [name for name, spec in game.policies.items() if spec.weights is not None]
         raise ZoosimError(f"'{settings.gate_policy}' plays no learned weights (allowed: {', '.join(learned)})",
                           key="--gate-policy")
+    trained = game.policies[settings.gate_policy].weights
+    played = game.policies[settings.play].weights
+    if played is not None and (played.feature_names, played.set_names) != (trained.feature_names, trained.set_names):
+        # a learned --play records with the weights being trained (record_round), the gate policy's
+        fits = [name for name, spec in game.policies.items() if spec.weights is None
+                or (spec.weights.feature_names, spec.weights.set_names) == (trained.feature_names, trained.set_names)]
+        raise ZoosimError(f"'{settings.play}' plays other weights than --gate-policy '{settings.gate_policy}' trains "
+                          f"(allowed with it: {', '.join(fits)})", key="--play")
     if settings.keep not in KEEP_RULES:
         raise ZoosimError(f"unknown keep rule '{settings.keep}' (allowed: {', '.join(KEEP_RULES)})", key="--keep")
     if settings.start not in (START_DEFAULT, START_ZERO):

@@ -200,3 +200,18 @@ def test_progress_to_a_stderr_that_is_not_a_terminal_is_a_line_per_round(tmp_pat
     rounds = [line for line in result.stderr.splitlines() if line.startswith("train katz: round ")]
     assert rounds[:2] == ["train katz: round 0: start", "train katz: round 1: recording 12 games"], rounds
     assert len(rounds) == 3 and re.fullmatch(r"train katz: round 1: \d+\.\d% vs best, (kept|dropped)", rounds[2]), rounds
+
+
+def test_playing_other_weights_than_the_trained_ones_is_refused_before_anything_is_written(tmp_path):
+    """A learned `--play` records its games with the weights being trained, which are the gate
+    policy's: `--play expert --gate-policy strong` (the expert's evaluation has other features)
+    failed after round 0 was written. Now one line names both and what goes with the gate policy."""
+    out = tmp_path / "out"
+    result = CliRunner().invoke(main, ["train", "nyz", "--out", str(out), "--play", "expert",
+                                       "--gate-policy", "strong"])
+    assert result.exit_code == 2, result.output
+    line = result.output.strip()
+    assert "\n" not in line and "Traceback" not in line
+    assert all(word in line for word in ["--play", "'expert'", "'strong'", "allowed", "greedy_duel"]), line
+    assert "expert," not in line.split("allowed")[1], line
+    assert not out.exists()
