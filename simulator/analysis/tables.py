@@ -660,9 +660,11 @@ def _ladder_rows(ladder_seats: pd.DataFrame, margin: float = 1.0,
                 if np.isfinite(comparison.difference_points).any() else np.nan),
             "games_to_settle": comparison.games_to_settle,
             "seats_agreeing": np.nan if comparison.claims is None else int((comparison.claims["size"] == AGREES).sum()),
-            "sentence": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
-                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).{per_seat}",
+            # the sentence without its per-seat claims, for a report that lists them apart
+            "headline": f"{players} players, strongest rung {strongest['rung']}: {strongest['sentence']} "
+                        f"Across the ladder: {comparison.verdict}{against} ({comparison.reason}).",
         })
+        rows[-1]["sentence"] = rows[-1]["headline"] + per_seat
     claims = pd.concat(claim_frames, ignore_index=True) if claim_frames else pd.DataFrame()
     return pd.DataFrame(rows), claims
 

@@ -431,8 +431,8 @@ def ladder_sentence(row: pd.Series, manifest: dict[str, Any]) -> str:
 
 
 def _verdict_item(row: pd.Series, seats: pd.DataFrame, claims: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
-    """A ladder verdict line of the report: its sentence (analysis.ladder) up to the per-seat
-    claims, with the climb, and the claims as a list, an item per seat and per pair of seats that
+    """A ladder verdict line of the report: its sentence without the per-seat claims (the
+    verdicts' `headline`), with the climb, and the claims as a list, an item per seat and per pair of seats that
     swap places (in one sentence they ran to ten lines at 5 players)."""
     item = {"players": int(row["players"]), "verdict": row["verdict"], "seats": [], "seats_heading": PER_SEAT}
     at = claims[(claims["study"] == row["study"]) & (claims["players"] == row["players"])] if len(claims) else claims
@@ -442,9 +442,9 @@ def _verdict_item(row: pd.Series, seats: pd.DataFrame, claims: pd.DataFrame, man
 
         item["seats"] = claim_phrases(at.sort_values("seat"), seat_swaps(rung(row["strongest"]), rung(row["runner_up"])),
                                       float(manifest["experiment"].get("margin_points", 1.0)))
-        row = row.copy()
-        row["sentence"] = row["sentence"].removesuffix(f" {PER_SEAT} {'; '.join(item['seats'])}.")
-    item["sentence"] = ladder_sentence(row, manifest)
+    headline = row.copy()
+    headline["sentence"] = row["headline"]
+    item["sentence"] = ladder_sentence(headline, manifest)
     return item
 
 
