@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Chart, Figure, Trajectories, deal_share, item, register, sample_rows,
+    CellGames, Chart, Trajectories, deal_share, item, register, sample_rows, trajectory_figure,
 )
 from simulator.analysis.gameplay.halfway import halfway_rounds
 
@@ -70,13 +70,11 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
     return sample_rows("comeback", items, sample, "clustered Wilson interval")
 
 
-register(Figure(
+register(trajectory_figure(
     name="comeback",
     title="Comebacks",
     reduce=reduce,
     order=52,
-    reads_trajectories=True,
-    applies=lambda games: games.players > 1,
     shown=(("item", "deficit at halfway", "text"), ("estimate", "won", "pct"), ("low", "95% low", "pct"),
            ("high", "95% high", "pct"), ("seats", "trailing seats", "int"), ("games", "sampled games", "int"),
            ("deals", "sampled deals", "int")),

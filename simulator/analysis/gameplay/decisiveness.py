@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Figure, Trajectories, deal_mean, item, register, sample_rows,
+    CellGames, Trajectories, deal_mean, item, register, sample_rows, trajectory_figure,
 )
 
 DECIDED_ITEM = "decided at (share of the game)"
@@ -68,13 +68,11 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
     return sample_rows("decisiveness", items, sample, "linearised t interval, deal-clustered")
 
 
-register(Figure(
+register(trajectory_figure(
     name="decisiveness",
     title="Decisiveness and drama",
     reduce=reduce,
     order=53,
-    reads_trajectories=True,
-    applies=lambda games: games.players > 1,
     shown=(("item", "", "text"), ("estimate", "mean", "pct"), ("low", "95% low", "pct"), ("high", "95% high", "pct"),
            ("games", "games won alone", "int"), ("deals", "sampled deals", "int")),
     note=("When the eventual winner took the lead for good, as a share of the game, and how much of the game it "

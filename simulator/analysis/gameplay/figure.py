@@ -264,3 +264,11 @@ SAMPLE_SHOWN = (
     ("item", "", "text"), ("estimate", "estimate", "num"), ("low", "95% low", "num"), ("high", "95% high", "num"),
     ("unit", "unit", "text"), ("games", "sampled games", "int"), ("deals", "sampled deals", "int"),
 )
+
+
+def trajectory_figure(**fields: Any) -> Figure:
+    """A figure of the cell's trajectory sample (`fields`: Figure's fields): it reads the sample,
+    applies to games of two or more seats (it follows who leads), and its table shows the
+    sample's games and deals (SAMPLE_SHOWN unless `fields` give `shown`)."""
+    return Figure(**{"reads_trajectories": True, "applies": lambda games: games.players > 1, "shown": SAMPLE_SHOWN,
+                     **fields})

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Figure, Trajectories, deal_share, item, register, sample_rows,
+    CellGames, Trajectories, deal_share, item, register, sample_rows, trajectory_figure,
 )
 
 ITEM = "halfway leader wins"
@@ -35,13 +35,10 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
                                                games=int(led.sum()))], sample, "clustered Wilson interval")
 
 
-register(Figure(
+register(trajectory_figure(
     name="halfway_leader",
     title="Halfway leader",
     reduce=reduce,
     order=51,
-    reads_trajectories=True,
-    applies=lambda games: games.players > 1,
-    shown=SAMPLE_SHOWN,
     note="The share of games the seat leading alone after half the rounds went on to win (sampled deals).",
 ))

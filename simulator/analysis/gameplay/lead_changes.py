@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Chart, Figure, Trajectories, deal_mean, deal_share, item, register, sample_rows,
+    CellGames, Chart, Trajectories, deal_mean, deal_share, item, register, sample_rows, trajectory_figure,
 )
 
 MANY_CHANGES = 4  # the last bar of the distribution: this many lead changes or more
@@ -53,14 +53,11 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
     return sample_rows("lead_change", items, sample, "clustered Wilson interval (shares), linearised t interval (mean)")
 
 
-register(Figure(
+register(trajectory_figure(
     name="lead_change",
     title="Lead changes",
     reduce=reduce,
     order=50,
-    reads_trajectories=True,
-    applies=lambda games: games.players > 1,
-    shown=SAMPLE_SHOWN,
     note=("How often the lead changed hands, by the game's per-round score, in a sample of deals replayed "
           "round by round (the leader leads alone; a shared top score keeps the last leader)."),
     chart=Chart("bars", "Lead changes per game", "share of games (%)", percent=True,

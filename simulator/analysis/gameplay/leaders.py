@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from simulator.analysis.gameplay.figure import (
-    SAMPLE_SHOWN, CellGames, Chart, Figure, Trajectories, deal_share, item, register, sample_rows,
+    CellGames, Chart, Trajectories, deal_share, item, register, sample_rows, trajectory_figure,
 )
 
 # (quarters of the game's rounds, what the report calls the point)
@@ -47,14 +47,11 @@ def reduce(games: CellGames, confidence: float, options) -> pd.DataFrame:
     return sample_rows("leader", items, sample, "clustered Wilson interval")
 
 
-register(Figure(
+register(trajectory_figure(
     name="leader",
     title="Who leads",
     reduce=reduce,
     order=49,
-    reads_trajectories=True,
-    applies=lambda games: games.players > 1,
-    shown=SAMPLE_SHOWN,
     note=("The share of games each seat leads alone after a quarter, half and three quarters of the rounds "
           "and at the end, by the game's per-round score, in a sample of deals replayed round by round."),
     chart=Chart("curve", "The first seat leads alone, by rounds played", "share of games (%)", percent=True,
