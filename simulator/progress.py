@@ -33,12 +33,14 @@ CELL_LINE_SECONDS = 1.0
 @dataclass
 class CellWork:
     """What the bar knows of one cell before it plays: its games, those already played (an
-    earlier session of the run) and `weight`, the expected cost of one of its games relative to
-    the run's other cells (`cost_weight`) until its own chunks have measured it."""
+    earlier session of the run), `weight`, the expected cost of one of its games relative to
+    the run's other cells (`cost_weight`) until its own chunks have measured it, and `kind`, its
+    game and seats (cells of one kind cost alike per unit of weight: `ProgressBar._costs`)."""
 
     games: int
     finished: int
     weight: float
+    kind: tuple = ()  # (game, seats); a cell without one is of the kind of every other without
 
 
 # Relative cost of one game per search iteration a seat runs, against 1 for a seat playing a
@@ -133,15 +135,32 @@ class ProgressBar:
         return 1.0 if total <= 0 else 1.0 - self._work_left(costs, in_play) / total
 
     def _costs(self) -> dict[int, float]:
-        """Seconds per game of each cell: measured, or its weight scaled by the measured cells'
-        seconds per unit of weight; plain weights while no cell is measured."""
-        games_weight = sum(games * self.cells[cell].weight for cell, (games, _) in self.measured.items())
-        seconds = sum(seconds for _, seconds in self.measured.values())
-        scale = seconds / games_weight if games_weight > 0 and seconds > 0 else 1.0
+        """Seconds per game of each cell: measured, or its weight times the seconds per unit of
+        weight of the measured cells of its kind (game and seats), else of its game, else of every
+        measured cell (a search player's game costs far more than its weight says, and the cheap
+        games of another game measured first told a study of them it was nearly done); plain
+        weights while no cell is measured."""
+        measured = [(self.cells[cell], games, seconds) for cell, (games, seconds) in self.measured.items()
+                    if games and seconds > 0]
+        by_kind: dict[tuple, list] = {}
+        by_game: dict[tuple, list] = {}
+        for entry in measured:
+            by_kind.setdefault(entry[0].kind, []).append(entry)
+            by_game.setdefault(entry[0].kind[:1], []).append(entry)
+
+        def scale(group: list) -> float | None:
+            weight = sum(games * work.weight for work, games, _ in group)
+            return sum(seconds for _, _, seconds in group) / weight if weight > 0 else None
+
+        every = scale(measured) or 1.0
         costs = {}
         for cell, work in self.cells.items():
             games, spent = self.measured.get(cell, (0, 0.0))
-            costs[cell] = spent / games if games and spent > 0 else work.weight * scale
+            if games and spent > 0:
+                costs[cell] = spent / games
+            else:
+                costs[cell] = work.weight * (scale(by_kind.get(work.kind, [])) or scale(by_game.get(work.kind[:1], []))
+                                             or every)
         return costs
 
     def _work_left(self, costs: dict[int, float], in_play: dict[int, int]) -> float:

@@ -639,11 +639,13 @@ def _play_plan(plan: Plan, run_dir: Path, experiment_text: str, source: str | No
 
 
 def _cell_work(plan: Plan, todo: list[Chunk]) -> dict[int, CellWork]:
-    """The progress bar's view of each cell: its games, those played earlier, its cost weight."""
+    """The progress bar's view of each cell: its games, those played earlier, its cost weight and
+    kind (its game and seats)."""
     to_play: dict[int, int] = {}
     for chunk in todo:
         to_play[chunk.cell.index] = to_play.get(chunk.cell.index, 0) + chunk.games
-    return {cell.index: CellWork(cell.games, cell.games - to_play.get(cell.index, 0), cost_weight(cell))
+    return {cell.index: CellWork(cell.games, cell.games - to_play.get(cell.index, 0), cost_weight(cell),
+                                 (cell.game, repr(cell.seats)))
             for cell in plan.cells}
 
 

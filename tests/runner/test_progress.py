@@ -96,6 +96,30 @@ def test_the_time_left_weighs_each_cell_by_its_measured_speed_not_its_games(tmp_
     assert bar.seconds_left({1: 450}) == pytest.approx(210.0 * (450 * 2.0) / (1_000 * 0.01 + 550 * 2.0))
 
 
+def test_a_cell_not_yet_measured_costs_what_measured_cells_of_its_kind_cost(tmp_path):
+    """The explain study's bar said about a minute left for its last five minutes: its New York
+    Zoo cells (expert seats, weighted about as much as a heuristic's game) were estimated from
+    every measured cell, the many Katz games among them. A cell of a kind (game and seats) already
+    measured costs what that kind costs; another kind of the same game scales by the game's cells;
+    a game not yet measured, by every measured cell."""
+    clock = FakeClock()
+    katz, expert = ("katz", ("greedy", "greedy")), ("nyz", ("expert", "expert"))
+    cells = {0: CellWork(games=100_000, finished=0, weight=1.0, kind=katz),
+             1: CellWork(games=1_000, finished=0, weight=5.0, kind=expert),
+             2: CellWork(games=1_000, finished=0, weight=5.0, kind=expert),
+             3: CellWork(games=1_000, finished=0, weight=1.0, kind=("nyz", ("greedy", "greedy"))),
+             4: CellWork(games=1_000, finished=0, weight=1.0, kind=("coin", ("random", "random")))}
+    bar = ProgressBar(tmp_path, cells, description="explain", enabled=False, clock=clock)
+    clock.now = 20.0
+    bar.chunk_done(0, 100_000, seconds=10.0)  # Katz: 0.1 ms a game
+    bar.chunk_done(1, 1_000, seconds=10.0)  # expert: 10 ms a game
+    costs = bar._costs()
+    assert costs[2] == pytest.approx(0.01)  # as the measured expert cell, not the mix (about 0.2 ms)
+    assert costs[3] == pytest.approx(0.01 / 5.0)  # New York Zoo's seconds per unit of weight
+    assert costs[4] == pytest.approx(20.0 / (100_000 * 1.0 + 1_000 * 5.0))  # every measured cell's
+    assert bar.seconds_left({}) == pytest.approx(20.0 * (1_000 * 0.01 + 1_000 * 0.002 + 1_000 * costs[4]) / 20.0)
+
+
 def test_games_played_in_an_earlier_session_count_as_done_but_not_as_this_sessions_speed(tmp_path):
     clock = FakeClock()
     bar = ProgressBar(tmp_path, {0: CellWork(games=1_000, finished=900, weight=1.0)}, "resumed", enabled=False, clock=clock)
