@@ -623,17 +623,36 @@ def _cell_view(cell: ManifestCell, analysis: Analysis, margin: float, y_limits, 
     }
 
 
+# A trajectory figure of fewer sampled deals shows no chart or table, only how to sample more:
+# a share's 95% interval over 30 deals is still about ±18 points wide, over a handful it spans
+# most of 0-100% (the quick start's New York Zoo cells replay one deal in 500 of 1,000).
+MIN_SHOWN_SAMPLE_DEALS = 30
+
+
 def gameplay_view(cell_index: int, rows: pd.DataFrame | None, lengths: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """The "How the game plays" section of a cell (templates/gameplay.html) from its gameplay
     rows: per figure with rows, its title, note, chart (where its unit declares one; a length
-    chart draws the cell's `lengths`) and table (the columns its unit shows; analysis/gameplay)."""
+    chart draws the cell's `lengths`) and table (the columns its unit shows; analysis/gameplay),
+    or, for a trajectory figure of too few sampled deals, `withheld`: why it shows neither."""
     if rows is None or not len(rows):
         return []
     by_figure = dict(tuple(rows.groupby("figure", sort=False)))
-    return [{"title": figure.title, "note": figure.note,
-             "chart": charts.gameplay_chart(figure.chart, by_figure[figure.name], lengths) if figure.chart else None,
-             "table": table_view(by_figure[figure.name], f"{figure.name}-cell-{cell_index}", list(figure.shown))}
-            for figure in FIGURES.values() if figure.name in by_figure]
+    view = []
+    for figure in FIGURES.values():
+        if figure.name not in by_figure:
+            continue
+        figure_rows = by_figure[figure.name]
+        sampled = int(figure_rows["deals"].max()) if figure.reads_trajectories else None
+        if sampled is not None and sampled < MIN_SHOWN_SAMPLE_DEALS:
+            view.append({"title": figure.title, "note": figure.note, "chart": None, "table": None,
+                         "withheld": f"Not shown: {sampled} sampled deals, and a readable interval needs at least "
+                                     f"{MIN_SHOWN_SAMPLE_DEALS}; set `trajectory_deals: {MIN_SHOWN_SAMPLE_DEALS}` or more "
+                                     f"in the experiment to replay more (`Run.gameplay()` has the rows)."})
+            continue
+        view.append({"title": figure.title, "note": figure.note, "withheld": None,
+                     "chart": charts.gameplay_chart(figure.chart, figure_rows, lengths) if figure.chart else None,
+                     "table": table_view(figure_rows, f"{figure.name}-cell-{cell_index}", list(figure.shown))})
+    return view
 
 
 TURN_ORDER_MISSING = ("Some or all of this cell's games were recorded before zoosim kept turn-order facts "

@@ -433,3 +433,29 @@ def test_the_run_time_shown_leaves_out_compiling_and_says_it_apart(tmp_path):
     text = build_report(run_dir)[0].read_text()
     assert "100.0 s over 1 session(s) (plus 70.0 s compiling the engines)" in text
     assert "games in 100.0 s (plus 70.0 s compiling)" in text
+
+
+@pytest.mark.parametrize("sampled, shown", [(4, False), (40, True)])
+def test_a_trajectory_figure_of_a_handful_of_sampled_deals_says_so_instead_of_a_table(tmp_path, sampled, shown):
+    """The quick start's New York Zoo cells (2,000 games) replay a handful of deals: their "who
+    leads" and comeback tables read "won 100% [21, 100]" from four games. A trajectory figure of fewer
+    sampled deals than MIN_SHOWN_SAMPLE_DEALS says how many it has and how to sample more; the
+    figures of all the games still show."""
+    from simulator.analysis.gameplay import FIGURES, run_gameplay
+    from simulator.report.build import MIN_SHOWN_SAMPLE_DEALS, gameplay_view
+    from simulator.rundir import read_manifest
+
+    document = {"name": "t", "seed": 3, "games": 400, "trajectory_deals": sampled,
+                "studies": [{"game": "katz", "rules": {"players": 2}, "seats": ["greedy"]}]}
+    run_plan(build_plan(parse_experiment(document)), tmp_path, "", jobs=1, progress=False)
+    view = {figure["title"]: figure for figure in gameplay_view(0, run_gameplay(tmp_path, read_manifest(tmp_path)))}
+    assert (sampled >= MIN_SHOWN_SAMPLE_DEALS) == shown
+    trajectory_titles = {figure.title for figure in FIGURES.values() if figure.reads_trajectories}
+    assert trajectory_titles and trajectory_titles <= set(view)
+    for title in trajectory_titles:
+        if shown:
+            assert view[title]["table"] is not None and not view[title]["withheld"]
+        else:
+            assert view[title]["table"] is None and view[title]["chart"] is None
+            assert f"{sampled} sampled deals" in view[title]["withheld"] and "trajectory_deals" in view[title]["withheld"]
+    assert view["Game length"]["table"] is not None and not view["Game length"]["withheld"]
