@@ -627,31 +627,36 @@ def _cell_view(cell: ManifestCell, analysis: Analysis, margin: float, y_limits, 
 # a share's 95% interval over 30 deals is still about ±18 points wide, over a handful it spans
 # most of 0-100% (the quick start's New York Zoo cells replay one deal in 500 of 1,000).
 MIN_SHOWN_SAMPLE_DEALS = 30
+WITHHELD_TITLE = "From the trajectory sample"
 
 
 def gameplay_view(cell_index: int, rows: pd.DataFrame | None, lengths: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """The "How the game plays" section of a cell (templates/gameplay.html) from its gameplay
     rows: per figure with rows, its title, note, chart (where its unit declares one; a length
-    chart draws the cell's `lengths`) and table (the columns its unit shows; analysis/gameplay),
-    or, for a trajectory figure of too few sampled deals, `withheld`: why it shows neither."""
+    chart draws the cell's `lengths`) and table (the columns its unit shows; analysis/gameplay);
+    the trajectory figures of a sample of too few deals make one last entry instead, whose
+    `withheld` names them and says how to sample more."""
     if rows is None or not len(rows):
         return []
     by_figure = dict(tuple(rows.groupby("figure", sort=False)))
-    view = []
+    view, withheld, sampled = [], [], 0
     for figure in FIGURES.values():
         if figure.name not in by_figure:
             continue
         figure_rows = by_figure[figure.name]
-        sampled = int(figure_rows["deals"].max()) if figure.reads_trajectories else None
-        if sampled is not None and sampled < MIN_SHOWN_SAMPLE_DEALS:
-            view.append({"title": figure.title, "note": figure.note, "chart": None, "table": None,
-                         "withheld": f"Not shown: {sampled} sampled deals, and a readable interval needs at least "
-                                     f"{MIN_SHOWN_SAMPLE_DEALS}; set `trajectory_deals: {MIN_SHOWN_SAMPLE_DEALS}` or more "
-                                     f"in the experiment to replay more (`Run.gameplay()` has the rows)."})
+        if figure.reads_trajectories and int(figure_rows["deals"].max()) < MIN_SHOWN_SAMPLE_DEALS:
+            withheld.append(figure.title)
+            sampled = max(sampled, int(figure_rows["deals"].max()))
             continue
         view.append({"title": figure.title, "note": figure.note, "withheld": None,
                      "chart": charts.gameplay_chart(figure.chart, figure_rows, lengths) if figure.chart else None,
                      "table": table_view(figure_rows, f"{figure.name}-cell-{cell_index}", list(figure.shown))})
+    if withheld:
+        view.append({"title": WITHHELD_TITLE, "note": None, "chart": None, "table": None,
+                     "withheld": f"Not shown: {', '.join(withheld)}. The cell's trajectory sample has {sampled} "
+                                 f"sampled deals, and a readable interval needs at least {MIN_SHOWN_SAMPLE_DEALS}: set "
+                                 f"`trajectory_deals: {MIN_SHOWN_SAMPLE_DEALS}` or more in the experiment to replay "
+                                 f"more (`Run.gameplay()` has the rows)."})
     return view
 
 
