@@ -202,6 +202,9 @@ class Study(StrictModel):
         None, min_length=1, description="listed knob combinations, one cell each (instead of a grid)"
     )
     games: int | None = Field(None, ge=1, le=MAX_GAMES_PER_CELL, description="games per cell")
+    trajectory_deals: Annotated[int, Field(ge=0, le=MAX_TRAJECTORY_DEALS)] | Literal["auto"] | None = Field(
+        None, description="this study's trajectory sample per cell (the experiment's `trajectory_deals` when not given)",
+    )
     explain: Explain | None = Field(
         None,
         description="explain each cell's largest seat deviation: replay its deals with mechanisms "

@@ -357,6 +357,7 @@ def build_plan(experiment: Experiment, *, file: str | None = None) -> Plan:
     # the trajectory sample changes no game: a resume with another one replays only the sample
     dumped = experiment.model_dump(mode="json", exclude={"name", "description", "trajectory_deals"})
     for study in dumped["studies"]:  # keys added later hash, when unset, as before they existed
+        study.pop("trajectory_deals", None)  # a study's sample, like the experiment's
         for key in ("explain", "climb"):
             if study.get(key) is None:
                 study.pop(key, None)
@@ -752,7 +753,9 @@ def _make_cell(
         max_deals=max_deals,
         chunk_deals=chunk_deals,
         seed_entropy=(experiment.seed, int(json_digest(cell_key, SHORT), 16)),
-        trajectory_deals=trajectory_sample(experiment.trajectory_deals, deals) if game.round_scores is not None else 0,
+        trajectory_deals=(trajectory_sample(experiment.trajectory_deals if study.trajectory_deals is None
+                                            else study.trajectory_deals, deals)
+                          if game.round_scores is not None else 0),
     )
 
 

@@ -39,7 +39,7 @@ ALLOWED_WORDS = ("should be", "must be", "allowed", "at most", "at least", "is n
 # Documents that between them hold every numeric field of the schemas, each valid as it is.
 EXPERIMENTS = [
     {"name": "bounds", "seed": 1, "games": 100, "chunk_games": 100, "margin_points": 1.0, "trajectory_deals": 10,
-     "studies": [{"name": "plain", "game": "katz", "games": 100,
+     "studies": [{"name": "plain", "game": "katz", "games": 100, "trajectory_deals": 5,
                   "ladder": [{"policy": "random", "games": 100}, {"policy": "greedy", "games": 100}],
                   "climb": {"max_climbs": 1}}]},
     {"name": "precision", "seed": 1, "games": {"until": {"halfwidth": 0.05}, "max": 1000, "start": 100},

@@ -169,3 +169,22 @@ def test_the_report_draws_the_how_the_game_plays_charts_of_each_cell(tmp_path):
         assert ">turns per game</text>" in section or ">rounds per game</text>" in section
         assert "sampled deals" in section
         assert "per-round score: the running score" in section  # Katz's Game.round_score_meaning
+
+
+def test_a_study_sets_its_own_trajectory_sample_and_the_run_stays_the_same_run():
+    """The quick start replays one deal in 500 (`auto`): Katz's cells get 500 deals, New York Zoo's
+    2,000 games get 4, too few for the report to show. A study's own `trajectory_deals` sets its
+    cells' sample; like the experiment's, it changes no game, so the run's hash and cells' seeds
+    stay those of the run without it."""
+    document = {**DOCUMENT, "games": 96, "studies": [
+        {"game": "katz", "seats": ["greedy"], "rules": {"players": 2}},
+        {"game": "katz", "seats": ["greedy"], "rules": {"players": 3}, "trajectory_deals": 30}]}
+    plan = build_plan(parse_experiment(document))
+    assert [cell.trajectory_deals for cell in plan.cells] == [7, 30]
+    without = build_plan(parse_experiment({**document, "studies": [{**study, "trajectory_deals": None}
+                                                                    for study in document["studies"]]}))
+    assert without.run_hash == plan.run_hash
+    assert [cell.seed_entropy for cell in without.cells] == [cell.seed_entropy for cell in plan.cells]
+    auto = build_plan(parse_experiment({**document, "studies": [document["studies"][0], {
+        **document["studies"][1], "trajectory_deals": "auto"}]}))
+    assert auto.cells[1].trajectory_deals == 0  # 32 deals: auto replays one in 500
