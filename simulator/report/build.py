@@ -432,8 +432,8 @@ def ladder_sentence(row: pd.Series, manifest: dict[str, Any]) -> str:
 
 def _verdict_item(row: pd.Series, seats: pd.DataFrame, claims: pd.DataFrame, manifest: dict[str, Any]) -> dict[str, Any]:
     """A ladder verdict line of the report: its sentence without the per-seat claims (the
-    verdicts' `headline`), with the climb, and the claims as a list, an item per seat and per pair of seats that
-    swap places (in one sentence they ran to ten lines at 5 players)."""
+    verdicts' `headline`), with the climb, and the claims as a list, an item per seat and per
+    pair of seats that swap places (in one sentence they ran to ten lines at 5 players)."""
     item = {"players": int(row["players"]), "verdict": row["verdict"], "seats": [], "seats_heading": PER_SEAT}
     at = claims[(claims["study"] == row["study"]) & (claims["players"] == row["players"])] if len(claims) else claims
     if len(at):
@@ -625,7 +625,7 @@ def _cell_view(cell: ManifestCell, analysis: Analysis, margin: float, y_limits, 
 
 # A trajectory figure of fewer sampled deals shows no chart or table, only how to sample more:
 # a share's 95% interval over 30 deals is still about ±18 points wide, over a handful it spans
-# most of 0-100% (the quick start's New York Zoo cells replay one deal in 500 of 1,000).
+# most of 0-100% (`auto` gives a 2,000-game New York Zoo cell 4 deals).
 MIN_SHOWN_SAMPLE_DEALS = 30
 WITHHELD_TITLE = "From the trajectory sample"
 
@@ -644,9 +644,9 @@ def gameplay_view(cell_index: int, rows: pd.DataFrame | None, lengths: pd.DataFr
         if figure.name not in by_figure:
             continue
         figure_rows = by_figure[figure.name]
-        if figure.reads_trajectories and int(figure_rows["deals"].max()) < MIN_SHOWN_SAMPLE_DEALS:
+        if figure.reads_trajectories and (deals := int(figure_rows["deals"].max())) < MIN_SHOWN_SAMPLE_DEALS:
             withheld.append(figure.title)
-            sampled = max(sampled, int(figure_rows["deals"].max()))
+            sampled = max(sampled, deals)
             continue
         view.append({"title": figure.title, "note": figure.note, "withheld": None,
                      "chart": charts.gameplay_chart(figure.chart, figure_rows, lengths) if figure.chart else None,

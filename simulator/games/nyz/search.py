@@ -93,8 +93,9 @@ does. `strong` is sequential halving (Karnin, Koren & Somekh 2013; the root of G
 over the heuristic's `width` best moves of the decision with that as the arm pull: a move's
 line is the move, then the heuristic for every seat; one extension of it is `rollout_depth`
 more turns after the rest of the seat's turn (3-5 players `rollout_depth_3p`, solo
-`solo_rollout_depth`; 0 = to the end of the game, then one round). A round gives each surviving move max(1, iterations / (rounds x
-survivors)) extensions more (rounds = ceil(log2 width)), values each line's position by
+`solo_rollout_depth`; 0 = to the end of the game, then one round). A round gives each
+surviving move max(1, iterations / (rounds x survivors)) extensions more (rounds =
+ceil(log2 width)), values each line's position by
 position_value (the margin in squares over the others' mean; solo minus the empty squares)
 and keeps the better half (ties: the heuristic's order); the best of the last round is played.
 A line that reaches the end of the game is valued by its outcome (a win above every unfinished
@@ -116,12 +117,12 @@ number of the game's stream.
 
 Expert. strong_move with the expert's evaluation (features.py, "The expert's evaluation": 86
 features, the board's shape included, so that it tells placements apart) and by default
-`searched: every` and, at 3-5 players, `rollout_depth_3p` 2: lines two turns longer per
-extension there won more games among `strong`s, at 2 players they cost a third of the speed
-for no gain (docs/benchmarks.md, "New York Zoo `expert`"). Its row is strong's, except that the weights slot holds the weights file's
-key (learned.KeyedWeights): search_workspace appends to the workspace the vectors of the keys
-the expert seats play (expert_evaluations) and a features buffer, and strong_move takes the
-seat's vector by its key.
+`searched: every` and, at 3-5 players, `rollout_depth_3p` 2: lines extended by two turns at a
+time there won more games among `strong`s, at 2 players they cost a third of the speed for no
+gain (docs/benchmarks.md, "New York Zoo `expert`"). Its row is strong's, except that the
+weights slot holds the weights file's key (learned.KeyedWeights): search_workspace appends to
+the workspace the vectors of the keys the expert seats play (expert_evaluations) and a
+features buffer, and strong_move takes the seat's vector by its key.
 
 Parameters of the tree search (row of the seat's policy_params): iterations, exploration, rollout
 (random or greedy), rollout_depth (decisions, 0 = to the end), width (moves considered per
