@@ -105,12 +105,16 @@ class Flag(Encoding):
 
 @dataclass(frozen=True)
 class Int(Encoding):
-    """An int knob as is; `none` stands for a null value (e.g. 'unlimited')."""
+    """An int knob as is; `none` stands for a null value (e.g. 'unlimited') and `words` for the
+    named values an int knob may also take (e.g. {"random": 0})."""
 
     none: int = 0
+    words: tuple[tuple[str, int], ...] = ()
 
     def values(self, value, params):
-        return [self.none if value is None else int(value)]
+        if value is None:
+            return [self.none]
+        return [dict(self.words).get(value, value) if isinstance(value, str) else int(value)]
 
 
 @dataclass(frozen=True)

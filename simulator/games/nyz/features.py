@@ -53,8 +53,8 @@ from simulator.games.nyz.specs import (
 )
 from simulator.games.nyz.state import (
     E_CAPACITY, E_COUNT, N_SPACES, NO_SPECIES, P_ENCLOSURES, P_HOUSES, P_WIN, R_BREED_ENCLOSURES,
-    R_BREED_MIN, R_RANGE, R_SOLO, R_SOLO_LAPS, R_START_SPACE, SC_ELEPHANT, SC_LAPS, SC_OVER,
-    SC_PLAYERS,
+    R_BREED_MIN, R_RANGE, R_SOLO, R_SOLO_LAPS, SC_ELEPHANT, SC_LAPS, SC_OVER,
+    SC_PLAYERS, SC_START_SPACE,
 )
 
 N_FEATURES = len(FEATURE_NAMES)
@@ -112,7 +112,7 @@ F_EMPTY_X_TIME_USED = 13
 def solo_time_used(st, tab):
     """Share of the solo game's spaces the elephant has travelled (N-8.2: laps from the start
     space), at least one space's worth."""
-    travelled = st.sc[SC_LAPS] * N_SPACES + (st.sc[SC_ELEPHANT] - tab.rules[R_START_SPACE]) % N_SPACES
+    travelled = st.sc[SC_LAPS] * N_SPACES + (st.sc[SC_ELEPHANT] - st.sc[SC_START_SPACE]) % N_SPACES
     return max(travelled, 1) / (tab.rules[R_SOLO_LAPS] * N_SPACES)
 
 

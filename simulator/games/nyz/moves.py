@@ -43,9 +43,10 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
     SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
     SC_POP_SPECIES,
-    SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
+    SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_START_SPACE, SC_STOP_AT_FORCED, SC_TILE,
+    SC_TURNS,
     SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
-    SRC_HOUSE, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
+    SRC_HOUSE, START_RANDOM, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
     ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE, ST_TURN_END,
     ST_TURN_START, TARGET_HOUSE, TILE_D1, UNLIMITED,
 )
@@ -371,7 +372,7 @@ def destination_options(st, tab, seat):
     for _ in range(N_SPACES - 1):  # 4+ reaches less than one full lap (N-8.2)
         space = next_space(space)
         crossed |= line_bit(tab, space)
-        if space == tab.rules[R_START_SPACE]:
+        if space == st.sc[SC_START_SPACE]:
             crossed |= 1 << 5
         if not counts_as_step(st, tab, space):
             continue
@@ -499,7 +500,7 @@ def record_crossings(st, tab, start, dest):
         if species >= 0:
             st.events[n] = species
             n += 1
-        if space == tab.rules[R_START_SPACE] and tab.rules[R_SOLO] != 0:
+        if space == st.sc[SC_START_SPACE] and tab.rules[R_SOLO] != 0:
             st.sc[SC_LAPS] += 1  # N-8.2: entering space 10 counts a lap
     if tab.rules[R_BGA_ORDER] != 0:  # E7: BGA resolves by position of the line on the strip
         for i in range(1, n):
@@ -582,7 +583,6 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
     st.sc[SC_PLAYERS] = players
     st.sc[SC_ENDER] = -1
     st.sc[SC_PENDING_END] = -1
-    st.sc[SC_ELEPHANT] = tab.rules[R_START_SPACE]
     for marker in range(5):  # solo_markers: a marker not in the set stays "used"
         st.markers_used[marker] = tab.marker_absent[marker]
     st.sc[SC_CHECKED] = checked
@@ -604,6 +604,11 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
                 take_from_supply(st, tab, species)
         st.seat[seat, P_COVERED] = popcount(st.grid[seat, 0], st.grid[seat, 1])
     stock_strip(st, tab)
+    start = tab.rules[R_START_SPACE]
+    if start == START_RANDOM:  # drawn after the deal, so a fixed start deals the same tiles
+        start = 1 + rng.randint(st.rng, N_SPACES)
+    st.sc[SC_START_SPACE] = start
+    st.sc[SC_ELEPHANT] = start
     st.sc[SC_STAGE] = ST_SETUP_PLACE if tab.rules[R_SHORT_GAME] != 0 else ST_TURN_START
     advance(by_ref(st), by_ref(tab))
     return st
@@ -1216,7 +1221,7 @@ def solo_score(st, tab):
         return -empty_squares(st, tab, 0)
     distance = 0
     space = st.sc[SC_ELEPHANT]
-    while space != tab.rules[R_START_SPACE]:
+    while space != st.sc[SC_START_SPACE]:
         space = next_space(space)
         distance += 1
     if tab.rules[R_SOLO_LAP_AWARE] != 0:

@@ -27,6 +27,7 @@ SINGLE_RULES = ("any_time", "when_no_pictured_fits", "when_pair_does_not_fit")  
 MAX_CELLS = 128  # squares of a board: the kernels' bitboards are two uint64 words (state.py)
 MAX_HOUSES = 6
 N_SPACES = 25  # spaces of the strip (N-3.1)
+START_RANDOM = 0  # R_START_SPACE of strip.start_space "random" (spaces are 1..25)
 
 
 @functools.lru_cache(maxsize=None)
@@ -197,10 +198,20 @@ class Strip(StrictModel):
         "Breeding line of each species, as its trigger space (the first space after the line).",
         allowed="each of the 5 species -> a different space 1..25",
     )
-    start_space: int = knob(
-        comp.START_SPACE, "N-3.1", "The elephant's start space; in solo also the lap space.",
-        ge=1, le=N_SPACES, encode=Int("R_START_SPACE"),
+    start_space: Literal["random"] | int = knob(
+        comp.START_SPACE, "N-3.1",
+        "The elephant's start space; in solo also the lap space. random: drawn per game, each "
+        "space as likely, so no start favours a seat (seeds/new-york-zoo.md, decision 13).",
+        allowed='"random", or a space 1..25',
+        encode=Int("R_START_SPACE", words=(("random", START_RANDOM),)),
     )
+
+    @pydantic.field_validator("start_space")
+    @classmethod
+    def check_start_space(cls, space):
+        if space != "random" and not 1 <= space <= N_SPACES:
+            raise ValueError(f"allowed: \"random\", or a space 1..{N_SPACES}")
+        return space
 
     @pydantic.field_validator("spaces")
     @classmethod

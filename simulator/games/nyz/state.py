@@ -17,7 +17,9 @@ rows and row 0 is unused.
 
 from collections import namedtuple
 
-from simulator.games.nyz.params import MAX_CELLS, MAX_HOUSES, N_SPACES, RULES  # noqa: F401
+from simulator.games.nyz.params import (  # noqa: F401
+    MAX_CELLS, MAX_HOUSES, N_SPACES, RULES, START_RANDOM,
+)
 
 
 MAX_PLAYERS = 5
@@ -124,7 +126,8 @@ SC_ROUNDS = 34
 SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal move
 SC_ENDER = 36  # seat whose turn triggered the end, -1 = none (yet, or a turn cap)
 SC_PENDING_END = 37  # end_timing complete_round: END_* of the trigger, -1 = none; ends the round
-N_SCALARS = 38
+SC_START_SPACE = 38  # the elephant's start space (strip.start_space, or drawn at set-up)
+N_SCALARS = 39
 
 # stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0

@@ -34,11 +34,12 @@ VARIANTS = {
         "tile_classes": {"A": ["D1", "D2", "D3", "D4", "D5", "D6", "D7", "A8"],
                          "D": ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]},
     },
-    # the mechanism switches of issue #24 at once (N-7.4, N-2.4 to N-2.6, bonus breeding off)
+    # the mechanism switches of issue #24 at once (N-7.4, N-2.4 to N-2.6, bonus breeding off,
+    # the start space drawn per game)
     "mechanisms": {
         "end_timing": "complete_round", "equal_barns": True, "equal_houses": True,
         "equal_start_animals": True, "geometry": {"bonus_breeding_player_counts": []},
-        "tie_break": "shared",
+        "tie_break": "shared", "strip": {"start_space": "random"},
     },
 }
 # (players, variant, games per policy); 2 policies each -> 28,400 games in total

@@ -1151,6 +1151,34 @@ def test_n3_strip_layout_knobs():
     assert game(2, strip={"start_space": 5}).scalar(S.SC_ELEPHANT) == 5
 
 
+def test_n31_random_start_space():
+    """N-3.1 strip.start_space = random (decision 13): the elephant starts on a space drawn per
+    game, every space as likely; the deal is the fixed start's; in solo the drawn space is the
+    lap space."""
+    from scipy import stats
+
+    starts = [game(2, seed=seed, check=False, strip={"start_space": "random"}).scalar(S.SC_ELEPHANT)
+              for seed in range(1000)]
+    counts = np.bincount(starts, minlength=S.N_SPACES + 1)
+    assert counts[0] == 0 and counts.sum() == 1000
+    assert stats.chisquare(counts[1:]).pvalue > 0.001  # 40 per space expected
+    for seed in (1, 2, 3):
+        fixed, drawn = game(3, seed=seed), game(3, seed=seed, strip={"start_space": "random"})
+        assert np.array_equal(fixed.state.bay_tiles, drawn.state.bay_tiles)
+        assert drawn.scalar(S.SC_START_SPACE) == drawn.scalar(S.SC_ELEPHANT)
+    seed = next(seed for seed in range(100) if 2 <= starts[seed] <= 9)
+    pos = game(1, seed=seed, strip={"start_space": "random"})
+    start = pos.scalar(S.SC_START_SPACE)
+    assert start == starts[seed]  # the draw does not depend on the player count
+    restart_turn(pos, active=0, elephant=start - 1)
+    move_elephant(pos, start, 2)  # marker 1: entering the drawn start space counts a lap
+    assert pos.scalar(S.SC_LAPS) == 1
+    pos.state.markers_used[:] = 0
+    restart_turn(pos, active=0, elephant=9)
+    move_elephant(pos, 10, 2)  # the printed start is a space like any other
+    assert pos.scalar(S.SC_LAPS) == 1
+
+
 def test_n13_tile_classes():
     """N-1.3 tile_classes: the 7-square tiles dealt as class A and 4-square ones as class D, so
     the D bays show 4-square tiles on top; a strip needing more tiles of a class than listed
@@ -1182,7 +1210,8 @@ BAD_SPACES = [comp.strip_text(space) for space in comp.STRIP[:-1]] + ["BCX"]
     ({"strip": {"spaces": ["BCD"]}}, "strip.spaces", "1 spaces; allowed: 25 spaces"),
     ({"strip": {"breeding_lines": {"kangaroo": 4, "penguin": 4, "fox": 14, "meerkat": 19,
                                    "flamingo": 24}}}, "strip.breeding_lines", "share a trigger"),
-    ({"strip": {"start_space": 26}}, "strip.start_space", "less than or equal to 25"),
+    ({"strip": {"start_space": 26}}, "strip.start_space", 'allowed: "random", or a space 1..25'),
+    ({"strip": {"start_space": "randm"}}, "strip.start_space", "or a space 1..25"),
     ({"tile_classes": {"A": ["A1", "A1"]}}, "tile_classes", "A1 is listed twice"),
     ({"solo_markers": ["1", "1"]}, "solo_markers", "each at most once"),
     ({"populate_max": 4}, "populate_max", "less than or equal to 3"),
