@@ -84,6 +84,9 @@ class ProgressBar:
         self.cells = cells
         self.finished = {index: work.finished for index, work in cells.items()}
         self.measured: dict[int, tuple[int, float]] = {}  # cell -> (games, seconds) of its done chunks
+        # a chunk in play, by its progress file -> (clock, games) when the bar first read it
+        self.first_read: dict[Path, tuple[float, int]] = {}
+        self.playing: dict[int, tuple[int, float]] = {}  # cell -> (games, seconds) of its chunks in play since
         self.clock = clock
         self.started = clock()
         stream = sys.stderr if stream is None else stream
@@ -135,13 +138,15 @@ class ProgressBar:
         return 1.0 if total <= 0 else 1.0 - self._work_left(costs, in_play) / total
 
     def _costs(self) -> dict[int, float]:
-        """Seconds per game of each cell: measured, or its weight times the seconds per unit of
-        weight of the measured cells of its kind (game and seats), else of its game, else of every
-        measured cell (a search player's game costs far more than its weight says, and the cheap
-        games of another game measured first told a study of them it was nearly done); plain
-        weights while no cell is measured."""
+        """Seconds per game of each cell: measured (by its finished chunks, else by its chunks in
+        play), or its weight times the seconds per unit of weight of the measured cells of its
+        kind (game and seats), else of its game, else of every measured cell (a search player's
+        game costs far more than its weight says, and the cheap games of another game measured
+        first told a study of them it was nearly done); plain weights while no cell is measured."""
         measured = [(self.cells[cell], games, seconds) for cell, (games, seconds) in self.measured.items()
                     if games and seconds > 0]
+        measured += [(self.cells[cell], games, seconds) for cell, (games, seconds) in self.playing.items()
+                     if games and seconds > 0 and cell not in self.measured]
         by_kind: dict[tuple, list] = {}
         by_game: dict[tuple, list] = {}
         for entry in measured:
@@ -155,7 +160,7 @@ class ProgressBar:
         every = scale(measured) or 1.0
         costs = {}
         for cell, work in self.cells.items():
-            games, spent = self.measured.get(cell, (0, 0.0))
+            games, spent = self.measured.get(cell) or self.playing.get(cell, (0, 0.0))
             if games and spent > 0:
                 costs[cell] = spent / games
             else:
@@ -172,15 +177,28 @@ class ProgressBar:
             self.refresh()
 
     def _in_play(self) -> dict[int, int]:
-        """Games played so far by the chunks in play, per cell (their progress files)."""
+        """Games played so far by the chunks in play, per cell (their progress files). Also
+        measures the chunks' speed since the bar first read each (`playing`): a cell whose first
+        chunk is still in play, in a game no finished chunk has measured yet, costs what its
+        chunks take instead of what the other game's cells took."""
         games: dict[int, int] = {}
+        now = self.clock()
+        playing: dict[int, tuple[int, float]] = {}
+        first_read = {}
         for path in self.run_dir.glob(f"{LOGS_DIR}/cell=*/.*.progress"):
             try:
                 cell = int(path.parent.name.split("=", 1)[1])
-                games[cell] = games.get(cell, 0) + int(path.read_text() or 0)
+                played = int(path.read_text() or 0)
             except (OSError, ValueError):
-                pass  # finished or being rewritten just now
-        return {cell: count for cell, count in games.items() if cell in self.cells}
+                continue  # finished or being rewritten just now
+            if cell not in self.cells:
+                continue
+            games[cell] = games.get(cell, 0) + played
+            first_read[path] = since, played_then = self.first_read.get(path, (now, played))
+            games_since, seconds_since = playing.get(cell, (0, 0.0))
+            playing[cell] = (games_since + played - played_then, seconds_since + now - since)
+        self.first_read, self.playing = first_read, playing
+        return games
 
     def _show(self, in_play: dict[int, int], after: float = LINE_SECONDS) -> None:
         """Update the bar's text and work done and show them; a LineBar writes its line when

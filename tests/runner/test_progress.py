@@ -120,6 +120,34 @@ def test_a_cell_not_yet_measured_costs_what_measured_cells_of_its_kind_cost(tmp_
     assert bar.seconds_left({}) == pytest.approx(20.0 * (1_000 * 0.01 + 1_000 * 0.002 + 1_000 * costs[4]) / 20.0)
 
 
+def test_a_cell_whose_first_chunk_is_in_play_costs_what_that_chunk_takes(tmp_path):
+    """The explain study's bar said 5 s left at 74% with 13 minutes to go: no New York Zoo chunk
+    had finished, so its expert cells were priced by the Katz games' speed. A chunk in play
+    measures its cell from its progress file, from when the bar first read it."""
+    clock = FakeClock()
+    katz, expert = ("katz", ("greedy", "greedy")), ("nyz", ("expert", "expert"))
+    cells = {0: CellWork(games=100_000, finished=0, weight=1.0, kind=katz),
+             1: CellWork(games=1_000, finished=0, weight=5.0, kind=expert),
+             2: CellWork(games=1_000, finished=0, weight=5.0, kind=expert)}
+    bar = ProgressBar(tmp_path, cells, description="explain", enabled=False, clock=clock)
+    clock.now = 10.0
+    bar.chunk_done(0, 100_000, seconds=10.0)  # Katz: 0.1 ms a game
+    folder = tmp_path / "logs" / "cell=0001"
+    folder.mkdir(parents=True)
+    (folder / ".chunk-000000.progress").write_text("10")
+    assert bar._in_play() == {1: 10}
+    assert bar._costs()[1] == pytest.approx(5.0 * 1e-4)  # nothing to go on yet but the Katz games
+    clock.now = 20.0
+    (folder / ".chunk-000000.progress").write_text("110")
+    assert bar._in_play() == {1: 110}
+    costs = bar._costs()
+    assert costs[1] == costs[2] == pytest.approx(0.1)  # 100 games in 10 s: 0.1 s a game
+    assert bar.seconds_left({1: 110}) == pytest.approx(20.0 * (890 * 0.1 + 1_000 * 0.1) / (10.0 + 110 * 0.1))
+    (folder / ".chunk-000000.progress").unlink()
+    bar.chunk_done(1, 1_000, seconds=50.0)  # the finished chunk's measurement takes over
+    assert bar._in_play() == {} and bar._costs()[2] == pytest.approx(0.05)
+
+
 def test_games_played_in_an_earlier_session_count_as_done_but_not_as_this_sessions_speed(tmp_path):
     clock = FakeClock()
     bar = ProgressBar(tmp_path, {0: CellWork(games=1_000, finished=900, weight=1.0)}, "resumed", enabled=False, clock=clock)
