@@ -274,7 +274,7 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
     if not pd.isna(cell["explained_fraction"]):
         sentence += f" The named mechanisms explain {_fraction_with_interval(cell)} of it."
     if much_unexplained(cell) and cell.get("unused_knobs"):
-        sentence += (f" Less than {EXPLAINED_ENOUGH:.0%} of it is shown explained: {len(cell['unused_knobs'])} of "
+        sentence += (f" {not_shown_explained_text(cell)}: {len(cell['unused_knobs'])} of "
                      f"{cell['game']}'s knobs or knob groups are not yet used as mechanisms (the report lists them; "
                      f"`zoosim rules {cell['game']}`).")
     interacting = shares[shares["interacts"]]["mechanism"].tolist()
@@ -298,6 +298,15 @@ def much_unexplained(cell: pd.Series) -> bool:
     seat edge: the explained fraction's interval reaches below it, or it has none."""
     low = cell.get("explained_fraction_low", math.nan)
     return bool(pd.isna(low) or low < EXPLAINED_ENOUGH)
+
+
+def not_shown_explained_text(cell: pd.Series) -> str:
+    """Why the knobs not yet used are listed, in words: an explained share of 87% [70, 104] is not
+    "less than 75% explained", but its interval does not show 75%."""
+    low = cell.get("explained_fraction_low", math.nan)
+    if pd.isna(low):
+        return f"No interval shows {EXPLAINED_ENOUGH:.0%} of it explained yet"
+    return f"Its interval does not show {EXPLAINED_ENOUGH:.0%} of it explained (its lower end: {low:.0%})"
 
 
 def unused_knobs_text(cell: pd.Series) -> str:

@@ -23,7 +23,8 @@ import yaml
 
 from simulator.analysis import stats
 from simulator.analysis.explain import (
-    REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, ordered_shares, unused_knobs_text,
+    REST_NAMES, ExplainAnalysis, explain_run, explain_sentence, much_unexplained, not_shown_explained_text, ordered_shares,
+    unused_knobs_text,
 )
 from simulator.analysis.gameplay import FIGURES, run_gameplay
 from simulator.analysis.tables import MIN_GAMES, PER_SEAT, Analysis, analyze_run, claim_phrases, seat_swaps
@@ -123,6 +124,7 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
             # where much stays unexplained: the knobs a designer could add as mechanisms
             "unused_knobs": unused_knobs_text(cell) if ready and much_unexplained(cell) and cell.get("unused_knobs")
             else None,
+            "not_shown_explained": not_shown_explained_text(cell),
         })
     return views
 
