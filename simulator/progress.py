@@ -188,9 +188,11 @@ class ProgressBar:
         for path in self.run_dir.glob(f"{LOGS_DIR}/cell=*/.*.progress"):
             try:
                 cell = int(path.parent.name.split("=", 1)[1])
-                played = int(path.read_text() or 0)
-            except (OSError, ValueError):
-                continue  # finished or being rewritten just now
+                played = int(path.read_text())
+            except (OSError, ValueError):  # finished, or read empty while its worker rewrites it
+                if path in self.first_read:
+                    first_read[path] = self.first_read[path]
+                continue
             if cell not in self.cells:
                 continue
             games[cell] = games.get(cell, 0) + played

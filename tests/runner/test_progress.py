@@ -148,6 +148,26 @@ def test_a_cell_whose_first_chunk_is_in_play_costs_what_that_chunk_takes(tmp_pat
     assert bar._in_play() == {} and bar._costs()[2] == pytest.approx(0.05)
 
 
+def test_a_progress_file_read_while_it_is_rewritten_measures_nothing(tmp_path):
+    """The 3-player explain probe's bar jumped to 100% with 90% of its games to go: a progress
+    file read empty while its worker rewrote it counted as 0 games, so its chunk seemed to have
+    played a negative number since the bar first read it."""
+    clock = FakeClock()
+    cells = {cell: CellWork(games=4_000, finished=0, weight=5.0, kind=("nyz", ("expert",))) for cell in range(4)}
+    bar = ProgressBar(tmp_path, cells, description="explain", enabled=False, clock=clock)
+    folder = tmp_path / "logs" / "cell=0000"
+    folder.mkdir(parents=True)
+    progress_file = folder / ".chunk-000000.progress"
+    for now, text in [(1.0, "100"), (2.0, "200"), (3.0, ""), (4.0, "400")]:
+        clock.now = now
+        progress_file.write_text(text)
+        in_play = bar._in_play()
+        assert all(games >= 0 for games, _ in bar.playing.values())
+        assert 0.0 <= bar.work_fraction(in_play) < 0.2
+    assert bar.playing[0] == (300, 3.0)  # from the first read (1.0 s, 100 games) on
+    assert bar._costs()[3] == pytest.approx(0.01)
+
+
 def test_games_played_in_an_earlier_session_count_as_done_but_not_as_this_sessions_speed(tmp_path):
     clock = FakeClock()
     bar = ProgressBar(tmp_path, {0: CellWork(games=1_000, finished=900, weight=1.0)}, "resumed", enabled=False, clock=clock)
