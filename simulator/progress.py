@@ -135,7 +135,7 @@ class ProgressBar:
     def work_fraction(self, in_play: dict[int, int]) -> float:
         costs = self._costs()
         total = sum(work.games * costs[cell] for cell, work in self.cells.items())
-        return 1.0 if total <= 0 else 1.0 - self._work_left(costs, in_play) / total
+        return 1.0 if total <= 0 else min(1.0, max(0.0, 1.0 - self._work_left(costs, in_play) / total))
 
     def _costs(self) -> dict[int, float]:
         """Seconds per game of each cell: measured (by its finished chunks, else by its chunks in
@@ -144,9 +144,9 @@ class ProgressBar:
         game costs far more than its weight says, and the cheap games of another game measured
         first told a study of them it was nearly done); plain weights while no cell is measured."""
         measured = [(self.cells[cell], games, seconds) for cell, (games, seconds) in self.measured.items()
-                    if games and seconds > 0]
+                    if games > 0 and seconds > 0]
         measured += [(self.cells[cell], games, seconds) for cell, (games, seconds) in self.playing.items()
-                     if games and seconds > 0 and cell not in self.measured]
+                     if games > 0 and seconds > 0 and cell not in self.measured]
         by_kind: dict[tuple, list] = {}
         by_game: dict[tuple, list] = {}
         for entry in measured:
@@ -161,7 +161,7 @@ class ProgressBar:
         costs = {}
         for cell, work in self.cells.items():
             games, spent = self.measured.get(cell) or self.playing.get(cell, (0, 0.0))
-            if games and spent > 0:
+            if games > 0 and spent > 0:
                 costs[cell] = spent / games
             else:
                 costs[cell] = work.weight * (scale(by_kind.get(work.kind, [])) or scale(by_game.get(work.kind[:1], []))
