@@ -114,7 +114,7 @@ class Int(Encoding):
     def values(self, value, params):
         if value is None:
             return [self.none]
-        return [dict(self.words).get(value, value) if isinstance(value, str) else int(value)]
+        return [dict(self.words)[value] if isinstance(value, str) else int(value)]
 
 
 @dataclass(frozen=True)

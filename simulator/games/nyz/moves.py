@@ -501,7 +501,7 @@ def record_crossings(st, tab, start, dest):
             st.events[n] = species
             n += 1
         if space == st.sc[SC_START_SPACE] and tab.rules[R_SOLO] != 0:
-            st.sc[SC_LAPS] += 1  # N-8.2: entering space 10 counts a lap
+            st.sc[SC_LAPS] += 1  # N-8.2: entering the start space (10 as printed) counts a lap
     if tab.rules[R_BGA_ORDER] != 0:  # E7: BGA resolves by position of the line on the strip
         for i in range(1, n):
             j = i
@@ -1215,8 +1215,8 @@ def apply_checked_move(st, tab, move):
 
 @kernel
 def solo_score(st, tab):
-    """N-8.2 / E16: spaces from the elephant to space 10 (bga), or to the end of the last lap
-    (lap_aware), if the board is complete; else minus the uncovered squares."""
+    """N-8.2 / E16: spaces from the elephant to the start space, 10 as printed (bga), or to the
+    end of the last lap (lap_aware), if the board is complete; else minus the uncovered squares."""
     if not board_complete(st, tab, 0):
         return -empty_squares(st, tab, 0)
     distance = 0
