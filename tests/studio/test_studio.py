@@ -124,7 +124,11 @@ def test_play_pin_change_compare_save_replays_the_same_games(tmp_path):
     assert comparison["sentence"].startswith("seat ")
     assert "Verdict unbalanced" in comparison["sentence"] and "→ balanced" in comparison["sentence"]
     change = comparison["seats"][0]
-    assert change["low"] <= change["change"] <= change["high"] < 0
+    # A's share is above fair + 5 points and B's below it (their verdicts), so the change is
+    # negative; the paired interval's high end need not be: each run stops once decided, near the
+    # band's edge, by how many games its last batch overshot, which depends on the machine's load
+    # (it reached +0.28 points on a busy machine)
+    assert change["low"] <= change["change"] <= change["high"] and change["change"] < 0
     saved = studio.save()
     experiment, run_dir = Path(saved["experiment"]), Path(saved["run_dir"])
     assert experiment.parent == run_dir.parent == tmp_path / "out"
