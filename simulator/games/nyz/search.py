@@ -98,6 +98,9 @@ surviving move max(1, iterations / (rounds x survivors)) extensions more (rounds
 ceil(log2 width)), values each line's position by
 position_value (the margin in squares over the others' mean; solo minus the empty squares)
 and keeps the better half (ties: the heuristic's order); the best of the last round is played.
+A round plays a surviving line on from where the last one stopped (kept_lines keeps its game
+and its stream; a line's moves depend on nothing else, so it is the line played again from the
+decision).
 A line that reaches the end of the game is valued by its outcome (a win above every unfinished
 position, a loss below: features.finished_value) and is not played on in later rounds. A
 larger budget looks further along the finalists' lines, which the evaluation values more
@@ -177,6 +180,9 @@ PLAN_CAPACITY = 64
 N_PLAN_SLOTS = 5
 PLAN_SEAT, PLAN_TURN, PLAN_DECISIONS, PLAN_LINE, PLAN_NEXT = range(N_PLAN_SLOTS)
 
+# Most lines strong_move keeps between rounds (kept_lines): the default width's 4 and more
+KEPT_LINES = 64
+
 # Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
 # prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
 # second visit only where the first move's line scored below about 0.62, instead of always.
@@ -219,6 +225,46 @@ def copy_state(source, target):
         target.option_aux[index] = source.option_aux[index]
     target.sc[SC_CHECKED] = 0
     target.sc[SC_STOP_AT_FORCED] = 0
+
+
+@kernel
+def copy_slot(array, kept, slot, save):
+    """kept[slot] = array (save), else array = kept[slot]."""
+    if save:
+        tree_search.copy_array(array, kept[slot])
+    else:
+        tree_search.copy_array(kept[slot], array)
+
+
+@kernel
+def keep_line(scratch, kept, slot, save):
+    """Save the scratch game into kept line `slot` (save) or restore it from there (kept_lines:
+    every State array with a slot axis in front): copy_state's arrays but the policies (the
+    same in every line of a decision, and no move changes them) and the current decision's
+    options."""
+    copy_slot(scratch.sc, kept.sc, slot, save)
+    copy_slot(scratch.rng, kept.rng, slot, save)
+    copy_slot(scratch.bay_tiles, kept.bay_tiles, slot, save)
+    copy_slot(scratch.bay_count, kept.bay_count, slot, save)
+    copy_slot(scratch.animal_supply, kept.animal_supply, slot, save)
+    copy_slot(scratch.attraction_supply, kept.attraction_supply, slot, save)
+    copy_slot(scratch.grid, kept.grid, slot, save)
+    copy_slot(scratch.cells, kept.cells, slot, save)
+    copy_slot(scratch.house, kept.house, slot, save)
+    copy_slot(scratch.enc, kept.enc, slot, save)
+    copy_slot(scratch.seat, kept.seat, slot, save)
+    copy_slot(scratch.start_tiles, kept.start_tiles, slot, save)
+    copy_slot(scratch.events, kept.events, slot, save)
+    copy_slot(scratch.follow, kept.follow, slot, save)
+    copy_slot(scratch.markers_used, kept.markers_used, slot, save)
+    copy_slot(scratch.fit_from, kept.fit_from, slot, save)
+    for index in range(scratch.sc[SC_N_OPTIONS]):  # sc first: this decision's count either way
+        if save:
+            kept.options[slot, index] = scratch.options[index]
+            kept.option_aux[slot, index] = scratch.option_aux[index]
+        else:
+            scratch.options[index] = kept.options[slot, index]
+            scratch.option_aux[index] = kept.option_aux[slot, index]
 
 
 @kernel
@@ -369,7 +415,25 @@ def search_workspace(tab, policy_id, policy_params):
     if not np.any(np.asarray(policy_id) >= FIRST_SEARCH_POLICY):
         return None, None
     scratch, workspace = allocate_search(tab, policy_id, policy_params)
-    return scratch, workspace + expert_evaluations(policy_id, policy_params)
+    return scratch, workspace + expert_evaluations(policy_id, policy_params) + kept_lines(
+        scratch, policy_id, policy_params)
+
+
+def kept_lines(scratch, policy_id, policy_params):
+    """(kept games, their line streams): the slots where strong_move keeps its lines between
+    rounds, slot k x lines + line for line `line` of ranked move k (module docstring, "Strong"),
+    for the largest width x lines among the `strong` and `expert` seats, at most KEPT_LINES
+    (their other lines are played again from the decision). The games are the scratch game's
+    arrays with a slot axis in front."""
+    slots = 0
+    for policy, row in zip(policy_id, policy_params):
+        if policy == STRONG or policy == EXPERT:
+            budget = int(row[ITERATIONS])  # strong_move's lines per move (solo: fewer)
+            lines = max(1, budget // max(1, min(budget, int(row[S_HORIZON_ITERATIONS]))))
+            slots = max(slots, min(int(row[WIDTH]), MAX_OPTIONS) * lines)
+    slots = min(slots, KEPT_LINES)
+    games = type(scratch)(*(np.zeros((slots,) + array.shape, dtype=array.dtype) for array in scratch))
+    return games, np.zeros(slots, dtype=np.uint64)
 
 
 def expert_evaluations(policy_id, policy_params):
@@ -557,7 +621,7 @@ def strong_move(st, tab, scratch, workspace, params):
     tree, seen, pool, ranked, features, move_values = workspace[:6]
     evaluation = params[S_WEIGHTS:]
     if st.policy_id[seat] == EXPERT:  # its weights by the key in its row (expert_evaluations)
-        keys, vectors, features = workspace[10:]
+        keys, vectors, features = workspace[10:13]
         for index in range(keys.shape[0]):
             if keys[index] == params[S_WEIGHTS]:
                 evaluation = vectors[index]
@@ -565,6 +629,7 @@ def strong_move(st, tab, scratch, workspace, params):
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
     order, rng, line_over = tree[3], tree[5], tree[8]
+    kept, kept_streams = workspace[13:]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
@@ -593,7 +658,7 @@ def strong_move(st, tab, scratch, workspace, params):
         order[k] = k
         line_over[k] = 0
     survivors, extensions = count, 0
-    for _ in range(rounds):
+    for round_index in range(rounds):
         extensions += max(1, horizon_budget // (rounds * survivors))
         last_turn = -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth
         for j in range(survivors):
@@ -602,14 +667,22 @@ def strong_move(st, tab, scratch, workspace, params):
                 continue
             total, over = 0.0, 1
             for line in range(lines):
-                copy_state(st, scratch)
-                rng[0] = stream + np.uint64(line)
-                if hidden:  # every move's line i on the same deal of the unseen tiles
-                    determinize(scratch, ctx, seat, rng)
-                M.apply_move(scratch, tab, ranked[k])
+                slot = k * lines + line
+                if round_index > 0 and slot < kept_streams.shape[0]:  # on from where it stopped
+                    keep_line(scratch, kept, slot, False)
+                    rng[0] = kept_streams[slot]
+                else:
+                    copy_state(st, scratch)
+                    rng[0] = stream + np.uint64(line)
+                    if hidden:  # every move's line i on the same deal of the unseen tiles
+                        determinize(scratch, ctx, seat, rng)
+                    M.apply_move(scratch, tab, ranked[k])
                 play_line(scratch, tab, weights, last_turn, 0.0 if line == 0 else temperature, rng)
                 total += position_value(scratch, tab, seat, evaluation, features)
                 over &= scratch.sc[SC_OVER]
+                if round_index + 1 < rounds and slot < kept_streams.shape[0]:
+                    keep_line(scratch, kept, slot, True)
+                    kept_streams[slot] = rng[0]
             move_values[k] = total / lines
             line_over[k] = over
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
