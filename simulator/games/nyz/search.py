@@ -100,7 +100,11 @@ position_value (the margin in squares over the others' mean; solo minus the empt
 and keeps the better half (ties: the heuristic's order); the best of the last round is played.
 A round plays a surviving line on from where the last one stopped (kept_lines keeps its game
 and its stream; a line's moves depend on nothing else, so it is the line played again from the
-decision).
+decision). The played move's heuristic line passes through the next decision's position and goes
+on with that decision's heuristic move: when the next decision follows at once (no other move and
+no other policy's decision between, the same heuristic, no hidden stacks), the heuristic move's
+line there starts from the played move's kept games (the carried line) where they are not past
+the round's end.
 A line that reaches the end of the game is valued by its outcome (a win above every unfinished
 position, a loss below: features.finished_value) and is not played on in later rounds. A
 larger budget looks further along the finalists' lines, which the evaluation values more
@@ -180,8 +184,21 @@ PLAN_CAPACITY = 64
 N_PLAN_SLOTS = 5
 PLAN_SEAT, PLAN_TURN, PLAN_DECISIONS, PLAN_LINE, PLAN_NEXT = range(N_PLAN_SLOTS)
 
-# Most lines strong_move keeps between rounds (kept_lines): the default width's 4 and more
+# Most lines strong_move keeps (kept_lines): the default width's 12 and more
 KEPT_LINES = 64
+
+# kept_lines' layout: slots 0 .. CARRIED_ROUNDS - 1 hold the carried line (the played move's
+# games at the end of its first rounds), then the decision's own: round r's line `line` of ranked
+# move k at CARRIED_ROUNDS + (r x count + k) x lines + line. Stops: the last turn of a kept game's
+# round (END_STOP: to the end of the game), row CARRIED of the carried line's, row CURRENT of this
+# decision's rounds (at most MAX_ROUNDS: ceil(log2(width))). Carry key: the game's stream word,
+# the decisions made (decisions_made) and the heuristic the carried line was played with, and the
+# number of carried games.
+CARRIED_ROUNDS = 4
+MAX_ROUNDS = math.ceil(math.log2(MAX_OPTIONS))
+CARRIED, CURRENT = 0, 1
+END_STOP = 1 << 40
+KEY_STREAM, KEY_DECISIONS, KEY_HEURISTIC, KEY_CARRIED = range(4)
 
 # Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
 # prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
@@ -420,20 +437,22 @@ def search_workspace(tab, policy_id, policy_params):
 
 
 def kept_lines(scratch, policy_id, policy_params):
-    """(kept games, their line streams): the slots where strong_move keeps its lines between
-    rounds, slot k x lines + line for line `line` of ranked move k (module docstring, "Strong"),
-    for the largest width x lines among the `strong` and `expert` seats, at most KEPT_LINES
-    (their other lines are played again from the decision). The games are the scratch game's
-    arrays with a slot axis in front."""
+    """(kept games, their line streams, stops, carry key): the slots where strong_move keeps its
+    lines (module docstring, "Strong"; the layout at CARRIED_ROUNDS), for the largest width x
+    lines among the `strong` and `expert` seats, at most KEPT_LINES (lines past them are played
+    from the decision). The games are the scratch game's arrays with a slot axis in front."""
     slots = 0
     for policy, row in zip(policy_id, policy_params):
         if policy == STRONG or policy == EXPERT:
             budget = int(row[ITERATIONS])  # strong_move's lines per move (solo: fewer)
             lines = max(1, budget // max(1, min(budget, int(row[S_HORIZON_ITERATIONS]))))
-            slots = max(slots, min(int(row[WIDTH]), MAX_OPTIONS) * lines)
+            width = min(int(row[WIDTH]), MAX_OPTIONS)
+            rounds = max(1, math.ceil(math.log2(max(width, 1))))
+            slots = max(slots, CARRIED_ROUNDS + rounds * width * lines)
     slots = min(slots, KEPT_LINES)
     games = type(scratch)(*(np.zeros((slots,) + array.shape, dtype=array.dtype) for array in scratch))
-    return games, np.zeros(slots, dtype=np.uint64)
+    return (games, np.zeros(slots, dtype=np.uint64), np.zeros((2, MAX_ROUNDS), dtype=np.int64),
+            np.zeros(4, dtype=np.uint64))
 
 
 def expert_evaluations(policy_id, policy_params):
@@ -494,6 +513,15 @@ def finish_turn(st, tab, seat, weights, line):
             length += 1
         M.apply_move(st, tab, move)
     return length
+
+
+@kernel
+def decisions_made(st):
+    """Decisions of every seat so far (play.py counts each one before its move)."""
+    total = 0
+    for seat in range(st.sc[SC_PLAYERS]):
+        total += st.seat[seat, P_DECISIONS]
+    return total
 
 
 @kernel
@@ -629,7 +657,8 @@ def strong_move(st, tab, scratch, workspace, params):
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
     order, rng, line_over = tree[3], tree[5], tree[8]
-    kept, kept_streams = workspace[13:]
+    kept, kept_streams, stops, carry_key = workspace[13:]
+    slots = kept_streams.shape[0]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
@@ -657,20 +686,37 @@ def strong_move(st, tab, scratch, workspace, params):
     for k in range(count):
         order[k] = k
         line_over[k] = 0
+    heuristic = int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])
+    carried = 0  # games of the carried line valid here (module docstring, "Strong")
+    if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
+            and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
+        carried = int(carry_key[KEY_CARRIED])
     survivors, extensions = count, 0
     for round_index in range(rounds):
         extensions += max(1, horizon_budget // (rounds * survivors))
         last_turn = -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth
+        stop = END_STOP if last_turn < 0 else last_turn
+        stops[CURRENT, round_index] = stop
         for j in range(survivors):
             k = order[j]
             if line_over[k] != 0:
                 continue
             total, over = 0.0, 1
             for line in range(lines):
-                slot = k * lines + line
-                if round_index > 0 and slot < kept_streams.shape[0]:  # on from where it stopped
-                    keep_line(scratch, kept, slot, False)
-                    rng[0] = kept_streams[slot]
+                slot = CARRIED_ROUNDS + (round_index * count + k) * lines + line
+                # the kept game furthest along this line and not past this round's end: the
+                # last round's, or (the heuristic's move and line) a carried one
+                source, reached = -1, -1
+                if round_index > 0 and slot - count * lines < slots:
+                    source = slot - count * lines
+                    reached = stops[CURRENT, round_index - 1]
+                if k == 0 and line == 0:
+                    for c in range(carried):
+                        if reached < stops[CARRIED, c] <= stop:
+                            source, reached = c, stops[CARRIED, c]
+                if source >= 0:  # on from where it stopped
+                    keep_line(scratch, kept, source, False)
+                    rng[0] = kept_streams[source]
                 else:
                     copy_state(st, scratch)
                     rng[0] = stream + np.uint64(line)
@@ -680,7 +726,7 @@ def strong_move(st, tab, scratch, workspace, params):
                 play_line(scratch, tab, weights, last_turn, 0.0 if line == 0 else temperature, rng)
                 total += position_value(scratch, tab, seat, evaluation, features)
                 over &= scratch.sc[SC_OVER]
-                if round_index + 1 < rounds and slot < kept_streams.shape[0]:
+                if slot < slots:
                     keep_line(scratch, kept, slot, True)
                     kept_streams[slot] = rng[0]
             move_values[k] = total / lines
@@ -693,7 +739,34 @@ def strong_move(st, tab, scratch, workspace, params):
                 i -= 1
             order[i] = k
         survivors = (survivors + 1) // 2
+    carry_line(st, scratch, kept, kept_streams, stops, carry_key, order[0], count, lines,
+               min(rounds, CARRIED_ROUNDS), heuristic, hidden)
     return ranked[order[0]]
+
+
+@kernel
+def carry_line(st, scratch, kept, kept_streams, stops, carry_key, k, count, lines, rounds,
+               heuristic, hidden):
+    """Keep the played move k's heuristic line (its games at the end of its first `rounds`
+    rounds, up to the round its game ended) as the carried line for the decision after its move
+    (module docstring, "Strong"; `scratch` is overwritten)."""
+    carried = 0
+    if not hidden:
+        for round_index in range(rounds):
+            slot = CARRIED_ROUNDS + (round_index * count + k) * lines
+            if slot >= kept_streams.shape[0]:
+                break
+            keep_line(scratch, kept, slot, False)
+            keep_line(scratch, kept, round_index, True)
+            kept_streams[round_index] = kept_streams[slot]
+            stops[CARRIED, round_index] = stops[CURRENT, round_index]
+            carried += 1
+            if scratch.sc[SC_OVER] != 0:
+                break
+    carry_key[KEY_STREAM] = st.rng[0]
+    carry_key[KEY_DECISIONS] = decisions_made(st) + 1
+    carry_key[KEY_HEURISTIC] = heuristic
+    carry_key[KEY_CARRIED] = carried
 
 
 @kernel
