@@ -184,21 +184,21 @@ PLAN_CAPACITY = 64
 N_PLAN_SLOTS = 5
 PLAN_SEAT, PLAN_TURN, PLAN_DECISIONS, PLAN_LINE, PLAN_NEXT = range(N_PLAN_SLOTS)
 
-# Most lines strong_move keeps (kept_lines): the default width's 12 and more
+# Most games strong_move keeps (kept_lines): the default width's 16 and more
 KEPT_LINES = 64
 
-# kept_lines' layout: slots 0 .. CARRIED_ROUNDS - 1 hold the carried line (the played move's
-# games at the end of its first rounds), then the decision's own: round r's line `line` of ranked
-# move k at CARRIED_ROUNDS + (r x count + k) x lines + line. Stops: the last turn of a kept game's
-# round (END_STOP: to the end of the game), row CARRIED of the carried line's, row CURRENT of this
-# decision's rounds (at most MAX_ROUNDS: ceil(log2(width))). Carry key: the game's stream word,
-# the decisions made (decisions_made) and the heuristic the carried line was played with, and the
-# number of carried games.
-CARRIED_ROUNDS = 4
+# kept_lines' layout: two banks of half the slots each, a decision's games in the bank the carried
+# line's are not in: round r's line `line` of ranked move k at the bank's first slot + (r x count
+# + k) x lines + line. Carried slots: the carried line's games (the played move's at the end of
+# each round, in order). Stops: the last turn of a kept game's round (END_STOP: to the end of the
+# game), row CARRIED of the carried games', row CURRENT of this decision's rounds (at most
+# MAX_ROUNDS: ceil(log2(width))). Carry key: the game's stream word, the decisions made
+# (decisions_made) and the heuristic the carried line was played with, the number of carried
+# games and the bank they are in.
 MAX_ROUNDS = math.ceil(math.log2(MAX_OPTIONS))
 CARRIED, CURRENT = 0, 1
 END_STOP = 1 << 40
-KEY_STREAM, KEY_DECISIONS, KEY_HEURISTIC, KEY_CARRIED = range(4)
+KEY_STREAM, KEY_DECISIONS, KEY_HEURISTIC, KEY_CARRIED, KEY_BANK = range(5)
 
 # Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
 # prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
@@ -437,10 +437,11 @@ def search_workspace(tab, policy_id, policy_params):
 
 
 def kept_lines(scratch, policy_id, policy_params):
-    """(kept games, their line streams, stops, carry key): the slots where strong_move keeps its
-    lines (module docstring, "Strong"; the layout at CARRIED_ROUNDS), for the largest width x
-    lines among the `strong` and `expert` seats, at most KEPT_LINES (lines past them are played
-    from the decision). The games are the scratch game's arrays with a slot axis in front."""
+    """(kept games, their line streams, stops, carried slots, carry key): the slots where
+    strong_move keeps its lines (module docstring, "Strong"; the layout at MAX_ROUNDS), for the
+    largest width x lines among the `strong` and `expert` seats, at most KEPT_LINES (lines past
+    them are played from the decision). The games are the scratch game's arrays with a slot axis
+    in front."""
     slots = 0
     for policy, row in zip(policy_id, policy_params):
         if policy == STRONG or policy == EXPERT:
@@ -448,11 +449,11 @@ def kept_lines(scratch, policy_id, policy_params):
             lines = max(1, budget // max(1, min(budget, int(row[S_HORIZON_ITERATIONS]))))
             width = min(int(row[WIDTH]), MAX_OPTIONS)
             rounds = max(1, math.ceil(math.log2(max(width, 1))))
-            slots = max(slots, CARRIED_ROUNDS + rounds * width * lines)
+            slots = max(slots, 2 * rounds * width * lines)
     slots = min(slots, KEPT_LINES)
     games = type(scratch)(*(np.zeros((slots,) + array.shape, dtype=array.dtype) for array in scratch))
     return (games, np.zeros(slots, dtype=np.uint64), np.zeros((2, MAX_ROUNDS), dtype=np.int64),
-            np.zeros(4, dtype=np.uint64))
+            np.zeros(MAX_ROUNDS, dtype=np.int64), np.zeros(5, dtype=np.uint64))
 
 
 def expert_evaluations(policy_id, policy_params):
@@ -657,8 +658,7 @@ def strong_move(st, tab, scratch, workspace, params):
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
     order, rng, line_over = tree[3], tree[5], tree[8]
-    kept, kept_streams, stops, carry_key = workspace[13:]
-    slots = kept_streams.shape[0]
+    kept, kept_streams, stops, carried_slots, carry_key = workspace[13:]
     solo = tab.rules[R_SOLO] != 0
     weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
@@ -691,6 +691,9 @@ def strong_move(st, tab, scratch, workspace, params):
     if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
             and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
         carried = int(carry_key[KEY_CARRIED])
+    bank = 1 - int(carry_key[KEY_BANK])
+    first = bank * (kept_streams.shape[0] // 2)
+    end = first + kept_streams.shape[0] // 2
     survivors, extensions = count, 0
     for round_index in range(rounds):
         extensions += max(1, horizon_budget // (rounds * survivors))
@@ -703,17 +706,17 @@ def strong_move(st, tab, scratch, workspace, params):
                 continue
             total, over = 0.0, 1
             for line in range(lines):
-                slot = CARRIED_ROUNDS + (round_index * count + k) * lines + line
+                slot = first + (round_index * count + k) * lines + line
                 # the kept game furthest along this line and not past this round's end: the
                 # last round's, or (the heuristic's move and line) a carried one
                 source, reached = -1, -1
-                if round_index > 0 and slot - count * lines < slots:
+                if round_index > 0 and slot - count * lines < end:
                     source = slot - count * lines
                     reached = stops[CURRENT, round_index - 1]
                 if k == 0 and line == 0:
                     for c in range(carried):
                         if reached < stops[CARRIED, c] <= stop:
-                            source, reached = c, stops[CARRIED, c]
+                            source, reached = carried_slots[c], stops[CARRIED, c]
                 if source >= 0:  # on from where it stopped
                     keep_line(scratch, kept, source, False)
                     rng[0] = kept_streams[source]
@@ -726,7 +729,7 @@ def strong_move(st, tab, scratch, workspace, params):
                 play_line(scratch, tab, weights, last_turn, 0.0 if line == 0 else temperature, rng)
                 total += position_value(scratch, tab, seat, evaluation, features)
                 over &= scratch.sc[SC_OVER]
-                if slot < slots:
+                if slot < end:
                     keep_line(scratch, kept, slot, True)
                     kept_streams[slot] = rng[0]
             move_values[k] = total / lines
@@ -739,34 +742,33 @@ def strong_move(st, tab, scratch, workspace, params):
                 i -= 1
             order[i] = k
         survivors = (survivors + 1) // 2
-    carry_line(st, scratch, kept, kept_streams, stops, carry_key, order[0], count, lines,
-               min(rounds, CARRIED_ROUNDS), heuristic, hidden)
+    carry_line(st, kept, stops, carried_slots, carry_key, order[0], count, lines, rounds, first, end,
+               heuristic, hidden)
     return ranked[order[0]]
 
 
 @kernel
-def carry_line(st, scratch, kept, kept_streams, stops, carry_key, k, count, lines, rounds,
+def carry_line(st, kept, stops, carried_slots, carry_key, k, count, lines, rounds, first, end,
                heuristic, hidden):
-    """Keep the played move k's heuristic line (its games at the end of its first `rounds`
-    rounds, up to the round its game ended) as the carried line for the decision after its move
-    (module docstring, "Strong"; `scratch` is overwritten)."""
+    """Make the played move k's heuristic line (its games at the end of each round, up to the
+    round its game ended, in the bank from `first` to `end`) the carried line for the decision
+    after its move (module docstring, "Strong")."""
     carried = 0
     if not hidden:
         for round_index in range(rounds):
-            slot = CARRIED_ROUNDS + (round_index * count + k) * lines
-            if slot >= kept_streams.shape[0]:
+            slot = first + (round_index * count + k) * lines
+            if slot >= end:
                 break
-            keep_line(scratch, kept, slot, False)
-            keep_line(scratch, kept, round_index, True)
-            kept_streams[round_index] = kept_streams[slot]
+            carried_slots[round_index] = slot
             stops[CARRIED, round_index] = stops[CURRENT, round_index]
             carried += 1
-            if scratch.sc[SC_OVER] != 0:
+            if kept.sc[slot, SC_OVER] != 0:
                 break
     carry_key[KEY_STREAM] = st.rng[0]
     carry_key[KEY_DECISIONS] = decisions_made(st) + 1
     carry_key[KEY_HEURISTIC] = heuristic
     carry_key[KEY_CARRIED] = carried
+    carry_key[KEY_BANK] = first != 0
 
 
 @kernel
