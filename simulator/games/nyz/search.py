@@ -660,7 +660,8 @@ def strong_move(st, tab, scratch, workspace, params):
     order, rng, line_over = tree[3], tree[5], tree[8]
     kept, kept_streams, stops, carried_slots, carry_key = workspace[13:]
     solo = tab.rules[R_SOLO] != 0
-    weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
+    heuristic = int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])
+    weights = HEURISTIC_WEIGHTS[heuristic]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     ctx = (tab, weights, seen, pool, int(params[WIDTH]), 1.0)
@@ -686,7 +687,6 @@ def strong_move(st, tab, scratch, workspace, params):
     for k in range(count):
         order[k] = k
         line_over[k] = 0
-    heuristic = int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])
     carried = 0  # games of the carried line valid here (module docstring, "Strong")
     if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
             and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
