@@ -47,7 +47,7 @@ import numpy as np
 from simulator.games.kernels import allocating, by_ref
 from simulator.games.nyz import moves as M
 from simulator.games.nyz import policies as P
-from simulator.games.nyz.bits import has_bit, kernel, neighbours, popcount
+from simulator.games.nyz.bits import kernel, neighbours, popcount
 from simulator.games.nyz.specs import (
     EXPERT_FEATURE_NAMES, FEATURE_NAMES, MAX_CAPACITY, SET_MULTI, SET_SOLO, SHAPE_CLASSES,
 )
@@ -185,10 +185,22 @@ def seat_features(st, tab, seat, out):
 
 
 @kernel
-def ring_bit(lo, hi, index, k):
-    """Bit k of a square's neighbour pattern: whether the square `index` is in the ring mask
-    (lo, hi) of neighbour k (shape_counts)."""
-    return np.int64(has_bit(lo, hi, index)) << k
+def ring_bit(mask, square, k):
+    """Bit k of a square's neighbour pattern: whether the square (its bit `square` of one word)
+    is in the same word `mask` of neighbour k's ring mask (shape_counts)."""
+    return np.int64((mask & square) != 0) << k
+
+
+@kernel
+def count_patterns(empty, up_left, up, up_right, right, down_right, down, down_left, left, out):
+    """shape_counts for the squares of one word: `empty` and the ring masks' same word."""
+    while empty != 0:
+        square = empty & (~empty + np.uint64(1))  # the lowest empty square left
+        pattern = (ring_bit(up_left, square, 0) | ring_bit(up, square, 1) | ring_bit(up_right, square, 2)
+                   | ring_bit(right, square, 3) | ring_bit(down_right, square, 4) | ring_bit(down, square, 5)
+                   | ring_bit(down_left, square, 6) | ring_bit(left, square, 7))
+        out[FIRST_SHAPE + SHAPE_CLASS[pattern]] += 1.0
+        empty ^= square
 
 
 @kernel
@@ -204,14 +216,10 @@ def shape_counts(tab, seat, empty_lo, empty_hi, out):
     up_left_lo, up_left_hi, up_right_lo, up_right_hi, _, _, _, _ = neighbours(up_lo, up_hi, width, edges, board)
     down_left_lo, down_left_hi, down_right_lo, down_right_hi, _, _, _, _ = neighbours(
         down_lo, down_hi, width, edges, board)
-    for index in range(width * tab.height[seat]):
-        if not has_bit(empty_lo, empty_hi, index):
-            continue
-        pattern = (ring_bit(up_left_lo, up_left_hi, index, 0) | ring_bit(up_lo, up_hi, index, 1)
-                   | ring_bit(up_right_lo, up_right_hi, index, 2) | ring_bit(right_lo, right_hi, index, 3)
-                   | ring_bit(down_right_lo, down_right_hi, index, 4) | ring_bit(down_lo, down_hi, index, 5)
-                   | ring_bit(down_left_lo, down_left_hi, index, 6) | ring_bit(left_lo, left_hi, index, 7))
-        out[FIRST_SHAPE + SHAPE_CLASS[pattern]] += 1.0
+    count_patterns(empty_lo, up_left_lo, up_lo, up_right_lo, right_lo, down_right_lo, down_lo, down_left_lo,
+                   left_lo, out)
+    count_patterns(empty_hi, up_left_hi, up_hi, up_right_hi, right_hi, down_right_hi, down_hi, down_left_hi,
+                   left_hi, out)
 
 
 @kernel

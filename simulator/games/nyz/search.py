@@ -98,6 +98,13 @@ surviving move max(1, iterations / (rounds x survivors)) extensions more (rounds
 ceil(log2 width)), values each line's position by
 position_value (the margin in squares over the others' mean; solo minus the empty squares)
 and keeps the better half (ties: the heuristic's order); the best of the last round is played.
+A round plays a surviving line on from where the last one stopped (kept_lines keeps its game
+and its stream; a line's moves depend on nothing else, so it is the line played again from the
+decision). The played move's heuristic line passes through the next decision's position and goes
+on with that decision's heuristic move: when the next decision follows at once (no other move and
+no other policy's decision between, the same heuristic, no hidden stacks), the heuristic move's
+line there starts from the played move's kept games (the carried line) where they are not past
+the round's end.
 A line that reaches the end of the game is valued by its outcome (a win above every unfinished
 position, a loss below: features.finished_value) and is not played on in later rounds. A
 larger budget looks further along the finalists' lines, which the evaluation values more
@@ -177,6 +184,22 @@ PLAN_CAPACITY = 64
 N_PLAN_SLOTS = 5
 PLAN_SEAT, PLAN_TURN, PLAN_DECISIONS, PLAN_LINE, PLAN_NEXT = range(N_PLAN_SLOTS)
 
+# Most games strong_move keeps (kept_lines): the default width's 16 and more
+KEPT_LINES = 64
+
+# kept_lines' layout: two banks of half the slots each, a decision's games in the bank the carried
+# line's are not in: round r's line `line` of ranked move k at the bank's first slot + (r x count
+# + k) x lines + line. Carried slots: the carried line's games (the played move's at the end of
+# each round, in order). Stops: the last turn of a kept game's round (END_STOP: to the end of the
+# game), row CARRIED of the carried games', row CURRENT of this decision's rounds (at most
+# MAX_ROUNDS: ceil(log2(width))). Carry key: the game's stream word, the decisions made
+# (decisions_made) and the heuristic the carried line was played with, the number of carried
+# games and the bank they are in.
+MAX_ROUNDS = math.ceil(math.log2(MAX_OPTIONS))
+CARRIED, CURRENT = 0, 1
+END_STOP = 1 << 40
+KEY_STREAM, KEY_DECISIONS, KEY_HEURISTIC, KEY_CARRIED, KEY_BANK = range(5)
+
 # Virtual visits of reward 1/2 every move of a 2-5 player game starts with (search.py's
 # prior_weight, every prior even): at exploration 0.25 a node's second-ranked move is tried at its
 # second visit only where the first move's line scored below about 0.62, instead of always.
@@ -219,6 +242,46 @@ def copy_state(source, target):
         target.option_aux[index] = source.option_aux[index]
     target.sc[SC_CHECKED] = 0
     target.sc[SC_STOP_AT_FORCED] = 0
+
+
+@kernel
+def copy_slot(array, kept, slot, save):
+    """kept[slot] = array (save), else array = kept[slot]."""
+    if save:
+        tree_search.copy_array(array, kept[slot])
+    else:
+        tree_search.copy_array(kept[slot], array)
+
+
+@kernel
+def keep_line(scratch, kept, slot, save):
+    """Save the scratch game into kept line `slot` (save) or restore it from there (kept_lines:
+    every State array with a slot axis in front): copy_state's arrays but the policies (the
+    same in every line of a decision, and no move changes them) and the current decision's
+    options."""
+    copy_slot(scratch.sc, kept.sc, slot, save)
+    copy_slot(scratch.rng, kept.rng, slot, save)
+    copy_slot(scratch.bay_tiles, kept.bay_tiles, slot, save)
+    copy_slot(scratch.bay_count, kept.bay_count, slot, save)
+    copy_slot(scratch.animal_supply, kept.animal_supply, slot, save)
+    copy_slot(scratch.attraction_supply, kept.attraction_supply, slot, save)
+    copy_slot(scratch.grid, kept.grid, slot, save)
+    copy_slot(scratch.cells, kept.cells, slot, save)
+    copy_slot(scratch.house, kept.house, slot, save)
+    copy_slot(scratch.enc, kept.enc, slot, save)
+    copy_slot(scratch.seat, kept.seat, slot, save)
+    copy_slot(scratch.start_tiles, kept.start_tiles, slot, save)
+    copy_slot(scratch.events, kept.events, slot, save)
+    copy_slot(scratch.follow, kept.follow, slot, save)
+    copy_slot(scratch.markers_used, kept.markers_used, slot, save)
+    copy_slot(scratch.fit_from, kept.fit_from, slot, save)
+    for index in range(scratch.sc[SC_N_OPTIONS]):  # sc first: this decision's count either way
+        if save:
+            kept.options[slot, index] = scratch.options[index]
+            kept.option_aux[slot, index] = scratch.option_aux[index]
+        else:
+            scratch.options[index] = kept.options[slot, index]
+            scratch.option_aux[index] = kept.option_aux[slot, index]
 
 
 @kernel
@@ -369,7 +432,28 @@ def search_workspace(tab, policy_id, policy_params):
     if not np.any(np.asarray(policy_id) >= FIRST_SEARCH_POLICY):
         return None, None
     scratch, workspace = allocate_search(tab, policy_id, policy_params)
-    return scratch, workspace + expert_evaluations(policy_id, policy_params)
+    return scratch, workspace + expert_evaluations(policy_id, policy_params) + kept_lines(
+        scratch, policy_id, policy_params)
+
+
+def kept_lines(scratch, policy_id, policy_params):
+    """(kept games, their line streams, stops, carried slots, carry key): the slots where
+    strong_move keeps its lines (module docstring, "Strong"; the layout at MAX_ROUNDS), for the
+    largest width x lines among the `strong` and `expert` seats, at most KEPT_LINES (lines past
+    them are played from the decision). The games are the scratch game's arrays with a slot axis
+    in front."""
+    slots = 0
+    for policy, row in zip(policy_id, policy_params):
+        if policy == STRONG or policy == EXPERT:
+            budget = int(row[ITERATIONS])  # strong_move's lines per move (solo: fewer)
+            lines = max(1, budget // max(1, min(budget, int(row[S_HORIZON_ITERATIONS]))))
+            width = min(int(row[WIDTH]), MAX_OPTIONS)
+            rounds = max(1, math.ceil(math.log2(max(width, 1))))
+            slots = max(slots, 2 * rounds * width * lines)
+    slots = min(slots, KEPT_LINES)
+    games = type(scratch)(*(np.zeros((slots,) + array.shape, dtype=array.dtype) for array in scratch))
+    return (games, np.zeros(slots, dtype=np.uint64), np.zeros((2, MAX_ROUNDS), dtype=np.int64),
+            np.zeros(MAX_ROUNDS, dtype=np.int64), np.zeros(5, dtype=np.uint64))
 
 
 def expert_evaluations(policy_id, policy_params):
@@ -430,6 +514,15 @@ def finish_turn(st, tab, seat, weights, line):
             length += 1
         M.apply_move(st, tab, move)
     return length
+
+
+@kernel
+def decisions_made(st):
+    """Decisions of every seat so far (play.py counts each one before its move)."""
+    total = 0
+    for seat in range(st.sc[SC_PLAYERS]):
+        total += st.seat[seat, P_DECISIONS]
+    return total
 
 
 @kernel
@@ -557,7 +650,7 @@ def strong_move(st, tab, scratch, workspace, params):
     tree, seen, pool, ranked, features, move_values = workspace[:6]
     evaluation = params[S_WEIGHTS:]
     if st.policy_id[seat] == EXPERT:  # its weights by the key in its row (expert_evaluations)
-        keys, vectors, features = workspace[10:]
+        keys, vectors, features = workspace[10:13]
         for index in range(keys.shape[0]):
             if keys[index] == params[S_WEIGHTS]:
                 evaluation = vectors[index]
@@ -565,8 +658,10 @@ def strong_move(st, tab, scratch, workspace, params):
     # has reached the end of the game (its value is their outcomes, features.finished_value: it
     # is not played on again)
     order, rng, line_over = tree[3], tree[5], tree[8]
+    kept, kept_streams, stops, carried_slots, carry_key = workspace[13:]
     solo = tab.rules[R_SOLO] != 0
-    weights = HEURISTIC_WEIGHTS[int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])]
+    heuristic = int(params[S_SOLO_HEURISTIC if solo else HEURISTIC])
+    weights = HEURISTIC_WEIGHTS[heuristic]
     if not solo and int(params[S_SEARCHED]) == SEARCH_TURN_START and st.sc[SC_DECISION] != D_DEST:
         return st.options[P.greedy(st, tab, seat, st.sc[SC_N_OPTIONS], weights)]
     ctx = (tab, weights, seen, pool, int(params[WIDTH]), 1.0)
@@ -592,24 +687,51 @@ def strong_move(st, tab, scratch, workspace, params):
     for k in range(count):
         order[k] = k
         line_over[k] = 0
+    carried = 0  # games of the carried line valid here (module docstring, "Strong")
+    if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
+            and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
+        carried = int(carry_key[KEY_CARRIED])
+    bank = 1 - int(carry_key[KEY_BANK])
+    first = bank * (kept_streams.shape[0] // 2)
+    end = first + kept_streams.shape[0] // 2
     survivors, extensions = count, 0
-    for _ in range(rounds):
+    for round_index in range(rounds):
         extensions += max(1, horizon_budget // (rounds * survivors))
         last_turn = -1 if depth == 0 else st.sc[SC_TURNS] + extensions * depth
+        stop = END_STOP if last_turn < 0 else last_turn
+        stops[CURRENT, round_index] = stop
         for j in range(survivors):
             k = order[j]
             if line_over[k] != 0:
                 continue
             total, over = 0.0, 1
             for line in range(lines):
-                copy_state(st, scratch)
-                rng[0] = stream + np.uint64(line)
-                if hidden:  # every move's line i on the same deal of the unseen tiles
-                    determinize(scratch, ctx, seat, rng)
-                M.apply_move(scratch, tab, ranked[k])
+                slot = first + (round_index * count + k) * lines + line
+                # the kept game furthest along this line and not past this round's end: the
+                # last round's, or (the heuristic's move and line) a carried one
+                source, reached = -1, -1
+                if round_index > 0 and slot - count * lines < end:
+                    source = slot - count * lines
+                    reached = stops[CURRENT, round_index - 1]
+                if k == 0 and line == 0:
+                    for c in range(carried):
+                        if reached < stops[CARRIED, c] <= stop:
+                            source, reached = carried_slots[c], stops[CARRIED, c]
+                if source >= 0:  # on from where it stopped
+                    keep_line(scratch, kept, source, False)
+                    rng[0] = kept_streams[source]
+                else:
+                    copy_state(st, scratch)
+                    rng[0] = stream + np.uint64(line)
+                    if hidden:  # every move's line i on the same deal of the unseen tiles
+                        determinize(scratch, ctx, seat, rng)
+                    M.apply_move(scratch, tab, ranked[k])
                 play_line(scratch, tab, weights, last_turn, 0.0 if line == 0 else temperature, rng)
                 total += position_value(scratch, tab, seat, evaluation, features)
                 over &= scratch.sc[SC_OVER]
+                if slot < end:
+                    keep_line(scratch, kept, slot, True)
+                    kept_streams[slot] = rng[0]
             move_values[k] = total / lines
             line_over[k] = over
         for j in range(1, survivors):  # insertion sort, stable: ties keep the heuristic's order
@@ -620,7 +742,33 @@ def strong_move(st, tab, scratch, workspace, params):
                 i -= 1
             order[i] = k
         survivors = (survivors + 1) // 2
+    carry_line(st, kept, stops, carried_slots, carry_key, order[0], count, lines, rounds, first, end,
+               heuristic, hidden)
     return ranked[order[0]]
+
+
+@kernel
+def carry_line(st, kept, stops, carried_slots, carry_key, k, count, lines, rounds, first, end,
+               heuristic, hidden):
+    """Make the played move k's heuristic line (its games at the end of each round, up to the
+    round its game ended, in the bank from `first` to `end`) the carried line for the decision
+    after its move (module docstring, "Strong")."""
+    carried = 0
+    if not hidden:
+        for round_index in range(rounds):
+            slot = first + (round_index * count + k) * lines
+            if slot >= end:
+                break
+            carried_slots[round_index] = slot
+            stops[CARRIED, round_index] = stops[CURRENT, round_index]
+            carried += 1
+            if kept.sc[slot, SC_OVER] != 0:
+                break
+    carry_key[KEY_STREAM] = st.rng[0]
+    carry_key[KEY_DECISIONS] = decisions_made(st) + 1
+    carry_key[KEY_HEURISTIC] = heuristic
+    carry_key[KEY_CARRIED] = carried
+    carry_key[KEY_BANK] = first != 0
 
 
 @kernel
