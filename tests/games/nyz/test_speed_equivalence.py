@@ -79,6 +79,12 @@ SEARCH_CASES = {
     "expert_p1": ({"players": 1}, (("expert", {}),), 4),
     "expert_p2": ({"players": 2}, (("expert", {}), ("strong", {})), 8),
     "expert_p3": ({"players": 3}, (("expert", {}),) * 3, 4),
+    # the lines strong and expert keep and carry between decisions (2026-12-05): hidden stacks,
+    # seatings mixing policies and settings, every seat of a 5-player game
+    "expert_p2_hidden": ({"players": 2, "ai_sees_full_stacks": False}, (("expert", {}), ("strong", {})), 4),
+    "expert_p4_mixed": ({"players": 4}, (("expert", {}), ("strong", {}), ("greedy_duel", {}),
+                                          ("expert", {"rollout_depth_3p": 1})), 4),
+    "expert_p5": ({"players": 5}, (("expert", {}),) * 5, 3),
 }
 
 GOLDEN = {
@@ -131,6 +137,10 @@ GOLDEN = {
     "expert_p1": "6f3513d69790ec61353a",
     "expert_p2": "cdbbe64e66a348afc261",
     "expert_p3": "9ed5bafccdfaaed99eea",
+    # computed at main 417ecdb, before strong and expert kept and carried their lines
+    "expert_p2_hidden": "4c454f3d7d3eca458f2f",
+    "expert_p4_mixed": "8fc574781a54871824f3",
+    "expert_p5": "4294fdb1b393884f8eb6",
 }
 
 
