@@ -11,6 +11,7 @@ import base64
 import json
 import re
 import shlex
+from collections import Counter
 from importlib import metadata
 from pathlib import Path
 from typing import Any, Collection
@@ -343,22 +344,39 @@ def _verdict_view(cell: ManifestCell, row: pd.Series, ladders: set[str]) -> dict
 
 def trained_lines(cells: list[ManifestCell]) -> dict[str, list[str]]:
     """What the report says of learned players (plan.trained_players): per player, the rules it
-    was trained on ("notes"), and one warning per cell whose rules differ from its learned
-    players' training rules ("warnings")."""
+    was trained on ("notes"), and per study a warning for its cells whose rules differ from their
+    learned players' training rules ("warnings": one line for all of an explain study's
+    settings, not one per setting)."""
     notes: dict[tuple[str, str], str] = {}  # by game and player: each game's `learned` has its own weights
-    warnings = []
+    differing: dict[tuple[str, str], list[str]] = {}  # by study and players: the cells' labels
+    cells_per_study = Counter(cell.study for cell in cells)
     for cell in cells:
         entries = cell.trained or []
         for entry in entries:
             notes.setdefault((cell.game, entry["player"]),
                              f"{cell.game} {entry['player']}: trained on {entry['rules']}")
-        differing = [entry for entry in entries if entry["differ"]]
-        if differing:
-            who = "; ".join(f"seat slot {entry['slot']} {entry['player']} (trained on {entry['rules']})"
-                            for entry in differing)
-            warnings.append(f"{cell.label}: its rules differ from the training rules of {who}; "
-                            "the players may misplay what changed")
+        if any(entry["differ"] for entry in entries):
+            differing.setdefault((cell.study, _trained_seats_text(entries)), []).append(cell.label)
+    warnings = []
+    for (study, who), labels in differing.items():
+        which = (f"{labels[0]}: its rules differ" if len(labels) == 1 else
+                 f"{study}: the rules of {len(labels)} of its {cells_per_study[study]} cells differ")
+        warnings.append(f"{which} from the training rules of {who}; the players may misplay what changed")
     return {"notes": list(notes.values()), "warnings": warnings}
+
+
+def _trained_seats_text(entries: list[dict[str, Any]]) -> str:
+    """The seat slots whose learned players were trained on other rules, a player once: "seat
+    slots 0 and 1 learned (trained on the printed rules)"."""
+    slots: dict[tuple[str, str], list[str]] = {}
+    for entry in entries:
+        if entry["differ"]:
+            slots.setdefault((entry["player"], entry["rules"]), []).append(str(entry["slot"]))
+    parts = []
+    for (player, rules), numbers in slots.items():
+        where = f"seat slot {numbers[0]}" if len(numbers) == 1 else f"seat slots {', '.join(numbers[:-1])} and {numbers[-1]}"
+        parts.append(f"{where} {player} (trained on {rules})")
+    return "; ".join(parts)
 
 
 def reference_lines(cells: list[ManifestCell]) -> list[str]:

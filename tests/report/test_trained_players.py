@@ -56,6 +56,23 @@ def test_the_warning_appears_exactly_where_the_rules_differ(tmp_path):
     assert "learned(weights=" in lines["notes"][0] and "trained on hand_size=6" in lines["notes"][0]
 
 
+def test_a_study_whose_cells_change_the_rules_warns_once(tmp_path):
+    """The explain study's report opened with 60 warnings, one per mechanism setting, each naming
+    expert in every seat slot: a study's cells whose rules differ from the same players' training
+    rules give one line, with how many of its cells they are; the same player in several slots is
+    named once."""
+    document = {"seed": 1, "games": 4, "studies": [
+        {"name": "sizes", "game": "katz", "seats": ["learned"], "sweep": {"players": [2], "hand_size": [5, 6, 7]}},
+        {"name": "one", "game": "katz", "rules": {"players": 2, "hand_size": 6}, "seats": ["learned"]},
+    ]}
+    plan = build_plan(parse_experiment(document))
+    warnings = trained_lines([cell.describe() for cell in plan.cells])["warnings"]
+    assert len(warnings) == 2, warnings
+    assert warnings[0].startswith("sizes: the rules of 2 of its 3 cells differ from the training rules of seat slots "
+                                  "0 and 1 learned (trained on the printed rules)")
+    assert warnings[1].startswith("one: its rules differ from the training rules of seat slots 0 and 1 learned")
+
+
 def test_the_report_names_training_rules_warns_and_describes_the_rungs(tmp_path):
     variant = variant_weights(tmp_path, hand_size=6)
     path = tmp_path / "e.yaml"
