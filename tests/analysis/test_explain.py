@@ -139,6 +139,19 @@ def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
     assert "from the gift (L-2)" in page
 
 
+def test_the_terminal_gives_an_explain_study_s_settings_one_line(lever_run):
+    """The explain file printed 144 verdict lines, 136 of them for mechanism-off settings, before the
+    lines a designer reads: the terminal gives each cell as written its verdict line and the
+    switched-off settings one line per study (the report keeps every verdict)."""
+    result = CliRunner().invoke(main, ["report", str(lever_run)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    verdicts = [line for line in result.output.splitlines() if line.startswith("  lever")]
+    assert [line.split(":")[0] for line in verdicts] == ["  lever · as written", "  lever", "  lever · as written"]
+    assert verdicts[1] == ("  lever: 3 settings with mechanisms switched off (the gift, the bonus): their verdicts are "
+                           "in the report")
+    assert "· without the gift" in (lever_run / "report.html").read_text()
+
+
 def test_explain_command_prints_the_sentences_and_refuses_a_run_without_explain(lever_run, tmp_path):
     result = CliRunner().invoke(main, ["explain", str(lever_run)])
     assert result.exit_code == 0, (result.output, result.exception)
