@@ -679,6 +679,12 @@ def strong_move(st, tab, scratch, workspace, params):
     # lines per move: the heuristic's, then sampled ones (solo: the heuristic's only)
     horizon_budget = budget if solo else min(budget, int(params[S_HORIZON_ITERATIONS]))
     lines = max(1, budget // horizon_budget)
+    # games of the carried line valid here (module docstring, "Strong"): keyed on the game's
+    # stream before this decision draws the lines' streams from it
+    carried = 0
+    if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
+            and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
+        carried = int(carry_key[KEY_CARRIED])
     # line i's stream starts at stream + i (line 0's stream is the deal: the heuristic's line
     # draws nothing)
     stream = random_stream.next_u64(st.rng) if hidden or lines > 1 else np.uint64(0)
@@ -687,10 +693,6 @@ def strong_move(st, tab, scratch, workspace, params):
     for k in range(count):
         order[k] = k
         line_over[k] = 0
-    carried = 0  # games of the carried line valid here (module docstring, "Strong")
-    if (not hidden and carry_key[KEY_STREAM] == st.rng[0]
-            and carry_key[KEY_DECISIONS] == decisions_made(st) and carry_key[KEY_HEURISTIC] == heuristic):
-        carried = int(carry_key[KEY_CARRIED])
     bank = 1 - int(carry_key[KEY_BANK])
     first = bank * (kept_streams.shape[0] // 2)
     end = first + kept_streams.shape[0] // 2
