@@ -180,17 +180,17 @@ def _report(run_dir: Path, from_logs: bool = False, cells: tuple[int, ...] = ())
     path, analysis = build_report(run_dir, from_logs=from_logs, detail_cells=cells)
     manifest = read_manifest(run_dir)
     by_label = {cell.label: cell for cell in manifest["cells"]}
-    switched_off: dict[str, list] = {}  # an explain study's settings with mechanisms off: one line each study
+    switched_off: dict[str, list] = {}  # by explain study: its cells with mechanisms switched off
     for line in summary(manifest, analysis):
         cell = by_label.get(line["label"])
         if cell is not None and cell.explain and cell.explain["off"]:
-            switched_off.setdefault(cell.study, [cell.explain["mechanisms"], 0])[1] += 1
+            switched_off.setdefault(cell.study, []).append(cell)
             continue
         click.echo(f"  {line['label']}: {line['verdict']}. {line['sentence']}")
-    for study, (mechanisms, settings) in switched_off.items():
-        names = ", ".join(mechanism["name"] for mechanism in mechanisms)
-        click.echo(f"  {study}: {settings} settings with mechanisms switched off ({names}): their verdicts are in "
-                   "the report")
+    for study, settings in switched_off.items():  # a line per study, not per setting
+        names = ", ".join(mechanism["name"] for mechanism in settings[0].explain["mechanisms"])
+        click.echo(f"  {study}: {len(settings)} settings with mechanisms switched off ({names}): their verdicts are "
+                   "in the report")
     for line in reference_lines(manifest["cells"]):
         click.echo(f"  players: {line}.")
     if any(cell.explain for cell in manifest["cells"]):

@@ -675,7 +675,7 @@ def gameplay_view(cell_index: int, rows: pd.DataFrame | None, lengths: pd.DataFr
         view.append({"title": WITHHELD_TITLE, "note": None, "chart": None, "table": None,
                      "withheld": f"Not shown: {', '.join(withheld)}. The cell's trajectory sample has {sampled} "
                                  f"sampled deals, and a readable interval needs at least {MIN_SHOWN_SAMPLE_DEALS}: set "
-                                 f"`trajectory_deals: {MIN_SHOWN_SAMPLE_DEALS}` or more in the experiment to replay "
+                                 f"`trajectory_deals: {MIN_SHOWN_SAMPLE_DEALS}` or more in the study or the experiment to replay "
                                  f"more (`Run.gameplay()` has the rows)."})
     return view
 
