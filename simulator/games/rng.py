@@ -35,10 +35,24 @@ def new_state(seed):
 @njit(cache=True, nogil=True)
 def next_u64(state):
     state[0] = state[0] + _GOLDEN_GAMMA
-    z = state[0]
+    return mixed(state[0])
+
+
+@njit(cache=True, nogil=True)
+def mixed(z):
+    """SplitMix64's output for the counter value z."""
     z = (z ^ (z >> _SHIFT_30)) * _MIX_1
     z = (z ^ (z >> _SHIFT_27)) * _MIX_2
     return z ^ (z >> _SHIFT_31)
+
+
+@njit(cache=True, nogil=True)
+def randint_at(seed, index, n):
+    """The integer in [0, n) that randint(new_state(seed), n) draws at its index-th call
+    (1, 2, ...) when every call before it drew too: SplitMix64 is a counter, so any draw of a
+    stream is found from its seed and index alone, without a state that advances."""
+    z = mixed(np.uint64(seed) + np.uint64(index) * _GOLDEN_GAMMA)
+    return int(float(z >> _SHIFT_11) * _TO_UNIT * n)
 
 
 @njit(cache=True, nogil=True)

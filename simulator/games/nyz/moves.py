@@ -27,13 +27,14 @@ from simulator.games.nyz.state import (
     FU_ATTRACTION_PLACE, FU_ENTERED, FU_KEEP_ONE, INV_EMPTY_BAY, INV_MOVE_RANGE, INV_OVERLAP,
     INV_POPULATE, MARKER_FREE, MARKER_NONE, MAX_CELLS, MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES,
     MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES,
-    N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS, N_SEAT_FIELDS, N_SPACES, N_SPECIES, POP_STOP,
+    N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS, N_SEAT_FIELDS, N_SPACES, N_SPECIES, MAX_PLAYERS,
+    ORDER_BITS, ORDER_MASK, ORDER_SEED_BITS, POP_STOP,
     P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_TAKEN, P_BONUS_YOUNG, P_COVERED,
     P_ENCLOSURES, P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES,
     P_START_TILES, P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY,
     R_BONUS_ENABLED, R_BONUS_PER_EVENT, R_BREED_AUTOMATIC, R_BREED_ENCLOSURES, R_BREED_HOUSE_ONE,
     R_BREED_MIN, R_BREED_YOUNG, R_D1_BUG, R_END_COMPLETE_ROUND, R_END_SKIPS_BREEDING,
-    R_FRENCH_LIMIT, R_HOUSE_ADD,
+    R_FRENCH_LIMIT, R_HOUSE_ADD, R_ORDER_RANDOM_EACH_ROUND,
     R_KEEP_ONE, R_MAX_EVENTS, R_MAX_TURNS, R_NO_MOVE_ENDS_GAME, R_PARTIAL_PAIR, R_PLAYERS,
     R_POPULATE_MAX, R_RANGE, R_SHORT_GAME, R_SINGLE_RULE, R_SOLO, R_SOLO_LAPS, R_SOLO_LAP_AWARE,
     R_SOLO_LAST_TURN_BREEDING, R_START_SPACE, R_SUPPLY_LIMITED, R_TIE_SHARED, R_TILES_PER_BAY,
@@ -43,7 +44,7 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
     SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
     SC_POP_SPECIES,
-    SC_ROUNDS, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_START_SPACE, SC_STOP_AT_FORCED, SC_TILE,
+    SC_ORDER_SEED_HI, SC_ORDER_SEED_LO, SC_ROUNDS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_START_SPACE, SC_STOP_AT_FORCED, SC_TILE,
     SC_TURNS,
     SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
     SRC_HOUSE, START_RANDOM, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
@@ -609,6 +610,11 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
         start = 1 + rng.randint(st.rng, N_SPACES)
     st.sc[SC_START_SPACE] = start
     st.sc[SC_ELEPHANT] = start
+    if tab.rules[R_ORDER_RANDOM_EACH_ROUND] != 0:  # drawn last, so the deal is clockwise's
+        word = rng.next_u64(st.rng)
+        st.sc[SC_ORDER_SEED_LO] = word & ((1 << ORDER_SEED_BITS) - 1)
+        st.sc[SC_ORDER_SEED_HI] = (word >> ORDER_SEED_BITS) & ((1 << ORDER_SEED_BITS) - 1)
+    new_round(st, tab)
     st.sc[SC_STAGE] = ST_SETUP_PLACE if tab.rules[R_SHORT_GAME] != 0 else ST_TURN_START
     advance(by_ref(st), by_ref(tab))
     return st
@@ -961,7 +967,7 @@ def end_turn(st, tab):
                 finish(st, tab, reason)
                 return
             end_pending(st, reason)
-    if st.sc[SC_PENDING_END] >= 0 and st.sc[SC_ACTIVE] == players - 1:
+    if st.sc[SC_PENDING_END] >= 0 and st.sc[SC_ROUND_PLACE] == players - 1:
         finish(st, tab, st.sc[SC_PENDING_END])
         return
     if tab.rules[R_SOLO] != 0:
@@ -971,8 +977,42 @@ def end_turn(st, tab):
         if st.markers_used.sum() == 5:  # N-8.2: all markers of the set come back
             for marker in range(5):
                 st.markers_used[marker] = tab.marker_absent[marker]
-    st.sc[SC_ACTIVE] = (st.sc[SC_ACTIVE] + 1) % players
+    if st.sc[SC_ROUND_PLACE] == players - 1:
+        new_round(st, tab)
+    else:
+        st.sc[SC_ROUND_PLACE] += 1
+        st.sc[SC_ACTIVE] = round_seat(st, st.sc[SC_ROUND_PLACE])
     st.sc[SC_STAGE] = ST_TURN_START
+
+
+@kernel
+def round_seat(st, place):
+    """The seat at `place` (0 = first) of this round's order (SC_ROUND_ORDER)."""
+    return (st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * place)) & ORDER_MASK
+
+
+@kernel
+def new_round(st, tab):
+    """N-4 / turn_order: the next round's seat order, its first seat active. Clockwise: seat 0
+    (the start player, seat 1 of the rules) to n-1. random_each_round: a uniformly random order
+    (Fisher-Yates on the packed seats) from the seat orders' own stream (SC_ORDER_SEED_*), so it
+    depends on the deal and the round only, not on the random numbers the policies draw."""
+    players = st.sc[SC_PLAYERS]
+    order = 0
+    for place in range(players):
+        order |= place << (ORDER_BITS * place)
+    if tab.rules[R_ORDER_RANDOM_EACH_ROUND] != 0:
+        seed = (np.uint64(st.sc[SC_ORDER_SEED_HI]) << np.uint64(ORDER_SEED_BITS)) | np.uint64(st.sc[SC_ORDER_SEED_LO])
+        first_draw = (st.sc[SC_TURNS] // players) * MAX_PLAYERS + 1  # turns before this round
+        for i in range(players - 1, 0, -1):
+            j = rng.randint_at(seed, first_draw + i, i + 1)
+            seat_i = (order >> (ORDER_BITS * i)) & ORDER_MASK
+            seat_j = (order >> (ORDER_BITS * j)) & ORDER_MASK
+            order ^= (seat_i ^ seat_j) << (ORDER_BITS * i)
+            order ^= (seat_i ^ seat_j) << (ORDER_BITS * j)
+    st.sc[SC_ROUND_ORDER] = order
+    st.sc[SC_ROUND_PLACE] = 0
+    st.sc[SC_ACTIVE] = round_seat(st, 0)
 
 
 @kernel

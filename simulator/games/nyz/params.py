@@ -392,6 +392,14 @@ class Params(StrictModel):
         "goes on with its breeding, the seats up to the last one play their turn, then N-7.2 "
         "ranks the complete boards.",
     )
+    turn_order: Literal["clockwise", "random_each_round"] = knob(
+        "clockwise", "N-4", "clockwise = every round goes clockwise from seat 1, the start player; "
+        "random_each_round = every round, the first included, goes in a fresh uniformly random "
+        "seat order (from a stream of its own, seeded at set-up), so in expectation no seat moves "
+        "earlier than another (designer variant, the \"off\" of the seat order as a cause of seat "
+        "advantage; breeding still goes round the table from the active seat, N-6.1; "
+        "seeds/new-york-zoo.md, decision 14).",
+    )
     tie_break: Literal["most_animals", "shared"] = knob(
         "most_animals", "N-7.5", "Several complete boards at the end: the one with the most "
         "animals wins (N-7.2), or every complete board shares the win (designer variant).",
@@ -544,6 +552,8 @@ RULES = RuleLayout(Params, dtype=np.int32, derived=(
     Derived("R_END_COMPLETE_ROUND", lambda p: p.end_timing == "complete_round"),
     # tie_break (N-7.5): 1 = every complete board wins
     Derived("R_TIE_SHARED", lambda p: p.tie_break == "shared"),
+    # turn_order (N-4): 1 = a random seat order every round
+    Derived("R_ORDER_RANDOM_EACH_ROUND", lambda p: p.turn_order == "random_each_round"),
 ))
 
 

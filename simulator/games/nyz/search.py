@@ -163,7 +163,7 @@ from simulator.games.nyz.state import (
     D_DEST, D_PLACE, E_CAPACITY, E_COUNT, E_TILE, MAX_OPTIONS, N_ENCLOSURE_TILES, N_SPACES,
     P_DECISIONS, P_ENCLOSURES,
     P_START_TILES, P_WIN, R_SEES_FULL_STACKS, R_SOLO, SC_DECIDER, SC_DECISION, SC_CHECKED,
-    SC_N_OPTIONS, SC_OVER, SC_PLAYERS, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
+    SC_N_OPTIONS, SC_ORDER_SEED_LO, SC_OVER, SC_PLAYERS, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
 )
 
 # greedy weights of each `heuristic` choice (specs.HEURISTICS)
@@ -205,6 +205,9 @@ KEY_STREAM, KEY_DECISIONS, KEY_HEURISTIC, KEY_CARRIED, KEY_BANK = range(5)
 # second visit only where the first move's line scored below about 0.62, instead of always.
 PRIOR_WEIGHT = 1.0
 
+# Flips bits of the scratch game's seat orders' seed (copy_state; below 2**ORDER_SEED_BITS)
+SCRATCH_ORDER_SALT = 0x2A5F3C91
+
 
 # ---- step functions for the generic search (kernels.py's list) -----------------------------------
 # ctx = (tables, heuristic weights float64 (MAX_POLICY_PARAMS,), seen flags int32
@@ -220,6 +223,9 @@ def copy_state(source, target):
     step API searches the trees play_batch searches."""
     copy = tree_search.copy_array
     copy(source.sc, target.sc)
+    # turn_order random_each_round: the scratch game's later rounds go in orders of a stream of
+    # its own, so a search does not see the real game's coming orders (they are not drawn yet)
+    target.sc[SC_ORDER_SEED_LO] ^= SCRATCH_ORDER_SALT
     copy(source.rng, target.rng)
     copy(source.policy_id, target.policy_id)
     copy(source.policy_params, target.policy_params)

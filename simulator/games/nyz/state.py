@@ -81,6 +81,7 @@ R_RANGE = 30  # derived
 R_TILES_PER_BAY = 31  # derived
 R_END_COMPLETE_ROUND = 32  # derived: end_timing
 R_TIE_SHARED = 33  # derived: tie_break
+R_ORDER_RANDOM_EACH_ROUND = 34  # derived: turn_order
 # values of single_animal_rule (their index in its Literal)
 SINGLE_ANY_TIME = 0  # 'any_time'
 SINGLE_WHEN_NO_PICTURED_FITS = 1  # 'when_no_pictured_fits'
@@ -127,7 +128,18 @@ SC_STOP_AT_FORCED = 35  # step API: also stop at decisions with a single legal m
 SC_ENDER = 36  # seat whose turn triggered the end, -1 = none (yet, or a turn cap)
 SC_PENDING_END = 37  # end_timing complete_round: END_* of the trigger, -1 = none; ends the round
 SC_START_SPACE = 38  # the elephant's start space (strip.start_space, or drawn at set-up)
-N_SCALARS = 39
+# the seats of this round in turn order (turn_order, N-4): seat of place k in bits
+# ORDER_BITS * k .. ORDER_BITS * (k + 1) - 1, place 0 in the lowest bits
+SC_ROUND_ORDER = 39
+SC_ROUND_PLACE = 40  # the active seat's place in SC_ROUND_ORDER, 0..players-1
+# turn_order random_each_round: the seed of the seat orders' stream, drawn at set-up, in two
+# ORDER_SEED_BITS halves (round r's order: draws r * MAX_PLAYERS + 1.. of that stream)
+SC_ORDER_SEED_LO = 41
+SC_ORDER_SEED_HI = 42
+N_SCALARS = 43
+ORDER_BITS = 3  # bits per seat in SC_ROUND_ORDER (seats 0..MAX_PLAYERS-1)
+ORDER_MASK = (1 << ORDER_BITS) - 1
+ORDER_SEED_BITS = 30
 
 # stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0

@@ -35,11 +35,11 @@ VARIANTS = {
                          "D": ["A1", "A2", "A3", "A4", "A5", "A6", "A7"]},
     },
     # the mechanism switches of issue #24 at once (N-7.4, N-2.4 to N-2.6, bonus breeding off,
-    # the start space drawn per game)
+    # the start space drawn per game, a random seat order every round)
     "mechanisms": {
         "end_timing": "complete_round", "equal_barns": True, "equal_houses": True,
         "equal_start_animals": True, "geometry": {"bonus_breeding_player_counts": []},
-        "tie_break": "shared", "strip": {"start_space": "random"},
+        "tie_break": "shared", "strip": {"start_space": "random"}, "turn_order": "random_each_round",
     },
 }
 # (players, variant, games per policy); 2 policies each -> 28,400 games in total
@@ -105,7 +105,8 @@ def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
     """Issue #24: with the immediate end (N-7.1) many games end before the later seats' turn of
     the round; `end_timing: complete_round` (N-7.4) gives every seat as many turns in every
     game that ends on a complete board; `bonus_breeding_player_counts: []` (N-6.3) breeds no
-    bonus young; the equal_* knobs (N-2.4 to N-2.6) play clean games."""
+    bonus young; the equal_* knobs (N-2.4 to N-2.6) play clean games; a random seat order every
+    round (N-4) still gives every seat one turn a round."""
     def records(**knobs):
         cols = play(GAME.make_params({"players": players, **knobs}), "greedy", 200)
         assert cols["check_violations"].sum() == 0
@@ -116,6 +117,11 @@ def test_mechanism_knobs_switch_their_cause_of_seat_advantage_off(players):
     complete_round = records(end_timing="complete_round")
     assert not unequal_turns(complete_round["seat_turns"])[complete_round["win"].any(axis=1)].any()
     assert (complete_round["last_mover"][complete_round["win"].any(axis=1)] == players - 1).all()
+    # turn_order random_each_round (N-4): a round still gives every seat one turn, and any seat
+    # may close it
+    shuffled = records(end_timing="complete_round", turn_order="random_each_round")
+    assert not unequal_turns(shuffled["seat_turns"])[shuffled["win"].any(axis=1)].any()
+    assert set(shuffled["last_mover"][shuffled["win"].any(axis=1)]) == set(range(players))
     assert not records(geometry={"bonus_breeding_player_counts": []})["bonus_young"].any()
     if players <= 3:
         assert immediate["bonus_young"].any()

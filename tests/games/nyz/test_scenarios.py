@@ -626,6 +626,63 @@ def test_n7_4_complete_round_ends_at_once_after_the_last_seat():
     assert pos.scalar(S.SC_ENDER) == 1 and step_api.winners(pos) == [1]
 
 
+def round_order(pos):
+    """The seats of the position's round in turn order (SC_ROUND_ORDER)."""
+    packed, players = int(pos.scalar(S.SC_ROUND_ORDER)), int(pos.scalar(S.SC_PLAYERS))
+    return tuple((packed >> (S.ORDER_BITS * place)) & S.ORDER_MASK for place in range(players))
+
+
+def orders_played(pos, pick, rounds):
+    """{round index: its seat order} while playing `pick(legal moves)` for `rounds` rounds."""
+    players = int(pos.scalar(S.SC_PLAYERS))
+    orders = {}
+    while not step_api.is_over(pos) and int(pos.scalar(S.SC_TURNS)) <= rounds * players:
+        orders.setdefault((int(pos.scalar(S.SC_TURNS)) - 1) // players, round_order(pos))
+        step_api.apply(pos, pick(step_api.legal_moves(pos)))
+    return orders
+
+
+def test_n4_random_turn_order_each_round():
+    """N-4 turn_order random_each_round (decision 14): every round, the first included, goes in
+    a fresh uniformly random seat order; the deal is clockwise's; the orders depend on the deal
+    and the round only, not on the moves; every seat moves once a round; a search's scratch game
+    (copy_state) goes in orders of its own after the round it was copied in."""
+    from scipy import stats
+
+    from simulator.games.nyz import search
+
+    assert round_order(game(4)) == (0, 1, 2, 3)
+    firsts = [round_order(game(3, seed=seed, check=False, turn_order="random_each_round"))
+              for seed in range(600)]
+    orders = sorted(set(firsts))
+    assert len(orders) == 6  # every permutation of 3 seats
+    assert stats.chisquare([firsts.count(order) for order in orders]).pvalue > 0.001  # 100 each
+    for seed in (1, 2, 3):
+        clockwise, drawn = game(4, seed=seed), game(4, seed=seed, turn_order="random_each_round")
+        assert np.array_equal(clockwise.state.bay_tiles, drawn.state.bay_tiles)
+        assert clockwise.scalar(S.SC_START_SPACE) == drawn.scalar(S.SC_START_SPACE)
+        assert drawn.scalar(S.SC_ACTIVE) == round_order(drawn)[0]
+    first = orders_played(game(4, seed=5, turn_order="random_each_round"), lambda moves: moves[0], 6)
+    last = orders_played(game(4, seed=5, turn_order="random_each_round"), lambda moves: moves[-1], 6)
+    assert first == last and len(first) == 6 and len(set(first.values())) > 1
+    assert all(sorted(order) == [0, 1, 2, 3] for order in first.values())
+    pos = game(4, seed=5, turn_order="random_each_round")
+    while not step_api.is_over(pos):  # every seat moves once a round
+        turns = pos.state.seat[:, S.P_TURNS]
+        assert turns.max() - turns.min() <= 1
+        assert turns.sum() == pos.scalar(S.SC_TURNS)
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
+    differ = 0
+    for seed in range(10):
+        real, scratch = (game(4, seed=seed, turn_order="random_each_round") for _ in range(2))
+        search.copy_state(real.state, scratch.state)
+        real_orders = orders_played(real, lambda moves: moves[0], 2)
+        scratch_orders = orders_played(scratch, lambda moves: moves[0], 2)
+        assert real_orders[0] == scratch_orders[0]  # the round under way is known
+        differ += real_orders[1] != scratch_orders[1]
+    assert differ >= 6  # a later round's order is the scratch game's own (1 in 24 the same)
+
+
 def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
     """Issue #24: the mechanism switches are listed by `zoosim rules nyz` with their rule ids
     and refuse bad values in one line."""
@@ -635,6 +692,9 @@ def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
     assert rules["equal_houses"] == ("N-2.5", "false")
     assert rules["equal_start_animals"] == ("N-2.6", "false")
     assert rules["tie_break"] == ("N-7.5", '"most_animals"')
+    assert rules["turn_order"] == ("N-4", '"clockwise"')
+    with pytest.raises(ZoosimError, match="turn_order.*'clockwise' or 'random_each_round'"):
+        GAME.make_params({"turn_order": "snake"})
     with pytest.raises(ZoosimError, match="end_timing.*'immediate' or 'complete_round'"):
         GAME.make_params({"end_timing": "end_of_round"})
     with pytest.raises(ZoosimError, match="equal_houses.*allowed: true or false"):
