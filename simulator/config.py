@@ -149,6 +149,13 @@ class Explain(StrictModel):
     mechanisms: list[Mechanism] = Field(
         min_length=1, description="the mechanisms to switch off, one at a time or in every subset"
     )
+    games_as_written_and_all_off: int | None = Field(
+        None, ge=1, le=MAX_GAMES_PER_CELL,
+        description="shapley: games of the two settings the explained share and the unexplained rest "
+        "come from, the rules as written and every mechanism off, at least the study's games "
+        "(default: the study's games); their extra deals narrow those two intervals, and the shares "
+        "come from the deals every setting played",
+    )
 
     @field_validator("mechanisms")
     @classmethod

@@ -429,6 +429,8 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
     described = [{"name": name, "knobs": knobs, "rules": rules} for name, knobs, rules in mechanisms]
     unused = unused_knobs(game, [knob for _, knobs, _ in mechanisms for knob in knobs], cell.sweep_values)
     names = [name for name, _, _ in mechanisms]
+    ends_deals = _explain_ends_deals(cell, study, key, file)
+    everything = tuple(range(len(mechanisms)))
     settings = []
     for offset, switched in enumerate(explain_settings(len(mechanisms), study.explain.method)):
         knobs = dict(written)
@@ -439,11 +441,30 @@ def _explain_cells(cell: Cell, study: Study, where: str, game, file: str | None)
         label = f"{cell.label} · " + (f"without {', '.join(off)}" if off else "as written")
         settings.append(dataclasses.replace(
             cell, index=cell.index + offset, label=label, params=params,
+            deals=ends_deals if switched in ((), everything) else cell.deals,
             params_hash=params_hash(params, game.rules_version),
             explain={"group": cell.index, "off": off, "method": study.explain.method, "mechanisms": described,
                      "unused_knobs": unused},
         ))
     return settings
+
+
+def _explain_ends_deals(cell: Cell, study: Study, key: str, file: str | None) -> int:
+    """The deals of an explain study's rules as written and every mechanism off: its
+    `games_as_written_and_all_off`, at least the cell's own (their first deals are every other
+    setting's: a chunk's deal seeds depend on its index alone), or the cell's."""
+    games = study.explain.games_as_written_and_all_off
+    if games is None:
+        return cell.deals
+    key = f"{key}.games_as_written_and_all_off"
+    if study.explain.method != "shapley":
+        raise ZoosimError("only Shapley shares take the unexplained rest from every mechanism off alone; "
+                          "leave this out with method: one_at_a_time", file=file, key=key)
+    deals = -(-games // cell.games_per_deal)
+    if deals < cell.deals:
+        raise ZoosimError(f"{games:,} games, fewer than the study's {cell.games:,}; allowed: at least the "
+                          "study's games per setting", file=file, key=key)
+    return deals
 
 
 # Knobs that change what is played rather than a rule of it: never a mechanism.

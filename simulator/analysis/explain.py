@@ -33,6 +33,13 @@ Every other quantity is a mean over deals of a per-deal value (linear in the set
 shares), so its interval is Student's t on deals - 1 degrees of freedom with the deal as the unit,
 as the report's other mean intervals (docs/statistics.md, "Where the seat edge comes from").
 Deals missing from some setting (a run still in progress) are left out of all of them.
+
+With Shapley shares the deviation, the unexplained rest and the explained fraction depend on two
+settings alone, the rules as written and every mechanism off, so a study may give those two more
+games (`games_as_written_and_all_off`): their extra deals narrow those intervals, and the
+selected seat, the deviation, the rest, the explained fraction, the pairing gains and the changed
+deals come from the deals both of them played, the shares from the deals every setting played
+(the first ones: a chunk's deal seeds depend on its index alone).
 """
 
 from __future__ import annotations
@@ -158,32 +165,42 @@ def design_gain(first: np.ndarray, second: np.ndarray, first_game_variance: floa
 
 def explain_cell(shares_by_setting: dict[tuple[int, ...], np.ndarray], players: int, mechanisms: list[dict[str, Any]],
                  method: str, confidence: float = 0.95, squares_by_setting: dict[tuple[int, ...], np.ndarray] | None = None,
-                 games_per_deal: int = 1) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                 games_per_deal: int = 1, ends: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] | None = None
+                 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The explanation of one cell from its settings' paired per-deal seat shares (subset switched
     off -> (deals, players), the same deals in every setting): (cell row, one row per mechanism).
     With the per-deal means of the squared shares (`squares_by_setting`) and the games per deal,
-    also the gain of the whole design (pairing and rotation) against independent games."""
-    written = shares_by_setting[()]
+    also the gain of the whole design (pairing and rotation) against independent games.
+    `ends` (Shapley only): the rules as written and every mechanism off (subset -> (per-deal
+    shares, per-deal squares)) on the deals both played, more than every setting played
+    (`games_as_written_and_all_off`): the seat, the deviation, the unexplained rest (the
+    deviation with every mechanism off) and the explained fraction come from them, the shares
+    from the deals every setting played."""
+    everything = tuple(range(len(mechanisms)))
+    if ends is None:
+        ends = {subset: (shares_by_setting[subset], None if squares_by_setting is None else squares_by_setting[subset])
+                for subset in ((), everything)}
+    written = ends[()][0]
     seat = int(np.argmax(np.abs(written.mean(axis=0) - 1.0 / players)))
     deviation = {subset: POINTS * (values[:, seat] - 1.0 / players) for subset, values in shares_by_setting.items()}
-    everything = tuple(range(len(mechanisms)))
-    game_variance = {subset: POINTS ** 2 * (float(np.mean(squares_by_setting[subset][:, seat]))
-                                            - float(np.mean(shares_by_setting[subset][:, seat])) ** 2)
-                     for subset in ((), everything)} if squares_by_setting is not None else None
     effects = per_deal_effects(deviation, len(mechanisms), method)
-    total, total_low, total_high = interval(effects["total"], confidence)
-    rest, rest_low, rest_high = interval(effects["unexplained"], confidence)
-    fraction, fraction_low, fraction_high = stats.ratio_of_means_interval(
-        effects["total"] - effects["unexplained"], effects["total"], confidence)
+    end_total, end_all_off = (POINTS * (ends[subset][0][:, seat] - 1.0 / players) for subset in ((), everything))
+    # with Shapley shares the rest is the deviation with every mechanism off (efficiency)
+    end_rest = end_all_off if method == "shapley" else effects["unexplained"]
+    game_variance = {subset: POINTS ** 2 * (float(np.mean(squares[:, seat])) - float(np.mean(shares[:, seat])) ** 2)
+                     for subset, (shares, squares) in ends.items()} if squares_by_setting is not None else None
+    total, total_low, total_high = interval(end_total, confidence)
+    rest, rest_low, rest_high = interval(end_rest, confidence)
+    fraction, fraction_low, fraction_high = stats.ratio_of_means_interval(end_total - end_rest, end_total, confidence)
     row = {
-        "seat": seat, "deals": len(effects["total"]), "method": method,
+        "seat": seat, "deals": len(end_total), "share_deals": len(effects["total"]), "method": method,
         "deviation": total, "deviation_low": total_low, "deviation_high": total_high,
         "unexplained": rest, "unexplained_low": rest_low, "unexplained_high": rest_high,
         "explained_fraction": fraction, "explained_fraction_low": fraction_low,
         "explained_fraction_high": fraction_high,
-        "pairing_gain": pairing_gain(effects["total"], effects["all_off"]),
-        "changed_deals": changed_share(effects["total"], effects["all_off"]),
-        "design_gain": design_gain(effects["total"], effects["all_off"], game_variance[()], game_variance[everything],
+        "pairing_gain": pairing_gain(end_total, end_all_off),
+        "changed_deals": changed_share(end_total, end_all_off),
+        "design_gain": design_gain(end_total, end_all_off, game_variance[()], game_variance[everything],
                                    games_per_deal) if game_variance is not None else math.nan,
     }
     rows = []
@@ -222,6 +239,10 @@ def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             common = np.intersect1d(common, numbers)
         paired = {subset: shares[np.searchsorted(numbers, common)] for subset, (numbers, shares, _) in read.items()}
         squares = {subset: square[np.searchsorted(numbers, common)] for subset, (numbers, _, square) in read.items()}
+        everything = tuple(range(len(names)))
+        both_ends = np.intersect1d(read[()][0], read[everything][0])  # games_as_written_and_all_off
+        ends = {subset: tuple(values[np.searchsorted(read[subset][0], both_ends)] for values in read[subset][1:])
+                for subset in ((), everything)} if explain["method"] == "shapley" else None
         base = {"group": group, "label": written.label, "study": written.study, "game": written.game,
                 "players": written.players, "seating": " / ".join(dict.fromkeys(written.seats)),
                 "unused_knobs": explain.get("unused_knobs", [])}  # absent in runs from before it
@@ -229,7 +250,7 @@ def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
             cell_rows.append({**base, "deals": len(common)})
             continue
         row, rows = explain_cell(paired, written.players, explain["mechanisms"], explain["method"], confidence,
-                                 squares, written.players if written.rotate else 1)
+                                 squares, written.players if written.rotate else 1, ends)
         cell_rows.append({**base, **row})
         share_rows += [{"group": group, "label": written.label, **mechanism} for mechanism in rows]
     return ExplainAnalysis(pd.DataFrame(cell_rows), pd.DataFrame(share_rows))
@@ -271,6 +292,10 @@ def explain_sentence(cell: pd.Series, shares: pd.DataFrame) -> str:
         largest = ordered.iloc[0]
         sentence += f": the largest share, {points_text(largest['share'])} points, from {largest['mechanism']}"
     sentence += f". Shares ({what}): " + ", ".join(parts) + "."
+    if cell.get("share_deals", cell["deals"]) < cell["deals"]:
+        sentence += (f" The shares are from the {int(cell['share_deals']):,} deals every setting played; the "
+                     f"deviation, the rest and the explained share from the {int(cell['deals']):,} deals of the "
+                     "rules as written and every mechanism off.")
     if not pd.isna(cell["explained_fraction"]):
         sentence += f" The named mechanisms explain {_fraction_with_interval(cell)} of it."
     if much_unexplained(cell) and cell.get("unused_knobs"):

@@ -124,9 +124,52 @@ def test_a_partly_played_explain_pairs_the_deals_every_setting_has(lever_run, tm
     for name in ("chunk-000003.parquet", "_chunk-000003.json"):  # the last chunk of the setting without the gift
         (folder / "logs" / "cell=0001" / name).unlink()
     analysis = explain_run(folder, read_manifest(folder))
-    assert analysis.cells.iloc[0]["deals"] == 1500
+    # the shares pair the deals every setting has; the deviation and the rest, the deals of the
+    # rules as written and every mechanism off, both complete
+    assert analysis.cells.iloc[0]["share_deals"] == 1500 and analysis.cells.iloc[0]["deals"] == 2000
     result = CliRunner().invoke(main, ["report", str(folder)])
     assert result.exit_code == 0, (result.output, result.exception)
+
+
+def test_more_games_as_written_and_all_off_narrow_the_rest_and_the_explained_share(lever_run, tmp_path):
+    """games_as_written_and_all_off: the two settings the rest and the explained share come from
+    play more deals, the first of them every other setting's; the shares stay on those."""
+    experiment = {**LEVER_EXPERIMENT, "studies": [{**LEVER_EXPERIMENT["studies"][0], "explain": {
+        **LEVER_EXPERIMENT["studies"][0]["explain"], "games_as_written_and_all_off": 24000}}]}
+    plan = build_plan(parse_experiment(experiment))
+    assert [cell.deals for cell in plan.cells] == [8000, 2000, 2000, 8000]
+    folder = tmp_path / "ends"
+    run_plan(plan, folder, "lever\n", jobs=1, progress=False)
+    more = explain_run(folder, read_manifest(folder)).cells.iloc[0]
+    base = explain_run(lever_run, read_manifest(lever_run)).cells.iloc[0]
+    assert more["deals"] == 8000 and more["share_deals"] == 2000
+    exact = exact_effects(players=3)
+    assert more["deviation_low"] <= exact["deviation"] <= more["deviation_high"]
+    assert more["unexplained_low"] <= 0.0 <= more["unexplained_high"]
+    for name in ("unexplained", "explained_fraction"):  # 4 times the deals: about half as wide
+        ratio = (more[f"{name}_high"] - more[f"{name}_low"]) / (base[f"{name}_high"] - base[f"{name}_low"])
+        assert 0.4 < ratio < 0.65, (name, ratio)
+    shares = explain_run(folder, read_manifest(folder)).shares.set_index("mechanism")
+    base_shares = explain_run(lever_run, read_manifest(lever_run)).shares.set_index("mechanism")
+    pd.testing.assert_frame_equal(shares, base_shares)  # the same 2,000 deals
+    sentence = explain_sentence(more, shares.reset_index())
+    assert "from the 2,000 deals every setting played" in sentence and "from the 8,000 deals" in sentence
+
+
+@pytest.mark.parametrize("explain, words", [
+    ("{games_as_written_and_all_off: 10, mechanisms: [{name: bonus, knobs: {first_seat_bonus: 0}}]}",
+     ["studies[0].explain.games_as_written_and_all_off", "fewer than the study's", "at least"]),
+    ("{method: one_at_a_time, games_as_written_and_all_off: 90, "
+     "mechanisms: [{name: bonus, knobs: {first_seat_bonus: 0}}]}",
+     ["studies[0].explain.games_as_written_and_all_off", "method: one_at_a_time"]),
+])
+def test_bad_games_as_written_and_all_off_is_one_line(tmp_path, monkeypatch, explain, words):
+    monkeypatch.chdir(tmp_path)
+    text = f"games: 30\nstudies:\n  - game: coin\n    rules: {{players: 3, first_seat_bonus: 0.5}}\n    explain: {explain}\n"
+    path, lines = refused_run(tmp_path, text)
+    assert len(lines) == 1 and str(path) in lines[0], lines
+    for word in words:
+        assert word in lines[0], lines[0]
 
 
 def test_report_and_terminal_lead_with_the_explain_sentence(lever_run):
