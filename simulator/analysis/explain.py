@@ -247,7 +247,7 @@ def explain_run(run_dir: Path, manifest: dict[str, Any], confidence: float = 0.9
                 "players": written.players, "seating": " / ".join(dict.fromkeys(written.seats)),
                 "unused_knobs": explain.get("unused_knobs", [])}  # absent in runs from before it
         if len(common) < 2:
-            cell_rows.append({**base, "deals": len(common)})
+            cell_rows.append({**base, "deals": len(common), "share_deals": len(common)})
             continue
         row, rows = explain_cell(paired, written.players, explain["mechanisms"], explain["method"], confidence,
                                  squares, written.players if written.rotate else 1, ends)

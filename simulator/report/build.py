@@ -121,6 +121,7 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
             "table": table_view(shares.assign(interacts=shares["interacts"].map({True: "yes", False: "no"})),
                                 f"explain-table-{int(cell['group'])}", EXPLAIN_COLUMNS) if ready else None,
             "deals": int(cell.get("deals", 0)),
+            "share_deals": int(cell.get("share_deals", cell.get("deals", 0))),
             "pairing_gain": cell.get("pairing_gain"),
             # where much stays unexplained: the knobs a designer could add as mechanisms
             "unused_knobs": unused_knobs_text(cell) if ready and much_unexplained(cell) and cell.get("unused_knobs")

@@ -154,6 +154,11 @@ def test_more_games_as_written_and_all_off_narrow_the_rest_and_the_explained_sha
     pd.testing.assert_frame_equal(shares, base_shares)  # the same 2,000 deals
     sentence = explain_sentence(more, shares.reset_index())
     assert "from the 2,000 deals every setting played" in sentence and "from the 8,000 deals" in sentence
+    result = CliRunner().invoke(main, ["report", str(folder)])
+    assert result.exit_code == 0, (result.output, result.exception)
+    page = re.sub(r"<[^>]+>", "", (folder / "report.html").read_text())
+    assert ("2,000 deals paired in every setting; the deviation, the rest and the explained share from 8,000 deals "
+            "paired in the rules as written and every mechanism off.") in page
 
 
 @pytest.mark.parametrize("explain, words", [
@@ -376,10 +381,11 @@ def test_the_unused_knobs_are_the_games_rule_knobs_no_mechanism_switches():
 
     document = load_yaml((Path(__file__).resolve().parents[2] / "experiments" / "explain_seat_edge.yaml").read_text())
     cells = build_plan(parse_experiment(document)).cells
-    two = next(cell for cell in cells if cell.study == "New York Zoo explained, 2 players")
-    unused = {group["name"]: group for group in two.explain["unused_knobs"]}
-    assert {"end_timing", "equal_barns", "equal_start_animals", "players", "preset"}.isdisjoint(unused)
+    three = next(cell for cell in cells if cell.study == "New York Zoo explained, 3 players")
+    unused = {group["name"]: group for group in three.explain["unused_knobs"]}
+    assert {"end_timing", "equal_barns", "players", "preset"}.isdisjoint(unused)
     assert unused["equal_houses"] == {"name": "equal_houses", "rules": ["N-2.5"], "knobs": 1}
+    assert unused["turn_order"] == {"name": "turn_order", "rules": ["N-4"], "knobs": 1}
     # a knob group keeps the leaves not used: the bonus breeding player counts are a mechanism
     from simulator.games import get_game
     from simulator.games.base import knob_table
