@@ -10,9 +10,10 @@ from simulator.games.nyz.bits import popcount
 from simulator.games.nyz.state import (
     CELL_EMPTY, E_CAPACITY, E_COUNT, E_SPECIES, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_OUTSIDE, INV_OVERLAP,
-    INV_SPECIES, MAX_HOUSES, NO_SPECIES, N_SPECIES, P_COVERED, P_ENCLOSURES, P_HOUSES,
-    R_SUPPLY_LIMITED, SC_FIRST_VIOLATION, SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER,
-    SC_PLAYERS, SC_VIOLATIONS,
+    INV_SPECIES, INV_TURN_ORDER, MAX_HOUSES, NO_SPECIES, N_SPECIES, ORDER_BITS, ORDER_MASK,
+    P_COVERED, P_ENCLOSURES, P_HOUSES, P_TURNS, R_SUPPLY_LIMITED, SC_ACTIVE, SC_FIRST_VIOLATION,
+    SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_PLAYERS, SC_ROUND_ORDER, SC_ROUND_PLACE,
+    SC_TURNS, SC_VIOLATIONS,
 )
 
 
@@ -76,3 +77,23 @@ def check_invariants(st, tab):
         for species in range(N_SPECIES):
             if st.animal_supply[species] + on_boards[species] != tab.animal_caps[species]:
                 violation(st, INV_CONSERVATION)
+    check_turn_order(st)
+
+
+@kernel
+def check_turn_order(st):
+    """N-4: the round's order holds every seat once, the active seat is the one at its place,
+    and every seat has moved once a round: the seats' turns differ by at most one and add up to
+    the turns begun."""
+    players = st.sc[SC_PLAYERS]
+    seen = 0
+    for place in range(players):
+        seen |= 1 << ((st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * place)) & ORDER_MASK)
+    fewest, most, total = st.seat[0, P_TURNS], st.seat[0, P_TURNS], 0
+    for seat in range(players):
+        turns = st.seat[seat, P_TURNS]
+        fewest, most, total = min(fewest, turns), max(most, turns), total + turns
+    active = (st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * st.sc[SC_ROUND_PLACE])) & ORDER_MASK
+    if (seen != (1 << players) - 1 or active != st.sc[SC_ACTIVE] or most - fewest > 1
+            or total != st.sc[SC_TURNS]):
+        violation(st, INV_TURN_ORDER)

@@ -44,8 +44,8 @@ from simulator.games.nyz.state import (
     SC_FOLLOW_STEP, SC_LAPS, SC_NEW_ENCLOSURE, SC_N_EVENTS, SC_N_OPTIONS, SC_OVER, SC_PASSES,
     SC_PENDING_0, SC_PENDING_1, SC_PENDING_END, SC_PLACED_ANIMALS, SC_PLAYERS, SC_POP_COUNT,
     SC_POP_SPECIES,
-    SC_ORDER_SEED_HI, SC_ORDER_SEED_LO, SC_ROUNDS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_SETUP_SEAT, SC_SOLO_WON, SC_STAGE, SC_START_SPACE, SC_STOP_AT_FORCED, SC_TILE,
-    SC_TURNS,
+    SC_ORDER_SEED_HI, SC_ORDER_SEED_LO, SC_ROUNDS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_SETUP_SEAT,
+    SC_SOLO_WON, SC_STAGE, SC_START_SPACE, SC_STOP_AT_FORCED, SC_TILE, SC_TURNS,
     SINGLE_WHEN_NO_PICTURED_FITS, SINGLE_WHEN_PAIR_DOES_NOT_FIT, SPACE_ANIMALS, SRC_ENCLOSURE,
     SRC_HOUSE, START_RANDOM, State, ST_ANIMAL_CHOICE, ST_ANIMAL_PLACE, ST_BONUS, ST_BREED, ST_BREED_NEXT,
     ST_MAIN_DONE, ST_OVER, ST_PLACE_ENCLOSURE, ST_POPULATE, ST_SETUP_PLACE, ST_TURN_END,
@@ -1003,9 +1003,9 @@ def new_round(st, tab):
         order |= place << (ORDER_BITS * place)
     if tab.rules[R_ORDER_RANDOM_EACH_ROUND] != 0:
         seed = (np.uint64(st.sc[SC_ORDER_SEED_HI]) << np.uint64(ORDER_SEED_BITS)) | np.uint64(st.sc[SC_ORDER_SEED_LO])
-        first_draw = (st.sc[SC_TURNS] // players) * MAX_PLAYERS + 1  # turns before this round
+        round_index = st.sc[SC_TURNS] // players  # the turns begun are the earlier rounds'
         for i in range(players - 1, 0, -1):
-            j = rng.randint_at(seed, first_draw + i, i + 1)
+            j = rng.randint_at(seed, round_index * MAX_PLAYERS + i, i + 1)
             seat_i = (order >> (ORDER_BITS * i)) & ORDER_MASK
             seat_j = (order >> (ORDER_BITS * j)) & ORDER_MASK
             order ^= (seat_i ^ seat_j) << (ORDER_BITS * i)

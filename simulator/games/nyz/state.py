@@ -235,10 +235,11 @@ INV_HOUSES = 8
 INV_EMPTY_BAY = 9
 INV_POPULATE = 10
 INV_MOVE_RANGE = 11
+INV_TURN_ORDER = 12
 INVARIANT_NAMES = (
     "", "overlap", "outside_board", "species", "capacity", "covered_decreased",
     "animals_not_conserved", "full_enclosure_between_actions", "houses", "elephant_on_empty_bay",
-    "populate_count", "move_range",
+    "populate_count", "move_range", "turn_order",
 )
 
 END_REASONS = ("complete_in_action", "complete_in_breeding", "solo_laps", "turn_cap", "stuck")

@@ -12,8 +12,8 @@ from simulator.games.nyz.moves import advance, fits, new_enclosure
 from simulator.games.nyz.step_api import Position
 from simulator.games.nyz.state import (
     CELL_ATTRACTION, CELL_EMPTY, E_COUNT, E_SPECIES, MAX_CELLS, N_ATTRACTION_TYPES, NO_SPECIES,
-    ORDER_BITS, ORDER_MASK, P_COVERED, P_HOUSES, SC_ACTIVE, SC_ELEPHANT, SC_FOLLOW_HEAD,
-    SC_FOLLOW_LEN, SC_PLAYERS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_STAGE,
+    ORDER_BITS, ORDER_MASK, P_COVERED, P_HOUSES, P_TURNS, SC_ACTIVE, SC_ELEPHANT, SC_FOLLOW_HEAD,
+    SC_FOLLOW_LEN, SC_PLAYERS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_STAGE, SC_TURNS,
     ST_TURN_START,
 )
 
@@ -87,14 +87,21 @@ def set_bay(position, space, tiles) -> None:
 
 
 def restart_turn(position, active=None, elephant=None) -> Position:
-    """Start the turn of `active` again (after scripted changes) and stop at its decision;
-    its place in the round is its place in the round's seat order."""
+    """Start the turn of `active` again (after scripted changes) and stop at its decision. The
+    turn is the one of the active seat's place in the current round's seat order: the seats
+    before it have moved in this round, the others not (so checked mode's turn-order invariant,
+    every seat once a round, holds)."""
     st = position.state
     if active is not None:
         st.sc[SC_ACTIVE] = active
-        order = [(int(st.sc[SC_ROUND_ORDER]) >> (ORDER_BITS * place)) & ORDER_MASK
-                 for place in range(int(st.sc[SC_PLAYERS]))]
-        st.sc[SC_ROUND_PLACE] = order.index(active)
+    players = int(st.sc[SC_PLAYERS])
+    order = [(int(st.sc[SC_ROUND_ORDER]) >> (ORDER_BITS * place)) & ORDER_MASK for place in range(players)]
+    place = order.index(int(st.sc[SC_ACTIVE]))
+    round_index = max(int(st.sc[SC_TURNS]) - 1, 0) // players
+    st.sc[SC_ROUND_PLACE] = place
+    st.sc[SC_TURNS] = round_index * players + place
+    for earlier, seat in enumerate(order):
+        st.seat[seat, P_TURNS] = round_index + (earlier < place)
     if elephant is not None:
         st.sc[SC_ELEPHANT] = elephant
     st.sc[SC_STAGE] = ST_TURN_START

@@ -683,6 +683,22 @@ def test_n4_random_turn_order_each_round():
     assert differ >= 6  # a later round's order is the scratch game's own (1 in 24 the same)
 
 
+@pytest.mark.parametrize("corrupt", ["a seat moved twice", "the active seat off its place"])
+def test_t18_checked_mode_catches_a_broken_turn_order(corrupt):
+    """N-4 in checked mode (T18): every seat moves once a round and the active seat is the one at
+    its place in the round's order; a game breaking either is caught at the next move."""
+    from simulator.games.nyz.step_api import InvariantViolation
+
+    pos = game(3, turn_order="random_each_round")
+    if corrupt == "a seat moved twice":
+        pos.state.seat[pos.scalar(S.SC_ACTIVE), S.P_TURNS] += 1
+        pos.state.sc[S.SC_TURNS] += 1
+    else:
+        pos.state.sc[S.SC_ACTIVE] = round_order(pos)[1]
+    with pytest.raises(InvariantViolation, match="turn_order"):
+        step_api.apply(pos, step_api.legal_moves(pos)[0])
+
+
 def test_mechanism_knobs_are_rule_knobs_with_their_ids_and_validated():
     """Issue #24: the mechanism switches are listed by `zoosim rules nyz` with their rule ids
     and refuse bad values in one line."""
