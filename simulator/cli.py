@@ -121,7 +121,8 @@ def _backend_options(command):
                    "which is resumed automatically when it exists.")
 @_jobs_option("Parallel workers (default: every core).")
 @click.option("--games", type=click.IntRange(min=1), default=None,
-              help="Games per cell, overriding the file.")
+              help="Games per cell, overriding the file (every study's games, and an explain study's "
+                   "games_as_written_and_all_off).")
 @click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=None,
               help="Master seed, overriding the file.")
 @click.option("--resume", is_flag=True, help="Continue a run in --out, skipping finished chunks.")

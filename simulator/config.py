@@ -294,13 +294,16 @@ def load_experiment(
 
 def with_overrides(document: dict[str, Any], *, games: int | None = None, seed: int | None = None) -> dict[str, Any]:
     """An experiment document with the command line's --games and --seed applied (in place):
-    --games replaces the file's games and every study's own."""
+    --games replaces the file's games, every study's own and an explain study's
+    games_as_written_and_all_off: every cell plays that many."""
     if games is not None:
         document["games"] = games
         studies = document.get("studies")
         for study in studies if isinstance(studies, list) else []:
             if isinstance(study, dict):
                 study.pop("games", None)
+                if isinstance(study.get("explain"), dict):
+                    study["explain"].pop("games_as_written_and_all_off", None)
     if seed is not None:
         document["seed"] = seed
     return document

@@ -161,6 +161,17 @@ def test_more_games_as_written_and_all_off_narrow_the_rest_and_the_explained_sha
             "paired in the rules as written and every mechanism off.") in page
 
 
+def test_games_on_the_command_line_set_every_settings_games():
+    """--games N: every cell plays N games, the two settings with games_as_written_and_all_off too
+    (N above them is no error)."""
+    from simulator.config import with_overrides
+
+    study = {**LEVER_EXPERIMENT["studies"][0], "explain": {
+        **LEVER_EXPERIMENT["studies"][0]["explain"], "games_as_written_and_all_off": 24000}}
+    document = with_overrides({**LEVER_EXPERIMENT, "studies": [study]}, games=30000)
+    assert [cell.games for cell in build_plan(parse_experiment(document)).cells] == [30000] * 4
+
+
 @pytest.mark.parametrize("explain, words", [
     ("{games_as_written_and_all_off: 10, mechanisms: [{name: bonus, knobs: {first_seat_bonus: 0}}]}",
      ["studies[0].explain.games_as_written_and_all_off", "fewer than the study's", "at least"]),
