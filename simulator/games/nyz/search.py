@@ -452,10 +452,9 @@ def kept_lines(scratch, policy_id, policy_params):
     for policy, row in zip(policy_id, policy_params):
         if policy == STRONG or policy == EXPERT:
             budget = int(row[ITERATIONS])  # strong_move's lines per move (solo: fewer)
-            lines = max(1, budget // max(1, min(budget, int(row[S_HORIZON_ITERATIONS]))))
+            lines = lines_per_move(budget, horizon_iterations(budget, int(row[S_HORIZON_ITERATIONS]), False))
             width = min(int(row[WIDTH]), MAX_OPTIONS)
-            rounds = max(1, math.ceil(math.log2(max(width, 1))))
-            slots = max(slots, 2 * rounds * width * lines)
+            slots = max(slots, 2 * halving_rounds(max(width, 1)) * width * lines)
     slots = min(slots, KEPT_LINES)
     games = type(scratch)(*(np.zeros((slots,) + array.shape, dtype=array.dtype) for array in scratch))
     return (games, np.zeros(slots, dtype=np.uint64), np.zeros((2, MAX_ROUNDS), dtype=np.int64),
@@ -648,6 +647,25 @@ def play_line(st, tab, weights, last_turn, temperature, rng):
 
 
 @kernel
+def horizon_iterations(budget, horizon, solo):
+    """strong_move's iterations per line: the whole budget in solo, else at most `horizon`
+    (S_HORIZON_ITERATIONS), at least one."""
+    return budget if solo else max(1, min(budget, horizon))
+
+
+@kernel
+def lines_per_move(budget, horizon_budget):
+    """strong_move's lines per candidate move (kept_lines sizes its slots by it)."""
+    return max(1, budget // horizon_budget)
+
+
+@kernel
+def halving_rounds(count):
+    """The rounds of strong_move's sequential halving over `count` (>= 1) candidate moves."""
+    return max(1, math.ceil(math.log2(count)))
+
+
+@kernel
 def strong_move(st, tab, scratch, workspace, params):
     """The `strong` policy (module docstring, "Strong"): sequential halving over the heuristic's
     `width` best moves, each round extending the surviving moves' lines and ranking them by the
@@ -683,8 +701,8 @@ def strong_move(st, tab, scratch, workspace, params):
     hidden = tab.rules[R_SEES_FULL_STACKS] == 0
     budget = int(params[ITERATIONS])
     # lines per move: the heuristic's, then sampled ones (solo: the heuristic's only)
-    horizon_budget = budget if solo else min(budget, int(params[S_HORIZON_ITERATIONS]))
-    lines = max(1, budget // horizon_budget)
+    horizon_budget = horizon_iterations(budget, int(params[S_HORIZON_ITERATIONS]), solo)
+    lines = lines_per_move(budget, horizon_budget)
     # games of the carried line valid here (module docstring, "Strong"): keyed on the game's
     # stream before this decision draws the lines' streams from it
     carried = 0
@@ -695,7 +713,7 @@ def strong_move(st, tab, scratch, workspace, params):
     # draws nothing)
     stream = random_stream.next_u64(st.rng) if hidden or lines > 1 else np.uint64(0)
     temperature = params[S_TEMPERATURE]
-    rounds = 1 if depth == 0 else max(1, math.ceil(math.log2(count)))
+    rounds = 1 if depth == 0 else halving_rounds(count)
     for k in range(count):
         order[k] = k
         line_over[k] = 0
