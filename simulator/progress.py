@@ -97,27 +97,29 @@ class ProgressBar:
         self.lock = threading.Lock()  # the poll thread and chunk_done both show the progress
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._poll, daemon=True) if enabled else None
-        self._show({})
+        self._show(reading=False)
         if self.thread:
             self.thread.start()
 
     def chunk_done(self, cell: int, games: int, seconds: float) -> None:
         """A chunk of `cell` is written: `games` games played in `seconds` (by its worker)."""
-        self.finished[cell] += games
-        measured_games, measured_seconds = self.measured.get(cell, (0, 0.0))
-        self.measured[cell] = (measured_games + games, measured_seconds + seconds)
-        if self.finished[cell] >= self.cells[cell].games and isinstance(self.bar, LineBar):
-            self._show(self._in_play(), after=CELL_LINE_SECONDS)  # a line for a cell finished
+        with self.lock:  # the poll thread reads these counts
+            self.finished[cell] += games
+            measured_games, measured_seconds = self.measured.get(cell, (0, 0.0))
+            self.measured[cell] = (measured_games + games, measured_seconds + seconds)
+            cell_finished = self.finished[cell] >= self.cells[cell].games
+        if cell_finished and isinstance(self.bar, LineBar):
+            self._show(after=CELL_LINE_SECONDS)  # a line for a cell finished
 
     def refresh(self) -> None:
         """Show the progress now, with the games in play (the poll thread calls it)."""
-        self._show(self._in_play())
+        self._show()
 
     def close(self) -> None:
         if self.thread:
             self.stop.set()
             self.thread.join()
-        self._show({}, after=0.0)
+        self._show(after=0.0, reading=False)
         self.bar.close()
 
     def games_done(self, in_play: dict[int, int]) -> int:
@@ -202,11 +204,13 @@ class ProgressBar:
         self.first_read, self.playing = first_read, playing
         return games
 
-    def _show(self, in_play: dict[int, int], after: float = LINE_SECONDS) -> None:
-        """Update the bar's text and work done and show them; a LineBar writes its line when
-        `after` seconds have passed since its last one."""
+    def _show(self, after: float = LINE_SECONDS, reading: bool = True) -> None:
+        """Update the bar's text and work done, with the games in play (`reading`: read from the
+        chunks' progress files, `_in_play`), and show them; a LineBar writes its line when
+        `after` seconds have passed since its last one. Under the lock: the poll thread and
+        chunk_done both show the progress, and `_in_play` swaps its measurements in."""
         with self.lock:
-            self._update(in_play)
+            self._update(self._in_play() if reading else {})
             if isinstance(self.bar, LineBar):
                 self.bar.refresh(after)
             else:

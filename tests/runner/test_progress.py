@@ -267,3 +267,17 @@ def test_cells_finished_within_a_second_of_the_last_line_share_the_next_one(tmp_
     bar.close()
     lines = written.getvalue().splitlines()
     assert [line.split(" games")[0] for line in lines] == ["many: 33% 10/30", "many: 67% 20/30"], lines
+
+
+def test_the_poll_thread_and_chunk_done_read_and_count_under_the_lock(tmp_path):
+    """`_in_play` swaps in its measurements and chunk_done adds to the counts the bar reads, one
+    from the poll thread, one from the run's: both happen under the bar's lock, so a race cannot
+    restart a chunk's speed measurement or read a count half updated."""
+    cells = {0: CellWork(games=100, finished=0, weight=1.0, kind=("katz", ("greedy",)))}
+    bar = ProgressBar(tmp_path, cells, description="lock", enabled=True, clock=FakeClock(), stream=io.StringIO())
+    held = []
+    reads = bar._in_play
+    bar._in_play = lambda: (held.append(bar.lock.locked()), reads())[1]
+    bar.refresh()
+    bar.chunk_done(0, 100, seconds=1.0)  # the cell is finished: a LineBar writes its line
+    assert held == [True, True]
