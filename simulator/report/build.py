@@ -114,6 +114,8 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
     for line, (_, cell) in zip(explain_lines(explain), explain.cells.iterrows() if explain is not None else []):
         shares = _group_shares(explain, cell["group"])
         ready = cell.get("deals", 0) >= MIN_GAMES and not pd.isna(cell.get("deviation"))
+        # where much stays unexplained: the knobs a designer could add as mechanisms
+        unused = ready and much_unexplained(cell) and bool(cell.get("unused_knobs"))
         views.append({
             "group": int(cell["group"]), "label": cell["label"], "sentence": line["sentence"],
             **dict(zip(("lead", "detail"), lead_and_detail(line["sentence"]))),
@@ -123,10 +125,8 @@ def explain_view(explain: ExplainAnalysis | None) -> list[dict[str, Any]]:
             "deals": int(cell.get("deals", 0)),
             "share_deals": int(cell.get("share_deals", cell.get("deals", 0))),
             "pairing_gain": cell.get("pairing_gain"),
-            # where much stays unexplained: the knobs a designer could add as mechanisms
-            "unused_knobs": unused_knobs_text(cell) if ready and much_unexplained(cell) and cell.get("unused_knobs")
-            else None,
-            "not_shown_explained": not_shown_explained_text(cell),
+            "unused_knobs": unused_knobs_text(cell) if unused else None,
+            "not_shown_explained": not_shown_explained_text(cell) if unused else None,
         })
     return views
 
