@@ -44,6 +44,9 @@ EXPERIMENTS = [
                   "climb": {"max_climbs": 1}}]},
     {"name": "precision", "seed": 1, "games": {"until": {"halfwidth": 0.05}, "max": 1000, "start": 100},
      "studies": [{"game": "katz"}]},
+    {"name": "explained", "seed": 1, "games": 100,
+     "studies": [{"game": "katz", "explain": {"games_as_written_and_all_off": 200,
+                                              "mechanisms": [{"name": "sevens", "knobs": {"extra_turn_values": []}}]}}]},
 ]
 TUNES = [
     {"name": "tunebounds", "seed": 1,
