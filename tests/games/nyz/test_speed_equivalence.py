@@ -50,6 +50,9 @@ CASES.update({
                            ("random",), True),
     "mixed_odd_knobs_p4": ({"players": 4, **ODD_KNOBS}, MIXED[:4], True),
     "mixed_physical_p5": ({"players": 5, **PHYSICAL}, MIXED, False),
+    # a random seat order every round (N-4, decision 14), checked, with the complete-round end
+    "random_order_p4": ({"players": 4, "turn_order": "random_each_round", "end_timing": "complete_round"},
+                        ("random",) * 4, True),
 })
 
 GAMES = 40
@@ -85,6 +88,8 @@ SEARCH_CASES = {
     "expert_p4_mixed": ({"players": 4}, (("expert", {}), ("strong", {}), ("greedy_duel", {}),
                                           ("expert", {"rollout_depth_3p": 1})), 4),
     "expert_p5": ({"players": 5}, (("expert", {}),) * 5, 3),
+    # a random seat order every round: the search's scratch games go in orders of their own
+    "expert_random_order_p3": ({"players": 3, "turn_order": "random_each_round"}, (("expert", {}),) * 3, 3),
 }
 
 GOLDEN = {
@@ -141,6 +146,10 @@ GOLDEN = {
     "expert_p2_hidden": "4c454f3d7d3eca458f2f",
     "expert_p4_mixed": "8fc574781a54871824f3",
     "expert_p5": "4294fdb1b393884f8eb6",
+    # a random seat order every round (computed at 8a3879e, the code of the explain study's
+    # figures in docs/findings.md)
+    "random_order_p4": "d7c721cec3d38dfa519e",
+    "expert_random_order_p3": "82162348a126cdbbd821",
 }
 
 
