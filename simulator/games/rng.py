@@ -51,14 +51,19 @@ def randint_at(seed, index, n):
     """The integer in [0, n) that randint(new_state(seed), n) draws at its index-th call
     (1, 2, ...) when every call before it drew too: SplitMix64 is a counter, so any draw of a
     stream is found from its seed and index alone, without a state that advances."""
-    z = mixed(np.uint64(seed) + np.uint64(index) * _GOLDEN_GAMMA)
-    return int(float(z >> _SHIFT_11) * _TO_UNIT * n)
+    return int(unit(mixed(np.uint64(seed) + np.uint64(index) * _GOLDEN_GAMMA)) * n)
 
 
 @njit(cache=True, nogil=True)
 def uniform(state):
     """A float in [0, 1) with 53 random bits."""
-    return float(next_u64(state) >> _SHIFT_11) * _TO_UNIT
+    return unit(next_u64(state))
+
+
+@njit(cache=True, nogil=True)
+def unit(z):
+    """A float in [0, 1) from the top 53 bits of the draw z."""
+    return float(z >> _SHIFT_11) * _TO_UNIT
 
 
 @njit(cache=True, nogil=True)

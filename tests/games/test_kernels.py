@@ -271,3 +271,15 @@ def test_rule_layout_rejects_a_derived_entry_wider_than_declared():
     layout = RuleLayout(_Knobs, derived=(Derived("R_SEATS", lambda p: [1] * 3, width=2),))
     with pytest.raises(ValueError, match="R_SEATS"):
         layout.array(_Knobs())
+
+
+def test_randint_at_is_the_draw_randint_makes_at_that_call():
+    """rng.randint_at(seed, k, n) is what randint(new_state(seed), n) draws at its k-th call
+    (the seat orders' stream, New York Zoo turn_order, reads draws by index)."""
+    from simulator.games import rng
+
+    for seed, n in ((np.uint64(7), 2), (np.uint64(2**63 + 12345), 5), (np.uint64(0), 97)):
+        state = rng.new_state(seed)
+        drawn = [rng.randint(state, n) for _ in range(40)]
+        assert drawn == [rng.randint_at(seed, index, n) for index in range(1, 41)]
+        assert len(set(drawn)) > 1

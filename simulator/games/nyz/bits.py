@@ -1,4 +1,5 @@
-"""128-bit bitboard helpers on (lo, hi) uint64 pairs, shared by the engine and the policies.
+"""128-bit bitboard helpers on (lo, hi) uint64 pairs, shared by the engine and the policies, and
+the field of a word packed with small fields (packed_field: the round's seat order, state.py).
 
 Square index = row * width + col (state.py). Shifting by 1 moves a square to its right/left
 neighbour, shifting by the board width moves it one row down/up; column masks stop a shift from
@@ -67,3 +68,9 @@ def neighbours(lo, hi, width, edges, board):
         a_lo & board[0], a_hi & board[1], b_lo & board[0], b_hi & board[1],
         c_lo & board[0], c_hi & board[1], d_lo & board[0], d_hi & board[1],
     )
+
+
+@kernel
+def packed_field(word, index, bits):
+    """Field `index` (0 = the lowest bits) of an integer packed with fields of `bits` bits each."""
+    return (word >> (bits * index)) & ((1 << bits) - 1)

@@ -6,11 +6,11 @@ its checked specialisation (play.play_out), so unchecked batches do not compile 
 """
 
 from simulator.games.kernels import kernel
-from simulator.games.nyz.bits import popcount
+from simulator.games.nyz.bits import packed_field, popcount
 from simulator.games.nyz.state import (
     CELL_EMPTY, E_CAPACITY, E_COUNT, E_SPECIES, INV_CAPACITY, INV_CONSERVATION,
     INV_COVER_DECREASED, INV_FULL_BETWEEN_ACTIONS, INV_HOUSES, INV_OUTSIDE, INV_OVERLAP,
-    INV_SPECIES, INV_TURN_ORDER, MAX_HOUSES, NO_SPECIES, N_SPECIES, ORDER_BITS, ORDER_MASK,
+    INV_SPECIES, INV_TURN_ORDER, MAX_HOUSES, NO_SPECIES, N_SPECIES, ORDER_BITS,
     P_COVERED, P_ENCLOSURES, P_HOUSES, P_TURNS, R_SUPPLY_LIMITED, SC_ACTIVE, SC_FIRST_VIOLATION,
     SC_FOLLOW_HEAD, SC_FOLLOW_LEN, SC_FOLLOW_OWNER, SC_PLAYERS, SC_ROUND_ORDER, SC_ROUND_PLACE,
     SC_TURNS, SC_VIOLATIONS,
@@ -88,12 +88,12 @@ def check_turn_order(st):
     players = st.sc[SC_PLAYERS]
     seen = 0
     for place in range(players):
-        seen |= 1 << ((st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * place)) & ORDER_MASK)
+        seen |= 1 << packed_field(st.sc[SC_ROUND_ORDER], place, ORDER_BITS)
     fewest, most, total = st.seat[0, P_TURNS], st.seat[0, P_TURNS], 0
     for seat in range(players):
         turns = st.seat[seat, P_TURNS]
         fewest, most, total = min(fewest, turns), max(most, turns), total + turns
-    active = (st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * st.sc[SC_ROUND_PLACE])) & ORDER_MASK
+    active = packed_field(st.sc[SC_ROUND_ORDER], st.sc[SC_ROUND_PLACE], ORDER_BITS)
     if (seen != (1 << players) - 1 or active != st.sc[SC_ACTIVE] or most - fewest > 1
             or total != st.sc[SC_TURNS]):
         violation(st, INV_TURN_ORDER)

@@ -16,7 +16,7 @@ import numpy as np
 
 from simulator.games import rng
 from simulator.games.kernels import allocating, by_ref, kernel
-from simulator.games.nyz.bits import has_bit, popcount, popcount64
+from simulator.games.nyz.bits import has_bit, packed_field, popcount, popcount64
 from simulator.games.nyz.invariants import check_invariants, violation
 from simulator.games.nyz.state import (
     BREED_NONE, CELL_ATTRACTION, CELL_BARN, CELL_EMPTY, CHOICE_PAIR, DECLINE, D_ANIMAL_CHOICE,
@@ -28,7 +28,7 @@ from simulator.games.nyz.state import (
     INV_POPULATE, MARKER_FREE, MARKER_NONE, MAX_CELLS, MAX_ENCLOSURES, MAX_EVENTS, MAX_HOUSES,
     MAX_OPTIONS, MAX_START_TILES, NO_ATTRACTION, NO_ENCLOSURE, NO_SPECIES, N_ATTRACTION_TYPES,
     N_ENCLOSURE_TILES, N_ENC_FIELDS, N_SCALARS, N_SEAT_FIELDS, N_SPACES, N_SPECIES, MAX_PLAYERS,
-    ORDER_BITS, ORDER_MASK, ORDER_SEED_BITS, POP_STOP,
+    ORDER_BITS, ORDER_SEED_BITS, ORDER_SEED_MASK, POP_STOP,
     P_ACQUIRED, P_ATTRACTIONS, P_ATTRACTION_SQUARES, P_BONUS_TAKEN, P_BONUS_YOUNG, P_COVERED,
     P_ENCLOSURES, P_EVENT_HOUSE_ADDS, P_FILLED, P_HOUSES, P_HOUSE_ADDS, P_KEPT, P_PASSES,
     P_START_TILES, P_TURNS, P_WIN, P_YOUNG, R_ATTRACTION_OPTIONAL, R_BGA_ORDER, R_BONUS_ANY,
@@ -612,8 +612,8 @@ def new_state(tab, seed, policy_id, policy_params, checked, stop_at_forced):
     st.sc[SC_ELEPHANT] = start
     if tab.rules[R_ORDER_RANDOM_EACH_ROUND] != 0:  # drawn last, so the deal is clockwise's
         word = rng.next_u64(st.rng)
-        st.sc[SC_ORDER_SEED_LO] = word & ((1 << ORDER_SEED_BITS) - 1)
-        st.sc[SC_ORDER_SEED_HI] = (word >> ORDER_SEED_BITS) & ((1 << ORDER_SEED_BITS) - 1)
+        st.sc[SC_ORDER_SEED_LO] = word & ORDER_SEED_MASK
+        st.sc[SC_ORDER_SEED_HI] = (word >> ORDER_SEED_BITS) & ORDER_SEED_MASK
     new_round(st, tab)
     st.sc[SC_STAGE] = ST_SETUP_PLACE if tab.rules[R_SHORT_GAME] != 0 else ST_TURN_START
     advance(by_ref(st), by_ref(tab))
@@ -988,7 +988,7 @@ def end_turn(st, tab):
 @kernel
 def round_seat(st, place):
     """The seat at `place` (0 = first) of this round's order (SC_ROUND_ORDER)."""
-    return (st.sc[SC_ROUND_ORDER] >> (ORDER_BITS * place)) & ORDER_MASK
+    return packed_field(st.sc[SC_ROUND_ORDER], place, ORDER_BITS)
 
 
 @kernel
@@ -1006,10 +1006,8 @@ def new_round(st, tab):
         round_index = st.sc[SC_TURNS] // players  # the turns begun are the earlier rounds'
         for i in range(players - 1, 0, -1):
             j = rng.randint_at(seed, round_index * MAX_PLAYERS + i, i + 1)
-            seat_i = (order >> (ORDER_BITS * i)) & ORDER_MASK
-            seat_j = (order >> (ORDER_BITS * j)) & ORDER_MASK
-            order ^= (seat_i ^ seat_j) << (ORDER_BITS * i)
-            order ^= (seat_i ^ seat_j) << (ORDER_BITS * j)
+            swapped = packed_field(order, i, ORDER_BITS) ^ packed_field(order, j, ORDER_BITS)
+            order ^= (swapped << (ORDER_BITS * i)) | (swapped << (ORDER_BITS * j))
     st.sc[SC_ROUND_ORDER] = order
     st.sc[SC_ROUND_PLACE] = 0
     st.sc[SC_ACTIVE] = round_seat(st, 0)

@@ -137,9 +137,9 @@ SC_ROUND_PLACE = 40  # the active seat's place in SC_ROUND_ORDER, 0..players-1
 SC_ORDER_SEED_LO = 41
 SC_ORDER_SEED_HI = 42
 N_SCALARS = 43
-ORDER_BITS = 3  # bits per seat in SC_ROUND_ORDER (seats 0..MAX_PLAYERS-1)
-ORDER_MASK = (1 << ORDER_BITS) - 1
+ORDER_BITS = 3  # bits per seat in SC_ROUND_ORDER (seats 0..MAX_PLAYERS-1; bits.packed_field)
 ORDER_SEED_BITS = 30
+ORDER_SEED_MASK = (1 << ORDER_SEED_BITS) - 1
 
 # stages of the turn machine (moves.advance)
 ST_SETUP_PLACE = 0

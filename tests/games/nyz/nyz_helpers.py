@@ -12,7 +12,7 @@ from simulator.games.nyz.moves import advance, fits, new_enclosure
 from simulator.games.nyz.step_api import Position
 from simulator.games.nyz.state import (
     CELL_ATTRACTION, CELL_EMPTY, E_COUNT, E_SPECIES, MAX_CELLS, N_ATTRACTION_TYPES, NO_SPECIES,
-    ORDER_BITS, ORDER_MASK, P_COVERED, P_HOUSES, P_TURNS, SC_ACTIVE, SC_ELEPHANT, SC_FOLLOW_HEAD,
+    ORDER_BITS, P_COVERED, P_HOUSES, P_TURNS, SC_ACTIVE, SC_ELEPHANT, SC_FOLLOW_HEAD,
     SC_FOLLOW_LEN, SC_PLAYERS, SC_ROUND_ORDER, SC_ROUND_PLACE, SC_STAGE, SC_TURNS,
     ST_TURN_START,
 )
@@ -95,7 +95,7 @@ def restart_turn(position, active=None, elephant=None) -> Position:
     if active is not None:
         st.sc[SC_ACTIVE] = active
     players = int(st.sc[SC_PLAYERS])
-    order = [(int(st.sc[SC_ROUND_ORDER]) >> (ORDER_BITS * place)) & ORDER_MASK for place in range(players)]
+    order = [(int(st.sc[SC_ROUND_ORDER]) >> (ORDER_BITS * place)) % (1 << ORDER_BITS) for place in range(players)]
     place = order.index(int(st.sc[SC_ACTIVE]))
     round_index = max(int(st.sc[SC_TURNS]) - 1, 0) // players
     st.sc[SC_ROUND_PLACE] = place

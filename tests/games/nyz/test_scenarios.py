@@ -629,7 +629,7 @@ def test_n7_4_complete_round_ends_at_once_after_the_last_seat():
 def round_order(pos):
     """The seats of the position's round in turn order (SC_ROUND_ORDER)."""
     packed, players = int(pos.scalar(S.SC_ROUND_ORDER)), int(pos.scalar(S.SC_PLAYERS))
-    return tuple((packed >> (S.ORDER_BITS * place)) & S.ORDER_MASK for place in range(players))
+    return tuple((packed >> (S.ORDER_BITS * place)) % (1 << S.ORDER_BITS) for place in range(players))
 
 
 def orders_played(pos, pick, rounds):
