@@ -543,9 +543,14 @@ def test_t11_no_bonus_without_normal_breeding():
     assert enc(pos, 1, f1)[0] == 3 and pos.state.seat[1, S.P_YOUNG] == 0
 
 
-def test_t12_breeding_order_and_scoring_before_next_player():
-    """T12 / E8: active B breeds first, then C, then A; B scores before C starts."""
-    pos = game(3)
+@pytest.mark.parametrize("turn_order", ["clockwise", "random_each_round"])
+def test_t12_breeding_order_and_scoring_before_next_player(turn_order):
+    """T12 / E8: active B breeds first, then C, then A; B scores before C starts. With a random
+    seat order every round (N-4, decision 14) breeding still goes round the table from the active
+    seat (N-6.1), here in a round whose order puts A right after B."""
+    seed = next(seed for seed in range(100) if turn_order == "clockwise" or after_seat_1(
+        round_order(game(3, seed=seed, check=False, turn_order=turn_order))) == 0)
+    pos = game(3, seed=seed, turn_order=turn_order)
     for seat in range(3):
         clear_board(pos, seat, [None, None, None])
     add_enclosure(pos, 0, "C1", "kangaroo", 2)
@@ -624,6 +629,11 @@ def test_n7_4_complete_round_ends_at_once_after_the_last_seat():
     assert step_api.is_over(pos) and pos.scalar(S.SC_ACTIVE) == 1
     assert pos.state.seat[0, S.P_YOUNG] >= 1
     assert pos.scalar(S.SC_ENDER) == 1 and step_api.winners(pos) == [1]
+
+
+def after_seat_1(order):
+    """The seat after seat 1 in a round's order, the first one's after the last."""
+    return order[(order.index(1) + 1) % len(order)]
 
 
 def round_order(pos):
